@@ -1,0 +1,47 @@
+package io.hetgpu.gpu.inventory;
+
+/** Every label and annotation name of the hetgpu contract (DESIGN.md), in one place. */
+public final class HetgpuKeys {
+
+    public static final String PREFIX = "hetgpu.io/";
+
+    // Node labels, written by the device plugin.
+    public static final String LABEL_GPU_PRESENT = PREFIX + "gpu.present";
+    public static final String LABEL_GPU_MODEL = PREFIX + "gpu.model";
+    public static final String LABEL_GPU_FAMILY = PREFIX + "gpu.family";
+    public static final String LABEL_GPU_TIER = PREFIX + "gpu.tier";
+    public static final String LABEL_GPU_MEMORY = PREFIX + "gpu.memory";
+    public static final String LABEL_GPU_COUNT = PREFIX + "gpu.count";
+    public static final String LABEL_GPU_COMPUTE = PREFIX + "gpu.compute";
+    public static final String LABEL_GPU_NVLINK = PREFIX + "gpu.nvlink";
+
+    // Node annotations, written by the device plugin.
+    public static final String ANNOTATION_INVENTORY = PREFIX + "gpu-inventory";
+    public static final String ANNOTATION_FREE = PREFIX + "gpu-free";
+
+    // Topology labels.
+    public static final String LABEL_RACK = "topology.hetgpu.io/rack";
+    public static final String LABEL_ZONE = "topology.kubernetes.io/zone";
+
+    // Pod annotations and labels, written by users.
+    public static final String POD_GPU_MODELS = PREFIX + "gpu-models";
+    public static final String POD_MIN_GPU_MEMORY = PREFIX + "min-gpu-memory";
+    public static final String POD_MIN_COMPUTE_CAPABILITY = PREFIX + "min-compute-capability";
+    public static final String POD_INTERCONNECT = PREFIX + "interconnect";
+    public static final String POD_PRIORITY = PREFIX + "priority";
+    public static final String POD_GPU_PREFERENCE = PREFIX + "gpu-preference";
+    public static final String POD_JOB = PREFIX + "job";
+    public static final String POD_ROLE = PREFIX + "role";
+    public static final String POD_WORKLOAD = PREFIX + "workload";
+    public static final String KUBEFLOW_JOB = "training.kubeflow.org/job-name";
+    public static final String KUBEFLOW_ROLE = "training.kubeflow.org/replica-type";
+
+    // Volume annotation (PV or PVC).
+    public static final String DATA_LOCALITY = PREFIX + "data-locality";
+
+    /** The resource users already request; configurable in both programs. */
+    public static final String DEFAULT_RESOURCE_NAME = "nvidia.com/gpu";
+
+    private HetgpuKeys() {
+    }
+}
