@@ -88,7 +88,9 @@ public final class ProfileLoader {
             tree = (json ? JSON : YAML).readTree(text);
         } catch (JsonProcessingException e) {
             var where = e.getLocation() == null ? "" : "line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ": ";
-            var why = e.getOriginalMessage().strip().lines().findFirst().orElse("unreadable");
+            // YAML messages quote the offending lines, indented, between the sentences; keep the sentences.
+            var why = String.join("; ", e.getOriginalMessage().lines()
+                    .filter(line -> !line.isBlank() && !Character.isWhitespace(line.charAt(0)) && !line.equals("^")).toList());
             throw new ProfileFormatException(source + ": " + where + "not valid " + (json ? "JSON" : "YAML") + ": " + why);
         }
         return read(ProfileFields.root(tree, source));
