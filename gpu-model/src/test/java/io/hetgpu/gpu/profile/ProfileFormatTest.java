@@ -102,10 +102,12 @@ class ProfileFormatTest {
             duplicate bus id         | '"0000:02:00.0"}'                  | '"0000:01:00.0"}'                   | lab.yaml: devices[1].pciBusId: "0000:01:00.0" is already the bus ID of devices[0]
             numa node                | 'numaNode: 0}'                     | 'numaNode: first}'                  | lab.yaml: devices[0].numaNode: expected an integer from 0 to 1023, got "first"
             misspelt field           | 'numaNode: 0}'                     | 'numa: 0}'                          | lab.yaml: devices[0].numa: unknown field (expected one of computeCapability, memoryMiB, numaNode, pciBusId, product)
-            missing product          | 'product: NVIDIA RTX A6000'        | 'vendor: NVIDIA'                    | lab.yaml: gpu.vendor: unknown field
-            missing name             | 'name: lab-box'                    | 'title: lab-box'                    | lab.yaml: title: unknown field
+            unknown gpu field        | 'product: NVIDIA RTX A6000'        | 'vendor: NVIDIA'                    | lab.yaml: gpu.vendor: unknown field
+            missing product          | '  product: NVIDIA RTX A6000'      | ''                                  | lab.yaml: devices[0].product: missing
+            unknown top-level field  | 'name: lab-box'                    | 'title: lab-box'                    | lab.yaml: title: unknown field
+            missing cuda version     | 'cudaVersion: 12.4'                | ''                                  | lab.yaml: cudaVersion: missing
             bad name                 | 'name: lab-box'                    | 'name: Lab Box'                     | lab.yaml: name: expected lower-case letters, digits, '.' and '-', got "Lab Box"
-            devices not a list       | '  - {pciBusId: "0000:01:00.0", numaNode: 0}' | '  extra: 1'             | lab.yaml: line
+            broken indentation       | '  - {pciBusId: "0000:01:00.0", numaNode: 0}' | '  extra: 1'             | lab.yaml: line
             GPU out of range         | 'switch: [0, 1]'                   | 'switch: [0, 2]'                    | lab.yaml: links.pcie[0].socket[0].switch[1]: expected an integer from 0 to 1, got 2
             GPU placed twice         | 'switch: [0, 1]'                   | 'switch: [0, 0]'                    | lab.yaml: links.pcie[0].socket[0].switch[1]: GPU 0 is placed twice in the tree
             GPU not placed           | 'switch: [0, 1]'                   | 'switch: [0]'                       | lab.yaml: links.pcie: GPU 1 is not placed anywhere in the tree
