@@ -50,6 +50,30 @@ final class PodTemplates {
         return containers.getFirst();
     }
 
+    /** The container's {@code --name=value} arguments (command and args), by name. */
+    static Map<String, String> flags(Container container) {
+        var flags = new java.util.LinkedHashMap<String, String>();
+        var words = new java.util.ArrayList<String>();
+        if (container.getCommand() != null) {
+            words.addAll(container.getCommand());
+        }
+        if (container.getArgs() != null) {
+            words.addAll(container.getArgs());
+        }
+        for (String word : words) {
+            if (word.startsWith("--")) {
+                int eq = word.indexOf('=');
+                if (eq < 0) {
+                    throw new AssertionError("flag without '=value': " + word);
+                }
+                if (flags.put(word.substring(2, eq), word.substring(eq + 1)) != null) {
+                    throw new AssertionError("flag given twice: " + word);
+                }
+            }
+        }
+        return flags;
+    }
+
     static Map<String, String> annotations(PodTemplateSpec template) {
         var annotations = template.getMetadata() == null ? null : template.getMetadata().getAnnotations();
         return annotations == null ? Map.of() : annotations;
