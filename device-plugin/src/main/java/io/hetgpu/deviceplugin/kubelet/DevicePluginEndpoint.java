@@ -230,6 +230,9 @@ public final class DevicePluginEndpoint implements AutoCloseable {
     /** Stops serving and removes the socket, so kubelet marks the devices gone at once. */
     @Override
     public void close() {
+        if (state == State.STOPPED) {
+            return;
+        }
         state = State.STOPPED;
         if (watcher != null) {
             watcher.interrupt();
