@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -70,6 +71,11 @@ public final class NodeInventorySync implements AutoCloseable {
     /** Devices were just allocated: publish the new free set as soon as kubelet reports it. */
     public void allocated() {
         submit(AFTER_ALLOCATE.toMillis());
+    }
+
+    /** Runs one round now, after any in progress; the future completes when it has. */
+    public Future<?> refreshNow() {
+        return executor.submit(this::sync);
     }
 
     private void submit(long delayMillis) {

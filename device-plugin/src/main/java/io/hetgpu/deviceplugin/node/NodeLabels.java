@@ -69,7 +69,7 @@ public final class NodeLabels {
      * alphanumeric. Model names are normalised already; this guards against a driver's odd product name.
      */
     static String labelValue(String text) {
-        var value = text.replaceAll("[^A-Za-z0-9._-]", "-");
+        var value = text.replaceAll("[^A-Za-z0-9._-]+", "-");
         value = value.length() > 63 ? value.substring(0, 63) : value;
         return value.replaceAll("^[^A-Za-z0-9]+", "").replaceAll("[^A-Za-z0-9]+$", "");
     }
