@@ -1,0 +1,68 @@
+package io.hetgpu.gpu.allocation;
+
+import io.hetgpu.gpu.profile.ProfileLoader;
+import java.util.Arrays;
+import java.util.Random;
+
+/**
+ * How long {@link GpuSetAllocator#choose} takes on every shipped profile, per request size, from an
+ * allocator built once per topology (as the device plugin and the extender cache it). Prints figures;
+ * asserts nothing. Two cases per size: every GPU free (the largest search) and a random half-to-all free
+ * with the NVLink requirement on.
+ *
+ * <pre>./hetgpu mvn -q -pl gpu-model test-compile exec:java -Dexec.classpathScope=test \
+ *     -Dexec.mainClass=io.hetgpu.gpu.allocation.AllocatorBenchmark</pre>
+ */
+public final class AllocatorBenchmark {
+
+    private static final int WARM_UP_CALLS = 20_000;
+    private static final int MEASURED_CALLS = 2_000;
+
+    private AllocatorBenchmark() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        var profiles = args.length > 0 ? Arrays.asList(args) : ProfileLoader.SHIPPED;
+        long sink = 0;
+        System.out.printf("%-14s %4s | %-28s | %-28s%n", "", "", "all free", "random free, requireNvlink");
+        System.out.printf("%-14s %4s | %8s %8s %10s | %8s %8s %10s   (microseconds)%n",
+                "profile", "size", "p50", "p99", "max", "p50", "p99", "max");
+        for (var name : profiles) {
+            var links = ProfileLoader.load(name).links();
+            var allocator = new GpuSetAllocator(links);
+            int n = links.size();
+            long all = DeviceMask.all(n);
+            var random = new Random(1);
+            for (int i = 0; i < WARM_UP_CALLS; i++) {
+                sink += allocator.choose(all & (random.nextLong() | random.nextLong()), 0, 1 + random.nextInt(n), random.nextBoolean())
+                        .map(GpuSet::linkScore).orElse(0L);
+            }
+            for (int size = 1; size <= n; size++) {
+                var full = new long[MEASURED_CALLS];
+                var partial = new long[MEASURED_CALLS];
+                for (int i = 0; i < MEASURED_CALLS; i++) {
+                    long start = System.nanoTime();
+                    sink += allocator.choose(all, 0, size, false).map(GpuSet::linkScore).orElse(0L);
+                    full[i] = System.nanoTime() - start;
+                    long available = all & (random.nextLong() | random.nextLong());
+                    start = System.nanoTime();
+                    sink += allocator.choose(available, 0, size, true).map(GpuSet::linkScore).orElse(0L);
+                    partial[i] = System.nanoTime() - start;
+                }
+                System.out.printf("%-14s %4d | %s | %s%n", name, size, percentiles(full), percentiles(partial));
+            }
+        }
+        // Printed so the JIT cannot drop the calls whose results nobody reads.
+        System.out.println("(checksum " + sink + ")");
+    }
+
+    private static String percentiles(long[] nanos) {
+        Arrays.sort(nanos);
+        return String.format("%8.1f %8.1f %10.1f", micros(nanos[nanos.length / 2]),
+                micros(nanos[(int) (nanos.length * 0.99)]), micros(nanos[nanos.length - 1]));
+    }
+
+    private static double micros(long nanos) {
+        return nanos / 1000.0;
+    }
+}

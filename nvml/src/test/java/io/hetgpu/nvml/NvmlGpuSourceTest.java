@@ -1,0 +1,178 @@
+package io.hetgpu.nvml;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.hetgpu.gpu.DeviceHealth;
+import io.hetgpu.gpu.discovery.GpuDiscoveryException;
+import io.hetgpu.gpu.discovery.HealthChange;
+import io.hetgpu.nvml.NvmlDriver.HealthEvent;
+import io.hetgpu.nvml.NvmlDriver.RemoteEnd;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class NvmlGpuSourceTest {
+
+    /** Probes every 50 ms of real time; recovery counted on the test's own clock. */
+    private static final NvmlOptions OPTIONS = NvmlOptions.defaults().withProbeInterval(Duration.ofMillis(50));
+
+    private final TestClock clock = new TestClock();
+    private final FakeNvmlDriver driver = FakeNvmlDriver.dgx1V100(RemoteEnd.GPU);
+    private final List<HealthChange> seen = new CopyOnWriteArrayList<>();
+    private NvmlGpuSource source;
+
+    @AfterEach
+    void closeSource() {
+        if (source != null) {
+            source.close();
+        }
+    }
+
+    @Test
+    void topologyIsDiscoveredOnceAndDescribed() throws Exception {
+        source = NvmlGpuSource.open(driver, OPTIONS, clock);
+
+        assertThat(source.description()).isEqualTo("nvml (driver 470.256.02, CUDA 11.4)");
+        assertThat(source.topology().size()).isEqualTo(8);
+        assertThat(source.topology().links().link(0, 3).token()).isEqualTo("NV2");
+        assertThat(source.topology().devices()).allMatch(d -> d.isHealthy());
+    }
+
+    @Test
+    void aCriticalXidReachesListenersAndTheTopology() throws Exception {
+        source = NvmlGpuSource.open(driver, OPTIONS, clock);
+        source.watchHealth(seen::add);
+        var gpu2 = driver.devices.get(2).uuid();
+
+        driver.events.add(new HealthEvent.CriticalXid(gpu2, 79));
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> !seen.isEmpty());
+        assertThat(seen).containsExactly(new HealthChange(gpu2, DeviceHealth.UNHEALTHY, "XID 79 (GPU has fallen off the bus)"));
+        assertThat(source.topology().device(2).health()).isEqualTo(DeviceHealth.UNHEALTHY);
+        assertThat(source.topology().device(1).health()).isEqualTo(DeviceHealth.HEALTHY);
+    }
+
+    @Test
+    void anUnhealthyDeviceIsReportedHealthyAfterAnsweringForTheRecoveryPeriod() throws Exception {
+        source = NvmlGpuSource.open(driver, OPTIONS, clock);
+        source.watchHealth(seen::add);
+        var gpu4 = driver.devices.get(4).uuid();
+        driver.silentDevices.add(4);
+        driver.events.add(new HealthEvent.DoubleBitEcc(gpu4));
+        await().atMost(Duration.ofSeconds(5)).until(() -> seen.size() == 1);
+
+        advanceUntilProbed(Duration.ofSeconds(61));  // still silent: no recovery starts
+        driver.silentDevices.clear();
+        advanceUntilProbed(Duration.ofSeconds(1));   // answers from now on
+        assertThat(seen).hasSize(1);
+        clock.advance(Duration.ofSeconds(60));
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> seen.size() == 2);
+        assertThat(seen.get(1)).isEqualTo(new HealthChange(gpu4, DeviceHealth.HEALTHY, "answered normally for 60 s"));
+        assertThat(source.topology().device(4).isHealthy()).isTrue();
+    }
+
+    /** The watcher probes once each time the test clock passes the next probe time; it stands still otherwise. */
+    private void advanceUntilProbed(Duration step) {
+        int before = driver.probes.get();
+        clock.advance(step);
+        await().atMost(Duration.ofSeconds(5)).until(() -> driver.probes.get() > before);
+    }
+
+    @Test
+    void anNvmlFailureWhileWaitingMarksEveryDeviceUnhealthy() throws Exception {
+        source = NvmlGpuSource.open(driver, OPTIONS, clock);
+        source.watchHealth(seen::add);
+
+        driver.waitFailure = new NvmlException("nvmlEventSetWait_v2", 999, "Unknown Error");
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> seen.size() == 8);
+        assertThat(source.topology().devices()).noneMatch(d -> d.isHealthy());
+    }
+
+    @Test
+    void aClosedHandleStopsDeliveriesAndAFaultyListenerHarmsNoOne() throws Exception {
+        source = NvmlGpuSource.open(driver, OPTIONS, clock);
+        var handle = source.watchHealth(seen::add);
+        source.watchHealth(change -> {
+            throw new IllegalStateException("listener bug");
+        });
+        var stillWatching = new CopyOnWriteArrayList<HealthChange>();
+        source.watchHealth(stillWatching::add);
+        handle.close();
+
+        driver.events.add(new HealthEvent.DoubleBitEcc(driver.devices.get(0).uuid()));
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> stillWatching.size() == 1);
+        assertThat(seen).isEmpty();
+    }
+
+    @Test
+    void closingStopsTheWatcherAndShutsNvmlDown() throws Exception {
+        source = NvmlGpuSource.open(driver, OPTIONS, clock);
+
+        source.close();
+
+        assertThat(driver.eventsClosed).as("event set freed before close returns").isTrue();
+        assertThat(driver.closed).isTrue();
+        assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().equals("hetgpu-nvml-health"));
+    }
+
+    @Test
+    void aNodeWithoutGpusIsAnErrorNotAnEmptyInventory() {
+        var empty = new FakeNvmlDriver(List.of(), Map.of(), (a, b) -> NvmlTopologyLevel.SYSTEM);
+
+        assertThatThrownBy(() -> NvmlGpuSource.open(empty, OPTIONS, clock))
+                .isInstanceOf(GpuDiscoveryException.class)
+                .hasMessage("NVML is running but reports no GPU on this node (driver 470.256.02).");
+        assertThat(empty.closed).isTrue();
+    }
+
+    @Test
+    void anNvmlErrorDuringDiscoveryIsOneSentence() {
+        var broken = new FakeNvmlDriver(driver.devices, driver.links, driver.ancestor) {
+            @Override
+            public List<NvlinkPort> nvlinks(int index) {
+                throw new NvmlException("nvmlDeviceGetNvLinkState", 15, "GPU is lost");
+            }
+        };
+
+        assertThatThrownBy(() -> NvmlGpuSource.open(broken, OPTIONS, clock))
+                .isInstanceOf(GpuDiscoveryException.class)
+                .hasMessage("NVML discovery failed: nvmlDeviceGetNvLinkState failed: GPU is lost (NVML error 15)");
+        assertThat(broken.closed).isTrue();
+    }
+
+    private static final class TestClock extends Clock {
+        private final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2025-01-01T00:00:00Z"));
+
+        void advance(Duration duration) {
+            now.updateAndGet(t -> t.plus(duration));
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now.get();
+        }
+    }
+}

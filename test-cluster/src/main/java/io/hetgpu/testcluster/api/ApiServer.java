@@ -1,0 +1,87 @@
+package io.hetgpu.testcluster.api;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+
+/**
+ * The test cluster's Kubernetes API: fabric8's mock server in CRUD mode on a loopback port. The real
+ * components reach it through ordinary fabric8 clients and informers (list, watch, get, patch,
+ * create), exactly as in a cluster.
+ *
+ * <p>What it does not enforce: authentication and RBAC (every request is allowed), admission
+ * (no defaulting, no validation, no quota, no PriorityClass resolution into {@code spec.priority}),
+ * the {@code pods/binding} subresource (the scheduler sets {@code spec.nodeName} by patch), field
+ * immutability, and garbage collection. {@code manifests/} is checked separately for RBAC and shape.
+ */
+public final class ApiServer implements AutoCloseable {
+
+    private final KubernetesMockServer server;
+
+    private ApiServer(KubernetesMockServer server) {
+        this.server = server;
+    }
+
+    public static ApiServer start() {
+        var server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+        server.init(InetAddress.getLoopbackAddress(), 0);
+        return new ApiServer(server);
+    }
+
+    /** Where clients connect: {@code http://127.0.0.1:PORT}. */
+    public String url() {
+        return server.url("/").replaceAll("/$", "");
+    }
+
+    /** Client settings for a component of the test cluster (one client per component, as in a cluster). */
+    public Config config() {
+        return new ConfigBuilder(Config.empty())
+                .withMasterUrl(url())
+                .withNamespace("default")
+                .withTrustCerts(true)
+                .withRequestRetryBackoffLimit(0)
+                .build();
+    }
+
+    public KubernetesClient newClient() {
+        return new KubernetesClientBuilder().withConfig(config()).build();
+    }
+
+    /** A kubeconfig file for components started through their command line ({@code --kubeconfig PATH}). */
+    public Path writeKubeconfig(Path file) throws IOException {
+        Files.writeString(file, """
+                apiVersion: v1
+                kind: Config
+                clusters:
+                  - name: test-cluster
+                    cluster:
+                      server: %s
+                contexts:
+                  - name: test-cluster
+                    context:
+                      cluster: test-cluster
+                      user: test-cluster
+                      namespace: default
+                current-context: test-cluster
+                users:
+                  - name: test-cluster
+                    user: {}
+                """.formatted(url()));
+        return file;
+    }
+
+    @Override
+    public void close() {
+        server.destroy();
+    }
+}

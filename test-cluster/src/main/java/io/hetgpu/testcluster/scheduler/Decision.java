@@ -1,0 +1,34 @@
+package io.hetgpu.testcluster.scheduler;
+
+import java.util.Map;
+
+/** What one scheduling attempt of one pod came to. */
+public sealed interface Decision {
+
+    String pod();
+
+    /**
+     * The pod goes to {@code node}.
+     *
+     * @param totals every feasible node's total score (plugin scores plus weighted extender scores)
+     */
+    record Bound(String pod, String node, Map<String, Long> totals) implements Decision {
+        public Bound {
+            totals = Map.copyOf(totals);
+        }
+    }
+
+    /**
+     * No node fits; {@code message} reads like kube-scheduler's FailedScheduling event
+     * ("0/6 nodes are available: 4 Insufficient nvidia.com/gpu, 2 …").
+     */
+    record Unschedulable(String pod, String message, Map<String, String> reasons) implements Decision {
+        public Unschedulable {
+            reasons = Map.copyOf(reasons);
+        }
+    }
+
+    /** The attempt itself failed (a non-ignorable extender did not answer). */
+    record Failed(String pod, String error) implements Decision {
+    }
+}

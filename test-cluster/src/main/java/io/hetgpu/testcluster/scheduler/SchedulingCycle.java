@@ -1,0 +1,108 @@
+package io.hetgpu.testcluster.scheduler;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * One pod's trip through kube-scheduler's scheduleOne, extenders included: its own filters, then each
+ * interested extender's filter over the nodes still feasible (failure fails the attempt unless the
+ * extender is ignorable), then — only when more than one node is left — its own scores plus each
+ * extender's 0..10 score times weight times 10 (prioritize errors are dropped, as kube-scheduler
+ * does), and the highest total wins, ties broken at random.
+ */
+public final class SchedulingCycle {
+
+    private final List<ExtenderClient> extenders;
+    private final Random ties;
+
+    public SchedulingCycle(List<ExtenderClient> extenders, Random ties) {
+        this.extenders = List.copyOf(extenders);
+        this.ties = ties;
+    }
+
+    public Decision schedule(Pod pod, List<Node> nodes, Map<String, List<Pod>> podsByNode) {
+        var key = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+        var reasons = new LinkedHashMap<String, String>();
+        var feasible = new ArrayList<Node>();
+        for (var node : nodes) {
+            var name = node.getMetadata().getName();
+            NodeFit.check(pod, node, podsByNode.getOrDefault(name, List.of()))
+                    .ifPresentOrElse(reason -> reasons.put(name, reason), () -> feasible.add(node));
+        }
+        for (var extender : extenders) {
+            if (feasible.isEmpty() || !extender.settings().filters() || !extender.isInterested(pod)) {
+                continue;
+            }
+            FilterOutcome outcome;
+            try {
+                outcome = extender.filter(pod, feasible);
+            } catch (ExtenderCallException e) {
+                if (extender.settings().ignorable()) {
+                    continue;
+                }
+                return new Decision.Failed(key, "extender " + extender.settings().urlPrefix() + ": " + e.getMessage());
+            }
+            reasons.putAll(outcome.failed());
+            reasons.putAll(outcome.failedAndUnresolvable());
+            var kept = new java.util.HashSet<>(outcome.feasible());
+            feasible.removeIf(node -> !kept.contains(node.getMetadata().getName()));
+        }
+        if (feasible.isEmpty()) {
+            return new Decision.Unschedulable(key, unavailableMessage(nodes.size(), reasons), reasons);
+        }
+        if (feasible.size() == 1) {
+            var only = feasible.get(0).getMetadata().getName();
+            return new Decision.Bound(key, only, Map.of(only, 0L));
+        }
+        var totals = new LinkedHashMap<String, Long>();
+        for (var node : feasible) {
+            var name = node.getMetadata().getName();
+            totals.put(name, DefaultScore.score(pod, node, podsByNode.getOrDefault(name, List.of())));
+        }
+        for (var extender : extenders) {
+            if (!extender.settings().prioritizes() || !extender.isInterested(pod)) {
+                continue;
+            }
+            try {
+                var scores = extender.prioritize(pod, feasible);
+                long factor = extender.settings().weight() * ExtenderSettings.SCORE_SCALE;
+                scores.forEach((name, score) -> totals.computeIfPresent(name, (n, total) -> total + score * factor));
+            } catch (ExtenderCallException ignored) {
+                // kube-scheduler logs and drops a failed prioritize call; the plugin scores still stand.
+            }
+        }
+        return new Decision.Bound(key, pickHighest(totals), totals);
+    }
+
+    /** Highest total; among equals each has the same chance, like kube-scheduler's selectHost. */
+    private String pickHighest(Map<String, Long> totals) {
+        String chosen = null;
+        long best = Long.MIN_VALUE;
+        int seen = 0;
+        for (var entry : totals.entrySet()) {
+            if (entry.getValue() > best) {
+                best = entry.getValue();
+                chosen = entry.getKey();
+                seen = 1;
+            } else if (entry.getValue() == best && ties.nextInt(++seen) == 0) {
+                chosen = entry.getKey();
+            }
+        }
+        return chosen;
+    }
+
+    /** kube-scheduler's FailedScheduling text: reasons counted and sorted. */
+    static String unavailableMessage(int nodeCount, Map<String, String> reasons) {
+        var counted = new TreeMap<String, Long>(reasons.values().stream()
+                .collect(Collectors.groupingBy(reason -> reason, Collectors.counting())));
+        var parts = counted.entrySet().stream().map(e -> e.getValue() + " " + e.getKey()).collect(Collectors.joining(", "));
+        return "0/" + nodeCount + " nodes are available" + (parts.isEmpty() ? "." : ": " + parts + ".");
+    }
+}

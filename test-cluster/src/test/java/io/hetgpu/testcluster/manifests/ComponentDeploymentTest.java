@@ -1,0 +1,291 @@
+package io.hetgpu.testcluster.manifests;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.DEVICE_PLUGIN;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.DEVICE_PLUGIN_HTTP_PORT;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.EXTENDER;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.EXTENDER_CONFIG_MAP;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.EXTENDER_PORT;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.EXTENDER_REPLICAS;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.HEALTH_PATH;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.KUBELET_DEVICE_PLUGIN_DIR;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.KUBELET_POD_RESOURCES_DIR;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.KUBELET_POD_RESOURCES_SOCKET;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.READY_PATH;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.RESOURCE_NAME;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.SHIPPED_PROFILES;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.SIMULATED_PROFILE_LABEL;
+import static io.hetgpu.testcluster.manifests.ManifestTree.SIMULATED_OVERLAY;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The device plugin DaemonSets, the extender Deployment and Service, and what RBAC lets each do. */
+class ComponentDeploymentTest {
+
+    private static final Set<String> WRITE_VERBS = Set.of("create", "update", "patch", "delete", "deletecollection", "*");
+
+    private final ManifestTree manifests = ManifestTree.load();
+    private final DaemonSet plugin = manifests.baseObject(DaemonSet.class, DEVICE_PLUGIN);
+    private final Deployment extender = manifests.baseObject(Deployment.class, EXTENDER);
+
+    // ---- device plugin -------------------------------------------------------------------------
+
+    @Test
+    void thePluginRegistersTheResourceWithTheKubeletPathsItMounts() {
+        PodTemplateSpec template = plugin.getSpec().getTemplate();
+        Container container = PodTemplates.onlyContainer(template);
+        Map<String, String> flags = PodTemplates.flags(container);
+
+        assertThat(flags).containsEntry("gpu-source", "nvml")
+                .containsEntry("resource-name", RESOURCE_NAME)
+                .containsEntry("node-name", "$(NODE_NAME)")
+                .containsEntry("publish-node-inventory", "true")
+                .containsEntry("http-port", String.valueOf(DEVICE_PLUGIN_HTTP_PORT))
+                .containsEntry("device-plugin-dir", KUBELET_DEVICE_PLUGIN_DIR)
+                .containsEntry("pod-resources-socket", KUBELET_POD_RESOURCES_SOCKET);
+        assertKubeletFoldersMounted(template);
+    }
+
+    @Test
+    void thePluginLearnsItsNodeFromTheDownwardApi() {
+        EnvVar nodeName = PodTemplates.onlyContainer(plugin.getSpec().getTemplate()).getEnv().stream()
+                .filter(e -> e.getName().equals("NODE_NAME")).findFirst().orElseThrow();
+        assertThat(nodeName.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName");
+    }
+
+    @Test
+    void thePluginRunsOnTaintedGpuNodesAsNodeCritical() {
+        var spec = plugin.getSpec().getTemplate().getSpec();
+        assertThat(spec.getPriorityClassName()).isEqualTo("system-node-critical");
+        assertThat(spec.getTolerations()).anySatisfy(t -> {
+            assertThat(t.getKey()).isEqualTo("nvidia.com/gpu");
+            assertThat(t.getOperator()).isEqualTo("Exists");
+            assertThat(t.getEffect()).isEqualTo("NoSchedule");
+        });
+        var terms = spec.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms();
+        assertThat(terms).flatExtracting(t -> t.getMatchExpressions())
+                .anySatisfy(e -> {
+                    assertThat(e.getKey()).isEqualTo("nvidia.com/gpu.present");
+                    assertThat(e.getValues()).containsExactly("true");
+                });
+    }
+
+    @Test
+    void thePluginHasNoPrivilegeBeyondRootOwnership() {
+        var template = plugin.getSpec().getTemplate();
+        assertPowerless(PodTemplates.onlyContainer(template).getSecurityContext());
+        assertThat(template.getSpec().getHostNetwork()).isNotEqualTo(Boolean.TRUE);
+        assertThat(template.getSpec().getHostPID()).isNotEqualTo(Boolean.TRUE);
+        // NVML comes through the NVIDIA runtime, for the NVML ("utility") capability only.
+        assertThat(template.getSpec().getRuntimeClassName()).isEqualTo("nvidia");
+        assertThat(env(PodTemplates.onlyContainer(template))).containsEntry("NVIDIA_DRIVER_CAPABILITIES", "utility");
+    }
+
+    @Test
+    void thePluginIsProbedOnItsHealthPort() {
+        Container container = PodTemplates.onlyContainer(plugin.getSpec().getTemplate());
+        assertProbe(container, container.getLivenessProbe(), HEALTH_PATH, DEVICE_PLUGIN_HTTP_PORT);
+    }
+
+    @Test
+    void theSimulatedOverlayRunsOneDaemonSetPerShippedProfileOnItsLabelledNodes() {
+        List<DaemonSet> simulated = manifests.all(manifests.in(SIMULATED_OVERLAY), DaemonSet.class);
+        assertThat(simulated).extracting(d -> d.getSpec().getTemplate().getSpec().getNodeSelector().get(SIMULATED_PROFILE_LABEL))
+                .containsExactlyInAnyOrderElementsOf(SHIPPED_PROFILES);
+
+        Map<String, String> nvmlFlags = PodTemplates.flags(PodTemplates.onlyContainer(plugin.getSpec().getTemplate()));
+        for (DaemonSet daemonSet : simulated) {
+            PodTemplateSpec template = daemonSet.getSpec().getTemplate();
+            String profile = template.getSpec().getNodeSelector().get(SIMULATED_PROFILE_LABEL);
+            Container container = PodTemplates.onlyContainer(template);
+            Map<String, String> flags = PodTemplates.flags(container);
+
+            assertThat(flags.get("gpu-source")).as(profile).isEqualTo("simulated:" + profile);
+            flags.remove("gpu-source");
+            var expected = new java.util.LinkedHashMap<>(nvmlFlags);
+            expected.remove("gpu-source");
+            assertThat(flags).as(profile).isEqualTo(expected);
+            assertThat(daemonSet.getSpec().getSelector().getMatchLabels()).as(profile)
+                    .containsEntry(SIMULATED_PROFILE_LABEL, profile);
+            assertThat(template.getMetadata().getLabels()).containsAllEntriesOf(daemonSet.getSpec().getSelector().getMatchLabels());
+            // No GPU driver involved.
+            assertThat(template.getSpec().getRuntimeClassName()).as(profile).isNull();
+            assertThat(env(container).keySet()).as(profile).noneMatch(name -> name.startsWith("NVIDIA_"));
+            assertThat(template.getSpec().getServiceAccountName()).isEqualTo(plugin.getSpec().getTemplate().getSpec().getServiceAccountName());
+            assertPowerless(container.getSecurityContext());
+            assertKubeletFoldersMounted(template);
+        }
+    }
+
+    @Test
+    void thePluginMayOnlyReadAndPatchNodes() {
+        List<PolicyRule> rules = rulesOf(plugin.getSpec().getTemplate().getSpec().getServiceAccountName());
+        assertThat(rules).hasSize(1);
+        assertThat(rules.getFirst().getApiGroups()).containsExactly("");
+        assertThat(rules.getFirst().getResources()).containsExactly("nodes");
+        assertThat(rules.getFirst().getVerbs()).containsExactlyInAnyOrder("get", "patch");
+    }
+
+    // ---- scheduler extender --------------------------------------------------------------------
+
+    @Test
+    void theExtenderRunsTwoReplicasOnDifferentNodes() {
+        assertThat(extender.getSpec().getReplicas()).isEqualTo(EXTENDER_REPLICAS);
+        var antiAffinity = extender.getSpec().getTemplate().getSpec().getAffinity().getPodAntiAffinity()
+                .getRequiredDuringSchedulingIgnoredDuringExecution();
+        assertThat(antiAffinity).anySatisfy(term -> {
+            assertThat(term.getTopologyKey()).isEqualTo("kubernetes.io/hostname");
+            assertThat(extender.getSpec().getTemplate().getMetadata().getLabels())
+                    .containsAllEntriesOf(term.getLabelSelector().getMatchLabels());
+        });
+    }
+
+    @Test
+    void theExtenderRunsAsNonRootOnAReadOnlyRootFilesystem() {
+        var spec = extender.getSpec().getTemplate().getSpec();
+        Container container = PodTemplates.onlyContainer(extender.getSpec().getTemplate());
+        var pod = spec.getSecurityContext();
+        var own = container.getSecurityContext();
+        assertThat(own.getRunAsNonRoot() != null ? own.getRunAsNonRoot() : pod.getRunAsNonRoot()).isTrue();
+        Long uid = own.getRunAsUser() != null ? own.getRunAsUser() : pod.getRunAsUser();
+        assertThat(uid).isNotNull().isNotZero();
+        assertThat(own.getReadOnlyRootFilesystem()).isTrue();
+        assertThat(own.getAllowPrivilegeEscalation()).isFalse();
+        assertThat(own.getCapabilities().getDrop()).containsExactly("ALL");
+        assertThat(container.getResources().getRequests()).containsKeys("cpu", "memory");
+        assertThat(container.getResources().getLimits()).containsKey("memory");
+    }
+
+    @Test
+    void theExtenderIsProbedForReadinessAndLiveness() {
+        Container container = PodTemplates.onlyContainer(extender.getSpec().getTemplate());
+        assertProbe(container, container.getReadinessProbe(), READY_PATH, EXTENDER_PORT);
+        assertProbe(container, container.getLivenessProbe(), HEALTH_PATH, EXTENDER_PORT);
+        assertThat(PodTemplates.flags(container)).containsEntry("port", String.valueOf(EXTENDER_PORT));
+    }
+
+    @Test
+    void theServiceReachesTheExtenderPods() {
+        Service service = manifests.baseObject(Service.class, EXTENDER);
+        Container container = PodTemplates.onlyContainer(extender.getSpec().getTemplate());
+        assertThat(extender.getSpec().getTemplate().getMetadata().getLabels()).containsAllEntriesOf(service.getSpec().getSelector());
+        var port = service.getSpec().getPorts().stream().filter(p -> p.getPort() == EXTENDER_PORT).findFirst().orElseThrow();
+        assertThat(containerPort(container, port.getTargetPort().getIntVal(), port.getTargetPort().getStrVal()))
+                .isEqualTo(EXTENDER_PORT);
+    }
+
+    @Test
+    void theExtenderConfigurationMatchesItsPortThePluginsResourceAndIsMounted() {
+        Container container = PodTemplates.onlyContainer(extender.getSpec().getTemplate());
+        Path config = Path.of(PodTemplates.flags(container).get("config"));
+        VolumeMount mount = container.getVolumeMounts().stream()
+                .filter(m -> Path.of(m.getMountPath()).equals(config.getParent())).findFirst().orElseThrow();
+        Volume volume = extender.getSpec().getTemplate().getSpec().getVolumes().stream()
+                .filter(v -> v.getName().equals(mount.getName())).findFirst().orElseThrow();
+        assertThat(volume.getConfigMap().getName()).isEqualTo(EXTENDER_CONFIG_MAP);
+
+        ConfigMap configMap = manifests.baseObject(ConfigMap.class, EXTENDER_CONFIG_MAP);
+        JsonNode settings = ManifestTree.yaml(configMap.getData().get(config.getFileName().toString()));
+        assertThat(settings.path("port").asInt()).isEqualTo(EXTENDER_PORT);
+        String pluginResource = PodTemplates.flags(PodTemplates.onlyContainer(plugin.getSpec().getTemplate())).get("resource-name");
+        assertThat(settings.path("resourceName").asText()).isEqualTo(pluginResource);
+    }
+
+    @Test
+    void theExtenderReadsTheClusterAndWritesOnlyEvents() {
+        List<PolicyRule> rules = rulesOf(extender.getSpec().getTemplate().getSpec().getServiceAccountName());
+        for (PolicyRule rule : rules) {
+            boolean writes = rule.getVerbs().stream().anyMatch(WRITE_VERBS::contains);
+            if (writes) {
+                assertThat(rule.getResources()).as("written resources").containsExactly("events");
+            }
+            assertThat(rule.getResources()).doesNotContain("*", "pods/binding", "bindings", "pods/eviction");
+        }
+        assertThat(rules).anySatisfy(r -> {
+            assertThat(r.getResources()).contains("nodes", "pods", "persistentvolumes", "persistentvolumeclaims");
+            assertThat(r.getVerbs()).containsExactlyInAnyOrder("get", "list", "watch");
+        });
+    }
+
+    // ---- shared assertions ---------------------------------------------------------------------
+
+    private List<PolicyRule> rulesOf(String serviceAccount) {
+        return manifests.all(manifests.base(), ClusterRoleBinding.class).stream()
+                .filter(b -> b.getSubjects().stream().anyMatch(s -> s.getName().equals(serviceAccount)))
+                .map(b -> manifests.baseObject(ClusterRole.class, b.getRoleRef().getName()))
+                .flatMap(r -> r.getRules().stream())
+                .toList();
+    }
+
+    private static void assertKubeletFoldersMounted(PodTemplateSpec template) {
+        Container container = PodTemplates.onlyContainer(template);
+        for (String folder : List.of(KUBELET_DEVICE_PLUGIN_DIR, KUBELET_POD_RESOURCES_DIR)) {
+            VolumeMount mount = container.getVolumeMounts().stream()
+                    .filter(m -> m.getMountPath().equals(folder)).findFirst()
+                    .orElseThrow(() -> new AssertionError("not mounted: " + folder));
+            Volume volume = template.getSpec().getVolumes().stream()
+                    .filter(v -> v.getName().equals(mount.getName())).findFirst().orElseThrow();
+            assertThat(volume.getHostPath().getPath()).isEqualTo(folder);
+        }
+        // The plugin creates its socket in the device-plugin folder.
+        assertThat(container.getVolumeMounts()).filteredOn(m -> m.getMountPath().equals(KUBELET_DEVICE_PLUGIN_DIR))
+                .allSatisfy(m -> assertThat(m.getReadOnly()).isNotEqualTo(Boolean.TRUE));
+        // No other host path: the driver comes through the container runtime, not from the host.
+        assertThat(template.getSpec().getVolumes()).filteredOn(v -> v.getHostPath() != null)
+                .extracting(v -> v.getHostPath().getPath())
+                .containsExactlyInAnyOrder(KUBELET_DEVICE_PLUGIN_DIR, KUBELET_POD_RESOURCES_DIR);
+    }
+
+    private static void assertPowerless(SecurityContext context) {
+        assertThat(context.getPrivileged()).isNotEqualTo(Boolean.TRUE);
+        assertThat(context.getAllowPrivilegeEscalation()).isFalse();
+        assertThat(context.getReadOnlyRootFilesystem()).isTrue();
+        assertThat(context.getCapabilities().getDrop()).containsExactly("ALL");
+        assertThat(context.getCapabilities().getAdd()).isNullOrEmpty();
+    }
+
+    private static void assertProbe(Container container, Probe probe, String path, int port) {
+        assertThat(probe).isNotNull();
+        assertThat(probe.getHttpGet().getPath()).isEqualTo(path);
+        var target = probe.getHttpGet().getPort();
+        assertThat(containerPort(container, target.getIntVal(), target.getStrVal())).isEqualTo(port);
+    }
+
+    /** The container port a Service targetPort or probe port refers to, by number or by name. */
+    private static int containerPort(Container container, Integer number, String name) {
+        if (number != null) {
+            assertThat(container.getPorts()).extracting(ContainerPort::getContainerPort).contains(number);
+            return number;
+        }
+        return container.getPorts().stream().filter(p -> name.equals(p.getName()))
+                .findFirst().orElseThrow(() -> new AssertionError("no container port named " + name))
+                .getContainerPort();
+    }
+
+    private static Map<String, String> env(Container container) {
+        var env = new java.util.HashMap<String, String>();
+        container.getEnv().forEach(e -> env.put(e.getName(), e.getValue()));
+        return env;
+    }
+}

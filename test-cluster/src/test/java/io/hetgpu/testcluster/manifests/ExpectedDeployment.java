@@ -1,0 +1,52 @@
+package io.hetgpu.testcluster.manifests;
+
+import io.hetgpu.gpu.inventory.HetgpuKeys;
+
+import java.util.List;
+
+/**
+ * What the manifests must agree on, in one place. The lead replaces these with the extender's and
+ * the device plugin's own constants once those modules land, so that a rename in the code fails here.
+ */
+final class ExpectedDeployment {
+
+    static final String NAMESPACE = "hetgpu-system";
+
+    // Device plugin.
+    static final String DEVICE_PLUGIN = "hetgpu-device-plugin";
+    static final String RESOURCE_NAME = HetgpuKeys.DEFAULT_RESOURCE_NAME;
+    static final int DEVICE_PLUGIN_HTTP_PORT = 8080;
+    static final String KUBELET_DEVICE_PLUGIN_DIR = "/var/lib/kubelet/device-plugins";
+    static final String KUBELET_POD_RESOURCES_DIR = "/var/lib/kubelet/pod-resources";
+    static final String KUBELET_POD_RESOURCES_SOCKET = KUBELET_POD_RESOURCES_DIR + "/kubelet.sock";
+    static final String SIMULATED_PROFILE_LABEL = "hetgpu.io/simulated-profile";
+    static final List<String> SHIPPED_PROFILES = List.of(
+            "dgx1-p100", "dgx1-v100", "dgx2-v100", "dgx-a100", "dgx-h100", "v100-pcie-8x", "t4-4x", "k80-4x", "mixed");
+
+    // Scheduler extender.
+    static final String EXTENDER = "hetgpu-scheduler-extender";
+    static final String EXTENDER_CONFIG_MAP = "hetgpu-scheduler-extender-config";
+    static final int EXTENDER_PORT = 8888;
+    static final int EXTENDER_REPLICAS = 2;
+    static final String FILTER_VERB = "filter";
+    static final String PRIORITIZE_VERB = "prioritize";
+    static final String PREEMPT_VERB = "preempt";
+    static final String HEALTH_PATH = "/healthz";
+    static final String READY_PATH = "/readyz";
+
+    // The second scheduler.
+    static final String SCHEDULER_NAME = "hetgpu-scheduler";
+    static final String SCHEDULER_CONFIG_MAP = "hetgpu-scheduler-config";
+    static final String SCHEDULER_CONFIG_KEY = "config.yaml";
+    static final String KUBE_SCHEDULER_CONFIG_API = "kubescheduler.config.k8s.io/v1";
+    static final String KUBE_SCHEDULER_IMAGE = "registry.k8s.io/kube-scheduler";
+
+    // Priorities.
+    static final String HIGH_PRIORITY_CLASS = "training-high";
+    static final String LOW_PRIORITY_CLASS = "training-low";
+    /** spec.priority of a pod that names no PriorityClass (and no class is globalDefault). */
+    static final int DEFAULT_POD_PRIORITY = 0;
+
+    private ExpectedDeployment() {
+    }
+}

@@ -1,0 +1,174 @@
+package io.hetgpu.testcluster.manifests;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import org.junit.jupiter.api.Test;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.DEVICE_PLUGIN;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.EXTENDER;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.EXTENDER_PORT;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.FILTER_VERB;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.KUBE_SCHEDULER_CONFIG_API;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.KUBE_SCHEDULER_IMAGE;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.NAMESPACE;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.PREEMPT_VERB;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.PRIORITIZE_VERB;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.RESOURCE_NAME;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.SCHEDULER_CONFIG_KEY;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.SCHEDULER_CONFIG_MAP;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.SCHEDULER_NAME;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The KubeSchedulerConfiguration that hetgpu-scheduler runs: it must reach the extender's Service
+ * with the verbs the extender serves, and use only field names that kube-scheduler's strict
+ * decoder accepts (k8s.io/kube-scheduler/config/v1).
+ */
+class SchedulerConfigurationTest {
+
+    /** json tags of KubeSchedulerConfiguration, KubeSchedulerProfile, Extender and LeaderElectionConfiguration. */
+    private static final Set<String> CONFIGURATION_FIELDS = Set.of("apiVersion", "kind", "parallelism",
+            "leaderElection", "clientConnection", "enableProfiling", "enableContentionProfiling",
+            "percentageOfNodesToScore", "podInitialBackoffSeconds", "podMaxBackoffSeconds", "profiles",
+            "extenders", "delayCacheUntilActive");
+    private static final Set<String> PROFILE_FIELDS = Set.of("schedulerName", "percentageOfNodesToScore",
+            "plugins", "pluginConfig");
+    private static final Set<String> EXTENDER_FIELDS = Set.of("urlPrefix", "filterVerb", "preemptVerb",
+            "prioritizeVerb", "weight", "bindVerb", "enableHTTPS", "tlsConfig", "httpTimeout", "nodeCacheCapable",
+            "managedResources", "ignorable");
+    private static final Set<String> LEADER_ELECTION_FIELDS = Set.of("leaderElect", "leaseDuration",
+            "renewDeadline", "retryPeriod", "resourceLock", "resourceName", "resourceNamespace");
+
+    private final ManifestTree manifests = ManifestTree.load();
+    private final JsonNode configuration = ManifestTree.yaml(
+            manifests.baseObject(ConfigMap.class, SCHEDULER_CONFIG_MAP).getData().get(SCHEDULER_CONFIG_KEY));
+    private final JsonNode extender = onlyExtender();
+
+    private JsonNode onlyExtender() {
+        assertThat(configuration.path("extenders")).hasSize(1);
+        return configuration.path("extenders").get(0);
+    }
+
+    @Test
+    void usesOnlyFieldNamesOfTheV1Api() {
+        assertThat(configuration.path("apiVersion").asText()).isEqualTo(KUBE_SCHEDULER_CONFIG_API);
+        assertThat(configuration.path("kind").asText()).isEqualTo("KubeSchedulerConfiguration");
+        assertThat(configuration.fieldNames()).toIterable().isSubsetOf(CONFIGURATION_FIELDS);
+        assertThat(configuration.path("leaderElection").fieldNames()).toIterable().isSubsetOf(LEADER_ELECTION_FIELDS);
+        configuration.path("profiles").forEach(p -> assertThat(p.fieldNames()).toIterable().isSubsetOf(PROFILE_FIELDS));
+        assertThat(extender.fieldNames()).toIterable().isSubsetOf(EXTENDER_FIELDS);
+    }
+
+    @Test
+    void theProfileIsHetgpuSchedulerAndScoresEveryFeasibleNode() {
+        assertThat(configuration.path("profiles")).hasSize(1);
+        JsonNode profile = configuration.path("profiles").get(0);
+        assertThat(profile.path("schedulerName").asText()).isEqualTo(SCHEDULER_NAME);
+        assertThat(profile.path("percentageOfNodesToScore").asInt()).isEqualTo(100);
+    }
+
+    @Test
+    void theExtenderUrlNamesTheExtenderServiceAndItsPort() {
+        URI url = URI.create(extender.path("urlPrefix").asText());
+        Service service = manifests.baseObject(Service.class, EXTENDER);
+
+        assertThat(url.getScheme()).isEqualTo(extender.path("enableHTTPS").asBoolean() ? "https" : "http");
+        assertThat(url.getHost()).isIn(
+                service.getMetadata().getName() + "." + service.getMetadata().getNamespace() + ".svc",
+                service.getMetadata().getName() + "." + service.getMetadata().getNamespace() + ".svc.cluster.local");
+        assertThat(service.getMetadata().getNamespace()).isEqualTo(NAMESPACE);
+        assertThat(service.getSpec().getPorts()).extracting(ServicePort::getPort).contains(url.getPort());
+        assertThat(url.getPort()).isEqualTo(EXTENDER_PORT);
+        assertThat(url.getPath()).isEmpty();
+    }
+
+    @Test
+    void theVerbsAreTheOnesTheExtenderServes() {
+        assertThat(extender.path("filterVerb").asText()).isEqualTo(FILTER_VERB);
+        assertThat(extender.path("prioritizeVerb").asText()).isEqualTo(PRIORITIZE_VERB);
+        assertThat(extender.path("preemptVerb").asText()).isEqualTo(PREEMPT_VERB);
+        assertThat(extender.has("bindVerb")).as("binding stays with kube-scheduler").isFalse();
+    }
+
+    @Test
+    void callsTheExtenderByNodeNameWithinTheDefaultTimeoutAndNeverSkipsIt() {
+        assertThat(extender.path("nodeCacheCapable").asBoolean()).isTrue();
+        assertThat(extender.path("ignorable").isBoolean()).isTrue();
+        assertThat(extender.path("ignorable").asBoolean()).isFalse();
+        assertThat(extender.path("httpTimeout").asText()).isEqualTo("5s");
+        assertThat(extender.path("weight").asInt()).isPositive();
+    }
+
+    /** Any managed resource must be the one the device plugin registers; none at all lets CPU-only pods through. */
+    @Test
+    void managedResourcesIfAnyAreTheDevicePluginsResource() {
+        Container plugin = PodTemplates.onlyContainer(manifests.baseObject(DaemonSet.class, DEVICE_PLUGIN).getSpec().getTemplate());
+        String registered = PodTemplates.flags(plugin).get("resource-name");
+        assertThat(registered).isEqualTo(RESOURCE_NAME);
+
+        var managed = new ArrayList<String>();
+        extender.path("managedResources").forEach(r -> {
+            managed.add(r.path("name").asText());
+            assertThat(r.path("ignoredByScheduler").asBoolean()).as("kube-scheduler must still count GPUs").isFalse();
+        });
+        assertThat(managed).allSatisfy(name -> assertThat(name).isEqualTo(registered));
+    }
+
+    @Test
+    void leaderElectionUsesItsOwnLeaseThatItsRoleGrants() {
+        JsonNode election = configuration.path("leaderElection");
+        assertThat(election.path("leaderElect").asBoolean()).isTrue();
+        String lease = election.path("resourceName").asText();
+        assertThat(lease).isEqualTo(SCHEDULER_NAME).isNotEqualTo("kube-scheduler");
+        assertThat(election.path("resourceNamespace").asText()).isEqualTo(NAMESPACE);
+
+        Deployment scheduler = manifests.baseObject(Deployment.class, SCHEDULER_NAME);
+        String account = scheduler.getSpec().getTemplate().getSpec().getServiceAccountName();
+        List<Role> roles = manifests.all(manifests.base(), RoleBinding.class).stream()
+                .filter(b -> b.getMetadata().getNamespace().equals(NAMESPACE))
+                .filter(b -> b.getSubjects().stream().anyMatch(s -> s.getName().equals(account)))
+                .map(b -> manifests.baseObject(Role.class, b.getRoleRef().getName()))
+                .toList();
+        List<PolicyRule> leaseRules = roles.stream().flatMap(r -> r.getRules().stream())
+                .filter(r -> r.getResources().contains("leases"))
+                .toList();
+        assertThat(leaseRules).anySatisfy(r -> {
+            assertThat(r.getResourceNames()).containsExactly(lease);
+            assertThat(r.getVerbs()).contains("get", "update");
+        });
+        assertThat(leaseRules).anySatisfy(r -> assertThat(r.getVerbs()).contains("create"));
+    }
+
+    @Test
+    void theSchedulerRunsTheStockImageWithThisConfiguration() {
+        Deployment scheduler = manifests.baseObject(Deployment.class, SCHEDULER_NAME);
+        var template = scheduler.getSpec().getTemplate();
+        Container container = PodTemplates.onlyContainer(template);
+        assertThat(container.getImage()).isEqualTo(KUBE_SCHEDULER_IMAGE);
+
+        Path config = Path.of(PodTemplates.flags(container).get("config"));
+        assertThat(config.getFileName().toString()).isEqualTo(SCHEDULER_CONFIG_KEY);
+        String volume = container.getVolumeMounts().stream()
+                .filter(m -> Path.of(m.getMountPath()).equals(config.getParent()))
+                .findFirst().orElseThrow().getName();
+        assertThat(template.getSpec().getVolumes())
+                .anySatisfy(v -> {
+                    assertThat(v.getName()).isEqualTo(volume);
+                    assertThat(v.getConfigMap().getName()).isEqualTo(SCHEDULER_CONFIG_MAP);
+                });
+    }
+}
