@@ -153,7 +153,9 @@ public final class DevicePluginMain implements Callable<Integer> {
     }
 
     private void run(Deque<AutoCloseable> resources) throws GpuDiscoveryException, IOException {
-        var source = GpuSources.open(gpuSource, nodeName == null ? "" : nodeName, NvmlOptions.defaults());
+        // Simulated profiles derive their UUIDs from the node name; without one (no inventory published) the host name will do.
+        var sourceNode = nodeName == null || nodeName.isBlank() ? hostName() : nodeName;
+        var source = GpuSources.open(gpuSource, sourceNode, NvmlOptions.defaults());
         resources.push(source);
         var inventory = new GpuInventory(source.topology());
         resources.push(source.watchHealth(change -> {
@@ -192,6 +194,14 @@ public final class DevicePluginMain implements Callable<Integer> {
         }
         if (sync != null) {
             sync.start();
+        }
+    }
+
+    private static String hostName() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.net.UnknownHostException e) {
+            return "localhost";
         }
     }
 
