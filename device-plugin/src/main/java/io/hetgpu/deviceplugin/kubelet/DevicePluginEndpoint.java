@@ -12,7 +12,6 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardWatchEventKinds;
 import java.nio.file.WatchService;
@@ -220,10 +219,8 @@ public final class DevicePluginEndpoint implements AutoCloseable {
     private static Object fileKey(Path path) {
         try {
             return Files.readAttributes(path, BasicFileAttributes.class).fileKey();
-        } catch (NoSuchFileException e) {
-            return null;
         } catch (IOException e) {
-            return null;
+            return null; // not there (yet): kubelet is not running
         }
     }
 

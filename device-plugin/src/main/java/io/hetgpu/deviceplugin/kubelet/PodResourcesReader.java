@@ -1,6 +1,7 @@
 package io.hetgpu.deviceplugin.kubelet;
 
 import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
 import io.hetgpu.deviceplugin.api.podresources.v1.ListPodResourcesRequest;
 import io.hetgpu.deviceplugin.api.podresources.v1.ListPodResourcesResponse;
 import io.hetgpu.deviceplugin.api.podresources.v1.PodResourcesListerGrpc;
@@ -26,8 +27,14 @@ public final class PodResourcesReader implements AutoCloseable {
 
     /** Device IDs of {@code resourceName} that any container holds; throws {@link io.grpc.StatusRuntimeException} when kubelet does not answer. */
     public Set<String> heldDevices(String resourceName) {
-        var response = lister.withDeadlineAfter(2, TimeUnit.SECONDS).list(ListPodResourcesRequest.getDefaultInstance());
-        return heldDevices(response, resourceName);
+        try {
+            var response = lister.withDeadlineAfter(2, TimeUnit.SECONDS).list(ListPodResourcesRequest.getDefaultInstance());
+            return heldDevices(response, resourceName);
+        } catch (StatusRuntimeException e) {
+            // gRPC's reconnect backoff grows to two minutes while kubelet is away; our own poll is the pace.
+            channel.resetConnectBackoff();
+            throw e;
+        }
     }
 
     static Set<String> heldDevices(ListPodResourcesResponse response, String resourceName) {
