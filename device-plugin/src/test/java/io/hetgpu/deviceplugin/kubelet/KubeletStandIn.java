@@ -98,7 +98,9 @@ public final class KubeletStandIn implements AutoCloseable {
     }
 
     public void stopRegistration() throws InterruptedException, IOException {
-        registration.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+        // Lets a Register call in flight finish, as a kubelet that answered before it stopped would have.
+        registration.shutdown().awaitTermination(2, TimeUnit.SECONDS);
+        registration.shutdownNow();
         Files.deleteIfExists(folder.resolve(KubeletDevices.KUBELET_SOCKET)) ;
     }
 
