@@ -1,0 +1,255 @@
+package io.hetgpu.deviceplugin;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.hetgpu.deviceplugin.devices.DeviceListStrategy;
+import io.hetgpu.deviceplugin.devices.GpuInventory;
+import io.hetgpu.deviceplugin.kubelet.DevicePluginEndpoint;
+import io.hetgpu.deviceplugin.kubelet.DevicePluginService;
+import io.hetgpu.deviceplugin.kubelet.PodResourcesReader;
+import io.hetgpu.deviceplugin.kubelet.UnixSocketTransport;
+import io.hetgpu.deviceplugin.node.NodeInventory;
+import io.hetgpu.deviceplugin.node.NodeInventoryPublisher;
+import io.hetgpu.deviceplugin.node.NodeInventorySync;
+import io.hetgpu.deviceplugin.status.PluginMetrics;
+import io.hetgpu.deviceplugin.status.StatusServer;
+import io.hetgpu.gpu.discovery.GpuDiscoveryException;
+import io.hetgpu.gpu.inventory.HetgpuKeys;
+import io.hetgpu.gpu.tier.CardCatalog;
+import io.hetgpu.nvml.GpuSources;
+import io.hetgpu.nvml.NvmlOptions;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.regex.Pattern;
+
+/** The hetgpu device plugin: the DaemonSet's one process on every GPU node. */
+@Command(name = "hetgpu-device-plugin", mixinStandardHelpOptions = true, version = "hetgpu-device-plugin 0.1.0",
+        sortOptions = false,
+        description = "Advertises this node's GPUs to kubelet (device plugin API v1beta1), hands out the best-connected "
+                + "GPU sets, streams health, and publishes the node's GPU inventory and free devices on its Node object.")
+public final class DevicePluginMain implements Callable<Integer> {
+
+    private static final Logger log = LoggerFactory.getLogger(DevicePluginMain.class);
+
+    /** An extended resource name as kubelet accepts it: a DNS subdomain, a slash, a name. */
+    private static final Pattern RESOURCE_NAME = Pattern.compile(
+            "[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
+
+    @Option(names = "--device-plugin-dir", paramLabel = "DIR", defaultValue = "/var/lib/kubelet/device-plugins",
+            description = "kubelet's device-plugin folder (kubelet.sock lives there). Default: ${DEFAULT-VALUE}")
+    Path devicePluginDir;
+
+    @Option(names = "--pod-resources-socket", paramLabel = "SOCKET", defaultValue = "/var/lib/kubelet/pod-resources/kubelet.sock",
+            description = "kubelet's PodResources API v1 socket. Default: ${DEFAULT-VALUE}")
+    Path podResourcesSocket;
+
+    @Option(names = "--resource-name", paramLabel = "NAME", defaultValue = HetgpuKeys.DEFAULT_RESOURCE_NAME,
+            description = "Extended resource to advertise. Default: ${DEFAULT-VALUE}")
+    String resourceName;
+
+    @Option(names = "--gpu-source", paramLabel = "SOURCE", defaultValue = GpuSources.NVML,
+            description = "nvml, or simulated:<profile> (a shipped profile name or a profile file). Default: ${DEFAULT-VALUE}")
+    String gpuSource;
+
+    @Option(names = "--node-name", paramLabel = "NODE", defaultValue = "${env:NODE_NAME}",
+            description = "This node's name (downward API). Default: $NODE_NAME")
+    String nodeName;
+
+    @Option(names = "--publish-node-inventory", paramLabel = "true|false", arity = "1", defaultValue = "true",
+            description = "Write hetgpu.io labels and annotations on the Node; false runs without an API server. Default: ${DEFAULT-VALUE}")
+    boolean publishNodeInventory;
+
+    @Option(names = "--pod-resources-interval", paramLabel = "DURATION", defaultValue = "PT5S", converter = DurationConverter.class,
+            description = "How often the free devices are read from kubelet (ISO-8601 or 5s, 1m). Default: 5s")
+    Duration podResourcesInterval;
+
+    @Option(names = "--device-list-strategy", paramLabel = "STRATEGY", split = ",", defaultValue = "envvar",
+            converter = StrategyConverter.class,
+            description = "How containers learn their GPUs: envvar (NVIDIA_VISIBLE_DEVICES) and/or cdi-cri (CDI names "
+                    + "nvidia.com/gpu=<uuid>; needs a CDI spec with UUID names on the node). Default: ${DEFAULT-VALUE}")
+    List<DeviceListStrategy> deviceListStrategies;
+
+    @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "9445",
+            description = "Port of /healthz and /metrics (Prometheus); 0 turns it off. Default: ${DEFAULT-VALUE}")
+    int httpPort;
+
+    @Spec
+    CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line with hetgpu's error handling, for main and for tests. */
+    static CommandLine commandLine() {
+        var commandLine = new CommandLine(new DevicePluginMain());
+        // Bad flags: the one line that says what is wrong, not the whole usage or a stack trace.
+        commandLine.setParameterExceptionHandler((e, arguments) -> {
+            e.getCommandLine().getErr().println("hetgpu-device-plugin: " + e.getMessage() + " (see --help)");
+            return 2;
+        });
+        commandLine.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            cmd.getErr().println("hetgpu-device-plugin: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+            return 1;
+        });
+        return commandLine;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        validate();
+        var resources = new ArrayDeque<AutoCloseable>();
+        try {
+            run(resources);
+        } catch (GpuDiscoveryException | IOException e) {
+            closeAll(resources);
+            throw new CommandLine.ExecutionException(spec.commandLine(), e.getMessage(), e);
+        }
+        var stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            log.info("Stopping (signal received)");
+            closeAll(resources);
+            stopped.countDown();
+        }, "shutdown"));
+        stopped.await();
+        return 0;
+    }
+
+    private void validate() {
+        if (!RESOURCE_NAME.matcher(resourceName).matches()) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--resource-name must look like vendor.example/name, got \"" + resourceName + "\"");
+        }
+        if (publishNodeInventory && (nodeName == null || nodeName.isBlank())) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--node-name (or NODE_NAME) is required unless --publish-node-inventory false");
+        }
+        if (httpPort < 0 || httpPort > 65535) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--http-port must be 0..65535, got " + httpPort);
+        }
+        if (podResourcesInterval.isNegative() || podResourcesInterval.isZero()) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--pod-resources-interval must be positive, got " + podResourcesInterval);
+        }
+    }
+
+    private void run(Deque<AutoCloseable> resources) throws GpuDiscoveryException, IOException {
+        // Simulated profiles derive their UUIDs from the node name; without one (no inventory published) the host name will do.
+        var sourceNode = nodeName == null || nodeName.isBlank() ? hostName() : nodeName;
+        var source = GpuSources.open(gpuSource, sourceNode, NvmlOptions.defaults());
+        resources.push(source);
+        var inventory = new GpuInventory(source.topology());
+        resources.push(source.watchHealth(change -> {
+            if (inventory.apply(change)) {
+                log.warn("GPU {} is now {}: {}", change.uuid(), change.health().label(), change.reason());
+            }
+        }));
+        var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        var metrics = new PluginMetrics(registry, inventory);
+        var transport = new UnixSocketTransport();
+        resources.push(transport);
+
+        NodeInventorySync sync = null;
+        if (publishNodeInventory) {
+            KubernetesClient client = new KubernetesClientBuilder().build();
+            resources.push(client);
+            var podResources = new PodResourcesReader(transport, podResourcesSocket);
+            resources.push(podResources);
+            sync = new NodeInventorySync(inventory, new NodeInventory(CardCatalog.defaults(), Duration.ofMinutes(1)),
+                    new NodeInventoryPublisher(client, nodeName), () -> podResources.heldDevices(resourceName),
+                    Clock.systemUTC(), podResourcesInterval, metrics);
+            resources.push(sync);
+        }
+        var publisher = sync;
+        var service = new DevicePluginService(inventory, EnumSet.copyOf(deviceListStrategies), metrics,
+                ids -> { if (publisher != null) { publisher.allocated(); } });
+        var endpoint = new DevicePluginEndpoint(transport, devicePluginDir, resourceName, service, metrics);
+        resources.push(endpoint);
+        endpoint.start();
+        log.info("{} GPUs from {}; {} {} ms after the JVM started", inventory.topology().size(), source.description(),
+                endpoint.state() == DevicePluginEndpoint.State.REGISTERED ? "registered with kubelet" : "serving, kubelet not reached yet,",
+                System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime());
+
+        if (httpPort > 0) {
+            resources.push(new StatusServer(httpPort, registry, () -> endpoint.state() == DevicePluginEndpoint.State.REGISTERED));
+        }
+        if (sync != null) {
+            sync.start();
+        }
+    }
+
+    private static String hostName() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.net.UnknownHostException e) {
+            return "localhost";
+        }
+    }
+
+    /** Closes in reverse order of opening: the socket goes first, so kubelet stops allocating at once. */
+    private static void closeAll(Deque<AutoCloseable> resources) {
+        while (!resources.isEmpty()) {
+            var resource = resources.pop();
+            try {
+                resource.close();
+            } catch (Exception e) {
+                log.warn("Error while stopping {}: {}", resource.getClass().getSimpleName(), e.toString());
+            }
+        }
+    }
+
+    static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String value) {
+            var text = value.strip().toLowerCase();
+            try {
+                if (text.startsWith("pt") || text.startsWith("p")) {
+                    return Duration.parse(value.strip().toUpperCase());
+                }
+                if (text.endsWith("ms")) {
+                    return Duration.ofMillis(Long.parseLong(text.substring(0, text.length() - 2)));
+                }
+                long amount = Long.parseLong(text.substring(0, text.length() - 1));
+                return switch (text.charAt(text.length() - 1)) {
+                    case 's' -> Duration.ofSeconds(amount);
+                    case 'm' -> Duration.ofMinutes(amount);
+                    case 'h' -> Duration.ofHours(amount);
+                    default -> throw new NumberFormatException();
+                };
+            } catch (RuntimeException e) {
+                throw new CommandLine.TypeConversionException("expected a duration such as 5s, 500ms, 1m or PT5S, got \"" + value + "\"");
+            }
+        }
+    }
+
+    static final class StrategyConverter implements CommandLine.ITypeConverter<DeviceListStrategy> {
+        @Override
+        public DeviceListStrategy convert(String value) {
+            try {
+                return DeviceListStrategy.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+}

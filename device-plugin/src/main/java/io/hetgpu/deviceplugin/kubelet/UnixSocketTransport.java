@@ -1,0 +1,61 @@
+package io.hetgpu.deviceplugin.kubelet;
+
+import io.grpc.BindableService;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollIoHandler;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
+import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * gRPC over Unix domain sockets, the only transport kubelet speaks to device plugins. One epoll event
+ * loop serves every server and channel of the process; closing the transport stops it.
+ */
+public final class UnixSocketTransport implements AutoCloseable {
+
+    private final EventLoopGroup loop;
+
+    public UnixSocketTransport() {
+        Epoll.ensureAvailability(); // Linux only; fails with netty's reason (wrong OS, missing native library)
+        this.loop = new MultiThreadIoEventLoopGroup(2, new DefaultThreadFactory("hetgpu-uds", true), EpollIoHandler.newFactory());
+    }
+
+    /** Serves the services on a fresh socket file at {@code socket}, replacing a stale file left by a killed run. */
+    public Server serve(Path socket, BindableService... services) throws IOException {
+        Files.deleteIfExists(socket);
+        var builder = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+                .channelType(EpollServerDomainSocketChannel.class)
+                .bossEventLoopGroup(loop)
+                .workerEventLoopGroup(loop);
+        for (var service : services) {
+            builder.addService(service);
+        }
+        return builder.build().start();
+    }
+
+    /** A plaintext channel to the socket at {@code socket}; it connects lazily, on the first call. */
+    public ManagedChannel connect(Path socket) {
+        return NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+                .channelType(EpollDomainSocketChannel.class)
+                .eventLoopGroup(loop)
+                .usePlaintext()
+                .build();
+    }
+
+    @Override
+    public void close() {
+        loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

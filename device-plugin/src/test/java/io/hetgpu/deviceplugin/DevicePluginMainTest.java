@@ -1,0 +1,57 @@
+package io.hetgpu.deviceplugin;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Bad command lines end with one line naming the flag and the value, never a stack trace. */
+class DevicePluginMainTest {
+
+    @TempDir
+    Path temp;
+
+    @Test
+    void rejectsAResourceNameKubeletWouldNotAccept() {
+        assertThat(run("--resource-name", "gpu", "--publish-node-inventory", "false"))
+                .isEqualTo("hetgpu-device-plugin: --resource-name must look like vendor.example/name, got \"gpu\" (see --help)");
+    }
+
+    @Test
+    void rejectsMalformedValuesNamingTheOption() {
+        assertThat(run("--http-port", "eighty")).startsWith("hetgpu-device-plugin: Invalid value for option '--http-port': 'eighty'");
+        assertThat(run("--publish-node-inventory", "maybe")).contains("--publish-node-inventory").contains("maybe");
+        assertThat(run("--device-list-strategy", "volume-mounts"))
+                .contains("unknown device list strategy \"volume-mounts\"; expected one of envvar, cdi-cri");
+        assertThat(run("--pod-resources-interval", "soon")).contains("expected a duration such as 5s");
+        assertThat(run("--no-such-flag")).startsWith("hetgpu-device-plugin: Unknown option: '--no-such-flag'");
+    }
+
+    @Test
+    void needsANodeNameToPublishTheInventory() {
+        assertThat(run("--node-name", "", "--gpu-source", "simulated:dgx1-v100"))
+                .isEqualTo("hetgpu-device-plugin: --node-name (or NODE_NAME) is required unless --publish-node-inventory false (see --help)");
+    }
+
+    @Test
+    void reportsADiscoveryFailureInOneSentence() {
+        assertThat(run("--gpu-source", "simulated:no-such-machine", "--publish-node-inventory", "false",
+                "--device-plugin-dir", temp.toString(), "--http-port", "0"))
+                .startsWith("hetgpu-device-plugin: ").contains("no-such-machine").doesNotContain("\tat ");
+    }
+
+    private static String run(String... args) {
+        var err = new StringWriter();
+        var commandLine = DevicePluginMain.commandLine();
+        commandLine.setErr(new PrintWriter(err, true));
+        int code = commandLine.execute(args);
+        assertThat(code).isNotZero();
+        var text = err.toString().strip();
+        assertThat(text.lines()).as("one line, no stack trace: %s", text).hasSize(1);
+        return text;
+    }
+}

@@ -1,0 +1,226 @@
+package io.hetgpu.deviceplugin.kubelet;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.hetgpu.deviceplugin.FakeGpuSource;
+import io.hetgpu.deviceplugin.api.v1beta1.AllocateRequest;
+import io.hetgpu.deviceplugin.api.v1beta1.ContainerAllocateRequest;
+import io.hetgpu.deviceplugin.api.v1beta1.ContainerPreferredAllocationRequest;
+import io.hetgpu.deviceplugin.api.v1beta1.Device;
+import io.hetgpu.deviceplugin.api.v1beta1.Empty;
+import io.hetgpu.deviceplugin.api.v1beta1.ListAndWatchResponse;
+import io.hetgpu.deviceplugin.api.v1beta1.PreferredAllocationRequest;
+import io.hetgpu.deviceplugin.devices.DeviceListStrategy;
+import io.hetgpu.deviceplugin.devices.GpuInventory;
+import io.hetgpu.deviceplugin.status.PluginMetrics;
+import io.hetgpu.gpu.DeviceHealth;
+import io.hetgpu.gpu.Fixtures;
+import io.hetgpu.gpu.GpuDevice;
+import io.hetgpu.gpu.NodeTopology;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/** The plugin against a kubelet stand-in, over real Unix sockets. */
+class DevicePluginEndpointTest {
+
+    private static final String RESOURCE = "nvidia.com/gpu";
+
+    @TempDir
+    Path temp;
+
+    private final NodeTopology dgx1 = Fixtures.dgx1V100();
+    private final FakeGpuSource source = new FakeGpuSource(dgx1);
+    private final GpuInventory inventory = new GpuInventory(dgx1);
+    private final List<List<String>> allocations = new CopyOnWriteArrayList<>();
+    private UnixSocketTransport transport;
+    private KubeletStandIn kubelet;
+    private DevicePluginEndpoint endpoint;
+    private Path folder;
+
+    @BeforeEach
+    void setUp() throws IOException {
+        folder = Files.createDirectory(temp.resolve("device-plugins"));
+        source.watchHealth(inventory::apply);
+        transport = new UnixSocketTransport();
+        kubelet = new KubeletStandIn(folder, temp.resolve("pod-resources.sock"));
+        var service = new DevicePluginService(inventory, Set.of(DeviceListStrategy.ENVVAR),
+                PluginMetrics.unscraped(inventory), allocations::add);
+        endpoint = new DevicePluginEndpoint(transport, folder, RESOURCE, service, PluginMetrics.unscraped(inventory));
+    }
+
+    @AfterEach
+    void tearDown() throws InterruptedException {
+        endpoint.close();
+        kubelet.close();
+        transport.close();
+    }
+
+    @Test
+    void registersWithVersionSocketNameResourceNameAndOptions() throws Exception {
+        kubelet.start();
+        endpoint.start();
+
+        var request = kubelet.nextRegistration();
+        assertThat(request.getVersion()).isEqualTo("v1beta1");
+        assertThat(request.getEndpoint()).isEqualTo("hetgpu-nvidia.com_gpu.sock");
+        assertThat(folder.resolve(request.getEndpoint())).exists();
+        assertThat(request.getResourceName()).isEqualTo(RESOURCE);
+        assertThat(request.getOptions().getGetPreferredAllocationAvailable()).isTrue();
+        assertThat(request.getOptions().getPreStartRequired()).isFalse();
+        assertThat(endpoint.state()).isEqualTo(DevicePluginEndpoint.State.REGISTERED);
+        assertThat(kubelet.plugin().getDevicePluginOptions(Empty.getDefaultInstance()))
+                .isEqualTo(request.getOptions());
+    }
+
+    @Test
+    void listAndWatchSendsEveryGpuWithNumaNodeAndStreamsHealthChanges() throws Exception {
+        kubelet.start();
+        endpoint.start();
+        kubelet.nextRegistration();
+
+        var first = awaitList(list -> true);
+        assertThat(first.getDevicesList()).extracting(Device::getID)
+                .containsExactlyElementsOf(dgx1.devices().stream().map(GpuDevice::uuid).toList());
+        assertThat(first.getDevicesList()).extracting(Device::getHealth).containsOnly("Healthy");
+        assertThat(first.getDevices(0).getTopology().getNodesList()).extracting(n -> n.getID()).containsExactly(0L);
+        assertThat(first.getDevices(7).getTopology().getNodesList()).extracting(n -> n.getID()).containsExactly(1L);
+
+        var gpu3 = dgx1.device(3).uuid();
+        source.report(gpu3, DeviceHealth.UNHEALTHY);
+        var sick = awaitList(list -> health(list, gpu3).equals("Unhealthy"));
+        assertThat(sick.getDevicesList()).filteredOn(d -> !d.getID().equals(gpu3))
+                .extracting(Device::getHealth).containsOnly("Healthy");
+
+        int sent = kubelet.deviceLists().size();
+        source.report(gpu3, DeviceHealth.HEALTHY);
+        await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.deviceLists().size() > sent);
+        assertThat(kubelet.deviceLists().get(sent)).isEqualTo(first);
+    }
+
+    @Test
+    void preferredAllocationKeepsNvlinkPairsTogether() throws Exception {
+        kubelet.start();
+        endpoint.start();
+        kubelet.nextRegistration();
+        var u = dgx1.devices().stream().map(GpuDevice::uuid).toList();
+
+        // Of GPUs 0, 1, 4, 5 the double-NVLink pairs are 0-4 and 1-5; kubelet's own choice would be 0-1 (one link).
+        var answer = kubelet.plugin().getPreferredAllocation(PreferredAllocationRequest.newBuilder()
+                .addContainerRequests(ContainerPreferredAllocationRequest.newBuilder()
+                        .addAllAvailableDeviceIDs(List.of(u.get(0), u.get(1), u.get(4), u.get(5))).setAllocationSize(2))
+                .addContainerRequests(ContainerPreferredAllocationRequest.newBuilder()
+                        .addAllAvailableDeviceIDs(List.of(u.get(0), u.get(1), u.get(4), u.get(5)))
+                        .addMustIncludeDeviceIDs(u.get(1)).setAllocationSize(2))
+                .build());
+
+        assertThat(answer.getContainerResponses(0).getDeviceIDsList()).containsExactly(u.get(0), u.get(4));
+        assertThat(answer.getContainerResponses(1).getDeviceIDsList()).containsExactly(u.get(1), u.get(5));
+    }
+
+    @Test
+    void allocateHandsOverUuidsAndRefusesUnknownOrUnhealthyDevices() throws Exception {
+        kubelet.start();
+        endpoint.start();
+        kubelet.nextRegistration();
+        var u = dgx1.devices().stream().map(GpuDevice::uuid).toList();
+
+        var response = kubelet.plugin().allocate(AllocateRequest.newBuilder()
+                .addContainerRequests(ContainerAllocateRequest.newBuilder().addDevicesIds(u.get(0)).addDevicesIds(u.get(4)))
+                .build());
+        assertThat(response.getContainerResponses(0).getEnvsMap())
+                .containsExactly(java.util.Map.entry("NVIDIA_VISIBLE_DEVICES", u.get(0) + "," + u.get(4)));
+        assertThat(response.getContainerResponses(0).getCdiDevicesList()).isEmpty();
+        assertThat(allocations).containsExactly(List.of(u.get(0), u.get(4)));
+
+        assertThatThrownBy(() -> kubelet.plugin().allocate(request(u.get(1), "GPU-not-on-this-node")))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+                    assertThat(e.getStatus().getDescription()).contains("unknown device IDs [GPU-not-on-this-node]");
+                });
+
+        source.report(u.get(2), DeviceHealth.UNHEALTHY);
+        assertThatThrownBy(() -> kubelet.plugin().allocate(request(u.get(2))))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+                    assertThat(e.getStatus().getDescription()).contains("unhealthy device IDs [" + u.get(2) + "]");
+                });
+        assertThat(allocations).hasSize(1);
+    }
+
+    @Test
+    void servesAFreshSocketAndRegistersAgainWhenKubeletRestarts() throws Exception {
+        kubelet.start();
+        endpoint.start();
+        kubelet.nextRegistration();
+
+        kubelet.restart(); // deletes our socket too
+
+        var again = kubelet.nextRegistration();
+        assertThat(again.getEndpoint()).isEqualTo("hetgpu-nvidia.com_gpu.sock");
+        assertThat(folder.resolve(again.getEndpoint())).exists();
+        assertThat(kubelet.plugin().getDevicePluginOptions(Empty.getDefaultInstance()).getGetPreferredAllocationAvailable()).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.state() == DevicePluginEndpoint.State.REGISTERED);
+        assertThat(kubelet.pendingRegistrations()).isZero();
+    }
+
+    @Test
+    void waitsForKubeletAndRegistersAsSoonAsItsSocketAppears() throws Exception {
+        endpoint.start();
+        assertThat(endpoint.state()).isEqualTo(DevicePluginEndpoint.State.WAITING_FOR_KUBELET);
+
+        kubelet.start();
+
+        assertThat(kubelet.nextRegistration().getResourceName()).isEqualTo(RESOURCE);
+        await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.state() == DevicePluginEndpoint.State.REGISTERED);
+    }
+
+    @Test
+    void closingRemovesTheSocket() throws Exception {
+        kubelet.start();
+        endpoint.start();
+        kubelet.nextRegistration();
+
+        endpoint.close();
+
+        assertThat(endpoint.socket()).doesNotExist();
+        assertThat(endpoint.state()).isEqualTo(DevicePluginEndpoint.State.STOPPED);
+    }
+
+    @Test
+    void refusesToStartWithoutTheDevicePluginFolder() {
+        var missing = new DevicePluginEndpoint(transport, temp.resolve("absent"), RESOURCE,
+                new DevicePluginService(inventory, Set.of(DeviceListStrategy.ENVVAR), PluginMetrics.unscraped(inventory), ids -> { }),
+                PluginMetrics.unscraped(inventory));
+        assertThatThrownBy(missing::start).isInstanceOf(IOException.class).hasMessageContaining("absent").hasMessageContaining("does not exist");
+        missing.close();
+    }
+
+    private static AllocateRequest request(String... ids) {
+        return AllocateRequest.newBuilder()
+                .addContainerRequests(ContainerAllocateRequest.newBuilder().addAllDevicesIds(List.of(ids))).build();
+    }
+
+    private static String health(ListAndWatchResponse list, String uuid) {
+        return list.getDevicesList().stream().filter(d -> d.getID().equals(uuid)).findFirst().orElseThrow().getHealth();
+    }
+
+    private ListAndWatchResponse awaitList(java.util.function.Predicate<ListAndWatchResponse> wanted) {
+        return await().atMost(Duration.ofSeconds(10))
+                .until(() -> kubelet.deviceLists().stream().filter(wanted).reduce((a, b) -> b), java.util.Optional::isPresent)
+                .orElseThrow();
+    }
+}

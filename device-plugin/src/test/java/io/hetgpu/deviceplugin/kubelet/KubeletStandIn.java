@@ -1,0 +1,144 @@
+package io.hetgpu.deviceplugin.kubelet;
+
+import io.grpc.Context;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.stub.StreamObserver;
+import io.hetgpu.deviceplugin.api.podresources.v1.ListPodResourcesRequest;
+import io.hetgpu.deviceplugin.api.podresources.v1.ListPodResourcesResponse;
+import io.hetgpu.deviceplugin.api.podresources.v1.PodResourcesListerGrpc;
+import io.hetgpu.deviceplugin.api.v1beta1.DevicePluginGrpc;
+import io.hetgpu.deviceplugin.api.v1beta1.Empty;
+import io.hetgpu.deviceplugin.api.v1beta1.ListAndWatchResponse;
+import io.hetgpu.deviceplugin.api.v1beta1.RegisterRequest;
+import io.hetgpu.deviceplugin.api.v1beta1.RegistrationGrpc;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Plays kubelet over real Unix sockets with the same protobufs: serves Registration at
+ * {@code <folder>/kubelet.sock} and, like kubelet, answers a registration by dialling the plugin's socket
+ * and opening ListAndWatch; serves PodResources v1 at its own socket with a list the test sets.
+ */
+public final class KubeletStandIn implements AutoCloseable {
+
+    private final UnixSocketTransport transport = new UnixSocketTransport();
+    private final Path folder;
+    private final Path podResourcesSocket;
+    private final BlockingQueue<RegisterRequest> registrations = new LinkedBlockingQueue<>();
+    private final List<ListAndWatchResponse> deviceLists = new CopyOnWriteArrayList<>();
+    private final List<ManagedChannel> pluginChannels = new CopyOnWriteArrayList<>();
+    private final AtomicReference<ListPodResourcesResponse> podResources =
+            new AtomicReference<>(ListPodResourcesResponse.getDefaultInstance());
+    private Server registration;
+    private Server podResourcesServer;
+    private volatile ManagedChannel pluginChannel;
+
+    public KubeletStandIn(Path folder, Path podResourcesSocket) {
+        this.folder = folder;
+        this.podResourcesSocket = podResourcesSocket;
+    }
+
+    public KubeletStandIn start() throws IOException {
+        registration = transport.serve(folder.resolve(KubeletDevices.KUBELET_SOCKET), new RegistrationGrpc.RegistrationImplBase() {
+            @Override
+            public void register(RegisterRequest request, StreamObserver<Empty> response) {
+                registrations.add(request);
+                var channel = transport.connect(folder.resolve(request.getEndpoint()));
+                pluginChannels.add(channel);
+                pluginChannel = channel;
+                // Outside the Register call's context, which is cancelled as soon as Register returns.
+                Context.ROOT.run(() -> DevicePluginGrpc.newStub(channel).listAndWatch(Empty.getDefaultInstance(), new StreamObserver<>() {
+                    @Override
+                    public void onNext(ListAndWatchResponse list) {
+                        deviceLists.add(list);
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                    }
+
+                    @Override
+                    public void onCompleted() {
+                    }
+                }));
+                response.onNext(Empty.getDefaultInstance());
+                response.onCompleted();
+            }
+        });
+        if (podResourcesServer == null) {
+            podResourcesServer = transport.serve(podResourcesSocket, new PodResourcesListerGrpc.PodResourcesListerImplBase() {
+                @Override
+                public void list(ListPodResourcesRequest request, StreamObserver<ListPodResourcesResponse> response) {
+                    response.onNext(podResources.get());
+                    response.onCompleted();
+                }
+            });
+        }
+        return this;
+    }
+
+    /** What kubelet does when it restarts: stop, delete every socket in the folder, start again. */
+    public void restart() throws IOException, InterruptedException {
+        stopRegistration();
+        try (var files = Files.list(folder)) {
+            for (var file : files.toList()) {
+                Files.deleteIfExists(file);
+            }
+        }
+        start();
+    }
+
+    public void stopRegistration() throws InterruptedException, IOException {
+        // Lets a Register call in flight finish, as a kubelet that answered before it stopped would have.
+        registration.shutdown().awaitTermination(2, TimeUnit.SECONDS);
+        registration.shutdownNow();
+        Files.deleteIfExists(folder.resolve(KubeletDevices.KUBELET_SOCKET)) ;
+    }
+
+    public RegisterRequest nextRegistration() throws InterruptedException {
+        var request = registrations.poll(10, TimeUnit.SECONDS);
+        if (request == null) {
+            throw new AssertionError("no registration within 10 s");
+        }
+        return request;
+    }
+
+    public int pendingRegistrations() {
+        return registrations.size();
+    }
+
+    /** Every list ListAndWatch streamed so far, oldest first. */
+    public List<ListAndWatchResponse> deviceLists() {
+        return deviceLists;
+    }
+
+    /** A stub on the plugin's socket, as kubelet would call it (after a registration). */
+    public DevicePluginGrpc.DevicePluginBlockingStub plugin() {
+        return DevicePluginGrpc.newBlockingStub(pluginChannel).withDeadlineAfter(10, TimeUnit.SECONDS);
+    }
+
+    public void setPodResources(ListPodResourcesResponse response) {
+        podResources.set(response);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        pluginChannels.forEach(ManagedChannel::shutdownNow);
+        if (registration != null) {
+            registration.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+        }
+        if (podResourcesServer != null) {
+            podResourcesServer.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+        }
+        transport.close();
+    }
+}
