@@ -3,23 +3,10 @@ package io.hetgpu.deviceplugin;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.hetgpu.deviceplugin.devices.DeviceListStrategy;
-import io.hetgpu.deviceplugin.devices.GpuInventory;
-import io.hetgpu.deviceplugin.kubelet.DevicePluginEndpoint;
-import io.hetgpu.deviceplugin.kubelet.DevicePluginService;
-import io.hetgpu.deviceplugin.kubelet.PodResourcesReader;
-import io.hetgpu.deviceplugin.kubelet.UnixSocketTransport;
-import io.hetgpu.deviceplugin.node.NodeInventory;
-import io.hetgpu.deviceplugin.node.NodeInventoryPublisher;
-import io.hetgpu.deviceplugin.node.NodeInventorySync;
-import io.hetgpu.deviceplugin.status.PluginMetrics;
-import io.hetgpu.deviceplugin.status.StatusServer;
 import io.hetgpu.gpu.discovery.GpuDiscoveryException;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
-import io.hetgpu.gpu.tier.CardCatalog;
 import io.hetgpu.nvml.GpuSources;
 import io.hetgpu.nvml.NvmlOptions;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -31,12 +18,10 @@ import picocli.CommandLine.Spec;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.regex.Pattern;
@@ -117,17 +102,28 @@ public final class DevicePluginMain implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         validate();
-        var resources = new ArrayDeque<AutoCloseable>();
+        DevicePlugin plugin;
+        KubernetesClient client = publishNodeInventory ? new KubernetesClientBuilder().build() : null;
         try {
-            run(resources);
+            // Simulated profiles derive their UUIDs from the node name; without one (no inventory published) the host name will do.
+            var sourceNode = nodeName == null || nodeName.isBlank() ? hostName() : nodeName;
+            var source = GpuSources.open(gpuSource, sourceNode, NvmlOptions.defaults());
+            plugin = DevicePlugin.start(new DevicePlugin.Settings(devicePluginDir, podResourcesSocket, resourceName,
+                    EnumSet.copyOf(deviceListStrategies), podResourcesInterval, httpPort, nodeName), source, Optional.ofNullable(client));
         } catch (GpuDiscoveryException | IOException e) {
-            closeAll(resources);
+            if (client != null) {
+                client.close();
+            }
             throw new CommandLine.ExecutionException(spec.commandLine(), e.getMessage(), e);
         }
+        log.info("started {} ms after the JVM", System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime());
         var stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             log.info("Stopping (signal received)");
-            closeAll(resources);
+            plugin.close();
+            if (client != null) {
+                client.close();
+            }
             stopped.countDown();
         }, "shutdown"));
         stopped.await();
@@ -152,68 +148,11 @@ public final class DevicePluginMain implements Callable<Integer> {
         }
     }
 
-    private void run(Deque<AutoCloseable> resources) throws GpuDiscoveryException, IOException {
-        // Simulated profiles derive their UUIDs from the node name; without one (no inventory published) the host name will do.
-        var sourceNode = nodeName == null || nodeName.isBlank() ? hostName() : nodeName;
-        var source = GpuSources.open(gpuSource, sourceNode, NvmlOptions.defaults());
-        resources.push(source);
-        var inventory = new GpuInventory(source.topology());
-        resources.push(source.watchHealth(change -> {
-            if (inventory.apply(change)) {
-                log.warn("GPU {} is now {}: {}", change.uuid(), change.health().label(), change.reason());
-            }
-        }));
-        var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        var metrics = new PluginMetrics(registry, inventory);
-        var transport = new UnixSocketTransport();
-        resources.push(transport);
-
-        NodeInventorySync sync = null;
-        if (publishNodeInventory) {
-            KubernetesClient client = new KubernetesClientBuilder().build();
-            resources.push(client);
-            var podResources = new PodResourcesReader(transport, podResourcesSocket);
-            resources.push(podResources);
-            sync = new NodeInventorySync(inventory, new NodeInventory(CardCatalog.defaults(), Duration.ofMinutes(1)),
-                    new NodeInventoryPublisher(client, nodeName), () -> podResources.heldDevices(resourceName),
-                    Clock.systemUTC(), podResourcesInterval, metrics);
-            resources.push(sync);
-        }
-        var publisher = sync;
-        var service = new DevicePluginService(inventory, EnumSet.copyOf(deviceListStrategies), metrics,
-                ids -> { if (publisher != null) { publisher.allocated(); } });
-        var endpoint = new DevicePluginEndpoint(transport, devicePluginDir, resourceName, service, metrics);
-        resources.push(endpoint);
-        endpoint.start();
-        log.info("{} GPUs from {}; {} {} ms after the JVM started", inventory.topology().size(), source.description(),
-                endpoint.state() == DevicePluginEndpoint.State.REGISTERED ? "registered with kubelet" : "serving, kubelet not reached yet,",
-                System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime());
-
-        if (httpPort > 0) {
-            resources.push(new StatusServer(httpPort, registry, () -> endpoint.state() == DevicePluginEndpoint.State.REGISTERED));
-        }
-        if (sync != null) {
-            sync.start();
-        }
-    }
-
     private static String hostName() {
         try {
             return java.net.InetAddress.getLocalHost().getHostName();
         } catch (java.net.UnknownHostException e) {
             return "localhost";
-        }
-    }
-
-    /** Closes in reverse order of opening: the socket goes first, so kubelet stops allocating at once. */
-    private static void closeAll(Deque<AutoCloseable> resources) {
-        while (!resources.isEmpty()) {
-            var resource = resources.pop();
-            try {
-                resource.close();
-            } catch (Exception e) {
-                log.warn("Error while stopping {}: {}", resource.getClass().getSimpleName(), e.toString());
-            }
         }
     }
 

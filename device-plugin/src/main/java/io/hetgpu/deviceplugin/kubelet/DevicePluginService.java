@@ -117,9 +117,10 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
             allocated.addAll(ids);
         }
         metrics.allocated(allocated.size());
+        // Before answering, so that whoever sees the answer also sees the allocation recorded.
+        onAllocated.accept(allocated);
         response.onNext(answer.build());
         response.onCompleted();
-        onAllocated.accept(allocated);
     }
 
     @Override

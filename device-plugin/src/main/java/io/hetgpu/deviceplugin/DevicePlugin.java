@@ -1,0 +1,134 @@
+package io.hetgpu.deviceplugin;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hetgpu.deviceplugin.devices.DeviceListStrategy;
+import io.hetgpu.deviceplugin.devices.GpuInventory;
+import io.hetgpu.deviceplugin.kubelet.DevicePluginEndpoint;
+import io.hetgpu.deviceplugin.kubelet.DevicePluginService;
+import io.hetgpu.deviceplugin.kubelet.PodResourcesReader;
+import io.hetgpu.deviceplugin.kubelet.UnixSocketTransport;
+import io.hetgpu.deviceplugin.node.NodeInventory;
+import io.hetgpu.deviceplugin.node.NodeInventoryPublisher;
+import io.hetgpu.deviceplugin.node.NodeInventorySync;
+import io.hetgpu.deviceplugin.status.PluginMetrics;
+import io.hetgpu.deviceplugin.status.StatusServer;
+import io.hetgpu.gpu.discovery.GpuSource;
+import io.hetgpu.gpu.tier.CardCatalog;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One running device plugin: the GPU source's devices served to kubelet, health streamed, and — given
+ * an API client — the node inventory published. The command line ({@link DevicePluginMain}) and the
+ * test cluster both start it through {@link #start}, so the test cluster runs the very same wiring.
+ */
+public final class DevicePlugin implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(DevicePlugin.class);
+
+    /**
+     * @param devicePluginDir      kubelet's device-plugin folder
+     * @param podResourcesSocket   kubelet's PodResources v1 socket
+     * @param resourceName         the extended resource advertised
+     * @param strategies           how containers learn their GPUs
+     * @param podResourcesInterval how often the free devices are read
+     * @param httpPort             /healthz and /metrics port; 0 for none
+     * @param nodeName             the Node the inventory is published on
+     */
+    public record Settings(Path devicePluginDir, Path podResourcesSocket, String resourceName, Set<DeviceListStrategy> strategies,
+                           Duration podResourcesInterval, int httpPort, String nodeName) {
+        public Settings {
+            strategies = Set.copyOf(strategies);
+        }
+    }
+
+    private final Deque<AutoCloseable> resources;
+    private final DevicePluginEndpoint endpoint;
+
+    private DevicePlugin(Deque<AutoCloseable> resources, DevicePluginEndpoint endpoint) {
+        this.resources = resources;
+        this.endpoint = endpoint;
+    }
+
+    /**
+     * Starts serving {@code source} (which the plugin then owns and closes). With a client the node
+     * inventory is published on {@code settings.nodeName()}; without one the plugin needs no API server.
+     */
+    public static DevicePlugin start(Settings settings, GpuSource source, Optional<KubernetesClient> client) throws IOException {
+        var resources = new ArrayDeque<AutoCloseable>();
+        resources.push(source);
+        try {
+            var inventory = new GpuInventory(source.topology());
+            resources.push(source.watchHealth(change -> {
+                if (inventory.apply(change)) {
+                    log.warn("GPU {} is now {}: {}", change.uuid(), change.health().label(), change.reason());
+                }
+            }));
+            var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            var metrics = new PluginMetrics(registry, inventory);
+            var transport = new UnixSocketTransport();
+            resources.push(transport);
+
+            Optional<NodeInventorySync> sync = Optional.empty();
+            if (client.isPresent()) {
+                var podResources = new PodResourcesReader(transport, settings.podResourcesSocket());
+                resources.push(podResources);
+                var created = new NodeInventorySync(inventory, new NodeInventory(CardCatalog.defaults(), Duration.ofMinutes(1)),
+                        new NodeInventoryPublisher(client.get(), settings.nodeName()),
+                        () -> podResources.heldDevices(settings.resourceName()), Clock.systemUTC(),
+                        settings.podResourcesInterval(), metrics);
+                resources.push(created);
+                sync = Optional.of(created);
+            }
+            var publisher = sync;
+            var service = new DevicePluginService(inventory, EnumSet.copyOf(settings.strategies()), metrics,
+                    ids -> publisher.ifPresent(NodeInventorySync::allocated));
+            var endpoint = new DevicePluginEndpoint(transport, settings.devicePluginDir(), settings.resourceName(), service, metrics);
+            resources.push(endpoint);
+            endpoint.start();
+            if (settings.httpPort() > 0) {
+                resources.push(new StatusServer(settings.httpPort(), registry,
+                        () -> endpoint.state() == DevicePluginEndpoint.State.REGISTERED));
+            }
+            sync.ifPresent(NodeInventorySync::start);
+            log.info("{} GPUs from {}; {}", inventory.topology().size(), source.description(),
+                    endpoint.state() == DevicePluginEndpoint.State.REGISTERED ? "registered with kubelet" : "serving, kubelet not reached yet");
+            return new DevicePlugin(resources, endpoint);
+        } catch (IOException | RuntimeException e) {
+            closeAll(resources);
+            throw e;
+        }
+    }
+
+    public DevicePluginEndpoint.State state() {
+        return endpoint.state();
+    }
+
+    /** Closes in reverse order of opening: the socket goes first, so kubelet stops allocating at once. */
+    @Override
+    public void close() {
+        closeAll(resources);
+    }
+
+    private static void closeAll(Deque<AutoCloseable> resources) {
+        while (!resources.isEmpty()) {
+            var resource = resources.pop();
+            try {
+                resource.close();
+            } catch (Exception e) {
+                log.warn("Error while stopping {}: {}", resource.getClass().getSimpleName(), e.toString());
+            }
+        }
+    }
+}
