@@ -1,0 +1,18 @@
+package io.hetgpu.testcluster.kubelet;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * A simulated node's kubelet folders, laid out as on a real node under a temporary root:
+ * {@code device-plugins/} (kubelet.sock and the plugins' sockets) and {@code pod-resources/kubelet.sock}.
+ */
+public record KubeletFolders(Path devicePlugins, Path podResourcesSocket) {
+
+    public static KubeletFolders under(Path root) throws IOException {
+        var devicePlugins = Files.createDirectories(root.resolve("device-plugins"));
+        var podResources = Files.createDirectories(root.resolve("pod-resources"));
+        return new KubeletFolders(devicePlugins, podResources.resolve("kubelet.sock"));
+    }
+}

@@ -1,0 +1,339 @@
+package io.hetgpu.testcluster.kubelet;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.grpc.Context;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
+import io.hetgpu.deviceplugin.api.podresources.v1.ContainerDevices;
+import io.hetgpu.deviceplugin.api.podresources.v1.ContainerResources;
+import io.hetgpu.deviceplugin.api.podresources.v1.ListPodResourcesRequest;
+import io.hetgpu.deviceplugin.api.podresources.v1.ListPodResourcesResponse;
+import io.hetgpu.deviceplugin.api.podresources.v1.PodResources;
+import io.hetgpu.deviceplugin.api.podresources.v1.PodResourcesListerGrpc;
+import io.hetgpu.deviceplugin.api.v1beta1.AllocateRequest;
+import io.hetgpu.deviceplugin.api.v1beta1.ContainerAllocateRequest;
+import io.hetgpu.deviceplugin.api.v1beta1.ContainerPreferredAllocationRequest;
+import io.hetgpu.deviceplugin.api.v1beta1.DevicePluginGrpc;
+import io.hetgpu.deviceplugin.api.v1beta1.Empty;
+import io.hetgpu.deviceplugin.api.v1beta1.ListAndWatchResponse;
+import io.hetgpu.deviceplugin.api.v1beta1.PreferredAllocationRequest;
+import io.hetgpu.deviceplugin.api.v1beta1.RegisterRequest;
+import io.hetgpu.deviceplugin.api.v1beta1.RegistrationGrpc;
+import io.hetgpu.deviceplugin.kubelet.KubeletDevices;
+import io.hetgpu.deviceplugin.kubelet.UnixSocketTransport;
+import io.hetgpu.testcluster.scheduler.ResourceRequest;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The kubelet of one simulated node, speaking kubelet's real protocols over real Unix sockets: it
+ * serves Registration and PodResources v1, takes the registering device plugin's ListAndWatch into the
+ * Node's capacity and allocatable, and for every pod bound to its node asks the plugin
+ * GetPreferredAllocation then Allocate, records the devices (PodResources, and the pod annotation
+ * {@value #DEVICES_ANNOTATION}) and marks the pod Running. It can restart (deleting every socket in
+ * the device-plugin folder, as kubelet does) and vanish.
+ *
+ * <p>What it leaves out: containers, cgroups, probes, CPU and memory managers; pods run until deleted.
+ */
+public final class SimulatedKubelet implements AutoCloseable {
+
+    /** Where the simulated kubelet shows a pod's devices; real kubelets expose them through PodResources only. */
+    public static final String DEVICES_ANNOTATION = "testcluster.hetgpu.io/devices";
+
+    private static final System.Logger log = System.getLogger(SimulatedKubelet.class.getName());
+
+    private final String nodeName;
+    private final String resourceName;
+    private final KubeletFolders folders;
+    private final KubernetesClient client;
+    private final UnixSocketTransport transport = new UnixSocketTransport();
+    /** Allocation and status writes, one at a time, as kubelet's pod workers admit pods. */
+    private final ExecutorService podWorker;
+    private final Map<String, Map<String, List<String>>> devicesByPod = new ConcurrentHashMap<>();
+    private final Map<String, String> deviceHealth = new ConcurrentHashMap<>();
+    private final List<RegisterRequest> registrations = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    private volatile Server registrationServer;
+    private volatile Server podResourcesServer;
+    private volatile ManagedChannel pluginChannel;
+    private SharedIndexInformer<Pod> pods;
+
+    public SimulatedKubelet(String nodeName, String resourceName, KubeletFolders folders, KubernetesClient client) {
+        this.nodeName = nodeName;
+        this.resourceName = resourceName;
+        this.folders = folders;
+        this.client = client;
+        this.podWorker = Executors.newSingleThreadExecutor(r -> new Thread(r, "kubelet-" + nodeName));
+    }
+
+    public String nodeName() {
+        return nodeName;
+    }
+
+    public KubeletFolders folders() {
+        return folders;
+    }
+
+    public SimulatedKubelet start() throws IOException {
+        podResourcesServer = transport.serve(folders.podResourcesSocket(), new PodResourcesService());
+        serveRegistration();
+        pods = client.pods().inAnyNamespace().inform(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Pod pod) {
+                consider(pod);
+            }
+
+            @Override
+            public void onUpdate(Pod old, Pod pod) {
+                consider(pod);
+            }
+
+            @Override
+            public void onDelete(Pod pod, boolean finalStateUnknown) {
+                podWorker.execute(() -> devicesByPod.remove(key(pod)));
+            }
+        });
+        return this;
+    }
+
+    /** kubelet restarts: the registration socket goes away, every socket in the folder is deleted, kubelet comes back. */
+    public void restart() throws IOException, InterruptedException {
+        stopRegistration();
+        try (var files = Files.list(folders.devicePlugins())) {
+            for (var file : files.toList()) {
+                Files.deleteIfExists(file);
+            }
+        }
+        serveRegistration();
+    }
+
+    /** Every registration received so far. */
+    public List<RegisterRequest> registrations() {
+        return List.copyOf(registrations);
+    }
+
+    /** Device IDs by container of every pod holding devices: what PodResources reports. */
+    public Map<String, Map<String, List<String>>> allocations() {
+        return Map.copyOf(devicesByPod);
+    }
+
+    /** The devices the plugin reported and their health, as of the last ListAndWatch message. */
+    public Map<String, String> deviceHealth() {
+        return Map.copyOf(deviceHealth);
+    }
+
+    private void serveRegistration() throws IOException {
+        registrationServer = transport.serve(folders.devicePlugins().resolve(KubeletDevices.KUBELET_SOCKET), new RegistrationGrpc.RegistrationImplBase() {
+            @Override
+            public void register(RegisterRequest request, StreamObserver<Empty> response) {
+                if (!KubeletDevices.VERSION.equals(request.getVersion()) || !resourceName.equals(request.getResourceName())) {
+                    response.onError(io.grpc.Status.INVALID_ARGUMENT.withDescription("unsupported version " + request.getVersion()
+                            + " or resource " + request.getResourceName()).asRuntimeException());
+                    return;
+                }
+                registrations.add(request);
+                connect(request.getEndpoint());
+                response.onNext(Empty.getDefaultInstance());
+                response.onCompleted();
+            }
+        });
+    }
+
+    private void connect(String endpoint) {
+        var previous = pluginChannel;
+        pluginChannel = transport.connect(folders.devicePlugins().resolve(endpoint));
+        if (previous != null) {
+            previous.shutdownNow();
+        }
+        var channel = pluginChannel;
+        // Outside the Register call's context, which is cancelled as soon as Register returns.
+        Context.ROOT.run(() -> DevicePluginGrpc.newStub(channel).listAndWatch(Empty.getDefaultInstance(), new StreamObserver<>() {
+            @Override
+            public void onNext(ListAndWatchResponse list) {
+                updateDevices(list);
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                log.log(System.Logger.Level.DEBUG, "ListAndWatch of {0} ended: {1}", nodeName, t.toString());
+            }
+
+            @Override
+            public void onCompleted() {
+            }
+        }));
+    }
+
+    /** kubelet's device manager: capacity counts every device, allocatable only healthy ones. */
+    private void updateDevices(ListAndWatchResponse list) {
+        deviceHealth.clear();
+        list.getDevicesList().forEach(device -> deviceHealth.put(device.getID(), device.getHealth()));
+        long healthy = list.getDevicesList().stream().filter(d -> KubeletDevices.HEALTHY.equals(d.getHealth())).count();
+        // A merge patch, not read-modify-write: the device plugin patches the same Node's labels concurrently.
+        var patch = "{\"status\":{\"capacity\":{\"%s\":\"%d\"},\"allocatable\":{\"%s\":\"%d\"}}}"
+                .formatted(resourceName, list.getDevicesCount(), resourceName, healthy);
+        try {
+            client.nodes().withName(nodeName).subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+        } catch (RuntimeException e) {
+            // Never out of the stream observer: that would end ListAndWatch. The next message retries.
+            log.log(System.Logger.Level.WARNING, "Could not update {0}''s {1}: {2}", nodeName, resourceName, e.toString());
+        }
+    }
+
+    private void consider(Pod pod) {
+        if (!nodeName.equals(pod.getSpec().getNodeName()) || pod.getStatus() != null && !"Pending".equals(pod.getStatus().getPhase())
+                && pod.getStatus().getPhase() != null) {
+            return;
+        }
+        podWorker.execute(() -> admit(pod));
+    }
+
+    /** One pod: devices for each container that asks for them, then Running; or Failed, as kubelet's admission fails. */
+    private void admit(Pod pod) {
+        var key = key(pod);
+        if (devicesByPod.containsKey(key) || isAdmitted(pod)) {
+            return;
+        }
+        var byContainer = new LinkedHashMap<String, List<String>>();
+        try {
+            for (var container : pod.getSpec().getContainers()) {
+                int wanted = ResourceRequest.of(new PodBuilder().withNewSpec().withContainers(container).endSpec().build())
+                        .get(resourceName).intValue();
+                if (wanted > 0) {
+                    byContainer.put(container.getName(), allocate(wanted, held(byContainer)));
+                }
+            }
+        } catch (AdmissionException | StatusRuntimeException e) {
+            log.log(System.Logger.Level.WARNING, "Pod {0} rejected on {1}: {2}", key, nodeName, e.getMessage());
+            client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
+                    .editStatus(p -> new PodBuilder(p).editOrNewStatus().withPhase("Failed").withReason("UnexpectedAdmissionError")
+                            .withMessage("Allocate failed due to " + e.getMessage()).endStatus().build());
+            return;
+        }
+        devicesByPod.put(key, byContainer);
+        var annotation = byContainer.values().stream().flatMap(List::stream).reduce((a, b) -> a + "," + b).orElse("");
+        var pods = client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName());
+        pods.patch(PatchContext.of(PatchType.JSON_MERGE),
+                "{\"metadata\":{\"annotations\":{\"" + DEVICES_ANNOTATION + "\":\"" + annotation + "\"}}}");
+        var now = Instant.now().toString();
+        pods.editStatus(p -> new PodBuilder(p).editOrNewStatus().withPhase("Running").withStartTime(now)
+                .addNewCondition().withType("Ready").withStatus("True").withLastTransitionTime(now).endCondition()
+                .endStatus().build());
+    }
+
+    private List<String> allocate(int size, Set<String> alsoHeld) throws AdmissionException {
+        var channel = pluginChannel;
+        if (channel == null) {
+            throw new AdmissionException("no device plugin registered for " + resourceName);
+        }
+        var held = held(devicesByPod);
+        held.addAll(alsoHeld);
+        var available = new TreeSet<String>();
+        deviceHealth.forEach((id, health) -> {
+            if (KubeletDevices.HEALTHY.equals(health) && !held.contains(id)) {
+                available.add(id);
+            }
+        });
+        if (available.size() < size) {
+            throw new AdmissionException("requested " + size + " " + resourceName + ", " + available.size() + " available");
+        }
+        var plugin = DevicePluginGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+        var preferred = plugin.getPreferredAllocation(PreferredAllocationRequest.newBuilder()
+                .addContainerRequests(ContainerPreferredAllocationRequest.newBuilder()
+                        .addAllAvailableDeviceIDs(available).setAllocationSize(size))
+                .build()).getContainerResponses(0).getDeviceIDsList();
+        var chosen = preferred.size() == size ? List.copyOf(preferred) : List.copyOf(available).subList(0, size);
+        plugin.allocate(AllocateRequest.newBuilder()
+                .addContainerRequests(ContainerAllocateRequest.newBuilder().addAllDevicesIds(chosen)).build());
+        return chosen;
+    }
+
+    private static Set<String> held(Map<?, ?> devices) {
+        var held = new TreeSet<String>();
+        for (var value : devices.values()) {
+            if (value instanceof List<?> ids) {
+                ids.forEach(id -> held.add((String) id));
+            } else if (value instanceof Map<?, ?> nested) {
+                held.addAll(held(nested));
+            }
+        }
+        return held;
+    }
+
+    private static boolean isAdmitted(Pod pod) {
+        return pod.getMetadata().getAnnotations() != null && pod.getMetadata().getAnnotations().containsKey(DEVICES_ANNOTATION);
+    }
+
+    private static String key(Pod pod) {
+        return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+    }
+
+    private final class PodResourcesService extends PodResourcesListerGrpc.PodResourcesListerImplBase {
+        @Override
+        public void list(ListPodResourcesRequest request, StreamObserver<ListPodResourcesResponse> response) {
+            var answer = ListPodResourcesResponse.newBuilder();
+            devicesByPod.forEach((key, containers) -> {
+                var slash = key.indexOf('/');
+                var pod = PodResources.newBuilder().setNamespace(key.substring(0, slash)).setName(key.substring(slash + 1));
+                containers.forEach((container, ids) -> pod.addContainers(ContainerResources.newBuilder().setName(container)
+                        .addDevices(ContainerDevices.newBuilder().setResourceName(resourceName).addAllDeviceIds(ids))));
+                answer.addPodResources(pod);
+            });
+            response.onNext(answer.build());
+            response.onCompleted();
+        }
+    }
+
+    private void stopRegistration() throws InterruptedException {
+        var server = registrationServer;
+        if (server != null) {
+            server.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+        }
+        var channel = pluginChannel;
+        pluginChannel = null;
+        if (channel != null) {
+            channel.shutdownNow();
+        }
+    }
+
+    /** The node vanishes: no kubelet answers any more (sockets gone, pods no longer admitted). */
+    @Override
+    public void close() throws InterruptedException {
+        if (pods != null) {
+            pods.close();
+        }
+        podWorker.shutdownNow();
+        stopRegistration();
+        var server = podResourcesServer;
+        if (server != null) {
+            server.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+        }
+        transport.close();
+    }
+
+    /** kubelet refuses a pod at admission. */
+    private static final class AdmissionException extends Exception {
+        AdmissionException(String message) {
+            super(message);
+        }
+    }
+}
