@@ -1,0 +1,161 @@
+package io.hetgpu.testcluster.cluster;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hetgpu.deviceplugin.DevicePlugin;
+import io.hetgpu.deviceplugin.devices.DeviceListStrategy;
+import io.hetgpu.gpu.discovery.GpuDiscoveryException;
+import io.hetgpu.gpu.inventory.HetgpuKeys;
+import io.hetgpu.gpu.profile.SimulatedGpuSource;
+import io.hetgpu.testcluster.api.ApiServer;
+import io.hetgpu.testcluster.kubelet.KubeletFolders;
+import io.hetgpu.testcluster.kubelet.SimulatedKubelet;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * A whole cluster on one machine: the in-process API server, a Node object per {@link NodeSpec}, and
+ * on every GPU node a simulated kubelet with the real device plugin (started with the node's simulated
+ * profile) registered to it over Unix sockets in {@code workDir}. The scheduler extender and the
+ * scheduler driver attach to it.
+ */
+public final class TestCluster implements AutoCloseable {
+
+    /** Label the simulated overlay of {@code manifests/} selects its per-profile DaemonSets by. */
+    public static final String SIMULATED_PROFILE_LABEL = "hetgpu.io/simulated-profile";
+    private static final String RESOURCE = HetgpuKeys.DEFAULT_RESOURCE_NAME;
+
+    private final ApiServer api;
+    private final KubernetesClient client;
+    private final List<NodeSpec> nodes;
+    private final Map<String, SimulatedKubelet> kubelets = new LinkedHashMap<>();
+    private final Map<String, SimulatedGpuSource> gpuSources = new LinkedHashMap<>();
+    private final Map<String, DevicePlugin> plugins = new LinkedHashMap<>();
+    private final Deque<AutoCloseable> resources = new ArrayDeque<>();
+
+    private TestCluster(ApiServer api, List<NodeSpec> nodes) {
+        this.api = api;
+        this.nodes = List.copyOf(nodes);
+        this.client = api.newClient();
+        resources.push(api);
+        resources.push(client);
+    }
+
+    /** Starts the API server and every node; returns once every GPU node advertises its GPUs and inventory. */
+    public static TestCluster start(List<NodeSpec> nodes, Path workDir, Consumer<String> progress) throws IOException, GpuDiscoveryException {
+        var cluster = new TestCluster(ApiServer.start(), nodes);
+        try {
+            progress.accept("API server at " + cluster.api.url());
+            for (var node : nodes) {
+                cluster.addNode(node, workDir);
+            }
+            progress.accept(nodes.size() + " nodes created; " + cluster.plugins.size() + " device plugins registering");
+            cluster.awaitGpuNodesReady(Duration.ofSeconds(30));
+            progress.accept("every GPU node advertises its GPUs and publishes its inventory");
+            return cluster;
+        } catch (IOException | GpuDiscoveryException | RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    private void addNode(NodeSpec spec, Path workDir) throws IOException, GpuDiscoveryException {
+        var node = new NodeBuilder().withNewMetadata().withName(spec.name())
+                .addToLabels("kubernetes.io/hostname", spec.name())
+                .addToLabels(HetgpuKeys.LABEL_RACK, spec.rack())
+                .addToLabels(HetgpuKeys.LABEL_ZONE, spec.zone())
+                .endMetadata()
+                .withNewStatus()
+                .addToCapacity(resources(spec)).addToAllocatable(resources(spec))
+                .addNewCondition().withType("Ready").withStatus("True").endCondition()
+                .endStatus();
+        spec.profile().ifPresent(profile -> node.editMetadata().addToLabels(SIMULATED_PROFILE_LABEL, profile).endMetadata());
+        client.nodes().resource(node.build()).create();
+        if (spec.profile().isEmpty()) {
+            return;
+        }
+        var folders = KubeletFolders.under(workDir.resolve(spec.name()));
+        var kubelet = new SimulatedKubelet(spec.name(), RESOURCE, folders, client).start();
+        kubelets.put(spec.name(), kubelet);
+        resources.push(kubelet);
+        var source = SimulatedGpuSource.open(spec.profile().get(), spec.name());
+        gpuSources.put(spec.name(), source);
+        var plugin = DevicePlugin.start(new DevicePlugin.Settings(folders.devicePlugins(), folders.podResourcesSocket(), RESOURCE,
+                Set.of(DeviceListStrategy.ENVVAR), Duration.ofMillis(500), 0, spec.name()), source, Optional.of(client));
+        plugins.put(spec.name(), plugin);
+        resources.push(plugin);
+    }
+
+    private static Map<String, Quantity> resources(NodeSpec spec) {
+        return Map.of("cpu", new Quantity(Integer.toString(spec.cpus())), "memory", new Quantity(spec.memoryGi() + "Gi"),
+                "pods", new Quantity("110"));
+    }
+
+    private void awaitGpuNodesReady(Duration timeout) {
+        for (var name : plugins.keySet()) {
+            client.nodes().withName(name).waitUntilCondition(TestCluster::isAdvertising, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private static boolean isAdvertising(Node node) {
+        if (node == null || node.getStatus() == null) {
+            return false;
+        }
+        var allocatable = node.getStatus().getAllocatable();
+        var annotations = node.getMetadata().getAnnotations();
+        return allocatable != null && allocatable.containsKey(RESOURCE) && annotations != null
+                && annotations.containsKey(HetgpuKeys.ANNOTATION_INVENTORY) && annotations.containsKey(HetgpuKeys.ANNOTATION_FREE);
+    }
+
+    public ApiServer api() {
+        return api;
+    }
+
+    public KubernetesClient client() {
+        return client;
+    }
+
+    public List<NodeSpec> nodes() {
+        return nodes;
+    }
+
+    public SimulatedKubelet kubelet(String node) {
+        return require(kubelets, node);
+    }
+
+    /** The simulated GPUs of a node, to make one unhealthy or healthy again. */
+    public SimulatedGpuSource gpus(String node) {
+        return require(gpuSources, node);
+    }
+
+    private static <T> T require(Map<String, T> byNode, String node) {
+        var value = byNode.get(node);
+        if (value == null) {
+            throw new IllegalArgumentException("no GPU node named " + node + " (GPU nodes: " + byNode.keySet() + ")");
+        }
+        return value;
+    }
+
+    @Override
+    public void close() {
+        while (!resources.isEmpty()) {
+            try {
+                resources.pop().close();
+            } catch (Exception e) {
+                System.getLogger(TestCluster.class.getName()).log(System.Logger.Level.WARNING, "stopping: " + e);
+            }
+        }
+    }
+}
