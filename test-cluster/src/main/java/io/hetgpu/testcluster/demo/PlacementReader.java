@@ -1,0 +1,92 @@
+package io.hetgpu.testcluster.demo;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hetgpu.gpu.NodeTopology;
+import io.hetgpu.gpu.allocation.DeviceMask;
+import io.hetgpu.gpu.allocation.NvlinkIsland;
+import io.hetgpu.gpu.inventory.HetgpuKeys;
+import io.hetgpu.gpu.inventory.InventoryCodec;
+import io.hetgpu.gpu.inventory.InventoryFormatException;
+import io.hetgpu.testcluster.cluster.NodeSpec;
+import io.hetgpu.testcluster.kubelet.SimulatedKubelet;
+import io.hetgpu.testcluster.report.DataDistance;
+import io.hetgpu.testcluster.report.NodeView;
+import io.hetgpu.testcluster.report.Placement;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/** Reads where the demo's pods went, and what the nodes' GPUs are, from the API server. */
+final class PlacementReader {
+
+    private final KubernetesClient client;
+    private final Map<String, NodeSpec> specs = new HashMap<>();
+    private final Map<String, NodeTopology> topologies = new HashMap<>();
+
+    PlacementReader(KubernetesClient client, List<NodeSpec> nodes) throws InventoryFormatException {
+        this.client = client;
+        var codec = new InventoryCodec();
+        for (var spec : nodes) {
+            specs.put(spec.name(), spec);
+            var annotations = client.nodes().withName(spec.name()).get().getMetadata().getAnnotations();
+            if (annotations != null && annotations.containsKey(HetgpuKeys.ANNOTATION_INVENTORY)) {
+                topologies.put(spec.name(), codec.decode(annotations.get(HetgpuKeys.ANNOTATION_INVENTORY)));
+            }
+        }
+    }
+
+    List<NodeView> nodes() {
+        return specs.values().stream().sorted(Comparator.comparing(NodeSpec::name)).map(spec -> {
+            var topology = topologies.get(spec.name());
+            return new NodeView(spec.name(), spec.rack(), spec.profile().orElse("cpu"),
+                    topology == null ? "cpu" : topology.device(0).model(), topology == null ? 0 : topology.size());
+        }).toList();
+    }
+
+    List<Placement> placements() {
+        return client.pods().inNamespace(DemoWorkload.NAMESPACE).list().getItems().stream()
+                .sorted(Comparator.comparing((Pod p) -> -Objects.requireNonNullElse(p.getSpec().getPriority(), 0))
+                        .thenComparing(p -> p.getMetadata().getName()))
+                .map(this::placement).toList();
+    }
+
+    private Placement placement(Pod pod) {
+        var labels = Objects.requireNonNullElse(pod.getMetadata().getLabels(), Map.<String, String>of());
+        var priority = Objects.requireNonNullElse(pod.getSpec().getPriority(), 0);
+        var priorityText = priority >= DemoWorkload.HIGH ? "high" : priority <= DemoWorkload.LOW ? "low" : "normal";
+        var name = pod.getMetadata().getName();
+        var nodeName = pod.getSpec().getNodeName();
+        var usesData = pod.getSpec().getVolumes() != null && pod.getSpec().getVolumes().stream()
+                .anyMatch(v -> v.getPersistentVolumeClaim() != null && DemoWorkload.DATA_CLAIM.equals(v.getPersistentVolumeClaim().getClaimName()));
+        if (nodeName == null || nodeName.isEmpty()) {
+            return new Placement(name, labels.getOrDefault(HetgpuKeys.POD_JOB, "-"), labels.getOrDefault(HetgpuKeys.POD_ROLE, "-"),
+                    priorityText, "", "", "", List.of(), false, DataDistance.NO_DATA);
+        }
+        var spec = specs.get(nodeName);
+        var topology = topologies.get(nodeName);
+        var positions = new ArrayList<Integer>();
+        var devices = pod.getMetadata().getAnnotations() == null ? null : pod.getMetadata().getAnnotations().get(SimulatedKubelet.DEVICES_ANNOTATION);
+        if (topology != null && devices != null && !devices.isEmpty()) {
+            for (var uuid : devices.split(",")) {
+                topology.positionOf(uuid).ifPresent(positions::add);
+            }
+        }
+        positions.sort(Integer::compare);
+        boolean nvlink = topology != null && NvlinkIsland.among(topology.links(), DeviceMask.of(positions)).size() <= 1;
+        var card = topology == null ? "cpu" : positions.isEmpty() ? topology.device(0).model() + " (none)" : topology.device(positions.get(0)).model();
+        return new Placement(name, labels.getOrDefault(HetgpuKeys.POD_JOB, "-"), labels.getOrDefault(HetgpuKeys.POD_ROLE, "-"),
+                priorityText, nodeName, spec.rack(), card, positions, nvlink, usesData ? distanceToData(spec) : DataDistance.NO_DATA);
+    }
+
+    private static DataDistance distanceToData(NodeSpec node) {
+        if (node.rack().equals(DemoCluster.DATA_RACK)) {
+            return DataDistance.SAME_RACK;
+        }
+        var dataZone = DemoCluster.nodes().stream().filter(n -> n.rack().equals(DemoCluster.DATA_RACK)).findFirst().orElseThrow().zone();
+        return node.zone().equals(dataZone) ? DataDistance.SAME_ZONE : DataDistance.OTHER_ZONE;
+    }
+}
