@@ -27,7 +27,7 @@ class PodRequestParserTest {
         assertThat(request.uid()).isEqualTo("5f3c2a8e-1b7d-4e2f-9a61-0c4d8e7f6b21");
         assertThat(request.gpuCount()).isEqualTo(4);
         assertThat(request.models()).containsExactlyInAnyOrder("V100", "A100");
-        assertThat(request.minMemoryMiB()).isEqualTo(16384);
+        assertThat(request.minMemoryMiB()).isEqualTo(15360);
         assertThat(request.minComputeCapability()).isEqualTo(new ComputeCapability(7, 0));
         assertThat(request.requireNvlink()).isTrue();
         assertThat(request.specPriority()).isEqualTo(100000);
