@@ -162,6 +162,32 @@ class ExtenderServerTest {
         assertThat(metrics).contains("hetgpu_extender_requests_seconds_bucket");
     }
 
+    @Test
+    void servesHttpsWithAPemCertificateAndKey() {
+        var certificate = io.vertx.core.net.SelfSignedCertificate.create("localhost");
+        var tls = startServer(new ServerOptions("127.0.0.1", 0, 1024 * 1024,
+                java.nio.file.Path.of(certificate.certificatePath()), java.nio.file.Path.of(certificate.privateKeyPath())));
+        try {
+            var https = WebClient.create(vertx, new io.vertx.ext.web.client.WebClientOptions().setSsl(true).setTrustAll(true).setVerifyHost(false));
+            var response = join(https.post(tls.port(), "127.0.0.1", "/filter")
+                    .sendBuffer(Buffer.buffer("{\"Pod\":" + POD + ",\"Nodes\":{\"items\":[" + CPU + "]}}")));
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.bodyAsString()).contains("\"FailedAndUnresolvableNodes\":{\"cpu-12\"");
+        } finally {
+            tls.close();
+        }
+    }
+
+    @Test
+    void preemptAnswersWithMetaVictims() throws Exception {
+        var response = post("/preempt", "{\"Pod\":" + POD + ",\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":"
+                + "{\"n1\":{\"Pods\":[{\"UID\":\"u1\"}],\"NumPDBViolations\":0}}}");
+        assertThat(response.statusCode()).isEqualTo(200);
+        // Without an API server the node's GPUs are unknown: the proposal is passed back unchanged.
+        assertThat(JSON.readTree(response.bodyAsString())).isEqualTo(JSON.readTree(
+                "{\"NodeNameToMetaVictims\":{\"n1\":{\"Pods\":[{\"UID\":\"u1\"}],\"NumPDBViolations\":0}}}"));
+    }
+
     private HttpResponse<Buffer> post(String path, String body) {
         return join(client.post(server.port(), "127.0.0.1", path).putHeader("content-type", "application/json")
                 .sendBuffer(Buffer.buffer(body)));
