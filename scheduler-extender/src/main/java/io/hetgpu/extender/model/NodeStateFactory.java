@@ -8,6 +8,7 @@ import io.hetgpu.gpu.tier.CardCatalog;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -33,7 +34,12 @@ public final class NodeStateFactory {
     private final FreeDevicesCodec freeCodec = new FreeDevicesCodec();
     private final ConcurrentHashMap<String, Cached> cache = new ConcurrentHashMap<>();
 
-    private record Cached(String resourceVersion, String inventory, NodeGpus gpus) {
+    private record Cached(String resourceVersion, String inventory, NodeGpus gpus, String free, FreeList freeList) {
+    }
+
+    /** The decoded {@code hetgpu.io/gpu-free} annotation: positions listed, and when they were read. */
+    private record FreeList(long mask, Instant readAt) {
+        static final FreeList ABSENT = new FreeList(-1L, Instant.MIN);
     }
 
     public NodeStateFactory(CardCatalog catalog, String rackLabel) {
@@ -42,32 +48,61 @@ public final class NodeStateFactory {
     }
 
     public NodeState state(NodeFacts node, List<BoundPod> boundPods) {
-        var gpus = gpus(node);
-        long free = freeMask(node, gpus, boundPods);
+        var cached = decoded(node);
+        long free = freeMask(cached.gpus(), cached.freeList(), boundPods);
         return new NodeState(node.name(), node.labels().getOrDefault(rackLabel, ""),
-                node.labels().getOrDefault(HetgpuKeys.LABEL_ZONE, ""), gpus, free);
+                node.labels().getOrDefault(HetgpuKeys.LABEL_ZONE, ""), cached.gpus(), free);
     }
 
     NodeGpus gpus(NodeFacts node) {
-        if (node.inventory() == null) {
-            return NodeGpus.NONE;
-        }
+        return decoded(node).gpus();
+    }
+
+    /** The node's annotations decoded, from the cache while the node (or at least its annotations) are unchanged. */
+    private Cached decoded(NodeFacts node) {
         var cached = cache.get(node.name());
         if (cached != null && (!node.resourceVersion().isEmpty() && cached.resourceVersion().equals(node.resourceVersion())
-                || cached.inventory().equals(node.inventory()))) {
-            return cached.gpus();
+                || Objects.equals(cached.inventory(), node.inventory()) && Objects.equals(cached.free(), node.free()))) {
+            return cached;
         }
         NodeGpus gpus;
-        try {
-            gpus = NodeGpus.of(inventoryCodec.decode(node.inventory()), catalog);
-        } catch (InventoryFormatException e) {
-            gpus = NodeGpus.unreadable(HetgpuKeys.ANNOTATION_INVENTORY + " unreadable: " + e.getMessage());
+        if (node.inventory() == null) {
+            gpus = NodeGpus.NONE;
+        } else if (cached != null && node.inventory().equals(cached.inventory())) {
+            gpus = cached.gpus();
+        } else {
+            try {
+                gpus = NodeGpus.of(inventoryCodec.decode(node.inventory()), catalog);
+            } catch (InventoryFormatException e) {
+                gpus = NodeGpus.unreadable(HetgpuKeys.ANNOTATION_INVENTORY + " unreadable: " + e.getMessage());
+            }
         }
+        var fresh = new Cached(node.resourceVersion(), node.inventory(), gpus, node.free(), freeList(gpus, node.free()));
         if (cache.size() >= MAX_CACHED_NODES) {
             cache.clear();
         }
-        cache.put(node.name(), new Cached(node.resourceVersion(), node.inventory(), gpus));
-        return gpus;
+        cache.put(node.name(), fresh);
+        return fresh;
+    }
+
+    private FreeList freeList(NodeGpus gpus, String annotation) {
+        if (annotation == null || gpus.size() == 0) {
+            return FreeList.ABSENT;
+        }
+        try {
+            var free = freeCodec.decode(annotation);
+            long listed = 0;
+            for (var uuid : free.uuids()) {
+                var position = gpus.topology().positionOf(uuid);
+                if (position.isPresent()) {
+                    listed |= 1L << position.get();
+                }
+            }
+            return new FreeList(listed, free.readAt());
+        } catch (InventoryFormatException e) {
+            // An unreadable free list is treated as absent: every bound pod is subtracted instead.
+            return FreeList.ABSENT;
+        }
     }
 
     /** Forgets a node that left the cluster. */
@@ -75,30 +110,15 @@ public final class NodeStateFactory {
         cache.remove(nodeName);
     }
 
-    private long freeMask(NodeFacts node, NodeGpus gpus, List<BoundPod> boundPods) {
+    private static long freeMask(NodeGpus gpus, FreeList freeList, List<BoundPod> boundPods) {
         if (gpus.size() == 0) {
             return 0;
         }
-        long free = gpus.healthyMask();
-        Instant readAt = Instant.MIN;
-        if (node.free() != null) {
-            try {
-                var annotation = freeCodec.decode(node.free());
-                long listed = 0;
-                for (var uuid : annotation.uuids()) {
-                    var position = gpus.topology().positionOf(uuid);
-                    if (position.isPresent()) {
-                        listed |= 1L << position.get();
-                    }
-                }
-                free &= listed;
-                readAt = annotation.readAt();
-            } catch (InventoryFormatException e) {
-                // An unreadable free list is treated as absent: every bound pod is subtracted instead.
-                readAt = Instant.MIN;
-            }
+        long free = gpus.healthyMask() & freeList.mask();
+        if (boundPods.isEmpty()) {
+            return free;
         }
-        final Instant since = readAt;
+        final Instant since = freeList.readAt();
         var promised = boundPods.stream()
                 .filter(pod -> pod.gpuCount() > 0)
                 .filter(pod -> pod.boundAt().isAfter(since))
