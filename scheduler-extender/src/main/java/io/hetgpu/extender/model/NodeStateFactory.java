@@ -105,11 +105,6 @@ public final class NodeStateFactory {
         }
     }
 
-    /** Forgets a node that left the cluster. */
-    public void forget(String nodeName) {
-        cache.remove(nodeName);
-    }
-
     private static long freeMask(NodeGpus gpus, FreeList freeList, List<BoundPod> boundPods) {
         if (gpus.size() == 0) {
             return 0;

@@ -22,12 +22,12 @@ public interface DeviceFilter extends NodeFilter {
         if (!appliesTo(fit.pod())) {
             return Verdict.FITS;
         }
-        var devices = fit.node().gpus().topology().devices();
-        for (var device : devices) {
-            if (admits(fit.pod(), device)) {
+        var gpus = fit.node().gpus();
+        for (var kind : gpus.kinds()) {
+            if (admits(fit.pod(), kind.example())) {
                 return Verdict.FITS;
             }
         }
-        return Verdict.unresolvable("node has " + DeviceSummary.of(devices) + ", pod needs " + requirement(fit.pod()));
+        return Verdict.unresolvable("node has " + gpus.summary() + ", pod needs " + requirement(fit.pod()));
     }
 }

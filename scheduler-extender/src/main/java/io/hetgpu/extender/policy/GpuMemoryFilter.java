@@ -1,5 +1,6 @@
 package io.hetgpu.extender.policy;
 
+import io.hetgpu.extender.model.DeviceSummary;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.gpu.GpuDevice;
 

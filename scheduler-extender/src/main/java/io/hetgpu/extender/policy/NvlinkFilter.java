@@ -1,5 +1,6 @@
 package io.hetgpu.extender.policy;
 
+import io.hetgpu.extender.model.DeviceSummary;
 import io.hetgpu.gpu.allocation.DeviceMask;
 
 /**
@@ -14,10 +15,10 @@ public final class NvlinkFilter implements NodeFilter {
         if (!pod.requireNvlink() || pod.gpuCount() < 2) {
             return Verdict.FITS;
         }
-        var allocator = fit.node().gpus().allocator();
-        if (allocator.choose(fit.freeMask(), 0, pod.gpuCount(), true).isPresent()) {
+        if (fit.offer() != null && fit.offer().nvlinkConnected()) {
             return Verdict.FITS;
         }
+        var allocator = fit.node().gpus().allocator();
         var topology = fit.node().gpus().topology();
         if (allocator.choose(fit.eligibleMask(), 0, pod.gpuCount(), true).isEmpty()) {
             return Verdict.unresolvable("node has no NVLink-connected set of " + pod.gpuCount() + " among "

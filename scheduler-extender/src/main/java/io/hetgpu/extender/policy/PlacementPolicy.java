@@ -1,12 +1,14 @@
 package io.hetgpu.extender.policy;
 
+import io.hetgpu.extender.model.NodeGpus;
 import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
-import io.hetgpu.gpu.tier.CardTier;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * hetgpu's placement policy: device filters narrow each node's GPUs to those the pod accepts, node
@@ -40,6 +42,14 @@ public final class PlacementPolicy {
     }
 
     public Assessment assess(PodRequest pod, NodeState node) {
+        return assess(pod, node, new HashMap<>());
+    }
+
+    /**
+     * @param admitted per request: whether a device kind passes every device filter, so that a request
+     *                 over thousands of nodes of a handful of products checks each product once
+     */
+    private Assessment assess(PodRequest pod, NodeState node, Map<NodeGpus.DeviceKind, Boolean> admitted) {
         if (!pod.needsGpus()) {
             return new Fit(new Candidate(node, Candidate.NO_GPUS, 0));
         }
@@ -47,18 +57,23 @@ public final class PlacementPolicy {
         if (!gpus.problem().isEmpty()) {
             return new Misfit(node.name(), Verdict.unresolvable(gpus.problem()));
         }
-        long eligible = gpus.healthyMask();
-        for (int position = 0; position < gpus.size(); position++) {
-            var device = gpus.topology().device(position);
-            for (var filter : deviceFilters) {
-                if (!filter.admits(pod, device)) {
-                    eligible &= ~(1L << position);
-                    break;
-                }
+        long eligible = 0;
+        var kinds = gpus.kinds();
+        for (int k = 0; k < kinds.size(); k++) {
+            var kind = kinds.get(k);
+            var pass = admitted.get(kind);
+            if (pass == null) {
+                pass = deviceFilters.stream().allMatch(filter -> filter.admits(pod, kind.example()));
+                admitted.put(kind, pass);
+            }
+            if (pass) {
+                eligible |= gpus.kindMasks()[k];
             }
         }
-        var fit = new GpuFit(pod, node, eligible, node.freeMask() & eligible);
-        if (gpus.size() > 0) {
+        eligible &= gpus.healthyMask();
+        var fit = GpuFit.of(pod, node, eligible);
+        if (Long.bitCount(eligible) < pod.gpuCount() && gpus.size() > 0) {
+            // Only a node short of suitable GPUs needs to know which requirement ruled its cards out.
             for (var filter : deviceFilters) {
                 if (filter.check(fit) instanceof Verdict.Rejected rejected) {
                     return new Misfit(node.name(), rejected);
@@ -70,20 +85,24 @@ public final class PlacementPolicy {
                 return new Misfit(node.name(), rejected);
             }
         }
-        var set = gpus.allocator().choose(fit.freeMask(), 0, pod.gpuCount(), pod.requireNvlink()).orElseThrow();
+        var offer = fit.offer();
+        if (offer == null) {
+            return new Misfit(node.name(), Verdict.retryable("no set of " + pod.gpuCount() + " free GPUs"));
+        }
         int weakest = Integer.MAX_VALUE;
-        for (int position : set.positions()) {
+        for (int position : offer.positions()) {
             weakest = Math.min(weakest, gpus.tiers().get(position).rank());
         }
-        return new Fit(new Candidate(node, set, weakest));
+        return new Fit(new Candidate(node, offer, weakest));
     }
 
     public FilterOutcome filter(PodRequest pod, List<NodeState> nodes) {
         var fitting = new ArrayList<String>(nodes.size());
         var failed = new LinkedHashMap<String, String>();
         var unresolvable = new LinkedHashMap<String, String>();
+        var admitted = new HashMap<NodeGpus.DeviceKind, Boolean>();
         for (var node : nodes) {
-            switch (assess(pod, node)) {
+            switch (assess(pod, node, admitted)) {
                 case Fit fit -> fitting.add(fit.candidate().name());
                 case Misfit misfit -> (misfit.rejection().unresolvable() ? unresolvable : failed)
                         .put(misfit.node(), misfit.rejection().reason());
@@ -96,14 +115,15 @@ public final class PlacementPolicy {
     public static FilterOutcome refuseAll(List<String> nodeNames, String reason) {
         var unresolvable = new LinkedHashMap<String, String>();
         nodeNames.forEach(name -> unresolvable.put(name, reason));
-        return new FilterOutcome(List.of(), java.util.Map.of(), unresolvable);
+        return new FilterOutcome(List.of(), Map.of(), unresolvable);
     }
 
     public ScoreTable prioritize(PodRequest pod, List<NodeState> nodes, PlacementContext context) {
         var assessments = new ArrayList<Assessment>(nodes.size());
         var candidates = new ArrayList<Candidate>(nodes.size());
+        var admitted = new HashMap<NodeGpus.DeviceKind, Boolean>();
         for (var node : nodes) {
-            var assessment = assess(pod, node);
+            var assessment = assess(pod, node, admitted);
             assessments.add(assessment);
             if (assessment instanceof Fit fit) {
                 candidates.add(fit.candidate());
@@ -153,13 +173,5 @@ public final class PlacementPolicy {
             }
         }
         return false;
-    }
-
-    /** The tier a candidate's set belongs to, for metrics and explanations. */
-    public static CardTier tierOf(Candidate candidate) {
-        if (candidate.set().size() == 0) {
-            return null;
-        }
-        return candidate.node().gpus().tiers().get(candidate.set().positions().getFirst());
     }
 }

@@ -33,7 +33,7 @@ import java.util.List;
  *       -Dmdep.outputFile=target/bench.cp -Dmdep.includeScope=test
  *   (cd ../shared/bench/extender-floor && GOFLAGS=-buildvcs=false go build -o /tmp/extender-floor .)
  *   java -cp scheduler-extender/target/test-classes:scheduler-extender/target/classes:$(cat scheduler-extender/target/bench.cp) \
- *       io.hetgpu.extender.bench.ExtenderBenchmark [--floor /tmp/extender-floor] [--sizes 100,1000,5000] [--seconds 20]
+ *       io.hetgpu.extender.bench.ExtenderBenchmark [--floor /tmp/extender-floor] [--sizes 100,1000,5000] [--forms Nodes,NodeNames] [--seconds 20]
  * </pre>
  *
  * The extender runs in a child JVM (mode {@code serve}) holding the generated cluster as its informer
@@ -54,11 +54,13 @@ public final class ExtenderBenchmark {
         var floorBinary = "/tmp/extender-floor";
         var sizes = new int[] {100, 1000, 5000};
         double seconds = 20;
+        var forms = List.of("Nodes", "NodeNames");
         for (int i = 0; i < args.length - 1; i += 2) {
             switch (args[i]) {
                 case "--floor" -> floorBinary = args[i + 1];
                 case "--sizes" -> sizes = Arrays.stream(args[i + 1].split(",")).mapToInt(Integer::parseInt).toArray();
                 case "--seconds" -> seconds = Double.parseDouble(args[i + 1]);
+                case "--forms" -> forms = List.of(args[i + 1].split(","));
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -74,8 +76,8 @@ public final class ExtenderBenchmark {
             System.out.printf("%-6s %-9s %-6s %-10s %9s %9s %8s %11s %11s%n",
                     "nodes", "form", "target", "verb", "p50 ms", "p99 ms", "req/s", "req bytes", "resp bytes");
             for (int size : sizes) {
-                for (var form : List.of("Nodes", "NodeNames")) {
-                    run(client, cluster, size, form, seconds / (sizes.length * 2));
+                for (var form : forms) {
+                    run(client, cluster, size, form, seconds / (sizes.length * forms.size()));
                 }
             }
         } finally {

@@ -48,6 +48,6 @@ class DeviceFiltersTest {
     }
 
     private static Verdict check(DeviceFilter filter, PodRequest pod, NodeState node) {
-        return filter.check(new GpuFit(pod, node, node.gpus().healthyMask(), node.freeMask()));
+        return filter.check(GpuFit.of(pod, node, node.gpus().healthyMask()));
     }
 }

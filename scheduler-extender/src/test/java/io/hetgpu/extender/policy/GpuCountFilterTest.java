@@ -40,6 +40,6 @@ class GpuCountFilterTest {
     }
 
     private Verdict check(NodeState node, int gpus) {
-        return filter.check(new GpuFit(TestPods.gpus(gpus), node, node.gpus().healthyMask(), node.freeMask()));
+        return filter.check(GpuFit.of(TestPods.gpus(gpus), node, node.gpus().healthyMask()));
     }
 }

@@ -37,6 +37,6 @@ class NvlinkFilterTest {
     }
 
     private Verdict check(NodeState node, int gpus) {
-        return filter.check(new GpuFit(TestPods.nvlink(TestPods.gpus(gpus)), node, node.gpus().healthyMask(), node.freeMask()));
+        return filter.check(GpuFit.of(TestPods.nvlink(TestPods.gpus(gpus)), node, node.gpus().healthyMask()));
     }
 }

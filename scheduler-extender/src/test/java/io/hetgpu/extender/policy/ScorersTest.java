@@ -6,56 +6,20 @@ import io.hetgpu.extender.TestNodes;
 import io.hetgpu.extender.TestPods;
 import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.model.DataLocality;
-import io.hetgpu.extender.model.GpuPreference;
 import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.extender.model.PeerLocation;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
-import io.hetgpu.extender.model.PriorityHint;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
+/** The scorers other than the tier one, each on candidates the policy itself produced. */
 class ScorersTest {
 
     private static final PlacementPolicy POLICY = new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS);
 
-    private final NodeState k80 = TestNodes.gpu("k80", TestTopologies::k80x4);
-    private final NodeState v100 = TestNodes.gpu("v100", TestTopologies::dgx1V100);
     private final NodeState h100 = TestNodes.gpu("h100", TestTopologies::dgxH100);
-
-    @Nested
-    class Tier {
-
-        private final TierScorer scorer = new TierScorer(PriorityThresholds.DEFAULTS);
-
-        @Test
-        void highPriorityPrefersTheNewestTier() {
-            var pod = TestPods.priority(TestPods.gpus(1), 5000, PriorityHint.UNSET, GpuPreference.UNSET);
-            assertThat(score(scorer, pod, k80, v100, h100)).containsExactly(0.0, 0.4, 1.0);
-        }
-
-        @Test
-        void lowPriorityPrefersTheOldestTierThatFits() {
-            var pod = TestPods.priority(TestPods.gpus(1), -10, PriorityHint.UNSET, GpuPreference.UNSET);
-            assertThat(score(scorer, pod, k80, v100, h100)).containsExactly(1.0, 0.6, 0.0);
-        }
-
-        @Test
-        void betweenTheThresholdsEveryTierIsEqual() {
-            var pod = TestPods.priority(TestPods.gpus(1), 500, PriorityHint.UNSET, GpuPreference.UNSET);
-            assertThat(score(scorer, pod, k80, v100, h100)).containsExactly(0.0, 0.0, 0.0);
-        }
-
-        @Test
-        void theAnnotationStandsInForSpecPriorityAndThePreferenceOverridesBoth() {
-            var hinted = TestPods.priority(TestPods.gpus(1), 5000, PriorityHint.LOW, GpuPreference.UNSET);
-            assertThat(score(scorer, hinted, k80, h100)).containsExactly(1.0, 0.0);
-            var preferred = TestPods.priority(TestPods.gpus(1), -10, PriorityHint.LOW, GpuPreference.NEWEST);
-            assertThat(score(scorer, preferred, k80, h100)).containsExactly(0.0, 1.0);
-        }
-    }
 
     @Test
     void nvlinkScorerRanksTheSetsNodesWouldGive() {
@@ -93,11 +57,11 @@ class ScorersTest {
         assertThat(score(new CpuNodeScorer(), TestPods.gpus(1), h100)).containsExactly(0.0);
     }
 
-    private static double[] score(NodeScorer scorer, PodRequest pod, NodeState... nodes) {
+    static double[] score(NodeScorer scorer, PodRequest pod, NodeState... nodes) {
         return score(scorer, pod, PlacementContext.EMPTY, nodes);
     }
 
-    private static double[] score(NodeScorer scorer, PodRequest pod, PlacementContext context, NodeState... nodes) {
+    static double[] score(NodeScorer scorer, PodRequest pod, PlacementContext context, NodeState... nodes) {
         var candidates = java.util.Arrays.stream(nodes)
                 .map(node -> ((PlacementPolicy.Fit) POLICY.assess(pod, node)).candidate())
                 .toList();

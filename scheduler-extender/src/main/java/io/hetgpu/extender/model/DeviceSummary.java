@@ -1,4 +1,4 @@
-package io.hetgpu.extender.policy;
+package io.hetgpu.extender.model;
 
 import io.hetgpu.gpu.GpuDevice;
 import java.util.List;
@@ -6,12 +6,12 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /** Short text for a group of devices in reasons: "8 V100 (16 GiB, cc 7.0)", "2 T4 + 1 V100 (…)". */
-final class DeviceSummary {
+public final class DeviceSummary {
 
     private DeviceSummary() {
     }
 
-    static String of(List<GpuDevice> devices) {
+    public static String of(List<GpuDevice> devices) {
         if (devices.isEmpty()) {
             return "no GPUs";
         }
@@ -34,7 +34,7 @@ final class DeviceSummary {
     }
 
     /** "2 free V100" or "3 free (2 T4, 1 V100)". */
-    static String free(List<GpuDevice> devices) {
+    public static String free(List<GpuDevice> devices) {
         if (devices.isEmpty()) {
             return "0 free";
         }
@@ -47,7 +47,7 @@ final class DeviceSummary {
         return devices.size() + " free (" + String.join(", ", parts) + ")";
     }
 
-    static String gib(long mib) {
+    public static String gib(long mib) {
         return mib % 1024 == 0 || mib > 10 * 1024 ? Math.round(mib / 1024.0) + " GiB" : mib + " MiB";
     }
 }
