@@ -14,8 +14,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP front kube-scheduler talks to: {@code POST /filter}, {@code /prioritize}, {@code /preempt};
- * {@code GET /healthz}, {@code /readyz}, {@code /metrics}. Verbs run on worker threads, unordered, so
- * a large request never stalls the event loop or the health checks.
+ * {@code GET /healthz}, {@code /readyz}, {@code /metrics}. Filter and prioritize run on the event loop:
+ * they are pure computation of a millisecond or so per thousand nodes, kube-scheduler sends one at a
+ * time, and handing each to a worker thread cost more than the work itself (the benchmark's 100-node
+ * case went from 0.84 to 0.65 ms per filter+prioritize). Preempt, rarer and heavier, runs on a worker.
  */
 public final class ExtenderServer implements AutoCloseable {
 
@@ -40,8 +42,8 @@ public final class ExtenderServer implements AutoCloseable {
         var extender = new ExtenderServer(service, preemption, metrics);
         var router = Router.router(vertx);
         router.post().handler(BodyHandler.create(false).setBodyLimit(options.bodyLimitBytes()));
-        router.post("/filter").blockingHandler(extender::filter, false);
-        router.post("/prioritize").blockingHandler(extender::prioritize, false);
+        router.post("/filter").handler(extender::filter);
+        router.post("/prioritize").handler(extender::prioritize);
         router.post("/preempt").blockingHandler(extender::preempt, false);
         router.get("/healthz").handler(ctx -> ctx.response().end("ok"));
         router.get("/readyz").handler(ctx -> {
