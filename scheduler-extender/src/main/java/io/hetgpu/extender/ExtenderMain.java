@@ -135,7 +135,12 @@ public final class ExtenderMain implements Callable<Integer> {
         var listener = PlacementEvents.logOnly();
         if (client != null) {
             informers = new InformerClusterView(client, parser, settings.rackLabel());
-            informers.start();
+            informers.start().whenComplete((done, failure) -> {
+                // Not fatal: /readyz stays false and fabric8 keeps retrying; say why once.
+                if (failure != null) {
+                    System.err.println("hetgpu-scheduler-extender: informers not started yet: " + failure.getMessage());
+                }
+            });
             cluster = informers;
             if (settings.events()) {
                 listener = new PlacementEvents(client, Clock.systemUTC(), Duration.ofSeconds(settings.eventIntervalSeconds()),
