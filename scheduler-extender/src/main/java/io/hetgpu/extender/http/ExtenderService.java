@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 
 /**
@@ -33,6 +34,16 @@ public final class ExtenderService {
     private final NodeStateFactory nodes;
     private final PlacementPolicy policy;
     private final BiConsumer<PodRequest, ScoreTable> onPrioritized;
+    /**
+     * The last assessment per node, reused while the node state and the pod's shape are unchanged:
+     * kube-scheduler asks filter then prioritize for each pod, and the pods of one job share a shape,
+     * so most nodes are judged once per burst instead of twice per pod. Derived data only.
+     */
+    private final ConcurrentHashMap<String, Memo> assessments = new ConcurrentHashMap<>();
+    private static final int MAX_MEMOS = 100_000;
+
+    private record Memo(NodeState state, PodRequest.Shape shape, PlacementPolicy.Assessment assessment) {
+    }
 
     public ExtenderService(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
                            BiConsumer<PodRequest, ScoreTable> onPrioritized) {
@@ -103,7 +114,7 @@ public final class ExtenderService {
         }
         FilterOutcome outcome;
         try {
-            outcome = policy.filter(parser.parse(args.pod()), resolved.states());
+            outcome = policy.outcome(assess(parser.parse(args.pod()), resolved.states()));
         } catch (InvalidPodRequestException e) {
             outcome = PlacementPolicy.refuseAll(resolved.states().stream().map(NodeState::name).toList(),
                     "pod " + podName(args) + " cannot be placed: " + e.getMessage());
@@ -140,12 +151,45 @@ public final class ExtenderService {
             resolved.unknown().forEach(name -> zeros.add(new HostPriority(name, 0)));
             return new Priorities(zeros, "");
         }
-        var table = policy.prioritize(pod, resolved.states(), cluster.contextOf(pod));
+        var table = policy.score(pod, assess(pod, resolved.states()), cluster.contextOf(pod));
         var priorities = new ArrayList<HostPriority>(table.rows().size() + resolved.unknown().size());
         table.rows().forEach(row -> priorities.add(new HostPriority(row.node(), row.score())));
         resolved.unknown().forEach(name -> priorities.add(new HostPriority(name, 0)));
         onPrioritized.accept(pod, table);
         return new Priorities(priorities, "");
+    }
+
+    private List<PlacementPolicy.Assessment> assess(PodRequest pod, List<NodeState> states) {
+        var shape = pod.shape();
+        var result = new ArrayList<PlacementPolicy.Assessment>(states.size());
+        var fresh = new ArrayList<NodeState>();
+        var freshAt = new ArrayList<Integer>();
+        for (var state : states) {
+            var memo = assessments.get(state.name());
+            if (memo != null && sameState(memo.state(), state) && memo.shape().equals(shape)) {
+                result.add(memo.assessment());
+            } else {
+                freshAt.add(result.size());
+                fresh.add(state);
+                result.add(null);
+            }
+        }
+        if (!fresh.isEmpty()) {
+            if (assessments.size() + fresh.size() > MAX_MEMOS) {
+                assessments.clear();
+            }
+            var judged = policy.assessAll(pod, fresh);
+            for (int i = 0; i < judged.size(); i++) {
+                result.set(freshAt.get(i), judged.get(i));
+                assessments.put(fresh.get(i).name(), new Memo(fresh.get(i), shape, judged.get(i)));
+            }
+        }
+        return result;
+    }
+
+    /** Same node state for the policy: the same decoded inventory (by identity), free devices and place. */
+    private static boolean sameState(NodeState a, NodeState b) {
+        return a.gpus() == b.gpus() && a.freeMask() == b.freeMask() && a.rack().equals(b.rack()) && a.zone().equals(b.zone());
     }
 
     static String podName(ExtenderArgs args) {

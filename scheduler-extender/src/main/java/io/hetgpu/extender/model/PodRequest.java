@@ -57,6 +57,14 @@ public record PodRequest(
         }
     }
 
+    /** What decides whether a node fits the pod: two pods of one shape fit the same nodes. */
+    public record Shape(int gpuCount, Set<String> models, long minMemoryMiB, ComputeCapability minComputeCapability, boolean requireNvlink) {
+    }
+
+    public Shape shape() {
+        return new Shape(gpuCount, models, minMemoryMiB, minComputeCapability, requireNvlink);
+    }
+
     public boolean needsGpus() {
         return gpuCount > 0;
     }

@@ -96,13 +96,27 @@ public final class PlacementPolicy {
         return new Fit(new Candidate(node, offer, weakest));
     }
 
-    public FilterOutcome filter(PodRequest pod, List<NodeState> nodes) {
-        var fitting = new ArrayList<String>(nodes.size());
-        var failed = new LinkedHashMap<String, String>();
-        var unresolvable = new LinkedHashMap<String, String>();
+    /** Every node judged for the pod, in order. */
+    public List<Assessment> assessAll(PodRequest pod, List<NodeState> nodes) {
+        var assessments = new ArrayList<Assessment>(nodes.size());
         var admitted = new HashMap<NodeGpus.DeviceKind, Boolean>();
         for (var node : nodes) {
-            switch (assess(pod, node, admitted)) {
+            assessments.add(assess(pod, node, admitted));
+        }
+        return assessments;
+    }
+
+    public FilterOutcome filter(PodRequest pod, List<NodeState> nodes) {
+        return outcome(assessAll(pod, nodes));
+    }
+
+    /** The filter answer from assessments made earlier (a caller may keep them while nothing changes). */
+    public FilterOutcome outcome(List<Assessment> assessments) {
+        var fitting = new ArrayList<String>(assessments.size());
+        var failed = new LinkedHashMap<String, String>();
+        var unresolvable = new LinkedHashMap<String, String>();
+        for (var assessment : assessments) {
+            switch (assessment) {
                 case Fit fit -> fitting.add(fit.candidate().name());
                 case Misfit misfit -> (misfit.rejection().unresolvable() ? unresolvable : failed)
                         .put(misfit.node(), misfit.rejection().reason());
@@ -119,12 +133,13 @@ public final class PlacementPolicy {
     }
 
     public ScoreTable prioritize(PodRequest pod, List<NodeState> nodes, PlacementContext context) {
-        var assessments = new ArrayList<Assessment>(nodes.size());
-        var candidates = new ArrayList<Candidate>(nodes.size());
-        var admitted = new HashMap<NodeGpus.DeviceKind, Boolean>();
-        for (var node : nodes) {
-            var assessment = assess(pod, node, admitted);
-            assessments.add(assessment);
+        return score(pod, assessAll(pod, nodes), context);
+    }
+
+    /** Scores from assessments made earlier for this pod. */
+    public ScoreTable score(PodRequest pod, List<Assessment> assessments, PlacementContext context) {
+        var candidates = new ArrayList<Candidate>(assessments.size());
+        for (var assessment : assessments) {
             if (assessment instanceof Fit fit) {
                 candidates.add(fit.candidate());
             }
@@ -141,7 +156,7 @@ public final class PlacementPolicy {
         }
         boolean cpuNodeAvailable = !pod.needsGpus() && candidates.stream().anyMatch(c -> !c.node().isGpuNode());
 
-        var rows = new ArrayList<ScoreTable.Row>(nodes.size());
+        var rows = new ArrayList<ScoreTable.Row>(assessments.size());
         int next = 0;
         for (var assessment : assessments) {
             switch (assessment) {
