@@ -33,7 +33,7 @@ import java.util.List;
  *       -Dmdep.outputFile=target/bench.cp -Dmdep.includeScope=test
  *   (cd ../shared/bench/extender-floor && GOFLAGS=-buildvcs=false go build -o /tmp/extender-floor .)
  *   java -cp scheduler-extender/target/test-classes:scheduler-extender/target/classes:$(cat scheduler-extender/target/bench.cp) \
- *       io.hetgpu.extender.bench.ExtenderBenchmark [--floor /tmp/extender-floor] [--sizes 100,1000,5000] [--forms Nodes,NodeNames] [--seconds 20]
+ *       io.hetgpu.extender.bench.ExtenderBenchmark [--floor /tmp/extender-floor] [--sizes 100,1000,5000] [--forms Nodes,NodeNames] [--pods same|alternating] [--seconds 20]
  * </pre>
  *
  * The extender runs in a child JVM (mode {@code serve}) holding the generated cluster as its informer
@@ -55,12 +55,14 @@ public final class ExtenderBenchmark {
         var sizes = new int[] {100, 1000, 5000};
         double seconds = 20;
         var forms = List.of("Nodes", "NodeNames");
+        boolean cold = false;
         for (int i = 0; i < args.length - 1; i += 2) {
             switch (args[i]) {
                 case "--floor" -> floorBinary = args[i + 1];
                 case "--sizes" -> sizes = Arrays.stream(args[i + 1].split(",")).mapToInt(Integer::parseInt).toArray();
                 case "--seconds" -> seconds = Double.parseDouble(args[i + 1]);
                 case "--forms" -> forms = List.of(args[i + 1].split(","));
+                case "--pods" -> cold = args[i + 1].equals("alternating");
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -77,7 +79,7 @@ public final class ExtenderBenchmark {
                     "nodes", "form", "target", "verb", "p50 ms", "p99 ms", "req/s", "req bytes", "resp bytes");
             for (int size : sizes) {
                 for (var form : forms) {
-                    run(client, cluster, size, form, seconds / (sizes.length * forms.size()));
+                    run(client, cluster, size, form, seconds / (sizes.length * forms.size()), cold);
                 }
             }
         } finally {
@@ -86,23 +88,39 @@ public final class ExtenderBenchmark {
         }
     }
 
-    private static void run(HttpClient client, BenchCluster cluster, int size, String form, double seconds) throws Exception {
-        var pod = KubeJson.text("pod-pytorch-worker.json")
+    /**
+     * @param alternating send two pods of different shapes in turn, so that the extender's per-node
+     *                    assessments from the previous pod never apply (its slow path); otherwise the same
+     *                    pod every time, as for the pods of one job
+     */
+    private static void run(HttpClient client, BenchCluster cluster, int size, String form, double seconds, boolean alternating) throws Exception {
+        var training = KubeJson.text("pod-pytorch-worker.json")
                 .replace("\"hetgpu.io/gpu-models\": \"V100,A100\",", "\"hetgpu.io/gpu-models\": \"V100,A100,H100\",")
                 .replace("\"hetgpu.io/min-gpu-memory\": \"15Gi\",", "");
-        var names = cluster.names.subList(0, size);
-        String filterBody;
-        if (form.equals("Nodes")) {
-            filterBody = "{\"Pod\":" + pod + ",\"Nodes\":{\"metadata\":{},\"items\":[" + String.join(",", cluster.nodeJson.subList(0, size)) + "]},\"NodeNames\":null}";
-        } else {
-            filterBody = "{\"Pod\":" + pod + ",\"Nodes\":null,\"NodeNames\":" + BenchCluster.json(names) + "}";
+        var small = training.replace("\"hetgpu.io/gpu-models\": \"V100,A100,H100\",", "")
+                .replace("\"hetgpu.io/interconnect\": \"nvlink\",", "").replace("\"nvidia.com/gpu\": \"4\"", "\"nvidia.com/gpu\": \"2\"");
+        var filterBodies = new ArrayList<String>();
+        var prioritizeBodies = new ArrayList<String>();
+        int kept = 0;
+        for (var pod : alternating ? List.of(training, small) : List.of(training)) {
+            String filterBody;
+            if (form.equals("Nodes")) {
+                filterBody = "{\"Pod\":" + pod + ",\"Nodes\":{\"metadata\":{},\"items\":[" + String.join(",", cluster.nodeJson.subList(0, size)) + "]},\"NodeNames\":null}";
+            } else {
+                filterBody = "{\"Pod\":" + pod + ",\"Nodes\":null,\"NodeNames\":" + BenchCluster.json(cluster.names.subList(0, size)) + "}";
+            }
+            // kube-scheduler prioritizes the nodes that passed filter: both targets get hetgpu's survivors.
+            var filtered = JSON.readTree(post(client, HETGPU_PORT, "/filter", filterBody).body());
+            filterBodies.add(filterBody);
+            prioritizeBodies.add(form.equals("Nodes")
+                    ? "{\"Pod\":" + pod + ",\"Nodes\":" + filtered.get("Nodes") + ",\"NodeNames\":null}"
+                    : "{\"Pod\":" + pod + ",\"Nodes\":null,\"NodeNames\":" + filtered.get("NodeNames") + "}");
+            if (kept == 0) {
+                kept = form.equals("Nodes") ? filtered.get("Nodes").get("items").size() : filtered.get("NodeNames").size();
+            }
         }
-        // kube-scheduler prioritizes the nodes that passed filter: both targets get hetgpu's survivors.
-        var filtered = JSON.readTree(post(client, HETGPU_PORT, "/filter", filterBody).body());
-        var prioritizeBody = form.equals("Nodes")
-                ? "{\"Pod\":" + pod + ",\"Nodes\":" + filtered.get("Nodes") + ",\"NodeNames\":null}"
-                : "{\"Pod\":" + pod + ",\"Nodes\":null,\"NodeNames\":" + filtered.get("NodeNames") + "}";
-        int kept = form.equals("Nodes") ? filtered.get("Nodes").get("items").size() : filtered.get("NodeNames").size();
+        var filterBody = filterBodies.getFirst();
+        var prioritizeBody = prioritizeBodies.getFirst();
 
         var results = new ArrayList<double[]>();
         for (int port : new int[] {HETGPU_PORT, FLOOR_PORT}) {
@@ -114,16 +132,17 @@ public final class ExtenderBenchmark {
             // Warm up (JIT, connection, buffers): 5 s, and at least 3 rounds.
             long warmUntil = System.nanoTime() + 5_000_000_000L;
             for (int warm = 0; warm < 3 || System.nanoTime() < warmUntil; warm++) {
-                post(client, port, "/filter", filterBody);
-                post(client, port, "/prioritize", prioritizeBody);
+                post(client, port, "/filter", filterBodies.get(warm % filterBodies.size()));
+                post(client, port, "/prioritize", prioritizeBodies.get(warm % filterBodies.size()));
             }
             long until = System.nanoTime() + (long) (seconds * 1e9);
             int rounds = 0;
             while (rounds < 10 || System.nanoTime() < until) {
+                int which = rounds % filterBodies.size();
                 long t0 = System.nanoTime();
-                var f = post(client, port, "/filter", filterBody);
+                var f = post(client, port, "/filter", filterBodies.get(which));
                 long t1 = System.nanoTime();
-                var p = post(client, port, "/prioritize", prioritizeBody);
+                var p = post(client, port, "/prioritize", prioritizeBodies.get(which));
                 long t2 = System.nanoTime();
                 filter.add((t1 - t0) / 1e6);
                 prioritize.add((t2 - t1) / 1e6);
@@ -138,8 +157,9 @@ public final class ExtenderBenchmark {
             print(size, form, target, "both", both, filterBody.length() + prioritizeBody.length(), filterBytes + prioritizeBytes);
             results.add(new double[] {percentile(both, 50), percentile(both, 99)});
         }
-        System.out.printf("%-6d %-9s ratio hetgpu/floor (filter+prioritize): p50 %.2f, p99 %.2f  (%d of %d nodes pass filter)%n%n",
-                size, form, results.get(0)[0] / results.get(1)[0], results.get(0)[1] / results.get(1)[1], kept, size);
+        System.out.printf("%-6d %-9s ratio hetgpu/floor (filter+prioritize): p50 %.2f, p99 %.2f  (%d of %d nodes pass filter; %s)%n%n",
+                size, form, results.get(0)[0] / results.get(1)[0], results.get(0)[1] / results.get(1)[1], kept, size,
+                alternating ? "two pod shapes in turn" : "one pod shape");
     }
 
     /** req/s is what one connection sustains for that verb alone (for "both": filter+prioritize rounds, i.e. pods/s). */
