@@ -1,0 +1,228 @@
+package io.hetgpu.extender;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.hetgpu.extender.http.ServerOptions;
+import io.hetgpu.extender.policy.PriorityThresholds;
+import io.hetgpu.extender.policy.ScoreWeights;
+import io.hetgpu.gpu.ComputeCapability;
+import io.hetgpu.gpu.inventory.HetgpuKeys;
+import io.hetgpu.gpu.tier.KnownCard;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The extender's configuration file (YAML, or JSON, which YAML reads too). Every field is optional:
+ *
+ * <pre>{@code
+ * port: 8888
+ * resourceName: nvidia.com/gpu
+ * rackLabel: topology.hetgpu.io/rack
+ * bodyLimitBytes: 67108864
+ * priority: {high: 1000, low: 0}
+ * weights: {tier: 4, nvlink: 3, job: 2, data: 2, cpu: 5}
+ * tiers:                      # added to or replacing entries of the built-in card table
+ *   - {model: B300, rank: 110, computeCapability: "10.0", maxMemoryMiB: 294912}
+ * events: {enabled: true, intervalSeconds: 60}
+ * }</pre>
+ */
+public record ExtenderConfig(int port, String resourceName, String rackLabel, long bodyLimitBytes,
+                             PriorityThresholds priority, ScoreWeights weights, List<KnownCard> tiers,
+                             boolean events, int eventIntervalSeconds) {
+
+    public static final ExtenderConfig DEFAULTS = new ExtenderConfig(8888, HetgpuKeys.DEFAULT_RESOURCE_NAME, HetgpuKeys.LABEL_RACK,
+            ServerOptions.DEFAULT_BODY_LIMIT, PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, List.of(), true, 60);
+
+    public ExtenderConfig {
+        tiers = List.copyOf(tiers);
+    }
+
+    /** A configuration file that cannot be used; the message is one line naming the field and the value. */
+    public static final class ConfigException extends Exception {
+        public ConfigException(String message) {
+            super(message);
+        }
+    }
+
+    // The file's shape: every field nullable, so that what is absent keeps its default.
+    record FileWeights(Integer tier, Integer nvlink, Integer job, Integer data, Integer cpu) {
+    }
+
+    record FilePriority(Integer high, Integer low) {
+    }
+
+    record FileTier(String model, Integer rank, String computeCapability, Long maxMemoryMiB) {
+    }
+
+    record FileEvents(Boolean enabled, Integer intervalSeconds) {
+    }
+
+    record FileConfig(Integer port, String resourceName, String rackLabel, Long bodyLimitBytes, FilePriority priority,
+                      FileWeights weights, List<FileTier> tiers, FileEvents events) {
+    }
+
+    public static ExtenderConfig load(Path file) throws ConfigException {
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (NoSuchFileException e) {
+            throw new ConfigException("config file " + file + " does not exist");
+        } catch (IOException e) {
+            throw new ConfigException("config file " + file + " cannot be read: " + e.getMessage());
+        }
+        return parse(text, file.toString());
+    }
+
+    public static ExtenderConfig parse(String text, String source) throws ConfigException {
+        var mapper = YAMLMapper.builder().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES).build();
+        FileConfig file;
+        try {
+            file = text.isBlank() ? null : mapper.readValue(text, FileConfig.class);
+        } catch (UnrecognizedPropertyException e) {
+            throw new ConfigException(source + ": unknown field " + path(e) + " (known: "
+                    + e.getKnownPropertyIds().stream().map(Object::toString).sorted().collect(Collectors.joining(", ")) + ")");
+        } catch (InvalidFormatException e) {
+            throw new ConfigException(source + ": " + path(e) + ": expected " + describe(e.getTargetType()) + ", got \"" + e.getValue() + "\"");
+        } catch (MismatchedInputException e) {
+            throw new ConfigException(source + ": " + path(e) + ": expected " + describe(e.getTargetType()));
+        } catch (IOException e) {
+            throw new ConfigException(source + ": not YAML or JSON: " + e.getMessage().lines().findFirst().orElse(""));
+        }
+        if (file == null) {
+            return DEFAULTS;
+        }
+        return DEFAULTS.with(file, source);
+    }
+
+    private ExtenderConfig with(FileConfig file, String source) throws ConfigException {
+        int newPort = file.port() == null ? port : file.port();
+        if (newPort < 0 || newPort > 65535) {
+            throw new ConfigException(source + ": port: expected 0..65535, got " + newPort);
+        }
+        var newResource = file.resourceName() == null ? resourceName : file.resourceName();
+        if (!newResource.matches("([a-z0-9.-]+/)?[A-Za-z0-9._-]+")) {
+            throw new ConfigException(source + ": resourceName: expected a resource name such as nvidia.com/gpu, got \"" + newResource + "\"");
+        }
+        var newRack = file.rackLabel() == null ? rackLabel : file.rackLabel();
+        long limit = file.bodyLimitBytes() == null ? bodyLimitBytes : file.bodyLimitBytes();
+        if (limit < 1024) {
+            throw new ConfigException(source + ": bodyLimitBytes: expected at least 1024, got " + limit);
+        }
+        var newPriority = priority;
+        if (file.priority() != null) {
+            int high = file.priority().high() == null ? priority.high() : file.priority().high();
+            int low = file.priority().low() == null ? priority.low() : file.priority().low();
+            try {
+                newPriority = new PriorityThresholds(high, low);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(source + ": priority: " + e.getMessage());
+            }
+        }
+        var newWeights = weights;
+        if (file.weights() != null) {
+            var w = file.weights();
+            try {
+                newWeights = new ScoreWeights(or(w.tier(), weights.tier(), "tier", source), or(w.nvlink(), weights.nvlink(), "nvlink", source),
+                        or(w.job(), weights.job(), "job", source), or(w.data(), weights.data(), "data", source), or(w.cpu(), weights.cpu(), "cpu", source));
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(source + ": weights: " + e.getMessage());
+            }
+        }
+        var newTiers = new ArrayList<>(tiers);
+        if (file.tiers() != null) {
+            for (int i = 0; i < file.tiers().size(); i++) {
+                newTiers.add(tier(file.tiers().get(i), source + ": tiers[" + i + "]"));
+            }
+        }
+        boolean newEvents = events;
+        int newInterval = eventIntervalSeconds;
+        if (file.events() != null) {
+            newEvents = file.events().enabled() == null ? events : file.events().enabled();
+            newInterval = file.events().intervalSeconds() == null ? eventIntervalSeconds : file.events().intervalSeconds();
+            if (newInterval < 1) {
+                throw new ConfigException(source + ": events.intervalSeconds: expected at least 1, got " + newInterval);
+            }
+        }
+        return new ExtenderConfig(newPort, newResource, newRack, limit, newPriority, newWeights, newTiers, newEvents, newInterval);
+    }
+
+    private static int or(Integer value, int fallback, String field, String source) throws ConfigException {
+        int result = value == null ? fallback : value;
+        if (result < 0 || result > 100) {
+            throw new ConfigException(source + ": weights." + field + ": expected 0..100, got " + result);
+        }
+        return result;
+    }
+
+    private static KnownCard tier(FileTier tier, String where) throws ConfigException {
+        if (tier == null || tier.model() == null || tier.model().isBlank()) {
+            throw new ConfigException(where + ".model: missing");
+        }
+        if (tier.rank() == null || tier.rank() < 1) {
+            throw new ConfigException(where + ".rank: expected an integer >= 1, got " + (tier.rank() == null ? "nothing" : tier.rank()));
+        }
+        ComputeCapability cc;
+        try {
+            cc = ComputeCapability.parse(tier.computeCapability());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(where + ".computeCapability: expected MAJOR.MINOR such as \"9.0\", got \"" + tier.computeCapability() + "\"");
+        }
+        if (tier.maxMemoryMiB() == null || tier.maxMemoryMiB() < 1) {
+            throw new ConfigException(where + ".maxMemoryMiB: expected an integer >= 1, got " + (tier.maxMemoryMiB() == null ? "nothing" : tier.maxMemoryMiB()));
+        }
+        return new KnownCard(tier.model().strip(), tier.rank(), cc, tier.maxMemoryMiB());
+    }
+
+    private static String path(JsonMappingException e) {
+        var text = new StringBuilder();
+        for (var reference : e.getPath()) {
+            if (reference.getFieldName() != null) {
+                text.append(text.isEmpty() ? "" : ".").append(reference.getFieldName());
+            } else {
+                text.append('[').append(reference.getIndex()).append(']');
+            }
+        }
+        return text.isEmpty() ? "(top level)" : text.toString();
+    }
+
+    private static String describe(Class<?> type) {
+        if (type == null) {
+            return "a different value";
+        }
+        if (type == Integer.class || type == int.class || type == Long.class || type == long.class) {
+            return "an integer";
+        }
+        if (type == Boolean.class || type == boolean.class) {
+            return "true or false";
+        }
+        if (type == String.class) {
+            return "a string";
+        }
+        if (List.class.isAssignableFrom(type)) {
+            return "a list";
+        }
+        return "a mapping";
+    }
+
+    public ExtenderConfig withPort(int newPort) {
+        return new ExtenderConfig(newPort, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds);
+    }
+
+    public ExtenderConfig withResourceName(String name) {
+        return new ExtenderConfig(port, name, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds);
+    }
+
+    public ExtenderConfig withPriority(PriorityThresholds thresholds) {
+        return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, thresholds, weights, tiers, events, eventIntervalSeconds);
+    }
+}

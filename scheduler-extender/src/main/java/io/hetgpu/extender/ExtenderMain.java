@@ -1,0 +1,184 @@
+package io.hetgpu.extender;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.cluster.InformerClusterView;
+import io.hetgpu.extender.explain.PlacementEvents;
+import io.hetgpu.extender.http.ExtenderMetrics;
+import io.hetgpu.extender.http.ExtenderServer;
+import io.hetgpu.extender.http.ExtenderService;
+import io.hetgpu.extender.http.Preemption;
+import io.hetgpu.extender.http.ServerOptions;
+import io.hetgpu.extender.model.NodeStateFactory;
+import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PriorityThresholds;
+import io.hetgpu.gpu.tier.CardCatalog;
+import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code java -jar hetgpu-scheduler-extender.jar [--port 8888] [--config FILE] [--kubeconfig PATH|in-cluster|none] ...} */
+@Command(name = "hetgpu-scheduler-extender", mixinStandardHelpOptions = true, version = "hetgpu scheduler extender 0.1.0",
+        description = "kube-scheduler extender that places GPU pods on heterogeneous clusters (filter, prioritize, preempt).")
+public final class ExtenderMain implements Callable<Integer> {
+
+    @Option(names = "--port", description = "HTTP(S) port (default 8888, or the config file's).")
+    Integer port;
+
+    @Option(names = "--host", defaultValue = "0.0.0.0", description = "Address to listen on (default ${DEFAULT-VALUE}).")
+    String host;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "YAML or JSON configuration file.")
+    Path config;
+
+    @Option(names = "--kubeconfig", defaultValue = "in-cluster", paramLabel = "PATH|in-cluster|none",
+            description = "Where the API server is: a kubeconfig file, the pod's service account (default), "
+                    + "or none (answer nodeCacheCapable: false requests from the request alone).")
+    String kubeconfig;
+
+    @Option(names = "--tls-cert", paramLabel = "PEM", description = "Certificate for HTTPS (kube-scheduler's enableHTTPS).")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "PEM", description = "Private key for HTTPS.")
+    Path tlsKey;
+
+    @Option(names = "--resource-name", description = "The GPU resource pods request (default nvidia.com/gpu).")
+    String resourceName;
+
+    @Option(names = "--priority-high", description = "spec.priority at or above which pods prefer the newest cards.")
+    Integer priorityHigh;
+
+    @Option(names = "--priority-low", description = "spec.priority at or below which pods prefer the oldest cards that fit.")
+    Integer priorityLow;
+
+    public static void main(String[] args) {
+        var command = new CommandLine(new ExtenderMain());
+        command.setExecutionExceptionHandler((e, line, parsed) -> {
+            line.getErr().println("hetgpu-scheduler-extender: " + e.getMessage());
+            return 2;
+        });
+        System.exit(command.execute(args));
+    }
+
+    /** Merges the config file and the flags; one-line errors for anything unusable. */
+    ExtenderConfig settings() throws ExtenderConfig.ConfigException {
+        var settings = config == null ? ExtenderConfig.DEFAULTS : ExtenderConfig.load(config);
+        if (port != null) {
+            if (port < 0 || port > 65535) {
+                throw new ExtenderConfig.ConfigException("--port: expected 0..65535, got " + port);
+            }
+            settings = settings.withPort(port);
+        }
+        if (resourceName != null) {
+            settings = settings.withResourceName(resourceName);
+        }
+        if (priorityHigh != null || priorityLow != null) {
+            int high = priorityHigh == null ? settings.priority().high() : priorityHigh;
+            int low = priorityLow == null ? settings.priority().low() : priorityLow;
+            if (low >= high) {
+                throw new ExtenderConfig.ConfigException("--priority-low (" + low + ") must be below --priority-high (" + high + ")");
+            }
+            settings = settings.withPriority(new PriorityThresholds(high, low));
+        }
+        if ((tlsCert == null) != (tlsKey == null)) {
+            throw new ExtenderConfig.ConfigException("--tls-cert and --tls-key go together: give both or neither");
+        }
+        for (var file : new Path[] {tlsCert, tlsKey}) {
+            if (file != null && !Files.isReadable(file)) {
+                throw new ExtenderConfig.ConfigException("TLS file " + file + " does not exist or cannot be read");
+            }
+        }
+        return settings;
+    }
+
+    KubernetesClient client() throws ExtenderConfig.ConfigException {
+        return switch (kubeconfig) {
+            case "none" -> null;
+            case "in-cluster" -> new KubernetesClientBuilder().build();
+            default -> {
+                try {
+                    yield new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(Path.of(kubeconfig)))).build();
+                } catch (IOException | RuntimeException e) {
+                    throw new ExtenderConfig.ConfigException("--kubeconfig " + kubeconfig + ": cannot be read: " + e.getMessage());
+                }
+            }
+        };
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        ExtenderConfig settings;
+        KubernetesClient client;
+        try {
+            settings = settings();
+            client = client();
+        } catch (ExtenderConfig.ConfigException e) {
+            System.err.println("hetgpu-scheduler-extender: " + e.getMessage());
+            return 2;
+        }
+        var catalog = CardCatalog.defaults().withOverrides(settings.tiers());
+        var parser = new PodRequestParser(settings.resourceName(), catalog);
+        ClusterView cluster = ClusterView.REQUEST_ONLY;
+        InformerClusterView informers = null;
+        var listener = PlacementEvents.logOnly();
+        if (client != null) {
+            informers = new InformerClusterView(client, parser, settings.rackLabel());
+            informers.start().whenComplete((done, failure) -> {
+                // Not fatal: /readyz stays false and fabric8 keeps retrying; say why once.
+                if (failure != null) {
+                    System.err.println("hetgpu-scheduler-extender: informers not started yet: " + failure.getMessage());
+                }
+            });
+            cluster = informers;
+            if (settings.events()) {
+                listener = new PlacementEvents(client, Clock.systemUTC(), Duration.ofSeconds(settings.eventIntervalSeconds()),
+                        Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("events").factory()));
+            }
+        }
+        var metrics = new ExtenderMetrics();
+        var events = listener;
+        var service = new ExtenderService(cluster, parser, new NodeStateFactory(catalog, settings.rackLabel()),
+                new PlacementPolicy(settings.priority(), settings.weights()), (pod, table) -> {
+                    metrics.placed(pod, table);
+                    events.accept(pod, table);
+                });
+        var vertx = Vertx.vertx();
+        var options = new ServerOptions(host, settings.port(), settings.bodyLimitBytes(), tlsCert, tlsKey);
+        ExtenderServer server;
+        try {
+            server = ExtenderServer.start(vertx, options, service, new Preemption(service), metrics)
+                    .toCompletionStage().toCompletableFuture().join();
+        } catch (RuntimeException e) {
+            System.err.println("hetgpu-scheduler-extender: cannot listen on " + host + ":" + settings.port() + ": "
+                    + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()));
+            vertx.close();
+            return 1;
+        }
+        System.out.println("hetgpu scheduler extender listening on " + (options.tls() ? "https" : "http") + "://" + host + ":"
+                + server.port() + " (API server: " + (client == null ? "none, request-only" : client.getMasterUrl()) + ")");
+        var stopped = new CountDownLatch(1);
+        var informersToClose = informers;
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            if (informersToClose != null) {
+                informersToClose.close();
+            }
+            vertx.close();
+            stopped.countDown();
+        }));
+        stopped.await();
+        return 0;
+    }
+}

@@ -1,0 +1,63 @@
+package io.hetgpu.extender.cluster;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.hetgpu.extender.model.BoundPod;
+import io.hetgpu.extender.model.NodeFacts;
+import io.hetgpu.extender.model.PlacementContext;
+import io.hetgpu.extender.model.PodRequest;
+import java.util.List;
+
+/** What the extender knows about the cluster beyond a request. Read-only. */
+public interface ClusterView {
+
+    /** False until the informers have listed everything once; /readyz says this. */
+    boolean synced();
+
+    /** Whether nodes can be looked up by name (false without an API server: NodeNames requests then fail). */
+    boolean knowsNodes();
+
+    /** The node's facts, or null when the view has not seen it. */
+    NodeFacts node(String name);
+
+    /** Pods bound to the node that hold or were promised GPUs. */
+    List<BoundPod> boundPods(String nodeName);
+
+    /** Where the pod's job peers run and where its volumes' data lives. */
+    PlacementContext contextOf(PodRequest pod);
+
+    /** A pod by UID, or null; preemption names victims this way. */
+    Pod podByUid(String uid);
+
+    /** The view of an extender with no API server: it knows only what each request carries. */
+    ClusterView REQUEST_ONLY = new ClusterView() {
+        @Override
+        public boolean synced() {
+            return true;
+        }
+
+        @Override
+        public boolean knowsNodes() {
+            return false;
+        }
+
+        @Override
+        public NodeFacts node(String name) {
+            return null;
+        }
+
+        @Override
+        public List<BoundPod> boundPods(String nodeName) {
+            return List.of();
+        }
+
+        @Override
+        public PlacementContext contextOf(PodRequest pod) {
+            return PlacementContext.EMPTY;
+        }
+
+        @Override
+        public Pod podByUid(String uid) {
+            return null;
+        }
+    };
+}

@@ -1,0 +1,192 @@
+package io.hetgpu.extender.cluster;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.PersistentVolume;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
+import io.hetgpu.extender.model.BoundPod;
+import io.hetgpu.extender.model.DataLocality;
+import io.hetgpu.extender.model.NodeFacts;
+import io.hetgpu.extender.model.PeerLocation;
+import io.hetgpu.extender.model.PlacementContext;
+import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.gpu.inventory.HetgpuKeys;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The cluster as fabric8 informers see it: nodes, pods, PVs and PVCs, watched read-only. Everything
+ * here is rebuilt from the API server on start, so replicas need nothing from each other.
+ *
+ * <p>GPU-holding pods are kept per node as {@link BoundPod}s, updated as pod events arrive, so a
+ * request for 5,000 nodes does not re-read every pod on every node.
+ */
+public final class InformerClusterView implements ClusterView, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(InformerClusterView.class);
+    private static final String BY_JOB = "job";
+    private static final String BY_UID = "uid";
+
+    private final PodRequestParser parser;
+    private final String rackLabel;
+    private final SharedIndexInformer<Node> nodes;
+    private final SharedIndexInformer<Pod> pods;
+    private final SharedIndexInformer<PersistentVolume> volumes;
+    private final SharedIndexInformer<PersistentVolumeClaim> claims;
+    /** node name -> pod UID -> what the pod holds there. */
+    private final ConcurrentHashMap<String, ConcurrentHashMap<String, BoundPod>> gpuPods = new ConcurrentHashMap<>();
+
+    public InformerClusterView(KubernetesClient client, PodRequestParser parser, String rackLabel) {
+        this.parser = parser;
+        this.rackLabel = rackLabel;
+        this.nodes = client.nodes().runnableInformer(0);
+        this.pods = client.pods().inAnyNamespace().runnableInformer(0);
+        this.volumes = client.persistentVolumes().runnableInformer(0);
+        this.claims = client.persistentVolumeClaims().inAnyNamespace().runnableInformer(0);
+        pods.addIndexers(Map.of(
+                BY_JOB, pod -> {
+                    var job = jobOf(pod);
+                    return job.isEmpty() ? List.of() : List.of(pod.getMetadata().getNamespace() + "/" + job);
+                },
+                BY_UID, pod -> pod.getMetadata().getUid() == null ? List.of() : List.of(pod.getMetadata().getUid())));
+        pods.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Pod pod) {
+                track(null, pod);
+            }
+
+            @Override
+            public void onUpdate(Pod before, Pod after) {
+                track(before, after);
+            }
+
+            @Override
+            public void onDelete(Pod pod, boolean finalStateUnknown) {
+                untrack(pod);
+            }
+        });
+    }
+
+    /** Starts watching; /readyz turns true once every informer has listed. */
+    public CompletableFuture<Void> start() {
+        return CompletableFuture.allOf(
+                nodes.start().toCompletableFuture(), pods.start().toCompletableFuture(),
+                volumes.start().toCompletableFuture(), claims.start().toCompletableFuture());
+    }
+
+    @Override
+    public boolean synced() {
+        return nodes.hasSynced() && pods.hasSynced() && volumes.hasSynced() && claims.hasSynced();
+    }
+
+    @Override
+    public boolean knowsNodes() {
+        return true;
+    }
+
+    @Override
+    public NodeFacts node(String name) {
+        var node = nodes.getStore().getByKey(name);
+        return node == null ? null : NodeFacts.of(node);
+    }
+
+    @Override
+    public List<BoundPod> boundPods(String nodeName) {
+        var held = gpuPods.get(nodeName);
+        return held == null ? List.of() : List.copyOf(held.values());
+    }
+
+    @Override
+    public PlacementContext contextOf(PodRequest pod) {
+        var peers = new ArrayList<PeerLocation>();
+        if (!pod.job().isEmpty()) {
+            for (var peer : pods.getIndexer().byIndex(BY_JOB, pod.namespace() + "/" + pod.job())) {
+                var nodeName = peer.getSpec() == null ? null : peer.getSpec().getNodeName();
+                if (nodeName == null || nodeName.isEmpty() || peer.getMetadata().getName().equals(pod.name())
+                        || !BoundPods.holdsResources(peer)) {
+                    continue;
+                }
+                var node = nodes.getStore().getByKey(nodeName);
+                var labels = node == null || node.getMetadata().getLabels() == null ? Map.<String, String>of() : node.getMetadata().getLabels();
+                peers.add(new PeerLocation(peer.getMetadata().getName(), nodeName, labels.getOrDefault(rackLabel, ""),
+                        labels.getOrDefault(HetgpuKeys.LABEL_ZONE, "")));
+            }
+        }
+        var located = new ArrayList<DataLocality>();
+        for (var claimName : pod.claimNames()) {
+            var claim = claims.getStore().getByKey(Cache.namespaceKeyFunc(pod.namespace(), claimName));
+            var volumeName = claim == null || claim.getSpec() == null ? null : claim.getSpec().getVolumeName();
+            var volume = volumeName == null || volumeName.isEmpty() ? null : volumes.getStore().getByKey(volumeName);
+            try {
+                var locality = VolumeLocality.of(claim, volume, rackLabel);
+                if (!locality.isEmpty()) {
+                    located.add(locality);
+                }
+            } catch (IllegalArgumentException e) {
+                // An admin's annotation, not the pod's: placing the pod without data locality beats refusing it.
+                LOG.warn("ignoring the data locality of claim {}/{}: {}", pod.namespace(), claimName, e.getMessage());
+            }
+        }
+        return new PlacementContext(peers, located);
+    }
+
+    @Override
+    public Pod podByUid(String uid) {
+        var found = pods.getIndexer().byIndex(BY_UID, uid);
+        return found.isEmpty() ? null : found.getFirst();
+    }
+
+    private void track(Pod before, Pod pod) {
+        if (before != null) {
+            untrack(before);
+        }
+        if (!BoundPods.holdsResources(pod)) {
+            return;
+        }
+        var bound = BoundPods.of(pod, parser);
+        if (bound.gpuCount() > 0) {
+            gpuPods.computeIfAbsent(pod.getSpec().getNodeName(), name -> new ConcurrentHashMap<>()).put(bound.uid(), bound);
+        }
+    }
+
+    private void untrack(Pod pod) {
+        var nodeName = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+        if (nodeName == null) {
+            return;
+        }
+        var held = gpuPods.get(nodeName);
+        if (held != null) {
+            held.remove(pod.getMetadata().getUid() == null ? pod.getMetadata().getName() : pod.getMetadata().getUid());
+        }
+    }
+
+    private static String jobOf(Pod pod) {
+        var labels = pod.getMetadata().getLabels();
+        if (labels == null) {
+            return "";
+        }
+        var job = labels.get(HetgpuKeys.POD_JOB);
+        if (job == null || job.isEmpty()) {
+            job = labels.get(HetgpuKeys.KUBEFLOW_JOB);
+        }
+        return job == null ? "" : job;
+    }
+
+    @Override
+    public void close() {
+        nodes.close();
+        pods.close();
+        volumes.close();
+        claims.close();
+    }
+}

@@ -1,0 +1,95 @@
+package io.hetgpu.extender.explain;
+
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.policy.ScoreTable;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tells users where their pod would go and why: one Kubernetes Event per pod per {@code interval}
+ * (kube-scheduler may prioritize a pod many times while it waits), posted off the request path.
+ * Also logs every full score table at debug level.
+ */
+public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PlacementEvents.class);
+    static final String REASON = "HetgpuPlacement";
+    static final String COMPONENT = "hetgpu-scheduler-extender";
+    private static final int MAX_TRACKED_PODS = 10_000;
+    private static final int MAX_MESSAGE = 1024;
+
+    private final KubernetesClient client;
+    private final Clock clock;
+    private final Duration interval;
+    private final Executor executor;
+    /** Last event per pod, oldest first, bounded; its only job is the throttle. */
+    private final Map<String, Instant> lastSent = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Instant> eldest) {
+            return size() > MAX_TRACKED_PODS;
+        }
+    };
+
+    public PlacementEvents(KubernetesClient client, Clock clock, Duration interval, Executor executor) {
+        this.client = client;
+        this.clock = clock;
+        this.interval = interval;
+        this.executor = executor;
+    }
+
+    /** Only the debug log, for an extender without an API server. */
+    public static BiConsumer<PodRequest, ScoreTable> logOnly() {
+        return (pod, table) -> debug(pod, table);
+    }
+
+    @Override
+    public void accept(PodRequest pod, ScoreTable table) {
+        debug(pod, table);
+        var key = pod.uid().isEmpty() ? pod.displayName() : pod.uid();
+        var now = clock.instant();
+        synchronized (lastSent) {
+            var last = lastSent.get(key);
+            if (last != null && now.isBefore(last.plus(interval))) {
+                return;
+            }
+            lastSent.put(key, now);
+        }
+        var message = PlacementExplanation.of(table);
+        executor.execute(() -> post(pod, message, now));
+    }
+
+    private void post(PodRequest pod, String message, Instant now) {
+        var text = message.length() > MAX_MESSAGE ? message.substring(0, MAX_MESSAGE - 1) + "…" : message;
+        var event = new EventBuilder()
+                .withNewMetadata().withNamespace(pod.namespace())
+                .withName(pod.name() + "." + Long.toHexString(now.toEpochMilli())).endMetadata()
+                .withNewInvolvedObject().withKind("Pod").withApiVersion("v1").withNamespace(pod.namespace())
+                .withName(pod.name()).withUid(pod.uid().isEmpty() ? null : pod.uid()).endInvolvedObject()
+                .withReason(REASON).withType("Normal").withMessage(text)
+                .withNewSource().withComponent(COMPONENT).endSource()
+                .withReportingComponent(COMPONENT)
+                .withFirstTimestamp(now.toString()).withLastTimestamp(now.toString()).withCount(1)
+                .build();
+        try {
+            client.v1().events().inNamespace(pod.namespace()).resource(event).create();
+        } catch (KubernetesClientException e) {
+            LOG.warn("could not post the placement event of {}: {}", pod.displayName(), e.getMessage());
+        }
+    }
+
+    private static void debug(PodRequest pod, ScoreTable table) {
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("scores for {}:\n{}", pod.displayName(), table.render());
+        }
+    }
+}

@@ -1,0 +1,167 @@
+package io.hetgpu.extender.http;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.hetgpu.extender.model.NodeFacts;
+import io.hetgpu.gpu.inventory.HetgpuKeys;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads {@code ExtenderArgs} as Go's encoding/json would: keys match case-insensitively, unknown keys
+ * are skipped, nulls are nulls. The Pod becomes a fabric8 Pod; each Node is streamed for the few
+ * fields the policy reads and otherwise left as bytes, because a 5,000-node request is tens of
+ * megabytes of status, images and managed fields that the extender only has to hand back.
+ */
+public final class ExtenderArgsReader {
+
+    private final ObjectMapper mapper;
+
+    public ExtenderArgsReader(ObjectMapper mapper) {
+        this.mapper = mapper;
+    }
+
+    /** The mapper for Kubernetes objects: fabric8's model classes, unknown fields tolerated. */
+    public static ObjectMapper kubernetesMapper() {
+        return new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    }
+
+    public ExtenderArgs read(byte[] body) throws WireFormatException {
+        try (var parser = mapper.getFactory().createParser(body)) {
+            if (parser.nextToken() != JsonToken.START_OBJECT) {
+                throw new WireFormatException("expected a JSON object with Pod and Nodes or NodeNames");
+            }
+            Pod pod = null;
+            List<WireNode> nodes = null;
+            List<String> names = null;
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                var field = parser.currentName();
+                var token = parser.nextToken();
+                if (field.equalsIgnoreCase("Pod")) {
+                    pod = token == JsonToken.VALUE_NULL ? null : mapper.readValue(parser, Pod.class);
+                } else if (field.equalsIgnoreCase("Nodes")) {
+                    nodes = token == JsonToken.VALUE_NULL ? null : nodeList(parser, body);
+                } else if (field.equalsIgnoreCase("NodeNames")) {
+                    names = token == JsonToken.VALUE_NULL ? null : strings(parser, "NodeNames");
+                } else {
+                    parser.skipChildren();
+                }
+            }
+            return new ExtenderArgs(pod, nodes, names);
+        } catch (JsonProcessingException e) {
+            var location = e.getLocation();
+            throw new WireFormatException("request body is not valid ExtenderArgs JSON"
+                    + (location == null ? "" : " at line " + location.getLineNr() + ", column " + location.getColumnNr())
+                    + ": " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new WireFormatException("request body could not be read: " + e.getMessage());
+        }
+    }
+
+    private static List<WireNode> nodeList(JsonParser parser, byte[] body) throws IOException, WireFormatException {
+        expect(parser, JsonToken.START_OBJECT, "Nodes");
+        var nodes = new ArrayList<WireNode>();
+        while (parser.nextToken() == JsonToken.FIELD_NAME) {
+            var field = parser.currentName();
+            var token = parser.nextToken();
+            if (field.equalsIgnoreCase("items") && token == JsonToken.START_ARRAY) {
+                while (parser.nextToken() == JsonToken.START_OBJECT) {
+                    nodes.add(node(parser, body, nodes.size()));
+                }
+                expect(parser, JsonToken.END_ARRAY, "Nodes.items");
+            } else {
+                parser.skipChildren();
+            }
+        }
+        return nodes;
+    }
+
+    private static WireNode node(JsonParser parser, byte[] body, int index) throws IOException, WireFormatException {
+        int start = (int) parser.currentTokenLocation().getByteOffset();
+        String name = null;
+        String resourceVersion = "";
+        Map<String, String> labels = Map.of();
+        String inventory = null;
+        String free = null;
+        while (parser.nextToken() == JsonToken.FIELD_NAME) {
+            var field = parser.currentName();
+            var token = parser.nextToken();
+            if (!field.equalsIgnoreCase("metadata") || token != JsonToken.START_OBJECT) {
+                parser.skipChildren();
+                continue;
+            }
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                var key = parser.currentName();
+                var valueToken = parser.nextToken();
+                if (key.equalsIgnoreCase("name")) {
+                    name = parser.getValueAsString();
+                } else if (key.equalsIgnoreCase("resourceVersion")) {
+                    resourceVersion = parser.getValueAsString("");
+                } else if (key.equalsIgnoreCase("labels") && valueToken == JsonToken.START_OBJECT) {
+                    labels = stringMap(parser);
+                } else if (key.equalsIgnoreCase("annotations") && valueToken == JsonToken.START_OBJECT) {
+                    while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                        var annotation = parser.currentName();
+                        parser.nextToken();
+                        if (annotation.equals(HetgpuKeys.ANNOTATION_INVENTORY)) {
+                            inventory = parser.getValueAsString();
+                        } else if (annotation.equals(HetgpuKeys.ANNOTATION_FREE)) {
+                            free = parser.getValueAsString();
+                        } else {
+                            parser.skipChildren();
+                        }
+                    }
+                } else {
+                    parser.skipChildren();
+                }
+            }
+        }
+        int end = (int) parser.currentTokenLocation().getByteOffset() + 1;
+        if (name == null || name.isEmpty()) {
+            throw new WireFormatException("Nodes.items[" + index + "].metadata.name: missing");
+        }
+        return new WireNode(new NodeFacts(name, resourceVersion, labels, inventory, free), body, start, end);
+    }
+
+    private static Map<String, String> stringMap(JsonParser parser) throws IOException {
+        var map = new HashMap<String, String>();
+        while (parser.nextToken() == JsonToken.FIELD_NAME) {
+            var key = parser.currentName();
+            parser.nextToken();
+            var value = parser.getValueAsString();
+            if (value != null) {
+                map.put(key, value);
+            } else {
+                parser.skipChildren();
+            }
+        }
+        return map;
+    }
+
+    static List<String> strings(JsonParser parser, String field) throws IOException, WireFormatException {
+        expect(parser, JsonToken.START_ARRAY, field);
+        var values = new ArrayList<String>();
+        JsonToken token;
+        while ((token = parser.nextToken()) != JsonToken.END_ARRAY) {
+            if (token != JsonToken.VALUE_STRING) {
+                throw new WireFormatException(field + "[" + values.size() + "]: expected a node name, got " + token);
+            }
+            values.add(parser.getText());
+        }
+        return values;
+    }
+
+    private static void expect(JsonParser parser, JsonToken expected, String field) throws WireFormatException {
+        if (parser.currentToken() != expected) {
+            throw new WireFormatException(field + ": expected " + (expected == JsonToken.START_ARRAY ? "an array" : "an object")
+                    + ", got " + parser.currentToken());
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package io.hetgpu.extender.http;
+
+import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.policy.ScoreTable;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+
+/** Request counts and latency per verb, and placements by card tier, in Prometheus text format. */
+public final class ExtenderMetrics {
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+
+    public Timer.Sample start() {
+        return Timer.start(registry);
+    }
+
+    public void record(Timer.Sample sample, String verb, int status) {
+        sample.stop(Timer.builder("hetgpu.extender.requests")
+                .description("kube-scheduler extender calls by verb and HTTP status")
+                .tags("verb", verb, "status", Integer.toString(status))
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofSeconds(5))
+                .register(registry));
+    }
+
+    /** Counts where the best-scored node would put the pod, by the model of the cards it would get. */
+    public void placed(PodRequest pod, ScoreTable table) {
+        var ranked = table.ranked();
+        if (ranked.isEmpty() || ranked.getFirst().candidate() == null) {
+            return;
+        }
+        var model = ranked.getFirst().candidate().model();
+        Counter.builder("hetgpu.extender.placements")
+                .description("best-scored placements by card model (cpu for pods without GPUs)")
+                .tag("tier", model.isEmpty() ? "cpu" : model)
+                .register(registry)
+                .increment();
+    }
+
+    public String scrape() {
+        return registry.scrape();
+    }
+}

@@ -1,0 +1,199 @@
+package io.hetgpu.extender.http;
+
+import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.model.InvalidPodRequestException;
+import io.hetgpu.extender.model.NodeState;
+import io.hetgpu.extender.model.NodeStateFactory;
+import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.policy.FilterOutcome;
+import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.ScoreTable;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
+
+/**
+ * The extender verbs over decoded requests: resolves the request's nodes (from the request itself or
+ * the cluster view), runs the policy and shapes the answer as kube-scheduler expects it. No HTTP here.
+ */
+public final class ExtenderService {
+
+    static final String NULL_POD = "Pod is null: kube-scheduler sends the pod to place in every ExtenderArgs";
+    static final String NO_NODES = "neither Nodes nor NodeNames given: nothing to filter";
+    static final String NO_NODE_CACHE = "NodeNames given, but this extender runs without an API server (--kubeconfig none) "
+            + "and knows no nodes: configure it in kube-scheduler with nodeCacheCapable: false, or give it a kubeconfig";
+    static final String UNKNOWN_NODE = "node not in the extender's cache yet (informer still catching up)";
+
+    private final ClusterView cluster;
+    private final PodRequestParser parser;
+    private final NodeStateFactory nodes;
+    private final PlacementPolicy policy;
+    private final BiConsumer<PodRequest, ScoreTable> onPrioritized;
+    /**
+     * The last assessment per node, reused while the node state and the pod's shape are unchanged:
+     * kube-scheduler asks filter then prioritize for each pod, and the pods of one job share a shape,
+     * so most nodes are judged once per burst instead of twice per pod. Derived data only.
+     */
+    private final ConcurrentHashMap<String, Memo> assessments = new ConcurrentHashMap<>();
+    private static final int MAX_MEMOS = 100_000;
+
+    private record Memo(NodeState state, PodRequest.Shape shape, PlacementPolicy.Assessment assessment) {
+    }
+
+    public ExtenderService(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
+                           BiConsumer<PodRequest, ScoreTable> onPrioritized) {
+        this.cluster = cluster;
+        this.parser = parser;
+        this.nodes = nodes;
+        this.policy = policy;
+        this.onPrioritized = onPrioritized;
+    }
+
+    public ClusterView cluster() {
+        return cluster;
+    }
+
+    public PodRequestParser parser() {
+        return parser;
+    }
+
+    public NodeStateFactory nodeStates() {
+        return nodes;
+    }
+
+    public PlacementPolicy policy() {
+        return policy;
+    }
+
+    /** The request's nodes as states; names the cluster view does not know are listed apart. */
+    record Resolved(List<NodeState> states, Map<String, WireNode> wire, List<String> unknown, String error) {
+    }
+
+    Resolved resolve(ExtenderArgs args) {
+        if (args.nodes() != null) {
+            var states = new ArrayList<NodeState>(args.nodes().size());
+            var wire = new HashMap<String, WireNode>(args.nodes().size() * 2);
+            for (var node : args.nodes()) {
+                var facts = node.facts();
+                states.add(nodes.state(facts, cluster.boundPods(facts.name())));
+                wire.put(facts.name(), node);
+            }
+            return new Resolved(states, wire, List.of(), "");
+        }
+        if (args.nodeNames() == null) {
+            return new Resolved(List.of(), Map.of(), List.of(), NO_NODES);
+        }
+        if (!cluster.knowsNodes()) {
+            return new Resolved(List.of(), Map.of(), List.of(), NO_NODE_CACHE);
+        }
+        var states = new ArrayList<NodeState>(args.nodeNames().size());
+        var unknown = new ArrayList<String>();
+        for (var name : args.nodeNames()) {
+            var facts = cluster.node(name);
+            if (facts == null) {
+                unknown.add(name);
+            } else {
+                states.add(nodes.state(facts, cluster.boundPods(name)));
+            }
+        }
+        return new Resolved(states, Map.of(), unknown, "");
+    }
+
+    public FilterResult filter(ExtenderArgs args) {
+        if (args.pod() == null) {
+            return FilterResult.error(NULL_POD);
+        }
+        var resolved = resolve(args);
+        if (!resolved.error().isEmpty()) {
+            return FilterResult.error(resolved.error());
+        }
+        FilterOutcome outcome;
+        try {
+            outcome = policy.outcome(assess(parser.parse(args.pod()), resolved.states()));
+        } catch (InvalidPodRequestException e) {
+            outcome = PlacementPolicy.refuseAll(resolved.states().stream().map(NodeState::name).toList(),
+                    "pod " + podName(args) + " cannot be placed: " + e.getMessage());
+        }
+        var failed = new LinkedHashMap<>(outcome.failed());
+        resolved.unknown().forEach(name -> failed.put(name, UNKNOWN_NODE));
+        if (args.nodes() != null) {
+            var kept = new ArrayList<WireNode>(outcome.fitting().size());
+            outcome.fitting().forEach(name -> kept.add(resolved.wire().get(name)));
+            return new FilterResult(kept, null, failed, outcome.unresolvable(), "");
+        }
+        return new FilterResult(null, outcome.fitting(), failed, outcome.unresolvable(), "");
+    }
+
+    /** Scores, or an error message (kube-scheduler drops a failed prioritize call and goes on without it). */
+    public record Priorities(List<HostPriority> priorities, String error) {
+    }
+
+    public Priorities prioritize(ExtenderArgs args) {
+        if (args.pod() == null) {
+            return new Priorities(List.of(), NULL_POD);
+        }
+        var resolved = resolve(args);
+        if (!resolved.error().isEmpty()) {
+            return new Priorities(List.of(), resolved.error());
+        }
+        PodRequest pod;
+        try {
+            pod = parser.parse(args.pod());
+        } catch (InvalidPodRequestException e) {
+            // Filter has refused the pod everywhere; if asked anyway, no node is better than another.
+            var zeros = new ArrayList<HostPriority>();
+            resolved.states().forEach(state -> zeros.add(new HostPriority(state.name(), 0)));
+            resolved.unknown().forEach(name -> zeros.add(new HostPriority(name, 0)));
+            return new Priorities(zeros, "");
+        }
+        var table = policy.score(pod, assess(pod, resolved.states()), cluster.contextOf(pod));
+        var priorities = new ArrayList<HostPriority>(table.rows().size() + resolved.unknown().size());
+        table.rows().forEach(row -> priorities.add(new HostPriority(row.node(), row.score())));
+        resolved.unknown().forEach(name -> priorities.add(new HostPriority(name, 0)));
+        onPrioritized.accept(pod, table);
+        return new Priorities(priorities, "");
+    }
+
+    private List<PlacementPolicy.Assessment> assess(PodRequest pod, List<NodeState> states) {
+        var shape = pod.shape();
+        var result = new ArrayList<PlacementPolicy.Assessment>(states.size());
+        var fresh = new ArrayList<NodeState>();
+        var freshAt = new ArrayList<Integer>();
+        for (var state : states) {
+            var memo = assessments.get(state.name());
+            if (memo != null && sameState(memo.state(), state) && memo.shape().equals(shape)) {
+                result.add(memo.assessment());
+            } else {
+                freshAt.add(result.size());
+                fresh.add(state);
+                result.add(null);
+            }
+        }
+        if (!fresh.isEmpty()) {
+            if (assessments.size() + fresh.size() > MAX_MEMOS) {
+                assessments.clear();
+            }
+            var judged = policy.assessAll(pod, fresh);
+            for (int i = 0; i < judged.size(); i++) {
+                result.set(freshAt.get(i), judged.get(i));
+                assessments.put(fresh.get(i).name(), new Memo(fresh.get(i), shape, judged.get(i)));
+            }
+        }
+        return result;
+    }
+
+    /** Same node state for the policy: the same decoded inventory (by identity), free devices and place. */
+    private static boolean sameState(NodeState a, NodeState b) {
+        return a.gpus() == b.gpus() && a.freeMask() == b.freeMask() && a.rack().equals(b.rack()) && a.zone().equals(b.zone());
+    }
+
+    static String podName(ExtenderArgs args) {
+        var metadata = args.pod().getMetadata();
+        return metadata == null ? "(unnamed)" : metadata.getNamespace() + "/" + metadata.getName();
+    }
+}

@@ -1,0 +1,81 @@
+package io.hetgpu.extender.model;
+
+import io.hetgpu.gpu.ComputeCapability;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * What the placement policy needs to know about a pod, parsed once from its spec, labels and annotations.
+ *
+ * @param namespace            the pod's namespace
+ * @param name                 the pod's name
+ * @param uid                  the pod's UID ("" when the API server has not assigned one yet)
+ * @param gpuCount             GPUs the pod needs, by the Kubernetes rules for init containers
+ * @param models               normalised card models the pod accepts; empty = any
+ * @param minMemoryMiB         least memory per GPU; 0 = any
+ * @param minComputeCapability least compute capability; {@link #ANY_COMPUTE_CAPABILITY} = any
+ * @param requireNvlink        all GPUs must form one NVLink-connected set
+ * @param specPriority         {@code spec.priority} (0 when unset, as Kubernetes defaults it)
+ * @param priorityHint         the {@code hetgpu.io/priority} annotation, which wins over {@code spec.priority}
+ * @param preference           the {@code hetgpu.io/gpu-preference} annotation, which wins over both
+ * @param job                  the job the pod belongs to ("" for none)
+ * @param role                 its role in the job (ps, worker, …; "" for none)
+ * @param claimNames           names of the PersistentVolumeClaims it mounts, in its namespace
+ */
+public record PodRequest(
+        String namespace,
+        String name,
+        String uid,
+        int gpuCount,
+        Set<String> models,
+        long minMemoryMiB,
+        ComputeCapability minComputeCapability,
+        boolean requireNvlink,
+        int specPriority,
+        PriorityHint priorityHint,
+        GpuPreference preference,
+        String job,
+        String role,
+        List<String> claimNames) {
+
+    public static final ComputeCapability ANY_COMPUTE_CAPABILITY = new ComputeCapability(1, 0);
+
+    public PodRequest {
+        Objects.requireNonNull(namespace, "namespace");
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(uid, "uid");
+        models = Set.copyOf(models);
+        Objects.requireNonNull(minComputeCapability, "minComputeCapability");
+        Objects.requireNonNull(priorityHint, "priorityHint");
+        Objects.requireNonNull(preference, "preference");
+        Objects.requireNonNull(job, "job");
+        Objects.requireNonNull(role, "role");
+        claimNames = List.copyOf(claimNames);
+        if (gpuCount < 0) {
+            throw new IllegalArgumentException("gpuCount must be >= 0, got " + gpuCount);
+        }
+    }
+
+    /** What decides whether a node fits the pod: two pods of one shape fit the same nodes. */
+    public record Shape(int gpuCount, Set<String> models, long minMemoryMiB, ComputeCapability minComputeCapability, boolean requireNvlink) {
+    }
+
+    public Shape shape() {
+        return new Shape(gpuCount, models, minMemoryMiB, minComputeCapability, requireNvlink);
+    }
+
+    public boolean needsGpus() {
+        return gpuCount > 0;
+    }
+
+    public String displayName() {
+        return namespace + "/" + name;
+    }
+
+    /** A pod with only a GPU count and everything else left to defaults; for tests and callers that know no more. */
+    public static PodRequest gpus(String name, int count) {
+        return new PodRequest("default", name, "", count, Set.of(), 0, ANY_COMPUTE_CAPABILITY, false, 0,
+                PriorityHint.UNSET, GpuPreference.UNSET, "", "", List.of());
+    }
+}

@@ -1,0 +1,243 @@
+package io.hetgpu.extender.model;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.hetgpu.gpu.CardModel;
+import io.hetgpu.gpu.ComputeCapability;
+import io.hetgpu.gpu.inventory.HetgpuKeys;
+import io.hetgpu.gpu.tier.CardCatalog;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Reads a {@link PodRequest} from a Kubernetes Pod. Every problem is collected, so one message tells a
+ * user everything wrong with the pod at once, each part naming the field and quoting the value.
+ */
+public final class PodRequestParser {
+
+    private static final BigDecimal MIB = BigDecimal.valueOf(1024L * 1024);
+
+    private final String resourceName;
+    private final CardCatalog catalog;
+
+    public PodRequestParser(String resourceName, CardCatalog catalog) {
+        this.resourceName = Objects.requireNonNull(resourceName, "resourceName");
+        this.catalog = Objects.requireNonNull(catalog, "catalog");
+    }
+
+    public String resourceName() {
+        return resourceName;
+    }
+
+    public PodRequest parse(Pod pod) throws InvalidPodRequestException {
+        var problems = new ArrayList<String>();
+        var metadata = pod.getMetadata();
+        var labels = metadata == null || metadata.getLabels() == null ? Map.<String, String>of() : metadata.getLabels();
+        var annotations = metadata == null || metadata.getAnnotations() == null ? Map.<String, String>of() : metadata.getAnnotations();
+
+        int gpus = 0;
+        try {
+            gpus = gpuCount(pod);
+        } catch (InvalidPodRequestException e) {
+            problems.add(e.getMessage());
+        }
+        var models = models(annotations.get(HetgpuKeys.POD_GPU_MODELS), problems);
+        long minMemoryMiB = minMemory(annotations.get(HetgpuKeys.POD_MIN_GPU_MEMORY), problems);
+        var minCc = minComputeCapability(annotations.get(HetgpuKeys.POD_MIN_COMPUTE_CAPABILITY), problems);
+        boolean nvlink = interconnect(annotations.get(HetgpuKeys.POD_INTERCONNECT), problems);
+        var hint = choice(annotations, HetgpuKeys.POD_PRIORITY, PriorityHint.class, PriorityHint.UNSET, problems);
+        var preference = choice(annotations, HetgpuKeys.POD_GPU_PREFERENCE, GpuPreference.class, GpuPreference.UNSET, problems);
+        if (!problems.isEmpty()) {
+            throw new InvalidPodRequestException(String.join("; ", problems));
+        }
+
+        var spec = pod.getSpec();
+        int specPriority = spec == null || spec.getPriority() == null ? 0 : spec.getPriority();
+        var claims = new ArrayList<String>();
+        if (spec != null && spec.getVolumes() != null) {
+            for (var volume : spec.getVolumes()) {
+                if (volume.getPersistentVolumeClaim() != null && volume.getPersistentVolumeClaim().getClaimName() != null) {
+                    claims.add(volume.getPersistentVolumeClaim().getClaimName());
+                }
+            }
+        }
+        var job = firstNonBlank(labels.get(HetgpuKeys.POD_JOB), labels.get(HetgpuKeys.KUBEFLOW_JOB));
+        var role = firstNonBlank(labels.get(HetgpuKeys.POD_ROLE), labels.get(HetgpuKeys.KUBEFLOW_ROLE)).toLowerCase(Locale.ROOT);
+        return new PodRequest(
+                metadata == null || metadata.getNamespace() == null ? "default" : metadata.getNamespace(),
+                metadata == null || metadata.getName() == null ? "" : metadata.getName(),
+                metadata == null || metadata.getUid() == null ? "" : metadata.getUid(),
+                gpus, models, minMemoryMiB, minCc, nvlink, specPriority, hint, preference, job, role, claims);
+    }
+
+    /**
+     * GPUs the pod holds while it runs, by the Kubernetes rule for effective requests: the larger of the
+     * sum over app containers (plus restartable "sidecar" init containers, which run alongside them) and
+     * the largest single init container (plus the sidecars started before it).
+     */
+    public int gpuCount(Pod pod) throws InvalidPodRequestException {
+        var spec = pod.getSpec();
+        if (spec == null) {
+            return 0;
+        }
+        long sidecars = 0;
+        long initPeak = 0;
+        if (spec.getInitContainers() != null) {
+            for (var init : spec.getInitContainers()) {
+                long count = containerGpus(init, "initContainers");
+                if ("Always".equals(init.getRestartPolicy())) {
+                    sidecars += count;
+                    initPeak = Math.max(initPeak, sidecars);
+                } else {
+                    initPeak = Math.max(initPeak, sidecars + count);
+                }
+            }
+        }
+        long apps = sidecars;
+        if (spec.getContainers() != null) {
+            for (var container : spec.getContainers()) {
+                apps += containerGpus(container, "containers");
+            }
+        }
+        long total = Math.max(apps, initPeak);
+        if (total > 64) {
+            throw new InvalidPodRequestException("resources.limits[" + resourceName + "]: at most 64 GPUs per pod, got " + total);
+        }
+        return (int) total;
+    }
+
+    private long containerGpus(Container container, String list) throws InvalidPodRequestException {
+        var resources = container.getResources();
+        if (resources == null) {
+            return 0;
+        }
+        // Extended resources cannot be overcommitted: a limit implies an equal request, so either names the count.
+        Quantity quantity = resources.getLimits() == null ? null : resources.getLimits().get(resourceName);
+        String field = "limits";
+        if (quantity == null && resources.getRequests() != null) {
+            quantity = resources.getRequests().get(resourceName);
+            field = "requests";
+        }
+        if (quantity == null) {
+            return 0;
+        }
+        var where = list + "[" + container.getName() + "].resources." + field + "[" + resourceName + "]";
+        BigDecimal value;
+        try {
+            value = Quantity.getAmountInBytes(quantity);
+        } catch (RuntimeException e) {
+            throw new InvalidPodRequestException(where + ": expected a whole number of GPUs, got \"" + quantity + "\"");
+        }
+        if (value.signum() < 0 || value.stripTrailingZeros().scale() > 0) {
+            throw new InvalidPodRequestException(where + ": expected a whole number of GPUs, got \"" + quantity + "\"");
+        }
+        return value.longValueExact();
+    }
+
+    private Set<String> models(String text, List<String> problems) {
+        if (text == null) {
+            return Set.of();
+        }
+        var models = new LinkedHashSet<String>();
+        for (var part : text.split(",")) {
+            if (part.isBlank()) {
+                continue;
+            }
+            var model = CardModel.fromProductName(part);
+            if (!catalog.knows(model)) {
+                problems.add(HetgpuKeys.POD_GPU_MODELS + ": unknown card model \"" + part.strip() + "\" in \"" + text
+                        + "\" (known: " + String.join(", ", catalog.cards().stream().map(c -> c.model()).toList())
+                        + "; an admin can add a model to the tier table)");
+            }
+            models.add(model);
+        }
+        if (models.isEmpty()) {
+            problems.add(HetgpuKeys.POD_GPU_MODELS + ": expected card models such as \"A100,H100\", got \"" + text + "\"");
+        }
+        return models;
+    }
+
+    private static long minMemory(String text, List<String> problems) {
+        if (text == null) {
+            return 0;
+        }
+        var bad = HetgpuKeys.POD_MIN_GPU_MEMORY + ": expected a memory size such as \"32Gi\" or \"16000Mi\", got \"" + text + "\"";
+        var trimmed = text.strip();
+        // A bare number is bytes to Kubernetes, which nobody means for GPU memory: insist on a unit.
+        if (trimmed.isEmpty() || Character.isDigit(trimmed.charAt(trimmed.length() - 1))) {
+            problems.add(bad);
+            return 0;
+        }
+        try {
+            var bytes = Quantity.getAmountInBytes(new Quantity(trimmed));
+            if (bytes.signum() <= 0) {
+                problems.add(bad);
+                return 0;
+            }
+            return bytes.divide(MIB, 0, java.math.RoundingMode.CEILING).longValueExact();
+        } catch (RuntimeException e) {
+            problems.add(bad);
+            return 0;
+        }
+    }
+
+    private static ComputeCapability minComputeCapability(String text, List<String> problems) {
+        if (text == null) {
+            return PodRequest.ANY_COMPUTE_CAPABILITY;
+        }
+        try {
+            return ComputeCapability.parse(text);
+        } catch (IllegalArgumentException e) {
+            problems.add(HetgpuKeys.POD_MIN_COMPUTE_CAPABILITY + ": expected MAJOR.MINOR such as \"7.0\", got \"" + text + "\"");
+            return PodRequest.ANY_COMPUTE_CAPABILITY;
+        }
+    }
+
+    private static boolean interconnect(String text, List<String> problems) {
+        if (text == null) {
+            return false;
+        }
+        return switch (text.strip().toLowerCase(Locale.ROOT)) {
+            case "nvlink" -> true;
+            case "any", "" -> false;
+            default -> {
+                problems.add(HetgpuKeys.POD_INTERCONNECT + ": expected \"nvlink\" or \"any\", got \"" + text + "\"");
+                yield false;
+            }
+        };
+    }
+
+    private static <E extends Enum<E>> E choice(Map<String, String> annotations, String key, Class<E> type, E unset, List<String> problems) {
+        var text = annotations.get(key);
+        if (text == null) {
+            return unset;
+        }
+        var allowed = new ArrayList<String>();
+        for (var value : type.getEnumConstants()) {
+            if (value == unset) {
+                continue;
+            }
+            var label = value.name().toLowerCase(Locale.ROOT);
+            allowed.add(label);
+            if (label.equals(text.strip().toLowerCase(Locale.ROOT))) {
+                return value;
+            }
+        }
+        problems.add(key + ": expected one of " + String.join(", ", allowed) + ", got \"" + text + "\"");
+        return unset;
+    }
+
+    private static String firstNonBlank(String a, String b) {
+        if (a != null && !a.isBlank()) {
+            return a;
+        }
+        return b == null ? "" : b;
+    }
+}

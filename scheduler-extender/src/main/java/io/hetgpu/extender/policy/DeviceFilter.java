@@ -1,0 +1,33 @@
+package io.hetgpu.extender.policy;
+
+import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.gpu.GpuDevice;
+
+/**
+ * A filter on single devices (card model, memory, compute capability). A node none of whose GPUs
+ * passes is refused for good: preemption cannot change what cards a node has.
+ */
+public interface DeviceFilter extends NodeFilter {
+
+    /** Whether the pod says anything this filter checks. */
+    boolean appliesTo(PodRequest pod);
+
+    boolean admits(PodRequest pod, GpuDevice device);
+
+    /** What the pod asks for, for reasons: "A100 or H100", "at least 32 GiB per GPU". */
+    String requirement(PodRequest pod);
+
+    @Override
+    default Verdict check(GpuFit fit) {
+        if (!appliesTo(fit.pod())) {
+            return Verdict.FITS;
+        }
+        var gpus = fit.node().gpus();
+        for (var kind : gpus.kinds()) {
+            if (admits(fit.pod(), kind.example())) {
+                return Verdict.FITS;
+            }
+        }
+        return Verdict.unresolvable("node has " + gpus.summary() + ", pod needs " + requirement(fit.pod()));
+    }
+}

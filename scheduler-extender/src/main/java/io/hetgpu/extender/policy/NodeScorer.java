@@ -1,0 +1,18 @@
+package io.hetgpu.extender.policy;
+
+import io.hetgpu.extender.model.PlacementContext;
+import io.hetgpu.extender.model.PodRequest;
+import java.util.List;
+
+/**
+ * One placement preference. Scores every candidate at once, because several preferences are relative
+ * to the others ("the newest tier among the nodes that fit"). Each value is in 0..1, higher is better;
+ * a scorer with nothing to say returns the same value for every node.
+ */
+public interface NodeScorer {
+
+    /** Short name for configuration, score tables and explanations. */
+    String name();
+
+    double[] score(PodRequest pod, List<Candidate> candidates, PlacementContext context);
+}

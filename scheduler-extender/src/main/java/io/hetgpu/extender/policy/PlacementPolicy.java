@@ -1,0 +1,192 @@
+package io.hetgpu.extender.policy;
+
+import io.hetgpu.extender.model.NodeGpus;
+import io.hetgpu.extender.model.NodeState;
+import io.hetgpu.extender.model.PlacementContext;
+import io.hetgpu.extender.model.PodRequest;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * hetgpu's placement policy: device filters narrow each node's GPUs to those the pod accepts, node
+ * filters decide whether the node fits, and weighted scorers rank the nodes that do. Pure: no I/O,
+ * no clocks, no state, so any replica gives the same answer to the same request.
+ */
+public final class PlacementPolicy {
+
+    private final List<DeviceFilter> deviceFilters = List.of(new CardModelFilter(), new GpuMemoryFilter(), new ComputeCapabilityFilter());
+    private final List<NodeFilter> nodeFilters = List.of(new GpuCountFilter(), new NvlinkFilter());
+    private final List<NodeScorer> scorers;
+    private final int[] weights;
+
+    /** The score of every fitting node when no scorer can tell them apart. */
+    static final int NEUTRAL_SCORE = 5;
+
+    public PlacementPolicy(PriorityThresholds thresholds, ScoreWeights weights) {
+        this.scorers = List.of(new TierScorer(thresholds), new NvlinkScorer(), new JobLocalityScorer(),
+                new DataLocalityScorer(), new CpuNodeScorer());
+        this.weights = new int[] {weights.tier(), weights.nvlink(), weights.job(), weights.data(), weights.cpu()};
+    }
+
+    /** A node judged for a pod: a candidate when it fits, else the rejection. */
+    public sealed interface Assessment permits Fit, Misfit {
+    }
+
+    public record Fit(Candidate candidate) implements Assessment {
+    }
+
+    public record Misfit(String node, Verdict.Rejected rejection) implements Assessment {
+    }
+
+    public Assessment assess(PodRequest pod, NodeState node) {
+        return assess(pod, node, new HashMap<>());
+    }
+
+    /**
+     * @param admitted per request: whether a device kind passes every device filter, so that a request
+     *                 over thousands of nodes of a handful of products checks each product once
+     */
+    private Assessment assess(PodRequest pod, NodeState node, Map<NodeGpus.DeviceKind, Boolean> admitted) {
+        if (!pod.needsGpus()) {
+            return new Fit(new Candidate(node, Candidate.NO_GPUS, 0));
+        }
+        var gpus = node.gpus();
+        if (!gpus.problem().isEmpty()) {
+            return new Misfit(node.name(), Verdict.unresolvable(gpus.problem()));
+        }
+        long eligible = 0;
+        var kinds = gpus.kinds();
+        for (int k = 0; k < kinds.size(); k++) {
+            var kind = kinds.get(k);
+            var pass = admitted.get(kind);
+            if (pass == null) {
+                pass = deviceFilters.stream().allMatch(filter -> filter.admits(pod, kind.example()));
+                admitted.put(kind, pass);
+            }
+            if (pass) {
+                eligible |= gpus.kindMasks()[k];
+            }
+        }
+        eligible &= gpus.healthyMask();
+        var fit = GpuFit.of(pod, node, eligible);
+        if (Long.bitCount(eligible) < pod.gpuCount() && gpus.size() > 0) {
+            // Only a node short of suitable GPUs needs to know which requirement ruled its cards out.
+            for (var filter : deviceFilters) {
+                if (filter.check(fit) instanceof Verdict.Rejected rejected) {
+                    return new Misfit(node.name(), rejected);
+                }
+            }
+        }
+        for (var filter : nodeFilters) {
+            if (filter.check(fit) instanceof Verdict.Rejected rejected) {
+                return new Misfit(node.name(), rejected);
+            }
+        }
+        var offer = fit.offer();
+        if (offer == null) {
+            return new Misfit(node.name(), Verdict.retryable("no set of " + pod.gpuCount() + " free GPUs"));
+        }
+        int weakest = Integer.MAX_VALUE;
+        for (int position : offer.positions()) {
+            weakest = Math.min(weakest, gpus.tiers().get(position).rank());
+        }
+        return new Fit(new Candidate(node, offer, weakest));
+    }
+
+    /** Every node judged for the pod, in order. */
+    public List<Assessment> assessAll(PodRequest pod, List<NodeState> nodes) {
+        var assessments = new ArrayList<Assessment>(nodes.size());
+        var admitted = new HashMap<NodeGpus.DeviceKind, Boolean>();
+        for (var node : nodes) {
+            assessments.add(assess(pod, node, admitted));
+        }
+        return assessments;
+    }
+
+    public FilterOutcome filter(PodRequest pod, List<NodeState> nodes) {
+        return outcome(assessAll(pod, nodes));
+    }
+
+    /** The filter answer from assessments made earlier (a caller may keep them while nothing changes). */
+    public FilterOutcome outcome(List<Assessment> assessments) {
+        var fitting = new ArrayList<String>(assessments.size());
+        var failed = new LinkedHashMap<String, String>();
+        var unresolvable = new LinkedHashMap<String, String>();
+        for (var assessment : assessments) {
+            switch (assessment) {
+                case Fit fit -> fitting.add(fit.candidate().name());
+                case Misfit misfit -> (misfit.rejection().unresolvable() ? unresolvable : failed)
+                        .put(misfit.node(), misfit.rejection().reason());
+            }
+        }
+        return new FilterOutcome(fitting, failed, unresolvable);
+    }
+
+    /** Every node refused for the same reason: a pod whose request cannot be read fits nowhere. */
+    public static FilterOutcome refuseAll(List<String> nodeNames, String reason) {
+        var unresolvable = new LinkedHashMap<String, String>();
+        nodeNames.forEach(name -> unresolvable.put(name, reason));
+        return new FilterOutcome(List.of(), Map.of(), unresolvable);
+    }
+
+    public ScoreTable prioritize(PodRequest pod, List<NodeState> nodes, PlacementContext context) {
+        return score(pod, assessAll(pod, nodes), context);
+    }
+
+    /** Scores from assessments made earlier for this pod. */
+    public ScoreTable score(PodRequest pod, List<Assessment> assessments, PlacementContext context) {
+        var candidates = new ArrayList<Candidate>(assessments.size());
+        for (var assessment : assessments) {
+            if (assessment instanceof Fit fit) {
+                candidates.add(fit.candidate());
+            }
+        }
+        var columns = new double[scorers.size()][];
+        int activeWeight = 0;
+        var active = new boolean[scorers.size()];
+        for (int s = 0; s < scorers.size(); s++) {
+            columns[s] = weights[s] == 0 ? new double[candidates.size()] : scorers.get(s).score(pod, candidates, context);
+            // A scorer that gives every candidate the same value cannot rank them; leaving it out lets the
+            // ones that can use the whole 0..10 range, which is what kube-scheduler weighs against its plugins.
+            active[s] = weights[s] > 0 && spread(columns[s]);
+            activeWeight += active[s] ? weights[s] : 0;
+        }
+        boolean cpuNodeAvailable = !pod.needsGpus() && candidates.stream().anyMatch(c -> !c.node().isGpuNode());
+
+        var rows = new ArrayList<ScoreTable.Row>(assessments.size());
+        int next = 0;
+        for (var assessment : assessments) {
+            switch (assessment) {
+                case Misfit misfit -> rows.add(new ScoreTable.Row(misfit.node(), 0, new double[0], null, misfit.rejection().reason()));
+                case Fit fit -> {
+                    int index = next++;
+                    var parts = new double[scorers.size()];
+                    double sum = 0;
+                    for (int s = 0; s < parts.length; s++) {
+                        parts[s] = columns[s][index];
+                        sum += active[s] ? weights[s] * parts[s] : 0;
+                    }
+                    int score = activeWeight == 0 ? NEUTRAL_SCORE : (int) Math.round(10 * sum / activeWeight);
+                    if (cpuNodeAvailable) {
+                        // A hard order, not a weight: GPU nodes lose to every CPU node, whatever locality says.
+                        score = fit.candidate().node().isGpuNode() ? 0 : Math.max(1, score);
+                    }
+                    rows.add(new ScoreTable.Row(fit.candidate().name(), Math.clamp(score, 0, 10), parts, fit.candidate(), ""));
+                }
+            }
+        }
+        return new ScoreTable(scorers.stream().map(NodeScorer::name).toList(), rows);
+    }
+
+    private static boolean spread(double[] column) {
+        for (int i = 1; i < column.length; i++) {
+            if (column[i] != column[0]) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,25 @@
+package io.hetgpu.extender.policy;
+
+import io.hetgpu.extender.model.GpuPreference;
+import io.hetgpu.extender.model.PodRequest;
+
+/** Which tier a pod should prefer: the gpu-preference annotation, else the priority annotation, else spec.priority. */
+public final class TierPreference {
+
+    private TierPreference() {
+    }
+
+    public static GpuPreference of(PodRequest pod, PriorityThresholds thresholds) {
+        if (pod.preference() != GpuPreference.UNSET) {
+            return pod.preference();
+        }
+        return switch (pod.priorityHint()) {
+            case HIGH -> GpuPreference.NEWEST;
+            case LOW -> GpuPreference.OLDEST;
+            case NORMAL -> GpuPreference.ANY;
+            case UNSET -> pod.specPriority() >= thresholds.high() ? GpuPreference.NEWEST
+                    : pod.specPriority() <= thresholds.low() ? GpuPreference.OLDEST
+                    : GpuPreference.ANY;
+        };
+    }
+}

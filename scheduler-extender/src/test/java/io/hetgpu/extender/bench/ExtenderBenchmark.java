@@ -1,0 +1,214 @@
+package io.hetgpu.extender.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hetgpu.extender.KubeJson;
+import io.hetgpu.extender.http.ExtenderMetrics;
+import io.hetgpu.extender.http.ExtenderServer;
+import io.hetgpu.extender.http.ExtenderService;
+import io.hetgpu.extender.http.Preemption;
+import io.hetgpu.extender.http.ServerOptions;
+import io.hetgpu.extender.model.NodeStateFactory;
+import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PriorityThresholds;
+import io.hetgpu.extender.policy.ScoreWeights;
+import io.hetgpu.gpu.tier.CardCatalog;
+import io.vertx.core.Vertx;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Drives the hetgpu extender and the Go floor (../shared/bench/extender-floor) over HTTP with the same
+ * kube-scheduler-shaped requests, one connection and one request at a time as kube-scheduler does,
+ * and prints p50/p99 per verb, requests/s, payload sizes and hetgpu/floor ratios. Not a test.
+ *
+ * <pre>
+ *   ./hetgpu mvn -q -pl scheduler-extender -am test-compile dependency:build-classpath \
+ *       -Dmdep.outputFile=target/bench.cp -Dmdep.includeScope=test
+ *   (cd ../shared/bench/extender-floor && GOFLAGS=-buildvcs=false go build -o /tmp/extender-floor .)
+ *   java -cp scheduler-extender/target/test-classes:scheduler-extender/target/classes:$(cat scheduler-extender/target/bench.cp) \
+ *       io.hetgpu.extender.bench.ExtenderBenchmark [--floor /tmp/extender-floor] [--sizes 100,1000,5000] [--forms Nodes,NodeNames] [--pods same|alternating] [--seconds 20]
+ * </pre>
+ *
+ * The extender runs in a child JVM (mode {@code serve}) holding the generated cluster as its informer
+ * cache would, so the client's garbage never lands on the server's clock.
+ */
+public final class ExtenderBenchmark {
+
+    private static final long SEED = 42;
+    private static final int HETGPU_PORT = 18899;
+    private static final int FLOOR_PORT = 18888;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("serve")) {
+            serve(Integer.parseInt(args[1]));
+            return;
+        }
+        var floorBinary = "/tmp/extender-floor";
+        var sizes = new int[] {100, 1000, 5000};
+        double seconds = 20;
+        var forms = List.of("Nodes", "NodeNames");
+        boolean cold = false;
+        for (int i = 0; i < args.length - 1; i += 2) {
+            switch (args[i]) {
+                case "--floor" -> floorBinary = args[i + 1];
+                case "--sizes" -> sizes = Arrays.stream(args[i + 1].split(",")).mapToInt(Integer::parseInt).toArray();
+                case "--seconds" -> seconds = Double.parseDouble(args[i + 1]);
+                case "--forms" -> forms = List.of(args[i + 1].split(","));
+                case "--pods" -> cold = args[i + 1].equals("alternating");
+                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+            }
+        }
+        int largest = Arrays.stream(sizes).max().orElseThrow();
+        var java = ProcessHandle.current().info().command().orElse("java");
+        var hetgpu = new ProcessBuilder(java, "-Xmx4g", "-XX:+UseParallelGC", "-cp", System.getProperty("java.class.path"),
+                ExtenderBenchmark.class.getName(), "serve", Integer.toString(largest)).inheritIO().start();
+        var floor = new ProcessBuilder(floorBinary, "-addr", "127.0.0.1:" + FLOOR_PORT).inheritIO().start();
+        try {
+            var client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+            waitFor(client, "http://127.0.0.1:" + HETGPU_PORT + "/readyz");
+            var cluster = new BenchCluster(largest, SEED);
+            System.out.printf("%-6s %-9s %-6s %-10s %9s %9s %8s %11s %11s%n",
+                    "nodes", "form", "target", "verb", "p50 ms", "p99 ms", "req/s", "req bytes", "resp bytes");
+            for (int size : sizes) {
+                for (var form : forms) {
+                    run(client, cluster, size, form, seconds / (sizes.length * forms.size()), cold);
+                }
+            }
+        } finally {
+            hetgpu.destroy();
+            floor.destroy();
+        }
+    }
+
+    /**
+     * @param alternating send two pods of different shapes in turn, so that the extender's per-node
+     *                    assessments from the previous pod never apply (its slow path); otherwise the same
+     *                    pod every time, as for the pods of one job
+     */
+    private static void run(HttpClient client, BenchCluster cluster, int size, String form, double seconds, boolean alternating) throws Exception {
+        var training = KubeJson.text("pod-pytorch-worker.json")
+                .replace("\"hetgpu.io/gpu-models\": \"V100,A100\",", "\"hetgpu.io/gpu-models\": \"V100,A100,H100\",")
+                .replace("\"hetgpu.io/min-gpu-memory\": \"15Gi\",", "");
+        var small = training.replace("\"hetgpu.io/gpu-models\": \"V100,A100,H100\",", "")
+                .replace("\"hetgpu.io/interconnect\": \"nvlink\",", "").replace("\"nvidia.com/gpu\": \"4\"", "\"nvidia.com/gpu\": \"2\"");
+        var filterBodies = new ArrayList<String>();
+        var prioritizeBodies = new ArrayList<String>();
+        int kept = 0;
+        for (var pod : alternating ? List.of(training, small) : List.of(training)) {
+            String filterBody;
+            if (form.equals("Nodes")) {
+                filterBody = "{\"Pod\":" + pod + ",\"Nodes\":{\"metadata\":{},\"items\":[" + String.join(",", cluster.nodeJson.subList(0, size)) + "]},\"NodeNames\":null}";
+            } else {
+                filterBody = "{\"Pod\":" + pod + ",\"Nodes\":null,\"NodeNames\":" + BenchCluster.json(cluster.names.subList(0, size)) + "}";
+            }
+            // kube-scheduler prioritizes the nodes that passed filter: both targets get hetgpu's survivors.
+            var filtered = JSON.readTree(post(client, HETGPU_PORT, "/filter", filterBody).body());
+            filterBodies.add(filterBody);
+            prioritizeBodies.add(form.equals("Nodes")
+                    ? "{\"Pod\":" + pod + ",\"Nodes\":" + filtered.get("Nodes") + ",\"NodeNames\":null}"
+                    : "{\"Pod\":" + pod + ",\"Nodes\":null,\"NodeNames\":" + filtered.get("NodeNames") + "}");
+            if (kept == 0) {
+                kept = form.equals("Nodes") ? filtered.get("Nodes").get("items").size() : filtered.get("NodeNames").size();
+            }
+        }
+        var filterBody = filterBodies.getFirst();
+        var prioritizeBody = prioritizeBodies.getFirst();
+
+        var results = new ArrayList<double[]>();
+        for (int port : new int[] {HETGPU_PORT, FLOOR_PORT}) {
+            var filter = new ArrayList<Double>();
+            var prioritize = new ArrayList<Double>();
+            var both = new ArrayList<Double>();
+            long filterBytes = 0;
+            long prioritizeBytes = 0;
+            // Warm up (JIT, connection, buffers): 5 s, and at least 3 rounds.
+            long warmUntil = System.nanoTime() + 5_000_000_000L;
+            for (int warm = 0; warm < 3 || System.nanoTime() < warmUntil; warm++) {
+                post(client, port, "/filter", filterBodies.get(warm % filterBodies.size()));
+                post(client, port, "/prioritize", prioritizeBodies.get(warm % filterBodies.size()));
+            }
+            long until = System.nanoTime() + (long) (seconds * 1e9);
+            int rounds = 0;
+            while (rounds < 10 || System.nanoTime() < until) {
+                int which = rounds % filterBodies.size();
+                long t0 = System.nanoTime();
+                var f = post(client, port, "/filter", filterBodies.get(which));
+                long t1 = System.nanoTime();
+                var p = post(client, port, "/prioritize", prioritizeBodies.get(which));
+                long t2 = System.nanoTime();
+                filter.add((t1 - t0) / 1e6);
+                prioritize.add((t2 - t1) / 1e6);
+                both.add((t2 - t0) / 1e6);
+                filterBytes = f.body().length;
+                prioritizeBytes = p.body().length;
+                rounds++;
+            }
+            var target = port == HETGPU_PORT ? "hetgpu" : "floor";
+            print(size, form, target, "filter", filter, filterBody.length(), filterBytes);
+            print(size, form, target, "prioritize", prioritize, prioritizeBody.length(), prioritizeBytes);
+            print(size, form, target, "both", both, filterBody.length() + prioritizeBody.length(), filterBytes + prioritizeBytes);
+            results.add(new double[] {percentile(both, 50), percentile(both, 99)});
+        }
+        System.out.printf("%-6d %-9s ratio hetgpu/floor (filter+prioritize): p50 %.2f, p99 %.2f  (%d of %d nodes pass filter; %s)%n%n",
+                size, form, results.get(0)[0] / results.get(1)[0], results.get(0)[1] / results.get(1)[1], kept, size,
+                alternating ? "two pod shapes in turn" : "one pod shape");
+    }
+
+    /** req/s is what one connection sustains for that verb alone (for "both": filter+prioritize rounds, i.e. pods/s). */
+    private static void print(int size, String form, String target, String verb, List<Double> samples, long requestBytes, long responseBytes) {
+        double totalMs = samples.stream().mapToDouble(Double::doubleValue).sum();
+        System.out.printf("%-6d %-9s %-6s %-10s %9.2f %9.2f %8.1f %11d %11d%n", size, form, target, verb,
+                percentile(samples, 50), percentile(samples, 99), samples.size() * 1000 / totalMs, requestBytes, responseBytes);
+    }
+
+    private static double percentile(List<Double> samples, int percentile) {
+        var sorted = samples.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        int index = (int) Math.ceil(percentile / 100.0 * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
+    }
+
+    private static HttpResponse<byte[]> post(HttpClient client, int port, String path, String body) throws Exception {
+        var response = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        if (response.statusCode() != 200) {
+            throw new IllegalStateException(path + " on port " + port + " answered " + response.statusCode() + ": "
+                    + new String(response.body(), 0, Math.min(300, response.body().length)));
+        }
+        return response;
+    }
+
+    private static void waitFor(HttpClient client, String url) throws InterruptedException {
+        for (int attempt = 0; attempt < 600; attempt++) {
+            try {
+                if (client.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return;
+                }
+            } catch (java.io.IOException e) {
+                // not listening yet
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException(url + " never became ready");
+    }
+
+    /** The child process: the extender with the generated cluster as its node cache. */
+    private static void serve(int size) {
+        var cluster = new BenchCluster(size, SEED);
+        var catalog = CardCatalog.defaults();
+        var service = new ExtenderService(cluster.view(), new PodRequestParser("nvidia.com/gpu", catalog),
+                new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
+                new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS), (pod, table) -> { });
+        var metrics = new ExtenderMetrics();
+        ExtenderServer.start(Vertx.vertx(), new ServerOptions("127.0.0.1", HETGPU_PORT, ServerOptions.DEFAULT_BODY_LIMIT, null, null),
+                service, new Preemption(service), metrics).toCompletionStage().toCompletableFuture().join();
+    }
+}

@@ -1,0 +1,135 @@
+package io.hetgpu.extender.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.hetgpu.extender.TestTopologies;
+import io.hetgpu.extender.http.ExtenderArgs;
+import io.hetgpu.extender.http.ExtenderService;
+import io.hetgpu.extender.model.NodeStateFactory;
+import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PriorityThresholds;
+import io.hetgpu.extender.policy.ScoreWeights;
+import io.hetgpu.gpu.tier.CardCatalog;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+@EnableKubernetesMockClient(crud = true)
+class InformerClusterViewTest {
+
+    private static final String RACK = "topology.hetgpu.io/rack";
+
+    KubernetesClient client;
+
+    private final PodRequestParser parser = new PodRequestParser("nvidia.com/gpu", CardCatalog.defaults());
+    private InformerClusterView view;
+
+    @BeforeEach
+    void createCluster() {
+        var dgx = TestTopologies.dgx1V100("dgx-1");
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("dgx-1")
+                .withLabels(Map.of(RACK, "r1", "topology.kubernetes.io/zone", "z1"))
+                .withAnnotations(Map.of("hetgpu.io/gpu-inventory", TestTopologies.inventory(dgx),
+                        "hetgpu.io/gpu-free", TestTopologies.allFree(dgx)))
+                .endMetadata().build()).create();
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("cpu-1")
+                .withLabels(Map.of(RACK, "r2", "topology.kubernetes.io/zone", "z1")).endMetadata().build()).create();
+        view = new InformerClusterView(client, parser, RACK);
+    }
+
+    @AfterEach
+    void close() {
+        view.close();
+    }
+
+    @Test
+    void isNotReadyUntilTheInformersHaveSynced() {
+        assertThat(view.synced()).isFalse();
+        view.start().join();
+        await().atMost(Duration.ofSeconds(10)).until(view::synced);
+        assertThat(view.node("dgx-1").labels()).containsEntry(RACK, "r1");
+        assertThat(view.node("nope")).isNull();
+    }
+
+    @Test
+    void tracksGpuPodsBoundToEachNode() {
+        view.start().join();
+        client.pods().inNamespace("ml").resource(pod("w0", "dgx-1", 2, "job-a")).create();
+        client.pods().inNamespace("ml").resource(pod("cpu-task", "dgx-1", 0, "")).create();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").size() == 1);
+        assertThat(view.boundPods("dgx-1").getFirst().gpuCount()).isEqualTo(2);
+
+        client.pods().inNamespace("ml").withName("w0").delete();
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").isEmpty());
+    }
+
+    @Test
+    void findsJobPeersAndWhereTheDataLives() throws Exception {
+        client.pods().inNamespace("ml").resource(pod("ps-0", "cpu-1", 0, "job-a")).create();
+        client.persistentVolumes().resource(new PersistentVolumeBuilder().withNewMetadata().withName("pv-imagenet").endMetadata()
+                .withNewSpec().addToCapacity("storage", new Quantity("1Ti")).withNewNodeAffinity().withNewRequired()
+                .addNewNodeSelectorTerm().addNewMatchExpression().withKey("kubernetes.io/hostname").withOperator("In")
+                .withValues("dgx-1").endMatchExpression().endNodeSelectorTerm().endRequired().endNodeAffinity().endSpec().build()).create();
+        client.persistentVolumeClaims().inNamespace("ml").resource(new PersistentVolumeClaimBuilder().withNewMetadata()
+                .withName("imagenet").endMetadata().withNewSpec().withVolumeName("pv-imagenet").endSpec().build()).create();
+        view.start().join();
+        await().atMost(Duration.ofSeconds(10)).until(view::synced);
+
+        var worker = parser.parse(withClaim(pod("w1", null, 1, "job-a"), "imagenet"));
+        var context = view.contextOf(worker);
+
+        assertThat(context.peers()).hasSize(1);
+        assertThat(context.peers().getFirst().node()).isEqualTo("cpu-1");
+        assertThat(context.peers().getFirst().rack()).isEqualTo("r2");
+        assertThat(context.volumes()).hasSize(1);
+        assertThat(context.volumes().getFirst().nodes()).isEqualTo(Set.of("dgx-1"));
+    }
+
+    @Test
+    void answersNodeNamesRequestsFromTheInformerCache() throws Exception {
+        view.start().join();
+        await().atMost(Duration.ofSeconds(10)).until(view::synced);
+        var catalog = CardCatalog.defaults();
+        var service = new ExtenderService(view, parser, new NodeStateFactory(catalog, RACK),
+                new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS), (pod, table) -> { });
+
+        var result = service.filter(new ExtenderArgs(pod("w2", null, 4, "job-b"), null, List.of("dgx-1", "cpu-1", "ghost")));
+
+        assertThat(result.error()).isEmpty();
+        assertThat(result.nodes()).isNull();
+        assertThat(result.nodeNames()).containsExactly("dgx-1");
+        assertThat(result.failedAndUnresolvableNodes()).containsOnlyKeys("cpu-1");
+        assertThat(result.failedNodes()).containsOnlyKeys("ghost");
+    }
+
+    private static Pod pod(String name, String node, int gpus, String job) {
+        var builder = new PodBuilder().withNewMetadata().withName(name).withNamespace("ml").withUid("uid-" + name)
+                .withLabels(job.isEmpty() ? Map.of() : Map.of("hetgpu.io/job", job)).endMetadata()
+                .withNewSpec().withNodeName(node).addNewContainer().withName("c").withNewResources()
+                .addToLimits(gpus > 0 ? Map.of("nvidia.com/gpu", new Quantity(Integer.toString(gpus))) : Map.of())
+                .endResources().endContainer().endSpec()
+                .withNewStatus().withPhase("Running").endStatus();
+        return builder.build();
+    }
+
+    private static Pod withClaim(Pod pod, String claim) {
+        pod.getSpec().setVolumes(List.of(new io.fabric8.kubernetes.api.model.VolumeBuilder().withName("data")
+                .withNewPersistentVolumeClaim().withClaimName(claim).endPersistentVolumeClaim().build()));
+        return pod;
+    }
+}

@@ -1,0 +1,209 @@
+package io.hetgpu.extender.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hetgpu.extender.KubeJson;
+import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.model.NodeStateFactory;
+import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PriorityThresholds;
+import io.hetgpu.extender.policy.ScoreWeights;
+import io.hetgpu.gpu.tier.CardCatalog;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The HTTP front against request bodies shaped as kube-scheduler sends them, with no API server behind it. */
+class ExtenderServerTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String POD = KubeJson.text("pod-pytorch-worker.json");
+    private static final String DGX = KubeJson.text("node-dgx1-v100.json");
+    private static final String CPU = KubeJson.text("node-cpu.json");
+
+    private Vertx vertx;
+    private ExtenderServer server;
+    private WebClient client;
+
+    @BeforeEach
+    void start() {
+        vertx = Vertx.vertx();
+        server = startServer(new ServerOptions("127.0.0.1", 0, 1024 * 1024, null, null));
+        client = WebClient.create(vertx);
+    }
+
+    private ExtenderServer startServer(ServerOptions options) {
+        var catalog = CardCatalog.defaults();
+        var service = new ExtenderService(ClusterView.REQUEST_ONLY, new PodRequestParser("nvidia.com/gpu", catalog),
+                new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
+                new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS), (pod, table) -> { });
+        return join(ExtenderServer.start(vertx, options, service, new Preemption(service), new ExtenderMetrics()));
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+        join(vertx.close());
+    }
+
+    @Test
+    void filterKeepsFittingNodesAsTheyCameAndAnswersInKind() throws Exception {
+        var response = post("/filter", "{\"Pod\":" + POD + ",\"Nodes\":{\"metadata\":{},\"items\":[" + DGX + "," + CPU + "]},\"NodeNames\":null}");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        var result = JSON.readTree(response.bodyAsString());
+        assertThat(fieldNames(result)).containsExactly("Nodes", "NodeNames", "FailedNodes", "FailedAndUnresolvableNodes", "Error");
+        assertThat(result.get("Nodes").get("items")).hasSize(1);
+        assertThat(result.get("Nodes").get("items").get(0)).isEqualTo(JSON.readTree(DGX));
+        assertThat(result.get("NodeNames").isNull()).isTrue();
+        assertThat(result.get("FailedNodes").size()).isZero();
+        assertThat(result.get("FailedAndUnresolvableNodes").get("cpu-12").asText()).isEqualTo("node has no GPUs, pod needs 4");
+        assertThat(result.get("Error").asText()).isEmpty();
+    }
+
+    @Test
+    void filterIsIdempotent() {
+        var body = "{\"Pod\":" + POD + ",\"Nodes\":{\"items\":[" + DGX + "," + CPU + "]},\"NodeNames\":null}";
+        assertThat(post("/filter", body).bodyAsString()).isEqualTo(post("/filter", body).bodyAsString());
+    }
+
+    @Test
+    void lowerCaseAndUnknownKeysAreAcceptedAsGoDoes() throws Exception {
+        var response = post("/filter", "{\"pod\":" + POD + ",\"apiVersion\":\"v1\",\"nodes\":{\"Items\":[" + CPU + "]}}");
+        var result = JSON.readTree(response.bodyAsString());
+        assertThat(result.get("Error").asText()).isEmpty();
+        assertThat(result.get("FailedAndUnresolvableNodes").has("cpu-12")).isTrue();
+    }
+
+    @Test
+    void aNullPodGetsAnErrorNotACrash() throws Exception {
+        var filter = post("/filter", "{\"Pod\":null,\"Nodes\":{\"items\":[" + CPU + "]},\"NodeNames\":null}");
+        assertThat(filter.statusCode()).isEqualTo(200);
+        assertThat(JSON.readTree(filter.bodyAsString()).get("Error").asText()).isEqualTo(ExtenderService.NULL_POD);
+
+        var prioritize = post("/prioritize", "{\"Pod\":null,\"Nodes\":null,\"NodeNames\":[\"a\"]}");
+        assertThat(prioritize.statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(prioritize.bodyAsString()).get("Error").asText()).isEqualTo(ExtenderService.NULL_POD);
+    }
+
+    @Test
+    void noNodeListGetsAnError() throws Exception {
+        var filter = post("/filter", "{\"Pod\":" + POD + ",\"Nodes\":null,\"NodeNames\":null}");
+        assertThat(JSON.readTree(filter.bodyAsString()).get("Error").asText()).isEqualTo(ExtenderService.NO_NODES);
+    }
+
+    @Test
+    void nodeNamesWithoutAnApiServerGetAClearError() throws Exception {
+        var filter = post("/filter", "{\"Pod\":" + POD + ",\"Nodes\":null,\"NodeNames\":[\"dgx-v100-07\"]}");
+        var result = JSON.readTree(filter.bodyAsString());
+        assertThat(result.get("Error").asText()).contains("nodeCacheCapable: false");
+    }
+
+    @Test
+    void prioritizeAnswersWithABareArrayOfHostsAndScores() throws Exception {
+        var gpuPod = POD.replace("\"hetgpu.io/gpu-models\": \"V100,A100\",", "");
+        var response = post("/prioritize", "{\"Pod\":" + gpuPod + ",\"Nodes\":{\"items\":[" + DGX + "," + CPU + "]},\"NodeNames\":null}");
+        assertThat(response.statusCode()).isEqualTo(200);
+        var result = JSON.readTree(response.bodyAsString());
+        assertThat(result.isArray()).isTrue();
+        assertThat(fieldNames(result.get(0))).containsExactly("Host", "Score");
+        assertThat(result.get(0).get("Host").asText()).isEqualTo("dgx-v100-07");
+        assertThat(result.get(1).get("Host").asText()).isEqualTo("cpu-12");
+        assertThat(result.get(1).get("Score").asInt()).isZero();
+        for (var entry : result) {
+            assertThat(entry.get("Score").asInt()).isBetween(0, 10);
+        }
+    }
+
+    @Test
+    void aBadAnnotationRefusesThePodEverywhereQuotingTheValue() throws Exception {
+        var bad = POD.replace("\"hetgpu.io/min-gpu-memory\": \"15Gi\"", "\"hetgpu.io/min-gpu-memory\": \"lots\"");
+        var response = post("/filter", "{\"Pod\":" + bad + ",\"Nodes\":{\"items\":[" + DGX + "," + CPU + "]},\"NodeNames\":null}");
+        assertThat(response.statusCode()).isEqualTo(200);
+        var result = JSON.readTree(response.bodyAsString());
+        assertThat(result.get("Nodes").get("items")).isEmpty();
+        assertThat(result.get("FailedAndUnresolvableNodes").get("dgx-v100-07").asText())
+                .isEqualTo("pod ml-team/resnet-train-worker-1 cannot be placed: hetgpu.io/min-gpu-memory: expected a memory size such as \"32Gi\" or \"16000Mi\", got \"lots\"");
+        assertThat(result.get("FailedAndUnresolvableNodes").has("cpu-12")).isTrue();
+
+        var scores = post("/prioritize", "{\"Pod\":" + bad + ",\"Nodes\":{\"items\":[" + DGX + "]},\"NodeNames\":null}");
+        assertThat(scores.statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void malformedJsonIsA400WithAnError() throws Exception {
+        var response = post("/filter", "{\"Pod\":{\"metadata\":");
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(response.bodyAsString()).get("Error").asText()).startsWith("request body is not valid ExtenderArgs JSON");
+    }
+
+    @Test
+    void bodiesAboveTheLimitAreRefusedWith413() {
+        var huge = "{\"Pod\":" + POD + ",\"Nodes\":{\"items\":[" + String.join(",", java.util.Collections.nCopies(200, DGX)) + "]}}";
+        assertThat(huge.length()).isGreaterThan(1024 * 1024);
+        assertThat(post("/filter", huge).statusCode()).isEqualTo(413);
+    }
+
+    @Test
+    void healthReadinessAndMetrics() {
+        assertThat(get("/healthz").statusCode()).isEqualTo(200);
+        assertThat(get("/readyz").statusCode()).isEqualTo(200);
+        post("/filter", "{\"Pod\":" + POD + ",\"Nodes\":{\"items\":[" + CPU + "]}}");
+        var metrics = get("/metrics").bodyAsString();
+        assertThat(metrics).contains("hetgpu_extender_requests_seconds_count{status=\"200\",verb=\"filter\"} 1");
+        assertThat(metrics).contains("hetgpu_extender_requests_seconds_bucket");
+    }
+
+    @Test
+    void servesHttpsWithAPemCertificateAndKey() {
+        var certificate = io.vertx.core.net.SelfSignedCertificate.create("localhost");
+        var tls = startServer(new ServerOptions("127.0.0.1", 0, 1024 * 1024,
+                java.nio.file.Path.of(certificate.certificatePath()), java.nio.file.Path.of(certificate.privateKeyPath())));
+        try {
+            var https = WebClient.create(vertx, new io.vertx.ext.web.client.WebClientOptions().setSsl(true).setTrustAll(true).setVerifyHost(false));
+            var response = join(https.post(tls.port(), "127.0.0.1", "/filter")
+                    .sendBuffer(Buffer.buffer("{\"Pod\":" + POD + ",\"Nodes\":{\"items\":[" + CPU + "]}}")));
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.bodyAsString()).contains("\"FailedAndUnresolvableNodes\":{\"cpu-12\"");
+        } finally {
+            tls.close();
+        }
+    }
+
+    @Test
+    void preemptAnswersWithMetaVictims() throws Exception {
+        var response = post("/preempt", "{\"Pod\":" + POD + ",\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":"
+                + "{\"n1\":{\"Pods\":[{\"UID\":\"u1\"}],\"NumPDBViolations\":0}}}");
+        assertThat(response.statusCode()).isEqualTo(200);
+        // Without an API server the node's GPUs are unknown: the proposal is passed back unchanged.
+        assertThat(JSON.readTree(response.bodyAsString())).isEqualTo(JSON.readTree(
+                "{\"NodeNameToMetaVictims\":{\"n1\":{\"Pods\":[{\"UID\":\"u1\"}],\"NumPDBViolations\":0}}}"));
+    }
+
+    private HttpResponse<Buffer> post(String path, String body) {
+        return join(client.post(server.port(), "127.0.0.1", path).putHeader("content-type", "application/json")
+                .sendBuffer(Buffer.buffer(body)));
+    }
+
+    private HttpResponse<Buffer> get(String path) {
+        return join(client.get(server.port(), "127.0.0.1", path).send());
+    }
+
+    private static List<String> fieldNames(JsonNode node) {
+        var names = new java.util.ArrayList<String>();
+        node.fieldNames().forEachRemaining(names::add);
+        return names;
+    }
+
+    static <T> T join(io.vertx.core.Future<T> future) {
+        return future.toCompletionStage().toCompletableFuture().join();
+    }
+}

@@ -1,0 +1,140 @@
+package io.hetgpu.extender.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.hetgpu.extender.KubeJson;
+import io.hetgpu.extender.TestTopologies;
+import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.model.BoundPod;
+import io.hetgpu.extender.model.NodeFacts;
+import io.hetgpu.extender.model.NodeStateFactory;
+import io.hetgpu.extender.model.PlacementContext;
+import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PriorityThresholds;
+import io.hetgpu.extender.policy.ScoreWeights;
+import io.hetgpu.gpu.tier.CardCatalog;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The preempt verb keeps a node only if evicting the proposed victims frees a GPU set the preemptor can use.
+ * The training pod fixture asks for 4 V100 or A100 with NVLink.
+ */
+class PreemptionTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String POD = KubeJson.text("pod-pytorch-worker.json");
+
+    /** Full nodes: a DGX-1 with four 2-GPU pods (bound in order), a 4x V100 PCIe server and a T4 server with two each. */
+    private final Preemption preemption = new Preemption(service(new Cluster()));
+
+    @Test
+    void keepsANodeWhereTheVictimsFreeAnNvlinkSet() throws Exception {
+        // The allocator gives the first pods 0+3, 1+2 (NV2 pairs), so evicting both frees the 0-1-2-3 quad.
+        var result = preempt(meta(Map.of("dgx", List.of("w0", "w1"))));
+        assertThat(result.get("NodeNameToMetaVictims").get("dgx").get("Pods").get(0).get("UID").asText()).isEqualTo("w0");
+        assertThat(result.get("NodeNameToMetaVictims").get("dgx").get("NumPDBViolations").asInt()).isEqualTo(1);
+    }
+
+    @Test
+    void refusesVictimsThatFreeTooFewOrNoNvlinkSet() throws Exception {
+        assertThat(preempt(meta(Map.of("dgx", List.of("w0")))).get("NodeNameToMetaVictims").size()).isZero();
+        // The right cards, enough of them once both pods go, but PCIe only: no NVLink set to free.
+        assertThat(preempt(meta(Map.of("pcie", List.of("p0", "p1")))).get("NodeNameToMetaVictims").size()).isZero();
+    }
+
+    @Test
+    void refusesVictimsOnNodesWithTheWrongCards() throws Exception {
+        assertThat(preempt(meta(Map.of("t4", List.of("t0", "t1")))).get("NodeNameToMetaVictims").size()).isZero();
+    }
+
+    @Test
+    void acceptsFullVictimPodsAsKubeSchedulerSendsWithoutNodeCache() throws Exception {
+        var victim = "{\"metadata\":{\"name\":\"w0\",\"namespace\":\"ml\",\"uid\":\"w0\"}}";
+        var victim2 = "{\"metadata\":{\"name\":\"w1\",\"namespace\":\"ml\",\"uid\":\"w1\"}}";
+        var body = "{\"Pod\":" + POD + ",\"NodeNameToVictims\":{\"dgx\":{\"Pods\":[" + victim + "," + victim2
+                + "],\"NumPDBViolations\":0}},\"NodeNameToMetaVictims\":null}";
+        var result = JSON.readTree(preemption.answer(body.getBytes()));
+        assertThat(result.get("NodeNameToMetaVictims").get("dgx").get("Pods")).hasSize(2);
+    }
+
+    @Test
+    void aNullPodIsAnError() {
+        assertThatThrownBy(() -> preemption.answer("{\"Pod\":null,\"NodeNameToMetaVictims\":{}}".getBytes()))
+                .hasMessage(ExtenderService.NULL_POD);
+    }
+
+    private JsonNode preempt(String body) throws Exception {
+        return JSON.readTree(preemption.answer(body.getBytes()));
+    }
+
+    private static String meta(Map<String, List<String>> victims) {
+        var entries = victims.entrySet().stream().map(entry -> "\"" + entry.getKey() + "\":{\"Pods\":["
+                + String.join(",", entry.getValue().stream().map(uid -> "{\"UID\":\"" + uid + "\"}").toList())
+                + "],\"NumPDBViolations\":1}").toList();
+        return "{\"Pod\":" + POD + ",\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":{" + String.join(",", entries) + "}}";
+    }
+
+    private static ExtenderService service(ClusterView cluster) {
+        var catalog = CardCatalog.defaults();
+        return new ExtenderService(cluster, new PodRequestParser("nvidia.com/gpu", catalog), new NodeStateFactory(catalog, "rack"),
+                new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS), (pod, table) -> { });
+    }
+
+    /** An in-memory cluster: every GPU held, pods bound one after another before the free list was read. */
+    private static final class Cluster implements ClusterView {
+        private final Map<String, NodeFacts> nodes;
+        private final Map<String, List<BoundPod>> pods;
+
+        Cluster() {
+            var dgx = TestTopologies.dgx1V100("dgx");
+            var t4 = TestTopologies.t4x4("t4");
+            var pcie = TestTopologies.v100Pcie("pcie", 4);
+            nodes = Map.of("dgx", new NodeFacts("dgx", "1", Map.of(), TestTopologies.inventory(dgx), TestTopologies.free(dgx)),
+                    "pcie", new NodeFacts("pcie", "1", Map.of(), TestTopologies.inventory(pcie), TestTopologies.free(pcie)),
+                    "t4", new NodeFacts("t4", "1", Map.of(), TestTopologies.inventory(t4), TestTopologies.free(t4)));
+            var at = TestTopologies.READ_AT;
+            pods = Map.of("dgx", List.of(new BoundPod("w0", 2, true, at.minusSeconds(40)), new BoundPod("w1", 2, true, at.minusSeconds(30)),
+                            new BoundPod("w2", 2, true, at.minusSeconds(20)), new BoundPod("w3", 2, true, at.minusSeconds(10))),
+                    "pcie", List.of(new BoundPod("p0", 2, false, at.minusSeconds(20)), new BoundPod("p1", 2, false, at.minusSeconds(10))),
+                    "t4", List.of(new BoundPod("t0", 2, false, at.minusSeconds(20)), new BoundPod("t1", 2, false, at.minusSeconds(10))));
+        }
+
+        @Override
+        public boolean synced() {
+            return true;
+        }
+
+        @Override
+        public boolean knowsNodes() {
+            return true;
+        }
+
+        @Override
+        public NodeFacts node(String name) {
+            return nodes.get(name);
+        }
+
+        @Override
+        public List<BoundPod> boundPods(String nodeName) {
+            return pods.getOrDefault(nodeName, List.of());
+        }
+
+        @Override
+        public PlacementContext contextOf(PodRequest pod) {
+            return PlacementContext.EMPTY;
+        }
+
+        @Override
+        public Pod podByUid(String uid) {
+            return null;
+        }
+    }
+}

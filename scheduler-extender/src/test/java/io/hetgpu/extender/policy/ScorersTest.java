@@ -1,0 +1,74 @@
+package io.hetgpu.extender.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hetgpu.extender.TestNodes;
+import io.hetgpu.extender.TestPods;
+import io.hetgpu.extender.TestTopologies;
+import io.hetgpu.extender.model.DataLocality;
+import io.hetgpu.extender.model.NodeState;
+import io.hetgpu.extender.model.PeerLocation;
+import io.hetgpu.extender.model.PlacementContext;
+import io.hetgpu.extender.model.PodRequest;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The scorers other than the tier one, each on candidates the policy itself produced. */
+class ScorersTest {
+
+    private static final PlacementPolicy POLICY = new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS);
+
+    private final NodeState h100 = TestNodes.gpu("h100", TestTopologies::dgxH100);
+
+    @Test
+    void nvlinkScorerRanksTheSetsNodesWouldGive() {
+        var pod = TestPods.gpus(2);
+        var pcie = TestNodes.gpu("t4", TestTopologies::t4x4);
+        var split = TestNodes.gpu("v100-split", TestTopologies::dgx1V100, 0, 5);
+        // H100 pair over 18 NVLinks (1800) is the best; the T4 pair behind one switch scores 50; 0 and 5 cross the CPUs (10).
+        assertThat(score(new NvlinkScorer(), pod, h100, pcie, split)).containsExactly(1.0, 0.0278, 0.0056);
+        assertThat(score(new NvlinkScorer(), TestPods.gpus(1), h100, pcie)).containsExactly(0.0, 0.0);
+    }
+
+    @Test
+    void jobLocalityPrefersThePeersNodeThenRackThenZone() {
+        var same = TestNodes.placed(TestNodes.gpu("n1", TestTopologies::t4x4), "r1", "z1");
+        var rack = TestNodes.placed(TestNodes.gpu("n2", TestTopologies::t4x4), "r1", "z1");
+        var zone = TestNodes.placed(TestNodes.gpu("n3", TestTopologies::t4x4), "r2", "z1");
+        var far = TestNodes.placed(TestNodes.gpu("n4", TestTopologies::t4x4), "r9", "z9");
+        var context = new PlacementContext(List.of(new PeerLocation("ps-0", "n1", "r1", "z1")), List.of());
+        assertThat(score(new JobLocalityScorer(), TestPods.gpus(1), context, same, rack, zone, far))
+                .containsExactly(1.0, 0.6, 0.3, 0.0);
+    }
+
+    @Test
+    void dataLocalityPrefersTheVolumesNodeThenRackThenZone() {
+        var n1 = TestNodes.placed(TestNodes.cpu("n1"), "r1", "z1");
+        var n2 = TestNodes.placed(TestNodes.cpu("n2"), "r2", "z1");
+        var n3 = TestNodes.placed(TestNodes.cpu("n3"), "r3", "z2");
+        var context = new PlacementContext(List.of(), List.of(new DataLocality(Set.of(), Set.of("r2"), Set.of("z1"))));
+        assertThat(score(new DataLocalityScorer(), PodRequest.gpus("p", 0), context, n1, n2, n3)).containsExactly(0.3, 0.6, 0.0);
+    }
+
+    @Test
+    void cpuPodsPreferCpuNodes() {
+        assertThat(score(new CpuNodeScorer(), PodRequest.gpus("p", 0), TestNodes.cpu("c"), h100)).containsExactly(1.0, 0.0);
+        assertThat(score(new CpuNodeScorer(), TestPods.gpus(1), h100)).containsExactly(0.0);
+    }
+
+    static double[] score(NodeScorer scorer, PodRequest pod, NodeState... nodes) {
+        return score(scorer, pod, PlacementContext.EMPTY, nodes);
+    }
+
+    static double[] score(NodeScorer scorer, PodRequest pod, PlacementContext context, NodeState... nodes) {
+        var candidates = java.util.Arrays.stream(nodes)
+                .map(node -> ((PlacementPolicy.Fit) POLICY.assess(pod, node)).candidate())
+                .toList();
+        var scores = scorer.score(pod, candidates, context);
+        for (int i = 0; i < scores.length; i++) {
+            scores[i] = Math.round(scores[i] * 10000) / 10000.0;
+        }
+        return scores;
+    }
+}
