@@ -1,20 +1,32 @@
 package io.hetgpu.testcluster.cli;
 
+import io.hetgpu.testcluster.demo.Demo;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** The README's first command. Until the whole test cluster runs, it shows what hetgpu sees of each simulated machine. */
+/** The README's first command: the whole system on one machine, hetgpu beside kube-scheduler alone. */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = "The hetgpu demo: the GPU inventory of every simulated machine type.")
+        description = {"Starts a heterogeneous test cluster (3 racks: DGX H100, DGX A100, 2x DGX-1 V100, 2x T4, 2x K80 boxes, 3 CPU nodes)",
+                "with the real device plugins and scheduler extender, submits a realistic job mix, and shows where every pod went",
+                "beside kube-scheduler alone on the same cluster and jobs."})
 final class DemoCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
+    @Option(names = "--html", paramLabel = "FILE", defaultValue = "target/hetgpu-demo.html",
+            description = "Where to write the picture of racks, nodes and GPUs. Default: ${DEFAULT-VALUE}")
+    Path html;
+
+    @Option(names = "--seed", defaultValue = "42", description = "Seed of kube-scheduler's tie-breaking. Default: ${DEFAULT-VALUE}")
+    long seed;
+
     @Override
-    public Integer call() {
-        return spec.commandLine().getParent().execute("inventory");
+    public Integer call() throws Exception {
+        return new Demo(spec.commandLine().getOut(), spec.commandLine().getErr()).run(html, seed);
     }
 }

@@ -9,11 +9,25 @@ import picocli.CommandLine.Command;
         description = "hetgpu on one machine: simulated GPU nodes, the real device plugin and extender.")
 public final class TestClusterMain {
 
+    /** Held so that the level set on it stays: java.util.logging keeps loggers only weakly. */
+    private static final java.util.logging.Logger MOCK_SERVER_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+
     public static void main(String[] args) {
+        // The components log as they would in a cluster; on one terminal only warnings are worth showing.
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        }
+        MOCK_SERVER_LOG.setLevel(java.util.logging.Level.WARNING);
         System.exit(commandLine().execute(args));
     }
 
     static CommandLine commandLine() {
-        return new CommandLine(new TestClusterMain());
+        var commandLine = new CommandLine(new TestClusterMain());
+        // What went wrong in one line, never a stack trace.
+        commandLine.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            cmd.getErr().println("hetgpu: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+            return 1;
+        });
+        return commandLine;
     }
 }

@@ -5,6 +5,9 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hetgpu.deviceplugin.DevicePlugin;
+import io.hetgpu.extender.Extender;
+import io.hetgpu.extender.ExtenderConfig;
+import io.hetgpu.extender.http.ServerOptions;
 import io.hetgpu.deviceplugin.devices.DeviceListStrategy;
 import io.hetgpu.gpu.discovery.GpuDiscoveryException;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
@@ -83,13 +86,14 @@ public final class TestCluster implements AutoCloseable {
                 .endStatus();
         spec.profile().ifPresent(profile -> node.editMetadata().addToLabels(SIMULATED_PROFILE_LABEL, profile).endMetadata());
         client.nodes().resource(node.build()).create();
-        if (spec.profile().isEmpty()) {
-            return;
-        }
+        // Every node has a kubelet, so pods run wherever they are bound; only GPU nodes have a device plugin.
         var folders = KubeletFolders.under(workDir.resolve(spec.name()));
         var kubelet = new SimulatedKubelet(spec.name(), RESOURCE, folders, client).start();
         kubelets.put(spec.name(), kubelet);
         resources.push(kubelet);
+        if (spec.profile().isEmpty()) {
+            return;
+        }
         var source = SimulatedGpuSource.open(spec.profile().get(), spec.name());
         gpuSources.put(spec.name(), source);
         var plugin = DevicePlugin.start(new DevicePlugin.Settings(folders.devicePlugins(), folders.podResourcesSocket(), RESOURCE,
@@ -119,6 +123,25 @@ public final class TestCluster implements AutoCloseable {
                 && annotations.containsKey(HetgpuKeys.ANNOTATION_INVENTORY) && annotations.containsKey(HetgpuKeys.ANNOTATION_FREE);
     }
 
+    /**
+     * Starts the real scheduler extender, configured as {@code manifests/} deploys it, on a free
+     * loopback port with its own API client; returns once its informers have synced.
+     */
+    public Extender startExtender(ExtenderConfig config) {
+        var extenderClient = api.newClient();
+        try {
+            var extender = Extender.start(config, new ServerOptions("127.0.0.1", 0, ServerOptions.DEFAULT_BODY_LIMIT, null, null),
+                    Optional.of(extenderClient));
+            extender.synced().orTimeout(30, TimeUnit.SECONDS).join();
+            resources.push(extenderClient);
+            resources.push(extender);
+            return extender;
+        } catch (RuntimeException e) {
+            extenderClient.close();
+            throw e;
+        }
+    }
+
     public ApiServer api() {
         return api;
     }
@@ -135,7 +158,7 @@ public final class TestCluster implements AutoCloseable {
         return require(kubelets, node);
     }
 
-    /** The simulated GPUs of a node, to make one unhealthy or healthy again. */
+    /** The simulated GPUs of a GPU node, to make one unhealthy or healthy again. */
     public SimulatedGpuSource gpus(String node) {
         return require(gpuSources, node);
     }

@@ -196,7 +196,7 @@ class ComponentDeploymentTest {
     }
 
     @Test
-    void theExtenderConfigurationMatchesItsPortThePluginsResourceAndIsMounted() {
+    void theExtenderConfigurationMatchesItsPortThePluginsResourceAndIsMounted() throws Exception {
         Container container = PodTemplates.onlyContainer(extender.getSpec().getTemplate());
         Path config = Path.of(PodTemplates.flags(container).get("config"));
         VolumeMount mount = container.getVolumeMounts().stream()
@@ -206,10 +206,11 @@ class ComponentDeploymentTest {
         assertThat(volume.getConfigMap().getName()).isEqualTo(EXTENDER_CONFIG_MAP);
 
         ConfigMap configMap = manifests.baseObject(ConfigMap.class, EXTENDER_CONFIG_MAP);
-        JsonNode settings = ManifestTree.yaml(configMap.getData().get(config.getFileName().toString()));
-        assertThat(settings.path("port").asInt()).isEqualTo(EXTENDER_PORT);
+        // The extender's own strict reader: an unknown or misspelled key fails here, not in the cluster.
+        var settings = io.hetgpu.extender.ExtenderConfig.parse(configMap.getData().get(config.getFileName().toString()), EXTENDER_CONFIG_MAP);
+        assertThat(settings.port()).isEqualTo(EXTENDER_PORT);
         String pluginResource = PodTemplates.flags(PodTemplates.onlyContainer(plugin.getSpec().getTemplate())).get("resource-name");
-        assertThat(settings.path("resourceName").asText()).isEqualTo(pluginResource);
+        assertThat(settings.resourceName()).isEqualTo(pluginResource);
     }
 
     @Test

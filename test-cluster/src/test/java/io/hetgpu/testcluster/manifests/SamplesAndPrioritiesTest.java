@@ -41,18 +41,15 @@ class SamplesAndPrioritiesTest {
 
     private final ManifestTree manifests = ManifestTree.load();
     private final List<HasMetadata> samples = manifests.in(SAMPLES).stream().map(ManifestDocument::object).toList();
-    private final JsonNode thresholds = ManifestTree.yaml(
-            manifests.baseObject(ConfigMap.class, EXTENDER_CONFIG_MAP).getData().values().iterator().next()).path("thresholds");
-
     @Test
-    void priorityClassesBracketTheExtenderThresholds() {
-        int high = thresholds.path("high").asInt();
-        int low = thresholds.path("low").asInt();
+    void priorityClassesBracketTheExtenderThresholds() throws Exception {
+        // Parsed by the extender's own (strict) configuration reader, as the deployed extender reads it.
+        var thresholds = io.hetgpu.testcluster.cluster.DeployedConfiguration.load(ManifestTree.ROOT).extender().priority();
+        int high = thresholds.high();
+        int low = thresholds.low();
         PriorityClass training = manifests.baseObject(PriorityClass.class, HIGH_PRIORITY_CLASS);
         PriorityClass sweep = manifests.baseObject(PriorityClass.class, LOW_PRIORITY_CLASS);
 
-        assertThat(thresholds.path("high").isInt()).isTrue();
-        assertThat(thresholds.path("low").isInt()).isTrue();
         assertThat(training.getValue()).isGreaterThanOrEqualTo(high);
         assertThat(sweep.getValue()).isLessThanOrEqualTo(low);
         // A pod without a class must stay tier-neutral, not be treated as low priority.

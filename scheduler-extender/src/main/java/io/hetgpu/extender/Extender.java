@@ -1,0 +1,108 @@
+package io.hetgpu.extender;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.cluster.InformerClusterView;
+import io.hetgpu.extender.explain.PlacementEvents;
+import io.hetgpu.extender.http.ExtenderMetrics;
+import io.hetgpu.extender.http.ExtenderServer;
+import io.hetgpu.extender.http.ExtenderService;
+import io.hetgpu.extender.http.Preemption;
+import io.hetgpu.extender.http.ServerOptions;
+import io.hetgpu.extender.model.NodeStateFactory;
+import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.gpu.tier.CardCatalog;
+import io.vertx.core.Vertx;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * One running scheduler extender: configuration, cluster state (informers when an API client is
+ * given, the request alone otherwise), policy and HTTP server, wired once. The command line and the
+ * test cluster both start it here, so the test cluster runs the very same wiring.
+ */
+public final class Extender implements AutoCloseable {
+
+    private final Vertx vertx;
+    private final ExtenderServer server;
+    private final Optional<InformerClusterView> informers;
+    private final CompletableFuture<Void> synced;
+    private final Optional<ExecutorService> eventWriter;
+
+    private Extender(Vertx vertx, ExtenderServer server, Optional<InformerClusterView> informers, CompletableFuture<Void> synced,
+                     Optional<ExecutorService> eventWriter) {
+        this.vertx = vertx;
+        this.server = server;
+        this.informers = informers;
+        this.synced = synced;
+        this.eventWriter = eventWriter;
+    }
+
+    /**
+     * Starts listening. Informers start in the background: until they have synced, {@code /readyz}
+     * answers 503 and {@link #synced()} is incomplete.
+     *
+     * @throws IllegalStateException when the port cannot be bound, with the reason
+     */
+    public static Extender start(ExtenderConfig settings, ServerOptions options, Optional<KubernetesClient> client) {
+        var catalog = CardCatalog.defaults().withOverrides(settings.tiers());
+        var parser = new PodRequestParser(settings.resourceName(), catalog);
+        ClusterView cluster = ClusterView.REQUEST_ONLY;
+        Optional<InformerClusterView> informers = Optional.empty();
+        Optional<ExecutorService> eventWriter = Optional.empty();
+        var synced = CompletableFuture.<Void>completedFuture(null);
+        var listener = PlacementEvents.logOnly();
+        if (client.isPresent()) {
+            var view = new InformerClusterView(client.get(), parser, settings.rackLabel());
+            synced = view.start();
+            informers = Optional.of(view);
+            cluster = view;
+            if (settings.events()) {
+                var writer = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("events").factory());
+                eventWriter = Optional.of(writer);
+                listener = new PlacementEvents(client.get(), Clock.systemUTC(), Duration.ofSeconds(settings.eventIntervalSeconds()), writer);
+            }
+        }
+        var metrics = new ExtenderMetrics();
+        var events = listener;
+        var service = new ExtenderService(cluster, parser, new NodeStateFactory(catalog, settings.rackLabel()),
+                new PlacementPolicy(settings.priority(), settings.weights()), (pod, table) -> {
+                    metrics.placed(pod, table);
+                    events.accept(pod, table);
+                });
+        var vertx = Vertx.vertx();
+        try {
+            var server = ExtenderServer.start(vertx, options, service, new Preemption(service), metrics)
+                    .toCompletionStage().toCompletableFuture().join();
+            return new Extender(vertx, server, informers, synced, eventWriter);
+        } catch (RuntimeException e) {
+            informers.ifPresent(InformerClusterView::close);
+            eventWriter.ifPresent(ExecutorService::shutdownNow);
+            vertx.close();
+            throw new IllegalStateException("cannot listen on " + options.host() + ":" + options.port() + ": "
+                    + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()), e);
+        }
+    }
+
+    public int port() {
+        return server.port();
+    }
+
+    /** Completes when the informers have synced (at once without an API server); fails when they cannot start. */
+    public CompletableFuture<Void> synced() {
+        return synced;
+    }
+
+    @Override
+    public void close() {
+        server.close();
+        informers.ifPresent(InformerClusterView::close);
+        eventWriter.ifPresent(ExecutorService::shutdownNow);
+        vertx.close();
+    }
+}

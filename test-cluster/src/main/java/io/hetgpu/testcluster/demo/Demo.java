@@ -1,0 +1,83 @@
+package io.hetgpu.testcluster.demo;
+
+import io.hetgpu.testcluster.cluster.DeployedConfiguration;
+import io.hetgpu.testcluster.cluster.ProjectFiles;
+import io.hetgpu.testcluster.report.ClusterPicture;
+import io.hetgpu.testcluster.report.PlacementTable;
+import io.hetgpu.testcluster.scheduler.Decision;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+
+/** The demo: hetgpu and kube-scheduler alone place the same jobs on the same cluster; the differences are printed and drawn. */
+public final class Demo {
+
+    /** Pods whose extender explanation the demo prints: one of each kind of job. */
+    private static final List<String> EXPLAINED = List.of("bert-large-0", "resnet-worker-0", "resnet-ps-0", "sweep-0", "serving-0");
+
+    private final PrintWriter out;
+    private final PrintWriter progress;
+    private final long started = System.nanoTime();
+
+    public Demo(PrintWriter out, PrintWriter progress) {
+        this.out = out;
+        this.progress = progress;
+    }
+
+    public int run(Path html, long seed) throws Exception {
+        var configuration = DeployedConfiguration.load(ProjectFiles.manifests());
+        var hetgpu = DemoRun.run(DemoRun.Scheduler.HETGPU, configuration, seed, this::progress);
+        var baseline = DemoRun.run(DemoRun.Scheduler.BASELINE, configuration, seed, this::progress);
+
+        out.println();
+        out.println("Where hetgpu placed every pod:");
+        out.print(PlacementTable.render(hetgpu.placements()));
+        failures(hetgpu);
+        out.println();
+        out.println("Why (the extender's explanation, as the Event on each pod says it):");
+        for (var pod : EXPLAINED) {
+            var text = hetgpu.explanations().get(pod);
+            if (text != null) {
+                out.println("  " + pod + ": " + text);
+            }
+        }
+        out.println();
+        out.println("Where kube-scheduler alone placed them:");
+        out.print(PlacementTable.render(baseline.placements()));
+        failures(baseline);
+        out.println();
+        var summaries = new LinkedHashMap<String, DemoSummary>();
+        summaries.put(hetgpu.scheduler().title, DemoSummary.of(hetgpu.placements()));
+        summaries.put(baseline.scheduler().title, DemoSummary.of(baseline.placements()));
+        out.print(DemoSummary.compare(summaries));
+
+        var panels = new LinkedHashMap<String, List<io.hetgpu.testcluster.report.Placement>>();
+        panels.put("hetgpu", hetgpu.placements());
+        panels.put("kube-scheduler alone", baseline.placements());
+        var page = html.toAbsolutePath();
+        Files.createDirectories(page.getParent());
+        Files.writeString(page, ClusterPicture.render("hetgpu demo: the same jobs on the same cluster", hetgpu.nodes(), panels));
+        out.println();
+        out.printf("Picture of racks, nodes and GPUs: %s%n", page);
+        progress(String.format("done in %.1f s", (System.nanoTime() - started) / 1e9));
+        out.flush();
+        return 0;
+    }
+
+    private void failures(DemoRun.Outcome outcome) {
+        for (var decision : outcome.decisions()) {
+            switch (decision) {
+                case Decision.Unschedulable u -> out.println("  " + u.pod() + " pending: " + u.message());
+                case Decision.Failed f -> out.println("  " + f.pod() + " not scheduled: " + f.error());
+                case Decision.Bound b -> { }
+            }
+        }
+    }
+
+    private void progress(String message) {
+        progress.printf("[%5.1f s] %s%n", (System.nanoTime() - started) / 1e9, message);
+        progress.flush();
+    }
+}
