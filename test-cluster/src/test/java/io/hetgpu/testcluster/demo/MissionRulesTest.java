@@ -1,0 +1,74 @@
+package io.hetgpu.testcluster.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hetgpu.testcluster.cluster.DeployedConfiguration;
+import io.hetgpu.testcluster.cluster.ProjectFiles;
+import io.hetgpu.testcluster.report.DataDistance;
+import io.hetgpu.testcluster.report.Placement;
+import io.hetgpu.testcluster.scheduler.Decision;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Each rule of the mission, observed in a real placement: the demo's cluster and job mix, the real
+ * device plugins, simulated kubelets and the real extender configured as manifests/ deploys it.
+ */
+class MissionRulesTest {
+
+    private static List<Placement> placements;
+    private static List<Decision> decisions;
+
+    @BeforeAll
+    static void runTheDemoWorkload() throws Exception {
+        var outcome = DemoRun.run(DemoRun.Scheduler.HETGPU, DeployedConfiguration.load(ProjectFiles.manifests()), 42, message -> { });
+        placements = outcome.placements();
+        decisions = outcome.decisions();
+    }
+
+    private static List<Placement> where(Predicate<Placement> which) {
+        return placements.stream().filter(which).toList();
+    }
+
+    @Test
+    void everyPodIsPlaced() {
+        assertThat(decisions).hasSize(20).allSatisfy(d -> assertThat(d).isInstanceOf(Decision.Bound.class));
+    }
+
+    @Test
+    void highPriorityTrainingLandsOnTheNewestCards() {
+        assertThat(where(p -> p.priority().equals("high") && !p.gpus().isEmpty()))
+                .hasSize(5).allSatisfy(p -> assertThat(p.card()).isIn("H100", "A100"));
+        // The 8-GPU job gets the best card of all.
+        assertThat(where(p -> p.job().equals("bert-large"))).singleElement().satisfies(p -> assertThat(p.card()).isEqualTo("H100"));
+    }
+
+    @Test
+    void lowPriorityTrainingLandsOnTheOldestCardsThatFit() {
+        assertThat(where(p -> p.priority().equals("low"))).hasSize(10).allSatisfy(p -> assertThat(p.card()).isEqualTo("K80"));
+    }
+
+    @Test
+    void multiGpuPodsGetNvlinkConnectedSets() {
+        assertThat(where(p -> p.gpus().size() > 1)).hasSize(5).allSatisfy(p -> assertThat(p.nvlinkSet()).isTrue());
+    }
+
+    @Test
+    void psAndWorkersOfOneJobLandTogetherNearTheirData() {
+        var resnet = where(p -> p.job().equals("resnet"));
+        assertThat(resnet).hasSize(6);
+        assertThat(resnet.stream().map(Placement::rack).distinct()).containsExactly(DemoCluster.DATA_RACK);
+        assertThat(resnet).allSatisfy(p -> assertThat(p.data()).isEqualTo(DataDistance.SAME_RACK));
+        // Parameter servers need no GPU, so they take the CPU node of the workers' rack, not a GPU node.
+        assertThat(where(p -> p.role().equals("ps"))).allSatisfy(p -> assertThat(p.card()).isEqualTo("cpu"));
+    }
+
+    @Test
+    void cpuOnlyPodsStayOffGpuNodes() {
+        var cpuNodes = Set.copyOf(DemoCluster.nodes().stream().filter(n -> !n.hasGpus()).map(n -> n.name()).toList());
+        assertThat(where(p -> p.gpus().isEmpty())).hasSize(5).allSatisfy(p -> assertThat(p.node()).isIn(cpuNodes));
+    }
+}
