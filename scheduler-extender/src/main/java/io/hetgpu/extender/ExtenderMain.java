@@ -3,28 +3,14 @@ package io.hetgpu.extender;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.hetgpu.extender.cluster.ClusterView;
-import io.hetgpu.extender.cluster.InformerClusterView;
-import io.hetgpu.extender.explain.PlacementEvents;
-import io.hetgpu.extender.http.ExtenderMetrics;
-import io.hetgpu.extender.http.ExtenderServer;
-import io.hetgpu.extender.http.ExtenderService;
-import io.hetgpu.extender.http.Preemption;
 import io.hetgpu.extender.http.ServerOptions;
-import io.hetgpu.extender.model.NodeStateFactory;
-import io.hetgpu.extender.model.PodRequestParser;
-import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.PriorityThresholds;
-import io.hetgpu.gpu.tier.CardCatalog;
-import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -128,54 +114,31 @@ public final class ExtenderMain implements Callable<Integer> {
             System.err.println("hetgpu-scheduler-extender: " + e.getMessage());
             return 2;
         }
-        var catalog = CardCatalog.defaults().withOverrides(settings.tiers());
-        var parser = new PodRequestParser(settings.resourceName(), catalog);
-        ClusterView cluster = ClusterView.REQUEST_ONLY;
-        InformerClusterView informers = null;
-        var listener = PlacementEvents.logOnly();
-        if (client != null) {
-            informers = new InformerClusterView(client, parser, settings.rackLabel());
-            informers.start().whenComplete((done, failure) -> {
-                // Not fatal: /readyz stays false and fabric8 keeps retrying; say why once.
-                if (failure != null) {
-                    System.err.println("hetgpu-scheduler-extender: informers not started yet: " + failure.getMessage());
-                }
-            });
-            cluster = informers;
-            if (settings.events()) {
-                listener = new PlacementEvents(client, Clock.systemUTC(), Duration.ofSeconds(settings.eventIntervalSeconds()),
-                        Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("events").factory()));
-            }
-        }
-        var metrics = new ExtenderMetrics();
-        var events = listener;
-        var service = new ExtenderService(cluster, parser, new NodeStateFactory(catalog, settings.rackLabel()),
-                new PlacementPolicy(settings.priority(), settings.weights()), (pod, table) -> {
-                    metrics.placed(pod, table);
-                    events.accept(pod, table);
-                });
-        var vertx = Vertx.vertx();
         var options = new ServerOptions(host, settings.port(), settings.bodyLimitBytes(), tlsCert, tlsKey);
-        ExtenderServer server;
+        Extender extender;
         try {
-            server = ExtenderServer.start(vertx, options, service, new Preemption(service), metrics)
-                    .toCompletionStage().toCompletableFuture().join();
-        } catch (RuntimeException e) {
-            System.err.println("hetgpu-scheduler-extender: cannot listen on " + host + ":" + settings.port() + ": "
-                    + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()));
-            vertx.close();
+            extender = Extender.start(settings, options, Optional.ofNullable(client));
+        } catch (IllegalStateException e) {
+            System.err.println("hetgpu-scheduler-extender: " + e.getMessage());
+            if (client != null) {
+                client.close();
+            }
             return 1;
         }
-        System.out.println("hetgpu scheduler extender listening on " + (options.tls() ? "https" : "http") + "://" + host + ":"
-                + server.port() + " (API server: " + (client == null ? "none, request-only" : client.getMasterUrl()) + ")");
-        var stopped = new CountDownLatch(1);
-        var informersToClose = informers;
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.close();
-            if (informersToClose != null) {
-                informersToClose.close();
+        extender.synced().whenComplete((done, failure) -> {
+            // Not fatal: /readyz stays false and fabric8 keeps retrying; say why once.
+            if (failure != null) {
+                System.err.println("hetgpu-scheduler-extender: informers not started yet: " + failure.getMessage());
             }
-            vertx.close();
+        });
+        System.out.println("hetgpu scheduler extender listening on " + (options.tls() ? "https" : "http") + "://" + host + ":"
+                + extender.port() + " (API server: " + (client == null ? "none, request-only" : client.getMasterUrl()) + ")");
+        var stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            extender.close();
+            if (client != null) {
+                client.close();
+            }
             stopped.countDown();
         }));
         stopped.await();
