@@ -142,6 +142,25 @@ public final class TestCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * The node disappears: its kubelet and device plugin stop, and the Node is marked as kube-controller-manager's
+     * node lifecycle controller marks an unreachable node (Ready Unknown, {@code node.kubernetes.io/unreachable}
+     * NoSchedule taint), so no new pod is scheduled there.
+     */
+    public void vanish(String node) throws InterruptedException {
+        kubelet(node).close();
+        var plugin = plugins.get(node);
+        if (plugin != null) {
+            plugin.close();
+        }
+        client.nodes().withName(node).edit(n -> new NodeBuilder(n).editSpec()
+                .addNewTaint().withKey("node.kubernetes.io/unreachable").withEffect("NoSchedule").endTaint().endSpec().build());
+        client.nodes().withName(node).editStatus(n -> new NodeBuilder(n).editStatus()
+                .withConditions(new io.fabric8.kubernetes.api.model.NodeConditionBuilder().withType("Ready").withStatus("Unknown")
+                        .withReason("NodeStatusUnknown").withMessage("Kubelet stopped posting node status.").build())
+                .endStatus().build());
+    }
+
     public ApiServer api() {
         return api;
     }

@@ -98,6 +98,19 @@ class FailureHandlingTest {
     }
 
     @Test
+    void vanishedNodeGetsNoNewPods() throws Exception {
+        var scheduler = hetgpu();
+
+        cluster.vanish("v100-1");
+        submit("high", 2, 1000, Map.of());
+
+        // The V100 box would win for a high-priority pod; with it gone the K80 box takes the pod.
+        assertThat(scheduler.scheduleRound()).singleElement()
+                .isInstanceOfSatisfying(Decision.Bound.class, b -> assertThat(b.node()).isEqualTo("k80-1"));
+        awaitRunning("high");
+    }
+
+    @Test
     void unhealthyGpuIsGivenToNoNewPod() {
         var scheduler = hetgpu();
         var sick = cluster.gpus("v100-1").topology().device(0).uuid();
