@@ -51,16 +51,21 @@ public final class DemoWorkload {
         return List.of(volume, claim);
     }
 
+    /**
+     * The pods in submission order. kube-scheduler takes equal priorities oldest first and the API
+     * server stamps creation to the second, so the 8-GPU job is submitted first: otherwise whether it or
+     * the resnet workers reach the H100 box first would depend on where a second boundary falls.
+     */
     public static List<Pod> pods(String schedulerName) {
         var pods = new ArrayList<Pod>();
+        pods.add(pod(schedulerName, "bert-large-0", "bert-large", "worker", HIGH, 8,
+                Map.of(HetgpuKeys.POD_INTERCONNECT, "nvlink", HetgpuKeys.POD_MIN_GPU_MEMORY, "40Gi")));
         for (int i = 0; i < 2; i++) {
             pods.add(pod(schedulerName, "resnet-ps-" + i, "resnet", "ps", HIGH, 0, Map.of()));
         }
         for (int i = 0; i < 4; i++) {
             pods.add(pod(schedulerName, "resnet-worker-" + i, "resnet", "worker", HIGH, 2, Map.of(HetgpuKeys.POD_INTERCONNECT, "nvlink")));
         }
-        pods.add(pod(schedulerName, "bert-large-0", "bert-large", "worker", HIGH, 8,
-                Map.of(HetgpuKeys.POD_INTERCONNECT, "nvlink", HetgpuKeys.POD_MIN_GPU_MEMORY, "40Gi")));
         for (int i = 0; i < 10; i++) {
             pods.add(pod(schedulerName, "sweep-" + i, "sweep", "trial", LOW, 1, Map.of()));
         }
