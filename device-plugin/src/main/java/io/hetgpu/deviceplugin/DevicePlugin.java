@@ -45,9 +45,10 @@ public final class DevicePlugin implements AutoCloseable {
      * @param podResourcesInterval how often the free devices are read
      * @param httpPort             /healthz and /metrics port; 0 for none
      * @param nodeName             the Node the inventory is published on
+     * @param catalog              card tiers for the {@code gpu.tier} label: the built-in table with the admin's overrides
      */
     public record Settings(Path devicePluginDir, Path podResourcesSocket, String resourceName, Set<DeviceListStrategy> strategies,
-                           Duration podResourcesInterval, int httpPort, String nodeName) {
+                           Duration podResourcesInterval, int httpPort, String nodeName, CardCatalog catalog) {
         public Settings {
             strategies = Set.copyOf(strategies);
         }
@@ -84,7 +85,7 @@ public final class DevicePlugin implements AutoCloseable {
             if (client.isPresent()) {
                 var podResources = new PodResourcesReader(transport, settings.podResourcesSocket());
                 resources.push(podResources);
-                var created = new NodeInventorySync(inventory, new NodeInventory(CardCatalog.defaults(), Duration.ofMinutes(1)),
+                var created = new NodeInventorySync(inventory, new NodeInventory(settings.catalog(), Duration.ofMinutes(1)),
                         new NodeInventoryPublisher(client.get(), settings.nodeName()),
                         () -> podResources.heldDevices(settings.resourceName()), Clock.systemUTC(),
                         settings.podResourcesInterval(), metrics);

@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.hetgpu.deviceplugin.devices.DeviceListStrategy;
 import io.hetgpu.gpu.discovery.GpuDiscoveryException;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
+import io.hetgpu.gpu.tier.CardCatalog;
+import io.hetgpu.gpu.tier.TierTableFile;
 import io.hetgpu.nvml.GpuSources;
 import io.hetgpu.nvml.NvmlOptions;
 import org.slf4j.Logger;
@@ -16,6 +18,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -73,6 +76,11 @@ public final class DevicePluginMain implements Callable<Integer> {
                     + "nvidia.com/gpu=<uuid>; needs a CDI spec with UUID names on the node). Default: ${DEFAULT-VALUE}")
     List<DeviceListStrategy> deviceListStrategies;
 
+    @Option(names = "--tier-table", paramLabel = "FILE",
+            description = "YAML/JSON file whose tiers: list overrides or extends the card table used for the hetgpu.io/gpu.tier label "
+                    + "(the scheduler extender's config file, so both rank cards alike). Default: the built-in table.")
+    Path tierTable;
+
     @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "9445",
             description = "Port of /healthz and /metrics (Prometheus); 0 turns it off. Default: ${DEFAULT-VALUE}")
     int httpPort;
@@ -109,7 +117,7 @@ public final class DevicePluginMain implements Callable<Integer> {
             var sourceNode = nodeName == null || nodeName.isBlank() ? hostName() : nodeName;
             var source = GpuSources.open(gpuSource, sourceNode, NvmlOptions.defaults());
             plugin = DevicePlugin.start(new DevicePlugin.Settings(devicePluginDir, podResourcesSocket, resourceName,
-                    EnumSet.copyOf(deviceListStrategies), podResourcesInterval, httpPort, nodeName), source, Optional.ofNullable(client));
+                    EnumSet.copyOf(deviceListStrategies), podResourcesInterval, httpPort, nodeName, catalog()), source, Optional.ofNullable(client));
         } catch (GpuDiscoveryException | IOException e) {
             if (client != null) {
                 client.close();
@@ -145,6 +153,19 @@ public final class DevicePluginMain implements Callable<Integer> {
         if (podResourcesInterval.isNegative() || podResourcesInterval.isZero()) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--pod-resources-interval must be positive, got " + podResourcesInterval);
+        }
+    }
+
+    private CardCatalog catalog() throws IOException {
+        if (tierTable == null) {
+            return CardCatalog.defaults();
+        }
+        try {
+            return CardCatalog.defaults().withOverrides(TierTableFile.read(Files.readString(tierTable), tierTable.toString()));
+        } catch (IllegalArgumentException e) {
+            throw new IOException(e.getMessage());
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new IOException("--tier-table: no such file " + tierTable);
         }
     }
 

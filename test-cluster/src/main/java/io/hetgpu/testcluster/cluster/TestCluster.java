@@ -9,6 +9,7 @@ import io.hetgpu.extender.Extender;
 import io.hetgpu.extender.ExtenderConfig;
 import io.hetgpu.extender.http.ServerOptions;
 import io.hetgpu.deviceplugin.devices.DeviceListStrategy;
+import io.hetgpu.gpu.tier.CardCatalog;
 import io.hetgpu.gpu.discovery.GpuDiscoveryException;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.profile.SimulatedGpuSource;
@@ -97,7 +98,7 @@ public final class TestCluster implements AutoCloseable {
         var source = SimulatedGpuSource.open(spec.profile().get(), spec.name());
         gpuSources.put(spec.name(), source);
         var plugin = DevicePlugin.start(new DevicePlugin.Settings(folders.devicePlugins(), folders.podResourcesSocket(), RESOURCE,
-                Set.of(DeviceListStrategy.ENVVAR), Duration.ofMillis(500), 0, spec.name()), source, Optional.of(client));
+                Set.of(DeviceListStrategy.ENVVAR), Duration.ofMillis(500), 0, spec.name(), CardCatalog.defaults()), source, Optional.of(client));
         plugins.put(spec.name(), plugin);
         resources.push(plugin);
     }

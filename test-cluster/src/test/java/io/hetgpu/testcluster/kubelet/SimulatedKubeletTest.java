@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.hetgpu.deviceplugin.DevicePlugin;
 import io.hetgpu.deviceplugin.devices.DeviceListStrategy;
+import io.hetgpu.gpu.tier.CardCatalog;
 import io.hetgpu.gpu.DeviceHealth;
 import io.hetgpu.gpu.inventory.FreeDevicesCodec;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
@@ -52,7 +53,7 @@ class SimulatedKubeletTest {
         kubelet = new SimulatedKubelet(NODE, GPU, folders, client).start();
         source = SimulatedGpuSource.open("dgx1-v100", NODE);
         plugin = DevicePlugin.start(new DevicePlugin.Settings(folders.devicePlugins(), folders.podResourcesSocket(), GPU,
-                Set.of(DeviceListStrategy.ENVVAR), Duration.ofMillis(200), 0, NODE), source, Optional.of(client));
+                Set.of(DeviceListStrategy.ENVVAR), Duration.ofMillis(200), 0, NODE, CardCatalog.defaults()), source, Optional.of(client));
     }
 
     @AfterEach

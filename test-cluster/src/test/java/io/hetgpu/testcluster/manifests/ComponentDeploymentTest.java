@@ -68,6 +68,18 @@ class ComponentDeploymentTest {
     }
 
     @Test
+    void thePluginRanksCardsFromTheExtendersConfigMap() {
+        var template = plugin.getSpec().getTemplate();
+        var file = Path.of(PodTemplates.flags(PodTemplates.onlyContainer(template)).get("tier-table"));
+        var mount = PodTemplates.onlyContainer(template).getVolumeMounts().stream()
+                .filter(m -> file.startsWith(m.getMountPath())).findFirst().orElseThrow();
+        var volume = template.getSpec().getVolumes().stream().filter(v -> v.getName().equals(mount.getName())).findFirst().orElseThrow();
+
+        assertThat(volume.getConfigMap().getName()).isEqualTo(EXTENDER_CONFIG_MAP);
+        assertThat(manifests.baseObject(ConfigMap.class, EXTENDER_CONFIG_MAP).getData()).containsKey(file.getFileName().toString());
+    }
+
+    @Test
     void thePluginLearnsItsNodeFromTheDownwardApi() {
         EnvVar nodeName = PodTemplates.onlyContainer(plugin.getSpec().getTemplate()).getEnv().stream()
                 .filter(e -> e.getName().equals("NODE_NAME")).findFirst().orElseThrow();

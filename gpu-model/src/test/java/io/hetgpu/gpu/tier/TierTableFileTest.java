@@ -1,0 +1,39 @@
+package io.hetgpu.gpu.tier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hetgpu.gpu.ComputeCapability;
+import org.junit.jupiter.api.Test;
+
+class TierTableFileTest {
+
+    @Test
+    void readsTheTiersOfAFileWithOtherKeys() {
+        var cards = TierTableFile.read("""
+                port: 8888
+                weights: {tier: 4}
+                tiers:
+                  - {model: L40S, rank: 65, computeCapability: "8.9", maxMemoryMiB: 46068}
+                """, "extender.yaml");
+
+        assertThat(cards).containsExactly(new KnownCard("L40S", 65, new ComputeCapability(8, 9), 46068));
+        assertThat(CardCatalog.defaults().withOverrides(cards).tierOf("NVIDIA L40S", new ComputeCapability(8, 9), 46068).rank()).isEqualTo(65);
+    }
+
+    @Test
+    void noTiersIsNoOverride() {
+        assertThat(TierTableFile.read("port: 8888\n", "extender.yaml")).isEmpty();
+        assertThat(TierTableFile.read("", "extender.yaml")).isEmpty();
+    }
+
+    @Test
+    void namesTheBadField() {
+        assertThatThrownBy(() -> TierTableFile.read("tiers:\n  - {model: X, rank: high, computeCapability: '9.0', maxMemoryMiB: 1}\n", "f.yaml"))
+                .hasMessage("f.yaml: tiers[0].rank: expected a whole number >= 1, got \"high\"");
+        assertThatThrownBy(() -> TierTableFile.read("tiers:\n  - {model: X, rank: 3, computeCapability: nine, maxMemoryMiB: 1}\n", "f.yaml"))
+                .hasMessageStartingWith("f.yaml: tiers[0].computeCapability: not a compute capability");
+        assertThatThrownBy(() -> TierTableFile.read("tiers:\n  - {rank: 3}\n", "f.yaml")).hasMessage("f.yaml: tiers[0].model: missing");
+        assertThatThrownBy(() -> TierTableFile.read("tiers: L40S\n", "f.yaml")).hasMessage("f.yaml: tiers: expected a list, got \"L40S\"");
+    }
+}
