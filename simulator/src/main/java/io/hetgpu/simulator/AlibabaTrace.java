@@ -75,7 +75,7 @@ public final class AlibabaTrace {
             var models = new LinkedHashSet<String>();
             long minMemory = 0;
             if (!row[5].isEmpty()) {
-                var named = Set.of(row[5].split("\\|"));
+                var named = new LinkedHashSet<>(List.of(row[5].split("\\|")));
                 named.forEach(model -> models.add(MODEL.getOrDefault(model, model)));
                 if (named.equals(Set.of("V100M32"))) {
                     minMemory = 30 * 1024;

@@ -8,10 +8,13 @@ public interface CardSpeed {
 
     double relative(Job job, String model);
 
-    /** Gavel: the job type's measured steps/s at its GPU count on the card, over the same on a K80. */
-    static CardSpeed gavel(GavelThroughputs throughputs) {
+    /** Gavel: the job type's measured steps/s at its GPU count on the card, over the same on the reference card. */
+    static CardSpeed gavel(GavelThroughputs throughputs, String reference) {
+        if (!GavelThroughputs.CARDS.contains(reference)) {
+            throw new IllegalArgumentException("--reference: expected one of " + GavelThroughputs.CARDS + ", got \"" + reference + "\"");
+        }
         return (job, model) -> throughputs.stepsPerSecond(job.type(), job.gpus(), model)
-                / throughputs.stepsPerSecond(job.type(), job.gpus(), GavelWorkload.REFERENCE_CARD);
+                / throughputs.stepsPerSecond(job.type(), job.gpus(), reference);
     }
 
     /** One factor per card model, whatever the job (for traces that do not say what their jobs are). */

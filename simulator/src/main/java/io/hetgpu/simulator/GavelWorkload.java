@@ -7,14 +7,12 @@ import java.util.Set;
 
 /**
  * Gavel's synthetic trace generator (Narayanan et al., OSDI 2020, section 7): Poisson arrivals; a job
- * runs 10^U(1.5,3) minutes with probability 0.8, else 10^U(3,4) minutes (on a K80); it needs 1, 2, 4
+ * runs 10^U(1.5,3) minutes with probability 0.8, else 10^U(3,4) minutes (on the reference card); it needs 1, 2, 4
  * or 8 GPUs with probability 70, 10, 15 and 5 %; its type is uniform over the throughput table; 20 %
  * of jobs are high priority. 8-GPU jobs run as ps/worker jobs (a parameter server without GPUs and two
  * 4-GPU workers, 20..200 GB of gradients per worker-hour) whose data lives in a random rack.
  */
 public final class GavelWorkload {
-
-    public static final String REFERENCE_CARD = "K80";
 
     private GavelWorkload() {
     }

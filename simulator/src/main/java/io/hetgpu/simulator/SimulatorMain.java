@@ -24,6 +24,9 @@ public final class SimulatorMain implements Callable<Integer> {
     @Option(names = "--jobs", description = "gavel: jobs to generate; default ${DEFAULT-VALUE}")
     int jobs = 2000;
 
+    @Option(names = "--reference", description = "gavel: the card a job's sampled duration is measured on (K80, P100, V100); default ${DEFAULT-VALUE}")
+    String reference = "K80";
+
     @Option(names = "--seed", description = "seed of the generator and of kube-scheduler's tie-breaks; default ${DEFAULT-VALUE}")
     long seed = 1;
 
@@ -71,8 +74,8 @@ public final class SimulatorMain implements Callable<Integer> {
                 var throughputs = GavelThroughputs.shipped();
                 var inventory = ClusterInventory.gavel();
                 var racks = inventory.nodes().stream().map(SimNode::rack).distinct().sorted().toList();
-                yield new Experiment(String.format(Locale.ROOT, "gavel-rate%s-jobs%d", trim(rate), jobs), inventory,
-                        GavelWorkload.generate(rate, jobs, seed, throughputs, racks), CardSpeed.gavel(throughputs),
+                yield new Experiment(String.format(Locale.ROOT, "gavel-rate%s-jobs%d-%s", trim(rate), jobs, reference.toLowerCase(Locale.ROOT)), inventory,
+                        GavelWorkload.generate(rate, jobs, seed, throughputs, racks), CardSpeed.gavel(throughputs, reference),
                         throughputs.asWorkloadTable());
             }
             case alibaba -> AlibabaTrace.experiment();
