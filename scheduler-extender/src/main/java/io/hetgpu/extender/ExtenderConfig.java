@@ -9,6 +9,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.hetgpu.extender.http.ServerOptions;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
+import io.hetgpu.extender.policy.WorkloadThroughputs;
 import io.hetgpu.gpu.ComputeCapability;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.tier.KnownCard;
@@ -18,6 +19,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
@@ -33,17 +35,20 @@ import java.util.stream.Collectors;
  * tiers:                      # added to or replacing entries of the built-in card table
  *   - {model: B300, rank: 110, computeCapability: "10.0", maxMemoryMiB: 294912}
  * events: {enabled: true, intervalSeconds: 60}
+ * workloads:                  # optional: pods' speed per workload class and card (hetgpu.io/workload)
+ *   resnet50: {K80: 1.8, P100: 11.7, V100: 18.0}
  * }</pre>
  */
 public record ExtenderConfig(int port, String resourceName, String rackLabel, long bodyLimitBytes,
                              PriorityThresholds priority, ScoreWeights weights, List<KnownCard> tiers,
-                             boolean events, int eventIntervalSeconds) {
+                             boolean events, int eventIntervalSeconds, WorkloadThroughputs workloads) {
 
     public static final ExtenderConfig DEFAULTS = new ExtenderConfig(8888, HetgpuKeys.DEFAULT_RESOURCE_NAME, HetgpuKeys.LABEL_RACK,
-            ServerOptions.DEFAULT_BODY_LIMIT, PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, List.of(), true, 60);
+            ServerOptions.DEFAULT_BODY_LIMIT, PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, List.of(), true, 60, WorkloadThroughputs.NONE);
 
     public ExtenderConfig {
         tiers = List.copyOf(tiers);
+        java.util.Objects.requireNonNull(workloads, "workloads");
     }
 
     /** A configuration file that cannot be used; the message is one line naming the field and the value. */
@@ -67,7 +72,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
     }
 
     record FileConfig(Integer port, String resourceName, String rackLabel, Long bodyLimitBytes, FilePriority priority,
-                      FileWeights weights, List<FileTier> tiers, FileEvents events) {
+                      FileWeights weights, List<FileTier> tiers, FileEvents events, Map<String, Map<String, Double>> workloads) {
     }
 
     public static ExtenderConfig load(Path file) throws ConfigException {
@@ -153,7 +158,16 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
                 throw new ConfigException(source + ": events.intervalSeconds: expected at least 1, got " + newInterval);
             }
         }
-        return new ExtenderConfig(newPort, newResource, newRack, limit, newPriority, newWeights, newTiers, newEvents, newInterval);
+        var newWorkloads = workloads;
+        if (file.workloads() != null) {
+            try {
+                newWorkloads = new WorkloadThroughputs(file.workloads());
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(source + ": " + e.getMessage());
+            }
+        }
+        return new ExtenderConfig(newPort, newResource, newRack, limit, newPriority, newWeights, newTiers, newEvents, newInterval,
+                newWorkloads);
     }
 
     private static int or(Integer value, int fallback, String field, String source) throws ConfigException {
@@ -215,14 +229,14 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
     }
 
     public ExtenderConfig withPort(int newPort) {
-        return new ExtenderConfig(newPort, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds);
+        return new ExtenderConfig(newPort, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads);
     }
 
     public ExtenderConfig withResourceName(String name) {
-        return new ExtenderConfig(port, name, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds);
+        return new ExtenderConfig(port, name, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads);
     }
 
     public ExtenderConfig withPriority(PriorityThresholds thresholds) {
-        return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, thresholds, weights, tiers, events, eventIntervalSeconds);
+        return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, thresholds, weights, tiers, events, eventIntervalSeconds, workloads);
     }
 }

@@ -22,6 +22,7 @@ import java.util.Set;
  * @param job                  the job the pod belongs to ("" for none)
  * @param role                 its role in the job (ps, worker, …; "" for none)
  * @param claimNames           names of the PersistentVolumeClaims it mounts, in its namespace
+ * @param workload             the {@code hetgpu.io/workload} annotation: the pod's workload class ("" for none)
  */
 public record PodRequest(
         String namespace,
@@ -37,7 +38,8 @@ public record PodRequest(
         GpuPreference preference,
         String job,
         String role,
-        List<String> claimNames) {
+        List<String> claimNames,
+        String workload) {
 
     public static final ComputeCapability ANY_COMPUTE_CAPABILITY = new ComputeCapability(1, 0);
 
@@ -52,9 +54,24 @@ public record PodRequest(
         Objects.requireNonNull(job, "job");
         Objects.requireNonNull(role, "role");
         claimNames = List.copyOf(claimNames);
+        Objects.requireNonNull(workload, "workload");
         if (gpuCount < 0) {
             throw new IllegalArgumentException("gpuCount must be >= 0, got " + gpuCount);
         }
+    }
+
+    /** A pod that names no workload class. */
+    public PodRequest(String namespace, String name, String uid, int gpuCount, Set<String> models, long minMemoryMiB,
+                      ComputeCapability minComputeCapability, boolean requireNvlink, int specPriority, PriorityHint priorityHint,
+                      GpuPreference preference, String job, String role, List<String> claimNames) {
+        this(namespace, name, uid, gpuCount, models, minMemoryMiB, minComputeCapability, requireNvlink, specPriority,
+                priorityHint, preference, job, role, claimNames, "");
+    }
+
+    /** This pod with its workload class set. */
+    public PodRequest withWorkload(String newWorkload) {
+        return new PodRequest(namespace, name, uid, gpuCount, models, minMemoryMiB, minComputeCapability, requireNvlink,
+                specPriority, priorityHint, preference, job, role, claimNames, newWorkload);
     }
 
     /** What decides whether a node fits the pod: two pods of one shape fit the same nodes. */

@@ -74,7 +74,8 @@ public final class PodRequestParser {
                 metadata == null || metadata.getNamespace() == null ? "default" : metadata.getNamespace(),
                 metadata == null || metadata.getName() == null ? "" : metadata.getName(),
                 metadata == null || metadata.getUid() == null ? "" : metadata.getUid(),
-                gpus, models, minMemoryMiB, minCc, nvlink, specPriority, hint, preference, job, role, claims);
+                gpus, models, minMemoryMiB, minCc, nvlink, specPriority, hint, preference, job, role, claims,
+                annotations.getOrDefault(HetgpuKeys.POD_WORKLOAD, "").strip());
     }
 
     /**

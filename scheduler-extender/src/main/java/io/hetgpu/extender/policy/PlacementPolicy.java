@@ -26,7 +26,12 @@ public final class PlacementPolicy {
     static final int NEUTRAL_SCORE = 5;
 
     public PlacementPolicy(PriorityThresholds thresholds, ScoreWeights weights) {
-        this.scorers = List.of(new TierScorer(thresholds), new NvlinkScorer(), new JobLocalityScorer(),
+        this(thresholds, weights, WorkloadThroughputs.NONE);
+    }
+
+    /** With an admin's throughput table, which ranks pods that name their workload class by their own speed. */
+    public PlacementPolicy(PriorityThresholds thresholds, ScoreWeights weights, WorkloadThroughputs throughputs) {
+        this.scorers = List.of(new TierScorer(thresholds, throughputs), new NvlinkScorer(), new JobLocalityScorer(),
                 new DataLocalityScorer(), new CpuNodeScorer());
         this.weights = new int[] {weights.tier(), weights.nvlink(), weights.job(), weights.data(), weights.cpu()};
     }

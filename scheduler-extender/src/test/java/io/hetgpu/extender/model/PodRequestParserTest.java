@@ -107,6 +107,12 @@ class PodRequestParserTest {
         assertThat(request.models()).isEqualTo(Set.of("A100", "V100"));
     }
 
+    @Test
+    void readsTheWorkloadClass() throws Exception {
+        assertThat(parser.parse(annotated(Map.of("hetgpu.io/workload", " resnet50 "))).workload()).isEqualTo("resnet50");
+        assertThat(parser.parse(annotated(Map.of())).workload()).isEmpty();
+    }
+
     private static Pod annotated(Map<String, String> annotations) {
         var pod = podWith(List.of(), gpuContainer("c", 1, null));
         pod.getMetadata().setAnnotations(annotations);

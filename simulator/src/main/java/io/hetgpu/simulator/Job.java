@@ -1,0 +1,46 @@
+package io.hetgpu.simulator;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One job of a trace.
+ *
+ * @param id              position in the trace (ties in the queue go to the lower id)
+ * @param arrival         seconds since the trace started
+ * @param high            high priority (spec.priority {@link #HIGH_PRIORITY}) or low
+ * @param priority        the pods' spec.priority
+ * @param type            the job type, for the card speed model (a Gavel job type, or "" for an unknown one)
+ * @param pods            the pods, created in this order (a ps/worker job: the ps first)
+ * @param work            seconds it runs on the workload's reference card with every GPU NVLink-connected
+ * @param models          card models it accepts (empty = any)
+ * @param minMemoryMiB    least memory per GPU (0 = any)
+ * @param trafficGbPerHour gradient traffic between each worker and the ps, for ps/worker jobs (0 otherwise)
+ * @param dataRack        the rack its training data lives in, or "" for none
+ */
+public record Job(int id, double arrival, boolean high, int priority, String type, List<Pod> pods, double work,
+                  Set<String> models, long minMemoryMiB, double trafficGbPerHour, String dataRack) {
+
+    public static final int HIGH_PRIORITY = 1000;
+    public static final int LOW_PRIORITY = 0;
+
+    public Job {
+        pods = List.copyOf(pods);
+        models = Set.copyOf(models);
+    }
+
+    /**
+     * @param gpus GPUs the pod needs
+     * @param role "ps", "worker" or "" for a single-pod job
+     */
+    public record Pod(int gpus, String role) {
+    }
+
+    public int gpus() {
+        return pods.stream().mapToInt(Pod::gpus).sum();
+    }
+
+    public boolean distributed() {
+        return pods.size() > 1;
+    }
+}

@@ -1,0 +1,26 @@
+package io.hetgpu.simulator;
+
+import io.hetgpu.gpu.allocation.GpuSet;
+import java.util.List;
+
+/** Chooses a node and GPUs for one pod of a job, as a scheduler would; null when no node fits now. */
+public interface Placer {
+
+    /** Where a pod went: the node's index in the inventory and the devices the device plugin gave it. */
+    public record PodPlacement(int node, GpuSet set) {
+        long mask() {
+            long mask = 0;
+            for (int position : set.positions()) {
+                mask |= 1L << position;
+            }
+            return mask;
+        }
+    }
+
+    String name();
+
+    /**
+     * @param earlier where the job's earlier pods went (already taken from {@code cluster})
+     */
+    PodPlacement place(Job job, int podIndex, List<PodPlacement> earlier, ClusterState cluster);
+}

@@ -1,0 +1,60 @@
+package io.hetgpu.simulator;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+
+/** The report: a Markdown table per workload and PNG bar charts made with XChart. */
+public final class Report {
+
+    private Report() {
+    }
+
+    public static String table(List<Summary> summaries) {
+        var text = new StringBuilder();
+        text.append("| policy | jobs | mean JCT high (h) | p99 JCT high (h) | mean JCT low (h) | p99 JCT low (h) | mean JCT all (h) "
+                + "| makespan (h) | mean queueing (h) | GPU util | high GPU-h on top tier | multi-GPU on NVLink | cross-rack ps/worker traffic (TB) |\n");
+        text.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (var s : summaries) {
+            text.append(String.format(Locale.ROOT, "| %s | %d%s | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.2f | %.1f %% | %.1f %% | %.1f %% | %.2f |%n",
+                    s.policy(), s.jobs(), s.neverPlaced() == 0 ? "" : " (+" + s.neverPlaced() + " never placed)",
+                    s.meanJctHigh(), s.p99JctHigh(), s.meanJctLow(), s.p99JctLow(), s.meanJct(), s.makespan(), s.meanQueueing(),
+                    100 * s.gpuUtilisation(), 100 * s.highOnTopTier(), 100 * s.multiGpuOnNvlink(), s.crossRackTb()));
+        }
+        return text.toString();
+    }
+
+    /** Writes {@code <name>-jct.png} (mean JCT by priority) and {@code <name>-p99.png} under {@code dir}; returns their names. */
+    public static List<String> charts(String name, List<Summary> summaries, Path dir) throws IOException {
+        Files.createDirectories(dir);
+        var policies = summaries.stream().map(Summary::policy).toList();
+        var mean = chart(name + ": mean job completion time", "hours");
+        mean.addSeries("high priority", policies, summaries.stream().map(Summary::meanJctHigh).toList());
+        mean.addSeries("low priority", policies, summaries.stream().map(Summary::meanJctLow).toList());
+        mean.addSeries("all", policies, summaries.stream().map(Summary::meanJct).toList());
+        var p99 = chart(name + ": 99th percentile job completion time", "hours");
+        p99.addSeries("high priority", policies, summaries.stream().map(Summary::p99JctHigh).toList());
+        p99.addSeries("low priority", policies, summaries.stream().map(Summary::p99JctLow).toList());
+        var shares = chart(name + ": placement quality", "%");
+        shares.addSeries("GPU utilisation", policies, summaries.stream().map(s -> 100 * s.gpuUtilisation()).toList());
+        shares.addSeries("high GPU-h on top tier", policies, summaries.stream().map(s -> 100 * s.highOnTopTier()).toList());
+        shares.addSeries("multi-GPU jobs on NVLink", policies, summaries.stream().map(s -> 100 * s.multiGpuOnNvlink()).toList());
+        var files = List.of(name + "-jct.png", name + "-p99.png", name + "-quality.png");
+        BitmapEncoder.saveBitmap(mean, dir.resolve(files.get(0)).toString(), BitmapEncoder.BitmapFormat.PNG);
+        BitmapEncoder.saveBitmap(p99, dir.resolve(files.get(1)).toString(), BitmapEncoder.BitmapFormat.PNG);
+        BitmapEncoder.saveBitmap(shares, dir.resolve(files.get(2)).toString(), BitmapEncoder.BitmapFormat.PNG);
+        return files;
+    }
+
+    private static CategoryChart chart(String title, String unit) {
+        var chart = new CategoryChartBuilder().width(1100).height(500).title(title).yAxisTitle(unit).build();
+        chart.getStyler().setXAxisLabelRotation(30);
+        chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNE);
+        return chart;
+    }
+}

@@ -1,0 +1,89 @@
+package io.hetgpu.simulator;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** Runs one workload under every policy and writes the report. */
+@Command(name = "hetgpu-simulator", mixinStandardHelpOptions = true,
+        description = "Feeds a GPU cluster trace through the extender's placement policy and through Kubernetes' default, and reports job completion times.")
+public final class SimulatorMain implements Callable<Integer> {
+
+    enum WorkloadName { gavel, alibaba }
+
+    @Option(names = "--workload", description = "gavel (synthetic, 36 K80 + 36 P100 + 36 V100) or alibaba (the v2023 trace on its own nodes); default ${DEFAULT-VALUE}")
+    WorkloadName workload = WorkloadName.gavel;
+
+    @Option(names = "--rate", description = "gavel: mean job arrivals per hour; default ${DEFAULT-VALUE}")
+    double rate = 2.4;
+
+    @Option(names = "--jobs", description = "gavel: jobs to generate; default ${DEFAULT-VALUE}")
+    int jobs = 2000;
+
+    @Option(names = "--reference", description = "gavel: the card a job's sampled duration is measured on (K80, P100, V100); default ${DEFAULT-VALUE}")
+    String reference = "K80";
+
+    @Option(names = "--seed", description = "seed of the generator and of kube-scheduler's tie-breaks; default ${DEFAULT-VALUE}")
+    long seed = 1;
+
+    @Option(names = "--out", description = "report folder; default ${DEFAULT-VALUE}")
+    Path out = Path.of("target/sim-report");
+
+    public static void main(String[] args) {
+        System.setProperty("java.awt.headless", "true");
+        System.exit(new CommandLine(new SimulatorMain()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (jobs < 1) {
+            System.err.println("--jobs: expected at least 1, got " + jobs);
+            return 2;
+        }
+        Experiment experiment;
+        try {
+            experiment = experiment();
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            return 2;
+        }
+        long started = System.nanoTime();
+        var summaries = experiment.run(seed);
+        double seconds = (System.nanoTime() - started) / 1e9;
+        var table = Report.table(summaries);
+        var charts = Report.charts(experiment.name(), summaries, out);
+        var report = new StringBuilder("# " + experiment.name() + "\n\n");
+        report.append(String.format(Locale.ROOT, "%d jobs on %d GPUs (%d nodes), seed %d; %d policies simulated in %.1f s.%n%n",
+                experiment.jobs().size(), experiment.inventory().gpuCount(), experiment.inventory().nodes().size(), seed,
+                summaries.size(), seconds));
+        report.append(table).append('\n');
+        charts.forEach(chart -> report.append("![").append(chart).append("](").append(chart).append(")\n"));
+        Files.writeString(out.resolve(experiment.name() + ".md"), report);
+        System.out.print(report);
+        System.out.println("\nreport: " + out.resolve(experiment.name() + ".md"));
+        return 0;
+    }
+
+    private Experiment experiment() {
+        return switch (workload) {
+            case gavel -> {
+                var throughputs = GavelThroughputs.shipped();
+                var inventory = ClusterInventory.gavel();
+                var racks = inventory.nodes().stream().map(SimNode::rack).distinct().sorted().toList();
+                yield new Experiment(String.format(Locale.ROOT, "gavel-rate%s-jobs%d-%s", trim(rate), jobs, reference.toLowerCase(Locale.ROOT)), inventory,
+                        GavelWorkload.generate(rate, jobs, seed, throughputs, racks), CardSpeed.gavel(throughputs, reference),
+                        throughputs.asWorkloadTable());
+            }
+            case alibaba -> AlibabaTrace.experiment();
+        };
+    }
+
+    private static String trim(double value) {
+        return value == Math.rint(value) ? Long.toString((long) value) : Double.toString(value);
+    }
+
+}

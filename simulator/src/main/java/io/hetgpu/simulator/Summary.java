@@ -1,0 +1,59 @@
+package io.hetgpu.simulator;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Predicate;
+
+/**
+ * One policy's figures on one trace. Times in hours.
+ *
+ * @param meanJctHigh        mean job completion time (arrival to end) of high-priority jobs
+ * @param p99JctHigh         its 99th percentile
+ * @param meanJctLow         the same for low-priority jobs
+ * @param p99JctLow          its 99th percentile
+ * @param meanJct            over all jobs
+ * @param makespan           first arrival to last completion
+ * @param meanQueueing       mean wait from arrival to start
+ * @param gpuUtilisation     GPU-hours used / (GPUs x makespan)
+ * @param highOnTopTier      share of high-priority GPU-hours on the cluster's top-tier cards
+ * @param multiGpuOnNvlink   share of multi-GPU jobs whose GPUs form one NVLink-connected set
+ * @param crossRackTb        ps/worker gradient traffic that crossed racks, in TB
+ * @param neverPlaced        jobs no node could ever take
+ */
+public record Summary(String policy, int jobs, double meanJctHigh, double p99JctHigh, double meanJctLow, double p99JctLow,
+                      double meanJct, double makespan, double meanQueueing, double gpuUtilisation, double highOnTopTier,
+                      double multiGpuOnNvlink, double crossRackTb, int neverPlaced) {
+
+    public static Summary of(Simulation.Result result, ClusterInventory inventory) {
+        var runs = result.runs();
+        Predicate<JobRun> high = run -> run.job().high();
+        double first = runs.stream().mapToDouble(run -> run.job().arrival()).min().orElse(0);
+        double last = runs.stream().mapToDouble(JobRun::end).max().orElse(0);
+        double makespan = (last - first) / 3600;
+        double gpuHours = runs.stream().mapToDouble(JobRun::gpuHours).sum();
+        double highHours = runs.stream().filter(high).mapToDouble(JobRun::gpuHours).sum();
+        double highTop = runs.stream().filter(high).mapToDouble(run -> run.topTierGpus() * (run.end() - run.start()) / 3600).sum();
+        var multi = runs.stream().filter(run -> run.job().gpus() >= 2).toList();
+        return new Summary(result.policy(), runs.size(),
+                mean(runs, high), p99(runs, high), mean(runs, high.negate()), p99(runs, high.negate()), mean(runs, run -> true),
+                makespan, runs.stream().mapToDouble(JobRun::queueingHours).average().orElse(0),
+                makespan == 0 ? 0 : gpuHours / (inventory.gpuCount() * makespan),
+                highHours == 0 ? 0 : highTop / highHours,
+                multi.isEmpty() ? 0 : multi.stream().filter(JobRun::onNvlink).count() / (double) multi.size(),
+                runs.stream().mapToDouble(JobRun::crossRackGb).sum() / 1000, result.neverPlaced());
+    }
+
+    private static double mean(List<JobRun> runs, Predicate<JobRun> which) {
+        return runs.stream().filter(which).mapToDouble(JobRun::completionHours).average().orElse(0);
+    }
+
+    /** Nearest-rank 99th percentile. */
+    static double p99(List<JobRun> runs, Predicate<JobRun> which) {
+        var values = runs.stream().filter(which).mapToDouble(JobRun::completionHours).toArray();
+        if (values.length == 0) {
+            return 0;
+        }
+        Arrays.sort(values);
+        return values[Math.max(0, (int) Math.ceil(0.99 * values.length) - 1)];
+    }
+}

@@ -1,0 +1,111 @@
+package io.hetgpu.simulator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hetgpu.extender.policy.WorkloadThroughputs;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class SimulationTest {
+
+    private static final GavelThroughputs THROUGHPUTS = GavelThroughputs.shipped();
+    private static final ClusterInventory GAVEL = ClusterInventory.gavel();
+
+    private static Experiment gavel(int jobs, double rate, long seed) {
+        var racks = GAVEL.nodes().stream().map(SimNode::rack).distinct().sorted().toList();
+        return new Experiment("gavel", GAVEL, GavelWorkload.generate(rate, jobs, seed, THROUGHPUTS, racks),
+                CardSpeed.gavel(THROUGHPUTS, "K80"), THROUGHPUTS.asWorkloadTable());
+    }
+
+    @Test
+    void everyJobFinishesAndNoGpuIsEverHeldByTwoJobsAtOnce() {
+        // A busy trace (V100 reference: five times the work) so that GPUs are contended.
+        var experiment = new Experiment("busy", GAVEL, gavel(600, 6, 3).jobs(), CardSpeed.gavel(THROUGHPUTS, "V100"), WorkloadThroughputs.NONE);
+        var simulation = new Simulation(GAVEL, experiment.speed());
+        for (var placer : experiment.placers(3)) {
+            var result = simulation.run(experiment.jobs(), placer);
+            assertThat(result.runs()).as(placer.name()).hasSize(600);
+            assertThat(result.neverPlaced()).isZero();
+            var byDevice = new HashMap<String, List<JobRun>>();
+            for (var run : result.runs()) {
+                assertThat(run.start()).isGreaterThanOrEqualTo(run.job().arrival());
+                assertThat(run.models()).hasSize(run.job().gpus());
+                for (var placement : run.placements()) {
+                    for (int position : placement.set().positions()) {
+                        byDevice.computeIfAbsent(placement.node() + "/" + position, k -> new ArrayList<>()).add(run);
+                    }
+                }
+            }
+            for (var runs : byDevice.values()) {
+                runs.sort(Comparator.comparingDouble(JobRun::start));
+                for (int i = 1; i < runs.size(); i++) {
+                    assertThat(runs.get(i).start()).as(placer.name()).isGreaterThanOrEqualTo(runs.get(i - 1).end());
+                }
+            }
+        }
+    }
+
+    @Test
+    void whenGpusFreeUpTheHighPriorityJobGoesFirstEvenIfItCameLater() {
+        var one = new ClusterInventory(List.of(GAVEL.nodes().get(0)));  // one k80-4x node
+        var type = THROUGHPUTS.jobTypes().getFirst();
+        var jobs = List.of(
+                job(0, 0, false, type, 4, 3600),
+                job(1, 10, false, type, 4, 3600),
+                job(2, 20, true, type, 4, 3600));
+        var experiment = new Experiment("tiny", one, jobs, CardSpeed.gavel(THROUGHPUTS, "K80"), WorkloadThroughputs.NONE);
+        for (var placer : experiment.placers(1)) {
+            var runs = new Simulation(one, experiment.speed()).run(jobs, placer).runs();
+            var starts = new HashMap<Integer, Double>();
+            var ends = new HashMap<Integer, Double>();
+            runs.forEach(run -> starts.put(run.job().id(), run.start()));
+            runs.forEach(run -> ends.put(run.job().id(), run.end()));
+            assertThat(starts.get(2)).as(placer.name()).isEqualTo(ends.get(0));
+            assertThat(starts.get(1)).as(placer.name()).isGreaterThan(starts.get(2));
+        }
+    }
+
+    @Test
+    void theSameSeedGivesTheSameRun() {
+        var first = gavel(300, 2.4, 7).run(7);
+        var again = gavel(300, 2.4, 7).run(7);
+        assertThat(again).isEqualTo(first);
+        assertThat(gavel(300, 2.4, 8).run(8)).isNotEqualTo(first);
+    }
+
+    @Test
+    void hetgpuBeatsTheDefaultOnHighPriorityCompletionTime() {
+        var summaries = gavel(1500, 2.4, 1).run(1);
+        var byName = new HashMap<String, Summary>();
+        summaries.forEach(s -> byName.put(s.policy(), s));
+        double baseline = byName.get("kubernetes-default").meanJctHigh();
+        assertThat(byName.get("hetgpu").meanJctHigh()).isLessThan(baseline);
+        assertThat(byName.get("hetgpu-manifests-workload-aware").meanJctHigh()).isLessThan(baseline / 1.5);
+        assertThat(byName.get("hetgpu-manifests-workload-aware").meanJct()).isLessThan(byName.get("kubernetes-default").meanJct());
+        // High-priority jobs on hetgpu get the newest cards far more often than spreading gives them.
+        assertThat(byName.get("hetgpu").highOnTopTier()).isGreaterThan(2 * byName.get("kubernetes-default").highOnTopTier());
+    }
+
+    @Test
+    void aPsWorkerJobKeepsItsWorkersTogetherUnderHetgpu() {
+        var type = THROUGHPUTS.jobTypes().getFirst();
+        var ps = new Job(0, 0, true, Job.HIGH_PRIORITY, type,
+                List.of(new Job.Pod(0, "ps"), new Job.Pod(4, "worker"), new Job.Pod(4, "worker")), 3600, Set.of(), 0, 100, "rack-1");
+        var experiment = new Experiment("ps", GAVEL, List.of(ps), CardSpeed.gavel(THROUGHPUTS, "K80"), WorkloadThroughputs.NONE);
+        var hetgpu = experiment.placers(1).stream().filter(p -> p.name().equals("hetgpu")).findFirst().orElseThrow();
+        var run = new Simulation(GAVEL, experiment.speed()).run(List.of(ps), hetgpu).runs().getFirst();
+        var racks = run.placements().stream().map(p -> GAVEL.nodes().get(p.node()).rack()).distinct().toList();
+        assertThat(racks).containsExactly("rack-1");
+        assertThat(run.crossRackGb()).isZero();
+        assertThat(run.models()).containsOnly("V100");
+    }
+
+    private static Job job(int id, double arrival, boolean high, String type, int gpus, double work) {
+        return new Job(id, arrival, high, high ? Job.HIGH_PRIORITY : Job.LOW_PRIORITY, type, List.of(new Job.Pod(gpus, "")), work,
+                Set.of(), 0, 0, "");
+    }
+}
