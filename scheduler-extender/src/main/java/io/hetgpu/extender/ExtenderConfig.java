@@ -30,8 +30,8 @@ import java.util.stream.Collectors;
  * resourceName: nvidia.com/gpu
  * rackLabel: topology.hetgpu.io/rack
  * bodyLimitBytes: 67108864
- * priority: {high: 1000, low: 0}
- * weights: {tier: 4, nvlink: 3, job: 2, data: 2, cpu: 5}
+ * priority: {high: 1000, low: -1}
+ * weights: {tier: 4, nvlink: 3, job: 3, data: 2, cpu: 5}
  * tiers:                      # added to or replacing entries of the built-in card table
  *   - {model: B300, rank: 110, computeCapability: "10.0", maxMemoryMiB: 294912}
  * events: {enabled: true, intervalSeconds: 60}

@@ -2,7 +2,6 @@ package io.hetgpu.simulator;
 
 import io.hetgpu.extender.ExtenderConfig;
 import io.hetgpu.extender.policy.PlacementPolicy;
-import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.extender.policy.WorkloadThroughputs;
 import java.util.ArrayList;
@@ -21,18 +20,13 @@ import java.util.List;
  */
 public record Experiment(String name, ClusterInventory inventory, List<Job> jobs, CardSpeed speed, WorkloadThroughputs workloads) {
 
-    /** {@code manifests/scheduler-extender.yaml}'s priority thresholds and weights. */
-    static final PriorityThresholds MANIFEST_PRIORITY = new PriorityThresholds(1000, -100);
-    static final ScoreWeights MANIFEST_WEIGHTS = new ScoreWeights(4, 3, 3, 2, 5);
-
     /** The policies compared, each a fresh placer seeded alike. */
     public List<Placer> placers(long seed) {
         var config = ExtenderConfig.DEFAULTS;
         var placers = new ArrayList<Placer>();
         placers.add(new KubernetesDefaultPlacer(seed));
+        // The extender's defaults, which are also what manifests/ deploys (a manifests test keeps them equal).
         placers.add(hetgpu("hetgpu", config.weights(), WorkloadThroughputs.NONE, seed));
-        // The deploy manifests' ConfigMap: low threshold -100 (priority-0 pods neutral), job weight 3.
-        placers.add(new HetgpuPlacer("hetgpu-manifests", new PlacementPolicy(MANIFEST_PRIORITY, MANIFEST_WEIGHTS), false, seed));
         var w = config.weights();
         placers.add(hetgpu("hetgpu-no-tier", new ScoreWeights(0, w.nvlink(), w.job(), w.data(), w.cpu()), WorkloadThroughputs.NONE, seed));
         placers.add(hetgpu("hetgpu-no-nvlink", new ScoreWeights(w.tier(), 0, w.job(), w.data(), w.cpu()), WorkloadThroughputs.NONE, seed));
@@ -41,8 +35,6 @@ public record Experiment(String name, ClusterInventory inventory, List<Job> jobs
         placers.add(hetgpu("hetgpu-no-cpu", new ScoreWeights(w.tier(), w.nvlink(), w.job(), w.data(), 0), WorkloadThroughputs.NONE, seed));
         if (!workloads.isEmpty()) {
             placers.add(hetgpu("hetgpu-workload-aware", config.weights(), workloads, seed));
-            placers.add(new HetgpuPlacer("hetgpu-manifests-workload-aware",
-                    new PlacementPolicy(MANIFEST_PRIORITY, MANIFEST_WEIGHTS, workloads), true, seed));
         }
         return placers;
     }

@@ -3,7 +3,7 @@ package io.hetgpu.extender.policy;
 /** How much each scorer counts; zero turns one off. */
 public record ScoreWeights(int tier, int nvlink, int job, int data, int cpu) {
 
-    public static final ScoreWeights DEFAULTS = new ScoreWeights(4, 3, 2, 2, 5);
+    public static final ScoreWeights DEFAULTS = new ScoreWeights(4, 3, 3, 2, 5);
 
     public ScoreWeights {
         for (int weight : new int[] {tier, nvlink, job, data, cpu}) {

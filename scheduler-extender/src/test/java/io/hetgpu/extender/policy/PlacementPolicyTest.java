@@ -48,10 +48,15 @@ class PlacementPolicyTest {
         var nodes = List.of(TestNodes.gpu("k80", TestTopologies::k80x4), TestNodes.gpu("v100", TestTopologies::dgx1V100),
                 TestNodes.gpu("h100", TestTopologies::dgxH100));
         var high = TestPods.priority(TestPods.gpus(2), 100000, PriorityHint.UNSET, GpuPreference.UNSET);
-        var low = TestPods.priority(TestPods.gpus(2), 0, PriorityHint.UNSET, GpuPreference.UNSET);
+        var low = TestPods.priority(TestPods.gpus(2), -100, PriorityHint.UNSET, GpuPreference.UNSET);
+        var unclassified = TestPods.priority(TestPods.gpus(2), 0, PriorityHint.UNSET, GpuPreference.UNSET);
 
         assertThat(policy.prioritize(high, nodes, PlacementContext.EMPTY).ranked().getFirst().node()).isEqualTo("h100");
         assertThat(policy.prioritize(low, nodes, PlacementContext.EMPTY).ranked().getFirst().node()).isEqualTo("k80");
+        // Priority 0 (no PriorityClass) is neutral: no node wins on card tier alone.
+        var neutral = policy.prioritize(unclassified, nodes, PlacementContext.EMPTY);
+        int tier = neutral.scorers().indexOf("tier");
+        assertThat(neutral.rows()).extracting(row -> row.parts()[tier]).containsOnly(neutral.rows().get(0).parts()[tier]);
     }
 
     @Test

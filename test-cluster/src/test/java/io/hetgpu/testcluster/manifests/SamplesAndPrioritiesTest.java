@@ -60,6 +60,15 @@ class SamplesAndPrioritiesTest {
     }
 
     @Test
+    void theDeployedPolicyIsTheExtendersDefaultPolicy() throws Exception {
+        // The simulator and the extender's own tests measure the defaults: what is deployed must be that.
+        var deployed = io.hetgpu.testcluster.cluster.DeployedConfiguration.load(ManifestTree.ROOT).extender();
+
+        assertThat(deployed.priority()).isEqualTo(io.hetgpu.extender.ExtenderConfig.DEFAULTS.priority());
+        assertThat(deployed.weights()).isEqualTo(io.hetgpu.extender.ExtenderConfig.DEFAULTS.weights());
+    }
+
+    @Test
     void everySamplePodThatAsksForGpusUsesTheHetgpuSchedulerAndAKnownPriorityClass() {
         List<PodTemplateSpec> templates = samples.stream().flatMap(o -> PodTemplates.of(o).stream()).toList();
         assertThat(templates).filteredOn(t -> PodTemplates.gpus(t, RESOURCE_NAME) > 0).hasSizeGreaterThanOrEqualTo(2)
