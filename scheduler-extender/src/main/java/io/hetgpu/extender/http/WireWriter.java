@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.IntStream;
 
 /**
  * Writes extender answers with the capitalised keys of the Go structs (which carry no JSON tags).
@@ -34,6 +35,9 @@ public final class WireWriter {
     private static final byte[] HOST = ascii("{\"Host\":");
     private static final byte[] SCORE = ascii(",\"Score\":");
     private static final byte[] ERROR_ONLY = ascii("{\"Error\":");
+    /** Scores as kube-scheduler's extender scale has them, 0..10, written once. */
+    private static final byte[][] SCORES = IntStream.rangeClosed(0, 10)
+            .mapToObj(score -> ascii(Integer.toString(score))).toArray(byte[][]::new);
 
     private final JsonStringEncoder encoder = JsonStringEncoder.getInstance();
     /** Each string as a quoted, escaped JSON string in UTF-8. Derived data only. */
@@ -85,7 +89,8 @@ public final class WireWriter {
             out.appendBytes(HOST);
             writeString(out, priority.host());
             out.appendBytes(SCORE);
-            out.appendBytes(ascii(Integer.toString(priority.score())));
+            int score = priority.score();
+            out.appendBytes(score >= 0 && score < SCORES.length ? SCORES[score] : ascii(Integer.toString(score)));
             out.appendByte((byte) '}');
         }
         return out.appendByte((byte) ']');
