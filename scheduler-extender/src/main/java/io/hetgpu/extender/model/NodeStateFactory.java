@@ -55,12 +55,22 @@ public final class NodeStateFactory {
 
     public NodeState state(NodeFacts node, List<BoundPod> boundPods) {
         var cached = decoded(node);
-        if (boundPods.isEmpty()) {
-            // The common case: one shared, immutable state per node until the node changes.
-            return cached.base();
-        }
         var base = cached.base();
+        if (base.gpus().size() == 0 || !anyPromisedSince(cached.freeList().readAt(), boundPods)) {
+            // The common case: one shared, immutable state per node until the node or its promises change.
+            return base;
+        }
         return new NodeState(base.name(), base.rack(), base.zone(), base.gpus(), freeMask(cached.gpus(), cached.freeList(), boundPods));
+    }
+
+    /** Whether a pod bound after the free list was read holds GPUs the list still shows free. */
+    private static boolean anyPromisedSince(Instant readAt, List<BoundPod> boundPods) {
+        for (var pod : boundPods) {
+            if (pod.gpuCount() > 0 && pod.boundAt().isAfter(readAt)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     NodeGpus gpus(NodeFacts node) {
