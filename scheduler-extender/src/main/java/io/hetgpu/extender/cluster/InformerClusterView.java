@@ -43,6 +43,11 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     private final SharedIndexInformer<Pod> pods;
     private final SharedIndexInformer<PersistentVolume> volumes;
     private final SharedIndexInformer<PersistentVolumeClaim> claims;
+    /**
+     * The facts of each node as last read, with the informer's object they were read from: while the
+     * informer holds the same object, lookups hand out the same facts (which the node states key on).
+     */
+    private final ConcurrentHashMap<String, ReadNode> facts = new ConcurrentHashMap<>();
     /** node name -> pod UID -> what the pod holds there. */
     private final ConcurrentHashMap<String, ConcurrentHashMap<String, BoundPod>> gpuPods = new ConcurrentHashMap<>();
 
@@ -59,6 +64,20 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
                     return job.isEmpty() ? List.of() : List.of(pod.getMetadata().getNamespace() + "/" + job);
                 },
                 BY_UID, pod -> pod.getMetadata().getUid() == null ? List.of() : List.of(pod.getMetadata().getUid())));
+        nodes.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Node node) {
+            }
+
+            @Override
+            public void onUpdate(Node before, Node after) {
+            }
+
+            @Override
+            public void onDelete(Node node, boolean finalStateUnknown) {
+                facts.remove(node.getMetadata().getName());
+            }
+        });
         pods.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(Pod pod) {
@@ -94,10 +113,22 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         return true;
     }
 
+    private record ReadNode(Node node, NodeFacts facts) {
+    }
+
     @Override
     public NodeFacts node(String name) {
         var node = nodes.getStore().getByKey(name);
-        return node == null ? null : NodeFacts.of(node);
+        if (node == null) {
+            facts.remove(name);
+            return null;
+        }
+        var read = facts.get(name);
+        if (read == null || read.node() != node) {
+            read = new ReadNode(node, NodeFacts.of(node));
+            facts.put(name, read);
+        }
+        return read.facts();
     }
 
     @Override

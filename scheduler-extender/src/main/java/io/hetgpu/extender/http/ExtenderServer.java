@@ -72,7 +72,7 @@ public final class ExtenderServer implements AutoCloseable {
     private void filter(RoutingContext ctx) {
         var sample = metrics.start();
         int status = 200;
-        byte[] body;
+        Buffer body;
         try {
             body = writer.filterResult(service.filter(reader.read(bytes(ctx))));
         } catch (WireFormatException e) {
@@ -90,7 +90,7 @@ public final class ExtenderServer implements AutoCloseable {
     private void prioritize(RoutingContext ctx) {
         var sample = metrics.start();
         int status = 200;
-        byte[] body;
+        Buffer body;
         try {
             var result = service.prioritize(reader.read(bytes(ctx)));
             if (result.error().isEmpty()) {
@@ -115,9 +115,9 @@ public final class ExtenderServer implements AutoCloseable {
     private void preempt(RoutingContext ctx) {
         var sample = metrics.start();
         int status = 200;
-        byte[] body;
+        Buffer body;
         try {
-            body = preemption.answer(bytes(ctx));
+            body = Buffer.buffer(preemption.answer(bytes(ctx)));
         } catch (WireFormatException e) {
             status = 400;
             body = writer.error(e.getMessage());
@@ -135,8 +135,8 @@ public final class ExtenderServer implements AutoCloseable {
         return body == null ? new byte[0] : body.getBytes();
     }
 
-    private static void reply(RoutingContext ctx, int status, byte[] body) {
-        ctx.response().setStatusCode(status).putHeader("content-type", JSON).end(Buffer.buffer(body));
+    private static void reply(RoutingContext ctx, int status, Buffer body) {
+        ctx.response().setStatusCode(status).putHeader("content-type", JSON).end(body);
     }
 
     @Override

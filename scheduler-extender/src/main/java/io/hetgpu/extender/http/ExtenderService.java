@@ -35,14 +35,45 @@ public final class ExtenderService {
     private final PlacementPolicy policy;
     private final BiConsumer<PodRequest, ScoreTable> onPrioritized;
     /**
-     * The last assessment per node, reused while the node state and the pod's shape are unchanged:
-     * kube-scheduler asks filter then prioritize for each pod, and the pods of one job share a shape,
-     * so most nodes are judged once per burst instead of twice per pod. Derived data only.
+     * The last assessments per node, reused while the node state and the pod's shape are unchanged:
+     * kube-scheduler asks filter then prioritize for each pod, the pods of one job share a shape, and
+     * the pods of a few jobs come interleaved, so most nodes are judged once per burst instead of twice
+     * per pod. Derived data only.
      */
     private final ConcurrentHashMap<String, Memo> assessments = new ConcurrentHashMap<>();
     private static final int MAX_MEMOS = 100_000;
+    /** How many pod shapes each node remembers its assessment for. */
+    private static final int SHAPES_PER_NODE = 4;
+    /** One instance per distinct shape, so that a node's memo compares shapes by identity. */
+    private final ConcurrentHashMap<PodRequest.Shape, PodRequest.Shape> shapes = new ConcurrentHashMap<>();
+    private static final int MAX_SHAPES = 1_000;
 
-    private record Memo(NodeState state, PodRequest.Shape shape, PlacementPolicy.Assessment assessment) {
+    /** A node's assessment for one shape, and (while the node is unchanged) those for the shapes before it. */
+    private record Memo(NodeState state, PodRequest.Shape shape, PlacementPolicy.Assessment assessment, Memo older) {
+
+        PlacementPolicy.Assessment find(NodeState current, PodRequest.Shape wanted) {
+            if (state != current && !sameState(state, current)) {
+                return null;
+            }
+            for (var memo = this; memo != null; memo = memo.older) {
+                if (memo.shape == wanted) {
+                    return memo.assessment;
+                }
+            }
+            return null;
+        }
+
+        /** This memo with another shape's assessment in front; the oldest beyond the limit dropped. */
+        Memo plus(NodeState current, PodRequest.Shape newShape, PlacementPolicy.Assessment newAssessment) {
+            if (state != current && !sameState(state, current)) {
+                return new Memo(current, newShape, newAssessment, null);
+            }
+            return new Memo(current, newShape, newAssessment, keep(this, SHAPES_PER_NODE - 1));
+        }
+
+        private static Memo keep(Memo memo, int count) {
+            return memo == null || count == 0 ? null : new Memo(memo.state, memo.shape, memo.assessment, keep(memo.older, count - 1));
+        }
     }
 
     public ExtenderService(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
@@ -119,8 +150,12 @@ public final class ExtenderService {
             outcome = PlacementPolicy.refuseAll(resolved.states().stream().map(NodeState::name).toList(),
                     "pod " + podName(args) + " cannot be placed: " + e.getMessage());
         }
-        var failed = new LinkedHashMap<>(outcome.failed());
-        resolved.unknown().forEach(name -> failed.put(name, UNKNOWN_NODE));
+        var failed = outcome.failed();
+        if (!resolved.unknown().isEmpty()) {
+            var withUnknown = new LinkedHashMap<>(outcome.failed());
+            resolved.unknown().forEach(name -> withUnknown.put(name, UNKNOWN_NODE));
+            failed = withUnknown;
+        }
         if (args.nodes() != null) {
             var kept = new ArrayList<WireNode>(outcome.fitting().size());
             outcome.fitting().forEach(name -> kept.add(resolved.wire().get(name)));
@@ -160,19 +195,18 @@ public final class ExtenderService {
     }
 
     private List<PlacementPolicy.Assessment> assess(PodRequest pod, List<NodeState> states) {
-        var shape = pod.shape();
+        var shape = canonical(pod.shape());
         var result = new ArrayList<PlacementPolicy.Assessment>(states.size());
         var fresh = new ArrayList<NodeState>();
         var freshAt = new ArrayList<Integer>();
         for (var state : states) {
             var memo = assessments.get(state.name());
-            if (memo != null && sameState(memo.state(), state) && memo.shape().equals(shape)) {
-                result.add(memo.assessment());
-            } else {
+            var known = memo == null ? null : memo.find(state, shape);
+            if (known == null) {
                 freshAt.add(result.size());
                 fresh.add(state);
-                result.add(null);
             }
+            result.add(known);
         }
         if (!fresh.isEmpty()) {
             if (assessments.size() + fresh.size() > MAX_MEMOS) {
@@ -180,11 +214,27 @@ public final class ExtenderService {
             }
             var judged = policy.assessAll(pod, fresh);
             for (int i = 0; i < judged.size(); i++) {
-                result.set(freshAt.get(i), judged.get(i));
-                assessments.put(fresh.get(i).name(), new Memo(fresh.get(i), shape, judged.get(i)));
+                var state = fresh.get(i);
+                var assessment = judged.get(i);
+                result.set(freshAt.get(i), assessment);
+                assessments.compute(state.name(), (name, memo) -> memo == null
+                        ? new Memo(state, shape, assessment, null) : memo.plus(state, shape, assessment));
             }
         }
         return result;
+    }
+
+    private PodRequest.Shape canonical(PodRequest.Shape shape) {
+        var known = shapes.get(shape);
+        if (known != null) {
+            return known;
+        }
+        if (shapes.size() >= MAX_SHAPES) {
+            // Memos of forgotten shapes simply stop matching and age out.
+            shapes.clear();
+        }
+        known = shapes.putIfAbsent(shape, shape);
+        return known == null ? shape : known;
     }
 
     /** Same node state for the policy: the same decoded inventory (by identity), free devices and place. */

@@ -16,8 +16,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Decoding an inventory is the most expensive step per node, and inventories change only when a
  * device's health does, so the decoded form is kept per node and reused while the node's
- * resourceVersion (or, failing that, the annotation text) is unchanged. The cache is derived data
- * only: any replica rebuilds it from what it sees.
+ * resourceVersion (or, failing that, the annotation text) is unchanged. So is the node's whole state
+ * while no pod is bound to it since its free list was read: a 5,000-node request then costs one
+ * lookup per node. The cache is derived data only: any replica rebuilds it from what it sees.
  *
  * <p>Free devices are the {@code hetgpu.io/gpu-free} annotation's, minus those promised to pods bound
  * after it was read; which devices those pods get is predicted with the same allocator the device
@@ -34,7 +35,12 @@ public final class NodeStateFactory {
     private final FreeDevicesCodec freeCodec = new FreeDevicesCodec();
     private final ConcurrentHashMap<String, Cached> cache = new ConcurrentHashMap<>();
 
-    private record Cached(String resourceVersion, String inventory, NodeGpus gpus, String free, FreeList freeList) {
+    /**
+     * @param facts the facts it was built from (a view that hands out the same object while the node is
+     *              unchanged lets the next lookup skip even the string comparisons)
+     * @param base  the node's state with nothing bound since the free list was read
+     */
+    private record Cached(NodeFacts facts, NodeGpus gpus, FreeList freeList, NodeState base) {
     }
 
     /** The decoded {@code hetgpu.io/gpu-free} annotation: positions listed, and when they were read. */
@@ -49,9 +55,22 @@ public final class NodeStateFactory {
 
     public NodeState state(NodeFacts node, List<BoundPod> boundPods) {
         var cached = decoded(node);
-        long free = freeMask(cached.gpus(), cached.freeList(), boundPods);
-        return new NodeState(node.name(), node.labels().getOrDefault(rackLabel, ""),
-                node.labels().getOrDefault(HetgpuKeys.LABEL_ZONE, ""), cached.gpus(), free);
+        var base = cached.base();
+        if (base.gpus().size() == 0 || !anyPromisedSince(cached.freeList().readAt(), boundPods)) {
+            // The common case: one shared, immutable state per node until the node or its promises change.
+            return base;
+        }
+        return new NodeState(base.name(), base.rack(), base.zone(), base.gpus(), freeMask(cached.gpus(), cached.freeList(), boundPods));
+    }
+
+    /** Whether a pod bound after the free list was read holds GPUs the list still shows free. */
+    private static boolean anyPromisedSince(Instant readAt, List<BoundPod> boundPods) {
+        for (var pod : boundPods) {
+            if (pod.gpuCount() > 0 && pod.boundAt().isAfter(readAt)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     NodeGpus gpus(NodeFacts node) {
@@ -61,28 +80,39 @@ public final class NodeStateFactory {
     /** The node's annotations decoded, from the cache while the node (or at least its annotations) are unchanged. */
     private Cached decoded(NodeFacts node) {
         var cached = cache.get(node.name());
-        if (cached != null && (!node.resourceVersion().isEmpty() && cached.resourceVersion().equals(node.resourceVersion())
-                || Objects.equals(cached.inventory(), node.inventory()) && Objects.equals(cached.free(), node.free()))) {
+        if (cached != null && (cached.facts() == node
+                || !node.resourceVersion().isEmpty() && cached.facts().resourceVersion().equals(node.resourceVersion()))) {
+            // A resourceVersion names one version of the whole object: labels included.
             return cached;
         }
         NodeGpus gpus;
-        if (node.inventory() == null) {
-            gpus = NodeGpus.NONE;
-        } else if (cached != null && node.inventory().equals(cached.inventory())) {
+        FreeList freeList;
+        if (cached != null && Objects.equals(cached.facts().inventory(), node.inventory())) {
             gpus = cached.gpus();
+            freeList = Objects.equals(cached.facts().free(), node.free()) ? cached.freeList() : freeList(gpus, node.free());
         } else {
-            try {
-                gpus = NodeGpus.of(inventoryCodec.decode(node.inventory()), catalog);
-            } catch (InventoryFormatException e) {
-                gpus = NodeGpus.unreadable(HetgpuKeys.ANNOTATION_INVENTORY + " unreadable: " + e.getMessage());
-            }
+            gpus = decode(node.inventory());
+            freeList = freeList(gpus, node.free());
         }
-        var fresh = new Cached(node.resourceVersion(), node.inventory(), gpus, node.free(), freeList(gpus, node.free()));
+        var base = new NodeState(node.name(), node.labels().getOrDefault(rackLabel, ""),
+                node.labels().getOrDefault(HetgpuKeys.LABEL_ZONE, ""), gpus, freeMask(gpus, freeList, List.of()));
+        var fresh = new Cached(node, gpus, freeList, base);
         if (cache.size() >= MAX_CACHED_NODES) {
             cache.clear();
         }
         cache.put(node.name(), fresh);
         return fresh;
+    }
+
+    private NodeGpus decode(String inventory) {
+        if (inventory == null) {
+            return NodeGpus.NONE;
+        }
+        try {
+            return NodeGpus.of(inventoryCodec.decode(inventory), catalog);
+        } catch (InventoryFormatException e) {
+            return NodeGpus.unreadable(HetgpuKeys.ANNOTATION_INVENTORY + " unreadable: " + e.getMessage());
+        }
     }
 
     private FreeList freeList(NodeGpus gpus, String annotation) {

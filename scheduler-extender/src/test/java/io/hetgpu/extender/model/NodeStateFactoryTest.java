@@ -86,4 +86,19 @@ class NodeStateFactoryTest {
         assertThat(changed.gpus()).isNotSameAs(first.gpus());
         assertThat(changed.freeCount()).isEqualTo(3);
     }
+
+    @Test
+    void anUnchangedNodeIsOneSharedStateUntilAPodIsBoundAfterItsFreeList() {
+        var topology = TestTopologies.dgx1V100("gpu-1");
+        var facts = new NodeFacts("gpu-1", "1", Map.of(), TestTopologies.inventory(topology), TestTopologies.allFree(topology));
+        var first = factory.state(facts, List.of());
+        var older = new BoundPod("old", 4, false, TestTopologies.READ_AT.minusSeconds(60));
+        var newer = new BoundPod("new", 2, false, TestTopologies.READ_AT.plusSeconds(5));
+
+        assertThat(factory.state(facts, List.of())).isSameAs(first);
+        assertThat(factory.state(facts, List.of(older))).isSameAs(first);
+        var promised = factory.state(facts, List.of(older, newer));
+        assertThat(promised).isNotSameAs(first);
+        assertThat(promised.freeCount()).isEqualTo(6);
+    }
 }

@@ -1,0 +1,52 @@
+package io.hetgpu.extender.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class WireWriterTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private final WireWriter writer = new WireWriter();
+
+    @Test
+    void filterAnswerHasTheGoFieldNamesAndEscapesEveryString() throws Exception {
+        var failed = new LinkedHashMap<String, String>();
+        failed.put("gpu-1", "node has 8 \"V100\" \\ 16 GiB\nnext line, tab\t, é, 漢");
+        failed.put("gpu-2", "no set of 4 free GPUs");
+        var result = new FilterResult(null, List.of("gpu-3", "gpu-4"), failed, Map.of("gpu-5", "node has no GPUs"), "");
+
+        // Written twice: the second answer comes from the escaped strings kept from the first.
+        for (int i = 0; i < 2; i++) {
+            var answer = JSON.readTree(writer.filterResult(result).getBytes());
+            assertThat(answer.get("Nodes").isNull()).isTrue();
+            assertThat(answer.get("NodeNames")).extracting(JsonNode::asText).containsExactly("gpu-3", "gpu-4");
+            assertThat(JSON.convertValue(answer.get("FailedNodes"), Map.class)).containsExactlyEntriesOf(failed);
+            assertThat(answer.get("FailedAndUnresolvableNodes").get("gpu-5").asText()).isEqualTo("node has no GPUs");
+            assertThat(answer.get("Error").asText()).isEmpty();
+        }
+    }
+
+    @Test
+    void anErrorAnswerCarriesTheMessage() throws Exception {
+        var message = "bad \"Pod\": " + "x".repeat(5_000);
+        var answer = JSON.readTree(writer.filterResult(FilterResult.error(message)).getBytes());
+        assertThat(answer.get("NodeNames").isNull()).isTrue();
+        assertThat(answer.get("FailedNodes").size()).isZero();
+        assertThat(answer.get("Error").asText()).isEqualTo(message);
+        assertThat(JSON.readTree(writer.error(message).getBytes()).get("Error").asText()).isEqualTo(message);
+    }
+
+    @Test
+    void prioritiesAreABareArrayOfHostAndScore() throws Exception {
+        var answer = JSON.readTree(writer.hostPriorities(List.of(new HostPriority("a", 0), new HostPriority("b", 10),
+                new HostPriority("c", 42))).getBytes());
+        assertThat(answer.toString()).isEqualTo("[{\"Host\":\"a\",\"Score\":0},{\"Host\":\"b\",\"Score\":10},{\"Host\":\"c\",\"Score\":42}]");
+        assertThat(new String(writer.hostPriorities(List.of()).getBytes())).isEqualTo("[]");
+    }
+}
