@@ -2,14 +2,11 @@ package io.hetgpu.extender.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.hetgpu.extender.KubeJson;
 import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.cluster.ClusterView;
-import io.hetgpu.extender.model.BoundPod;
+import io.hetgpu.extender.cluster.FixedClusterView;
 import io.hetgpu.extender.model.NodeFacts;
-import io.hetgpu.extender.model.PlacementContext;
-import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.gpu.NodeTopology;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -75,37 +72,7 @@ final class BenchCluster {
 
     /** What an informer-backed extender holds once synced: every node by name, no GPU pods in flight. */
     ClusterView view() {
-        return new ClusterView() {
-            @Override
-            public boolean synced() {
-                return true;
-            }
-
-            @Override
-            public boolean knowsNodes() {
-                return true;
-            }
-
-            @Override
-            public NodeFacts node(String name) {
-                return facts.get(name);
-            }
-
-            @Override
-            public List<BoundPod> boundPods(String nodeName) {
-                return List.of();
-            }
-
-            @Override
-            public PlacementContext contextOf(PodRequest pod) {
-                return PlacementContext.EMPTY;
-            }
-
-            @Override
-            public Pod podByUid(String uid) {
-                return null;
-            }
-        };
+        return new FixedClusterView(facts, Map.of());
     }
 
     static String json(Object value) {

@@ -9,11 +9,10 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.hetgpu.extender.KubeJson;
 import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.cluster.FixedClusterView;
 import io.hetgpu.extender.model.BoundPod;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.NodeStateFactory;
-import io.hetgpu.extender.model.PlacementContext;
-import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.PriorityThresholds;
@@ -33,7 +32,7 @@ class PreemptionTest {
     private static final String POD = KubeJson.text("pod-pytorch-worker.json");
 
     /** Full nodes: a DGX-1 with four 2-GPU pods (bound in order), a 4x V100 PCIe server and a T4 server with two each. */
-    private final Preemption preemption = new Preemption(service(new Cluster()));
+    private final Preemption preemption = new Preemption(service(cluster()));
 
     @Test
     void keepsANodeWhereTheVictimsFreeAnNvlinkSet() throws Exception {
@@ -89,52 +88,18 @@ class PreemptionTest {
     }
 
     /** An in-memory cluster: every GPU held, pods bound one after another before the free list was read. */
-    private static final class Cluster implements ClusterView {
-        private final Map<String, NodeFacts> nodes;
-        private final Map<String, List<BoundPod>> pods;
-
-        Cluster() {
-            var dgx = TestTopologies.dgx1V100("dgx");
-            var t4 = TestTopologies.t4x4("t4");
-            var pcie = TestTopologies.v100Pcie("pcie", 4);
-            nodes = Map.of("dgx", new NodeFacts("dgx", "1", Map.of(), TestTopologies.inventory(dgx), TestTopologies.free(dgx)),
-                    "pcie", new NodeFacts("pcie", "1", Map.of(), TestTopologies.inventory(pcie), TestTopologies.free(pcie)),
-                    "t4", new NodeFacts("t4", "1", Map.of(), TestTopologies.inventory(t4), TestTopologies.free(t4)));
-            var at = TestTopologies.READ_AT;
-            pods = Map.of("dgx", List.of(new BoundPod("w0", 2, true, at.minusSeconds(40)), new BoundPod("w1", 2, true, at.minusSeconds(30)),
-                            new BoundPod("w2", 2, true, at.minusSeconds(20)), new BoundPod("w3", 2, true, at.minusSeconds(10))),
-                    "pcie", List.of(new BoundPod("p0", 2, false, at.minusSeconds(20)), new BoundPod("p1", 2, false, at.minusSeconds(10))),
-                    "t4", List.of(new BoundPod("t0", 2, false, at.minusSeconds(20)), new BoundPod("t1", 2, false, at.minusSeconds(10))));
-        }
-
-        @Override
-        public boolean synced() {
-            return true;
-        }
-
-        @Override
-        public boolean knowsNodes() {
-            return true;
-        }
-
-        @Override
-        public NodeFacts node(String name) {
-            return nodes.get(name);
-        }
-
-        @Override
-        public List<BoundPod> boundPods(String nodeName) {
-            return pods.getOrDefault(nodeName, List.of());
-        }
-
-        @Override
-        public PlacementContext contextOf(PodRequest pod) {
-            return PlacementContext.EMPTY;
-        }
-
-        @Override
-        public Pod podByUid(String uid) {
-            return null;
-        }
+    private static ClusterView cluster() {
+        var dgx = TestTopologies.dgx1V100("dgx");
+        var t4 = TestTopologies.t4x4("t4");
+        var pcie = TestTopologies.v100Pcie("pcie", 4);
+        var at = TestTopologies.READ_AT;
+        return new FixedClusterView(
+                Map.of("dgx", new NodeFacts("dgx", "1", Map.of(), TestTopologies.inventory(dgx), TestTopologies.free(dgx)),
+                        "pcie", new NodeFacts("pcie", "1", Map.of(), TestTopologies.inventory(pcie), TestTopologies.free(pcie)),
+                        "t4", new NodeFacts("t4", "1", Map.of(), TestTopologies.inventory(t4), TestTopologies.free(t4))),
+                Map.of("dgx", List.of(new BoundPod("w0", 2, true, at.minusSeconds(40)), new BoundPod("w1", 2, true, at.minusSeconds(30)),
+                                new BoundPod("w2", 2, true, at.minusSeconds(20)), new BoundPod("w3", 2, true, at.minusSeconds(10))),
+                        "pcie", List.of(new BoundPod("p0", 2, false, at.minusSeconds(20)), new BoundPod("p1", 2, false, at.minusSeconds(10))),
+                        "t4", List.of(new BoundPod("t0", 2, false, at.minusSeconds(20)), new BoundPod("t1", 2, false, at.minusSeconds(10)))));
     }
 }
