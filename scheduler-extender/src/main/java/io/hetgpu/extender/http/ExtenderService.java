@@ -2,6 +2,7 @@ package io.hetgpu.extender.http;
 
 import io.hetgpu.extender.cluster.ClusterView;
 import io.hetgpu.extender.model.InvalidPodRequestException;
+import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequest;
@@ -10,6 +11,7 @@ import io.hetgpu.extender.policy.FilterOutcome;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.ScoreTable;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,8 +50,15 @@ public final class ExtenderService {
     private final ConcurrentHashMap<PodRequest.Shape, PodRequest.Shape> shapes = new ConcurrentHashMap<>();
     private static final int MAX_SHAPES = 1_000;
 
-    /** A node's assessment for one shape, and (while the node is unchanged) those for the shapes before it. */
-    private record Memo(NodeState state, PodRequest.Shape shape, PlacementPolicy.Assessment assessment, Memo older) {
+    /**
+     * A node's assessment for one shape, and (while the node is unchanged) those for the shapes before it.
+     *
+     * @param facts the facts the state was built from when no GPU pod was bound to the node, else null: while
+     *              the cluster view hands out the same facts and still no pod, the state is this one again, and
+     *              a 5,000-node request skips the node-state cache (one hash lookup per node fewer)
+     */
+    private record Memo(NodeFacts facts, NodeState state, PodRequest.Shape shape, PlacementPolicy.Assessment assessment,
+                        Memo older) {
 
         PlacementPolicy.Assessment find(NodeState current, PodRequest.Shape wanted) {
             if (state != current && !sameState(state, current)) {
@@ -64,15 +73,16 @@ public final class ExtenderService {
         }
 
         /** This memo with another shape's assessment in front; the oldest beyond the limit dropped. */
-        Memo plus(NodeState current, PodRequest.Shape newShape, PlacementPolicy.Assessment newAssessment) {
+        Memo plus(NodeFacts from, NodeState current, PodRequest.Shape newShape, PlacementPolicy.Assessment newAssessment) {
             if (state != current && !sameState(state, current)) {
-                return new Memo(current, newShape, newAssessment, null);
+                return new Memo(from, current, newShape, newAssessment, null);
             }
-            return new Memo(current, newShape, newAssessment, keep(this, SHAPES_PER_NODE - 1));
+            return new Memo(from, current, newShape, newAssessment, keep(this, SHAPES_PER_NODE - 1));
         }
 
         private static Memo keep(Memo memo, int count) {
-            return memo == null || count == 0 ? null : new Memo(memo.state, memo.shape, memo.assessment, keep(memo.older, count - 1));
+            return memo == null || count == 0 ? null
+                    : new Memo(memo.facts, memo.state, memo.shape, memo.assessment, keep(memo.older, count - 1));
         }
     }
 
@@ -101,38 +111,60 @@ public final class ExtenderService {
         return policy;
     }
 
-    /** The request's nodes as states; names the cluster view does not know are listed apart. */
-    record Resolved(List<NodeState> states, Map<String, WireNode> wire, List<String> unknown, String error) {
+    /**
+     * The request's nodes as states; names the cluster view does not know are listed apart.
+     *
+     * @param facts per state, the cluster view's facts when no GPU pod is bound to the node (null otherwise
+     *              or for a Nodes request), which its memo is kept under
+     * @param memos per state, the node's memo as found while resolving it (null when none)
+     */
+    record Resolved(List<NodeState> states, List<NodeFacts> facts, List<Memo> memos, Map<String, WireNode> wire,
+                    List<String> unknown, String error) {
+
+        static Resolved error(String message) {
+            return new Resolved(List.of(), List.of(), List.of(), Map.of(), List.of(), message);
+        }
     }
 
     Resolved resolve(ExtenderArgs args) {
         if (args.nodes() != null) {
             var states = new ArrayList<NodeState>(args.nodes().size());
+            var memos = new ArrayList<Memo>(args.nodes().size());
             var wire = new HashMap<String, WireNode>(args.nodes().size() * 2);
             for (var node : args.nodes()) {
                 var facts = node.facts();
                 states.add(nodes.state(facts, cluster.boundPods(facts.name())));
+                memos.add(assessments.get(facts.name()));
                 wire.put(facts.name(), node);
             }
-            return new Resolved(states, wire, List.of(), "");
+            // Facts read from a request are new objects every time: nothing to key a state on.
+            return new Resolved(states, Collections.nCopies(states.size(), null), memos, wire, List.of(), "");
         }
         if (args.nodeNames() == null) {
-            return new Resolved(List.of(), Map.of(), List.of(), NO_NODES);
+            return Resolved.error(NO_NODES);
         }
         if (!cluster.knowsNodes()) {
-            return new Resolved(List.of(), Map.of(), List.of(), NO_NODE_CACHE);
+            return Resolved.error(NO_NODE_CACHE);
         }
         var states = new ArrayList<NodeState>(args.nodeNames().size());
+        var keys = new ArrayList<NodeFacts>(args.nodeNames().size());
+        var memos = new ArrayList<Memo>(args.nodeNames().size());
         var unknown = new ArrayList<String>();
         for (var name : args.nodeNames()) {
             var facts = cluster.node(name);
             if (facts == null) {
                 unknown.add(name);
-            } else {
-                states.add(nodes.state(facts, cluster.boundPods(name)));
+                continue;
             }
+            var bound = cluster.boundPods(name);
+            var memo = assessments.get(name);
+            var key = bound.isEmpty() ? facts : null;
+            // With no pod bound, a node's state depends on its facts alone: the same facts, the same state.
+            states.add(key != null && memo != null && memo.facts() == key ? memo.state() : nodes.state(facts, bound));
+            keys.add(key);
+            memos.add(memo);
         }
-        return new Resolved(states, Map.of(), unknown, "");
+        return new Resolved(states, keys, memos, Map.of(), unknown, "");
     }
 
     public FilterResult filter(ExtenderArgs args) {
@@ -145,7 +177,7 @@ public final class ExtenderService {
         }
         FilterOutcome outcome;
         try {
-            outcome = policy.outcome(assess(parser.parse(args.pod()), resolved.states()));
+            outcome = policy.outcome(assess(parser.parse(args.pod()), resolved));
         } catch (InvalidPodRequestException e) {
             outcome = PlacementPolicy.refuseAll(resolved.states().stream().map(NodeState::name).toList(),
                     "pod " + podName(args) + " cannot be placed: " + e.getMessage());
@@ -186,7 +218,7 @@ public final class ExtenderService {
             resolved.unknown().forEach(name -> zeros.add(new HostPriority(name, 0)));
             return new Priorities(zeros, "");
         }
-        var table = policy.score(pod, assess(pod, resolved.states()), cluster.contextOf(pod));
+        var table = policy.score(pod, assess(pod, resolved), cluster.contextOf(pod));
         var priorities = new ArrayList<HostPriority>(table.rows().size() + resolved.unknown().size());
         table.rows().forEach(row -> priorities.add(new HostPriority(row.node(), row.score())));
         resolved.unknown().forEach(name -> priorities.add(new HostPriority(name, 0)));
@@ -194,13 +226,15 @@ public final class ExtenderService {
         return new Priorities(priorities, "");
     }
 
-    private List<PlacementPolicy.Assessment> assess(PodRequest pod, List<NodeState> states) {
+    private List<PlacementPolicy.Assessment> assess(PodRequest pod, Resolved resolved) {
         var shape = canonical(pod.shape());
+        var states = resolved.states();
         var result = new ArrayList<PlacementPolicy.Assessment>(states.size());
         var fresh = new ArrayList<NodeState>();
         var freshAt = new ArrayList<Integer>();
-        for (var state : states) {
-            var memo = assessments.get(state.name());
+        for (int i = 0; i < states.size(); i++) {
+            var state = states.get(i);
+            var memo = resolved.memos().get(i);
             var known = memo == null ? null : memo.find(state, shape);
             if (known == null) {
                 freshAt.add(result.size());
@@ -216,9 +250,11 @@ public final class ExtenderService {
             for (int i = 0; i < judged.size(); i++) {
                 var state = fresh.get(i);
                 var assessment = judged.get(i);
-                result.set(freshAt.get(i), assessment);
+                int at = freshAt.get(i);
+                var facts = resolved.facts().get(at);
+                result.set(at, assessment);
                 assessments.compute(state.name(), (name, memo) -> memo == null
-                        ? new Memo(state, shape, assessment, null) : memo.plus(state, shape, assessment));
+                        ? new Memo(facts, state, shape, assessment, null) : memo.plus(facts, state, shape, assessment));
             }
         }
         return result;
