@@ -6,8 +6,11 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.hetgpu.extender.KubeJson;
 import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.model.BoundPod;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.NodeStateFactory;
+import io.hetgpu.extender.model.PlacementContext;
+import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.PriorityThresholds;
@@ -46,6 +49,55 @@ class ExtenderServiceTest {
         assertThat(filter(small, node).nodes()).hasSize(1);
         assertThat(filter(KubeJson.trainingPod(), node).nodes()).isEmpty();
         assertThat(filter(small, node).nodes()).hasSize(1);
+    }
+
+    @Test
+    void aPodBoundToAnUnchangedNodeChangesTheAnswerForNodeNames() {
+        // The same facts object throughout, as an informer hands out while the node is unchanged: only the
+        // pods bound to it change, and the kept state must not outlive them.
+        var facts = new NodeFacts("dgx", "1", Map.of(), TestTopologies.inventory(dgx), TestTopologies.allFree(dgx));
+        var bound = new java.util.concurrent.atomic.AtomicReference<List<BoundPod>>(List.of());
+        var cluster = new ClusterView() {
+            @Override
+            public boolean synced() {
+                return true;
+            }
+
+            @Override
+            public boolean knowsNodes() {
+                return true;
+            }
+
+            @Override
+            public NodeFacts node(String name) {
+                return name.equals("dgx") ? facts : null;
+            }
+
+            @Override
+            public List<BoundPod> boundPods(String nodeName) {
+                return bound.get();
+            }
+
+            @Override
+            public PlacementContext contextOf(PodRequest pod) {
+                return PlacementContext.EMPTY;
+            }
+
+            @Override
+            public Pod podByUid(String uid) {
+                return null;
+            }
+        };
+        var withCluster = new ExtenderService(cluster, service.parser(), new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
+                service.policy(), (pod, table) -> { });
+        var args = new ExtenderArgs(KubeJson.trainingPod(), null, List.of("dgx"));
+
+        assertThat(withCluster.filter(args).nodeNames()).containsExactly("dgx");
+        assertThat(withCluster.filter(args).nodeNames()).containsExactly("dgx");
+        bound.set(List.of(new BoundPod("uid-1", 6, false, TestTopologies.READ_AT.plusSeconds(60))));
+        assertThat(withCluster.filter(args).failedNodes()).containsEntry("dgx", "2 free V100, pod needs 4");
+        bound.set(List.of());
+        assertThat(withCluster.filter(args).nodeNames()).containsExactly("dgx");
     }
 
     private FilterResult filter(Pod pod, WireNode node) {
