@@ -7,13 +7,20 @@ import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
-/** What a synced informer-backed extender would hold, given outright: nodes by name and the GPU pods bound to each. */
-public record FixedClusterView(Map<String, NodeFacts> nodes, Map<String, List<BoundPod>> pods) implements ClusterView {
+/**
+ * What a synced informer-backed extender would hold, given outright: nodes by name, and the GPU pods bound
+ * to each as a function, so a test can bind and unbind pods while the node facts stay the same objects.
+ */
+public record FixedClusterView(Map<String, NodeFacts> nodes, Function<String, List<BoundPod>> pods) implements ClusterView {
 
     public FixedClusterView {
         nodes = Map.copyOf(nodes);
-        pods = Map.copyOf(pods);
+    }
+
+    public FixedClusterView(Map<String, NodeFacts> nodes, Map<String, List<BoundPod>> podsByNode) {
+        this(nodes, Map.copyOf(podsByNode)::get);
     }
 
     @Override
@@ -33,7 +40,8 @@ public record FixedClusterView(Map<String, NodeFacts> nodes, Map<String, List<Bo
 
     @Override
     public List<BoundPod> boundPods(String nodeName) {
-        return pods.getOrDefault(nodeName, List.of());
+        var bound = pods.apply(nodeName);
+        return bound == null ? List.of() : bound;
     }
 
     @Override

@@ -6,11 +6,10 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.hetgpu.extender.KubeJson;
 import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.cluster.FixedClusterView;
 import io.hetgpu.extender.model.BoundPod;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.NodeStateFactory;
-import io.hetgpu.extender.model.PlacementContext;
-import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.PriorityThresholds;
@@ -57,37 +56,7 @@ class ExtenderServiceTest {
         // pods bound to it change, and the kept state must not outlive them.
         var facts = new NodeFacts("dgx", "1", Map.of(), TestTopologies.inventory(dgx), TestTopologies.allFree(dgx));
         var bound = new java.util.concurrent.atomic.AtomicReference<List<BoundPod>>(List.of());
-        var cluster = new ClusterView() {
-            @Override
-            public boolean synced() {
-                return true;
-            }
-
-            @Override
-            public boolean knowsNodes() {
-                return true;
-            }
-
-            @Override
-            public NodeFacts node(String name) {
-                return name.equals("dgx") ? facts : null;
-            }
-
-            @Override
-            public List<BoundPod> boundPods(String nodeName) {
-                return bound.get();
-            }
-
-            @Override
-            public PlacementContext contextOf(PodRequest pod) {
-                return PlacementContext.EMPTY;
-            }
-
-            @Override
-            public Pod podByUid(String uid) {
-                return null;
-            }
-        };
+        var cluster = new FixedClusterView(Map.of("dgx", facts), nodeName -> bound.get());
         var withCluster = new ExtenderService(cluster, service.parser(), new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
                 service.policy(), (pod, table) -> { });
         var args = new ExtenderArgs(KubeJson.trainingPod(), null, List.of("dgx"));
