@@ -1,8 +1,8 @@
 package io.hetgpu.nvml;
 
-import io.hetgpu.gpu.NodeTopology;
 import io.hetgpu.gpu.discovery.GpuDiscoveryException;
 import io.hetgpu.gpu.inventory.InventoryCodec;
+import io.hetgpu.gpu.tier.CardCatalog;
 
 /**
  * Prints what NVML reports on this node: devices, the link matrix as {@code nvidia-smi topo -m} shows it,
@@ -16,23 +16,11 @@ public final class NvmlReport {
 
     public static void main(String[] args) {
         try (var source = NvmlGpuSource.open(NvmlOptions.defaults())) {
-            System.out.println(render(source.description(), source.topology()));
+            System.out.println(InventoryText.render(source.description(), source.topology(), CardCatalog.defaults()));
+            System.out.println(new InventoryCodec().encode(source.topology()));
         } catch (GpuDiscoveryException e) {
             System.err.println(e.getMessage());
             System.exit(1);
         }
-    }
-
-    static String render(String description, NodeTopology topology) {
-        var text = new StringBuilder(description).append(System.lineSeparator());
-        for (var device : topology.devices()) {
-            text.append(String.format("GPU %d  %s  %s (%s, %s, cc %s)  %d MiB  pci %s  numa %s  %s%n",
-                    device.index(), device.uuid(), device.product(), device.model(), device.family().label(),
-                    device.computeCapability(), device.memoryMiB(), device.pciBusId(),
-                    device.hasNumaNode() ? device.numaNode() : "unknown", device.health().label()));
-        }
-        text.append(topology.links()).append(System.lineSeparator());
-        text.append(new InventoryCodec().encode(topology));
-        return text.toString();
     }
 }

@@ -33,7 +33,7 @@ class NvmlOnThisMachineTest {
 
         try (var source = NvmlGpuSource.open(NvmlOptions.defaults())) {
             var topology = source.topology();
-            System.out.println(NvmlReport.render(source.description(), topology));
+            System.out.println(InventoryText.render(source.description(), topology, io.hetgpu.gpu.tier.CardCatalog.defaults()));
 
             assertThat(topology.size()).isPositive();
             assertThat(topology.devices()).allMatch(d -> d.memoryMiB() > 0 && d.uuid().startsWith("GPU-"));

@@ -5,6 +5,7 @@ import io.hetgpu.gpu.inventory.InventoryCodec;
 import io.hetgpu.gpu.profile.SimulatedGpuSource;
 import io.hetgpu.gpu.tier.CardCatalog;
 import io.hetgpu.nvml.GpuSources;
+import io.hetgpu.nvml.InventoryText;
 import io.hetgpu.nvml.NvmlOptions;
 import java.io.PrintWriter;
 import java.util.List;

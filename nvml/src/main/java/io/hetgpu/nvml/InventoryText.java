@@ -1,4 +1,4 @@
-package io.hetgpu.testcluster.cli;
+package io.hetgpu.nvml;
 
 import io.hetgpu.gpu.NodeTopology;
 import io.hetgpu.gpu.allocation.DeviceMask;
@@ -7,12 +7,12 @@ import io.hetgpu.gpu.tier.CardCatalog;
 import java.util.stream.Collectors;
 
 /** A node's GPU inventory as an admin reads it: one line per device, the link matrix, the NVLink islands. */
-final class InventoryText {
+public final class InventoryText {
 
     private InventoryText() {
     }
 
-    static String render(String title, NodeTopology topology, CardCatalog catalog) {
+    public static String render(String title, NodeTopology topology, CardCatalog catalog) {
         var text = new StringBuilder(title).append(System.lineSeparator());
         text.append(String.format("driver %s, CUDA %s, %d GPU(s)%n", topology.driverVersion(), topology.cudaDriverVersion(), topology.size()));
         text.append(String.format("  %-3s %-40s %-26s %-6s %-5s %10s  %-4s %-4s %-13s %s%n",
