@@ -9,6 +9,7 @@ import io.hetgpu.testcluster.scheduler.SchedulerSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.function.BiPredicate;
 import java.util.stream.Stream;
 
 /**
@@ -22,7 +23,14 @@ public record DeployedConfiguration(ExtenderConfig extender, SchedulerSettings s
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
     public static DeployedConfiguration load(Path manifests) throws IOException {
-        return new DeployedConfiguration(extenderConfig(manifests), SchedulerSettings.fromManifests(manifests));
+        var extender = configMapValue(manifests, (key, text) -> key.equals(EXTENDER_CONFIG_KEY));
+        var scheduler = configMapValue(manifests, (key, text) -> text.contains("kind: KubeSchedulerConfiguration"));
+        try {
+            return new DeployedConfiguration(ExtenderConfig.parse(extender.text(), extender.file() + " " + EXTENDER_CONFIG_KEY),
+                    SchedulerSettings.parse(scheduler.text()));
+        } catch (ExtenderConfig.ConfigException e) {
+            throw new IOException(e.getMessage(), e);
+        }
     }
 
     /** The scheduler settings with every extender pointed at {@code urlPrefix}. */
@@ -35,21 +43,25 @@ public record DeployedConfiguration(ExtenderConfig extender, SchedulerSettings s
         return scheduler.withExtenders(scheduler.extenders().stream().map(e -> change.apply(e.at(urlPrefix))).toList());
     }
 
-    private static ExtenderConfig extenderConfig(Path manifests) throws IOException {
+    private record ConfigMapValue(String file, String text) {
+    }
+
+    /** The first ConfigMap data value in {@code manifests/} (top level, files in name order) that {@code wanted} accepts. */
+    private static ConfigMapValue configMapValue(Path manifests, BiPredicate<String, String> wanted) throws IOException {
         try (Stream<Path> files = Files.list(manifests)) {
             for (var file : files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
                 for (var document : YAML.readValues(YAML.createParser(file.toFile()), JsonNode.class).readAll()) {
-                    var text = document == null ? null : document.path("data").path(EXTENDER_CONFIG_KEY);
-                    if (text != null && text.isTextual()) {
-                        try {
-                            return ExtenderConfig.parse(text.asText(), file.getFileName() + " " + EXTENDER_CONFIG_KEY);
-                        } catch (ExtenderConfig.ConfigException e) {
-                            throw new IOException(e.getMessage(), e);
+                    if (document == null || !"ConfigMap".equals(document.path("kind").asText())) {
+                        continue;
+                    }
+                    for (var entry : document.path("data").properties()) {
+                        if (entry.getValue().isTextual() && wanted.test(entry.getKey(), entry.getValue().asText())) {
+                            return new ConfigMapValue(file.getFileName().toString(), entry.getValue().asText());
                         }
                     }
                 }
             }
         }
-        throw new IOException("no ConfigMap with key " + EXTENDER_CONFIG_KEY + " in " + manifests);
+        throw new IOException("no ConfigMap in " + manifests + " holds the configuration looked for");
     }
 }

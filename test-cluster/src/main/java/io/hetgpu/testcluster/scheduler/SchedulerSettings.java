@@ -4,17 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * What the test cluster's scheduler takes from a {@code KubeSchedulerConfiguration}: the profile's
- * scheduler name, {@code percentageOfNodesToScore} and the extenders. Read from the very file in
- * {@code manifests/} that a real cluster runs, so the test cluster cannot drift from the deployment.
+ * scheduler name, {@code percentageOfNodesToScore} and the extenders. The test cluster reads the very
+ * one in {@code manifests/} that a real cluster runs (see {@code DeployedConfiguration}).
  */
 public record SchedulerSettings(String schedulerName, int percentageOfNodesToScore, List<ExtenderSettings> extenders) {
 
@@ -54,25 +51,6 @@ public record SchedulerSettings(String schedulerName, int percentageOfNodesToSco
             extenders.add(extender(entries.get(i), "extenders[" + i + "]"));
         }
         return new SchedulerSettings(schedulerName, percentage, extenders);
-    }
-
-    /** Finds the ConfigMap in {@code manifestsDir} (recursively) that carries a KubeSchedulerConfiguration. */
-    public static SchedulerSettings fromManifests(Path manifestsDir) throws IOException {
-        try (Stream<Path> files = Files.walk(manifestsDir)) {
-            for (var file : files.filter(f -> f.toString().endsWith(".yaml") || f.toString().endsWith(".yml")).sorted().toList()) {
-                for (var document : YAML.readValues(YAML.createParser(file.toFile()), JsonNode.class).readAll()) {
-                    if (document == null || !"ConfigMap".equals(document.path("kind").asText())) {
-                        continue;
-                    }
-                    for (var value : document.path("data")) {
-                        if (value.asText().contains("kind: KubeSchedulerConfiguration")) {
-                            return parse(value.asText());
-                        }
-                    }
-                }
-            }
-        }
-        throw new IOException("no ConfigMap holding a KubeSchedulerConfiguration under " + manifestsDir);
     }
 
     private static ExtenderSettings extender(JsonNode entry, String path) {

@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.hetgpu.testcluster.scheduler.Decision;
 import io.hetgpu.testcluster.scheduler.SchedulerDriver;
-import io.hetgpu.testcluster.scheduler.SchedulerSettings;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,7 +23,7 @@ class TestClusterBaselineTest {
                 NodeSpec.cpu("cpu-1", "rack-b", "zone-1"));
         try (var cluster = TestCluster.start(nodes, dir, message -> { })) {
             var scheduler = new SchedulerDriver(cluster.client(),
-                    SchedulerSettings.fromManifests(ProjectFiles.manifests()).withoutExtenders(), HttpClient.newHttpClient(), 7);
+                    DeployedConfiguration.load(ProjectFiles.manifests()).scheduler().withoutExtenders(), HttpClient.newHttpClient(), 7);
             for (int i = 0; i < 3; i++) {
                 cluster.client().pods().resource(new PodBuilder().withNewMetadata().withName("train-" + i).withNamespace("default").endMetadata()
                         .withNewSpec().withSchedulerName(scheduler.settings().schedulerName())
