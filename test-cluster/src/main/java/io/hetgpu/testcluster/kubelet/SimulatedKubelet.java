@@ -219,7 +219,7 @@ public final class SimulatedKubelet implements AutoCloseable {
                 int wanted = ResourceRequest.of(new PodBuilder().withNewSpec().withContainers(container).endSpec().build())
                         .get(resourceName).intValue();
                 if (wanted > 0) {
-                    byContainer.put(container.getName(), allocate(wanted, held(byContainer)));
+                    byContainer.put(container.getName(), allocate(wanted, devicesOf(byContainer)));
                 }
             }
         } catch (AdmissionException | StatusRuntimeException e) {
@@ -245,8 +245,8 @@ public final class SimulatedKubelet implements AutoCloseable {
         if (channel == null) {
             throw new AdmissionException("no device plugin registered for " + resourceName);
         }
-        var held = held(devicesByPod);
-        held.addAll(alsoHeld);
+        var held = new TreeSet<>(alsoHeld);
+        devicesByPod.values().forEach(containers -> held.addAll(devicesOf(containers)));
         var available = new TreeSet<String>();
         deviceHealth.forEach((id, health) -> {
             if (KubeletDevices.HEALTHY.equals(health) && !held.contains(id)) {
@@ -267,16 +267,11 @@ public final class SimulatedKubelet implements AutoCloseable {
         return chosen;
     }
 
-    private static Set<String> held(Map<?, ?> devices) {
-        var held = new TreeSet<String>();
-        for (var value : devices.values()) {
-            if (value instanceof List<?> ids) {
-                ids.forEach(id -> held.add((String) id));
-            } else if (value instanceof Map<?, ?> nested) {
-                held.addAll(held(nested));
-            }
-        }
-        return held;
+    /** The device IDs a pod's containers hold. */
+    private static Set<String> devicesOf(Map<String, List<String>> byContainer) {
+        var ids = new TreeSet<String>();
+        byContainer.values().forEach(ids::addAll);
+        return ids;
     }
 
     private static boolean isAdmitted(Pod pod) {
