@@ -10,9 +10,9 @@ import io.hetgpu.extender.http.ServerOptions;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.extender.policy.WorkloadThroughputs;
-import io.hetgpu.gpu.ComputeCapability;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.tier.KnownCard;
+import io.hetgpu.gpu.tier.TierTableFile;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -65,6 +65,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
     record FilePriority(Integer high, Integer low) {
     }
 
+    /** Declares the entries' shape for the strict reader; {@link TierTableFile} turns them into cards. */
     record FileTier(String model, Integer rank, String computeCapability, Long maxMemoryMiB) {
     }
 
@@ -106,10 +107,17 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
         if (file == null) {
             return DEFAULTS;
         }
-        return DEFAULTS.with(file, source);
+        List<KnownCard> tiers;
+        try {
+            // The same reader the device plugin uses on this file, so both accept the same tier table.
+            tiers = TierTableFile.read(text, source);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage());
+        }
+        return DEFAULTS.with(file, tiers, source);
     }
 
-    private ExtenderConfig with(FileConfig file, String source) throws ConfigException {
+    private ExtenderConfig with(FileConfig file, List<KnownCard> fileTiers, String source) throws ConfigException {
         int newPort = file.port() == null ? port : file.port();
         if (newPort < 0 || newPort > 65535) {
             throw new ConfigException(source + ": port: expected 0..65535, got " + newPort);
@@ -144,11 +152,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
             }
         }
         var newTiers = new ArrayList<>(tiers);
-        if (file.tiers() != null) {
-            for (int i = 0; i < file.tiers().size(); i++) {
-                newTiers.add(tier(file.tiers().get(i), source + ": tiers[" + i + "]"));
-            }
-        }
+        newTiers.addAll(fileTiers);
         boolean newEvents = events;
         int newInterval = eventIntervalSeconds;
         if (file.events() != null) {
@@ -176,25 +180,6 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
             throw new ConfigException(source + ": weights." + field + ": expected 0..100, got " + result);
         }
         return result;
-    }
-
-    private static KnownCard tier(FileTier tier, String where) throws ConfigException {
-        if (tier == null || tier.model() == null || tier.model().isBlank()) {
-            throw new ConfigException(where + ".model: missing");
-        }
-        if (tier.rank() == null || tier.rank() < 1) {
-            throw new ConfigException(where + ".rank: expected an integer >= 1, got " + (tier.rank() == null ? "nothing" : tier.rank()));
-        }
-        ComputeCapability cc;
-        try {
-            cc = ComputeCapability.parse(tier.computeCapability());
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException(where + ".computeCapability: expected MAJOR.MINOR such as \"9.0\", got \"" + tier.computeCapability() + "\"");
-        }
-        if (tier.maxMemoryMiB() == null || tier.maxMemoryMiB() < 1) {
-            throw new ConfigException(where + ".maxMemoryMiB: expected an integer >= 1, got " + (tier.maxMemoryMiB() == null ? "nothing" : tier.maxMemoryMiB()));
-        }
-        return new KnownCard(tier.model().strip(), tier.rank(), cc, tier.maxMemoryMiB());
     }
 
     private static String path(JsonMappingException e) {

@@ -48,14 +48,15 @@ public final class TierTableFile {
             if (model.isBlank()) {
                 throw new IllegalArgumentException(path + ".model: missing");
             }
+            int rank = positive(entry, "rank", path);
             var cc = entry.path("computeCapability").asText("");
             ComputeCapability capability;
             try {
                 capability = ComputeCapability.parse(cc);
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(path + ".computeCapability: " + e.getMessage());
+                throw new IllegalArgumentException(path + ".computeCapability: expected MAJOR.MINOR such as \"9.0\", got \"" + cc + "\"");
             }
-            cards.add(new KnownCard(model, positive(entry, "rank", path), capability, positive(entry, "maxMemoryMiB", path)));
+            cards.add(new KnownCard(model.strip(), rank, capability, positive(entry, "maxMemoryMiB", path)));
         }
         return List.copyOf(cards);
     }
