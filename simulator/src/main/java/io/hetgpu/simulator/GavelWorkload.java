@@ -9,7 +9,7 @@ import java.util.Set;
  * Gavel's synthetic trace generator (Narayanan et al., OSDI 2020, section 7): Poisson arrivals; a job
  * runs 10^U(1.5,3) minutes with probability 0.8, else 10^U(3,4) minutes (on the reference card); it needs 1, 2, 4
  * or 8 GPUs with probability 70, 10, 15 and 5 %; its type is uniform over the throughput table; 20 %
- * of jobs are high priority. 8-GPU jobs run as ps/worker jobs (a parameter server without GPUs and two
+ * of jobs are high priority, the rest have no PriorityClass (priority 0, neutral). 8-GPU jobs run as ps/worker jobs (a parameter server without GPUs and two
  * 4-GPU workers, 20..200 GB of gradients per worker-hour) whose data lives in a random rack.
  */
 public final class GavelWorkload {
@@ -48,7 +48,7 @@ public final class GavelWorkload {
             } else {
                 pods = List.of(new Job.Pod(gpus, ""));
             }
-            jobs.add(new Job(id, clock, high, high ? Job.HIGH_PRIORITY : Job.LOW_PRIORITY, type, pods, minutes * 60,
+            jobs.add(new Job(id, clock, high, high ? Job.HIGH_PRIORITY : Job.NORMAL_PRIORITY, type, pods, minutes * 60,
                     Set.of(), 0, traffic, dataRack));
         }
         return jobs;

@@ -8,7 +8,7 @@ import java.util.Set;
  *
  * @param id              position in the trace (ties in the queue go to the lower id)
  * @param arrival         seconds since the trace started
- * @param high            high priority (spec.priority {@link #HIGH_PRIORITY}) or low
+ * @param high            high priority (spec.priority {@link #HIGH_PRIORITY}); the report's "other" jobs are the rest
  * @param priority        the pods' spec.priority
  * @param type            the job type, for the card speed model (a Gavel job type, or "" for an unknown one)
  * @param pods            the pods, created in this order (a ps/worker job: the ps first)
@@ -21,8 +21,12 @@ import java.util.Set;
 public record Job(int id, double arrival, boolean high, int priority, String type, List<Pod> pods, double work,
                   Set<String> models, long minMemoryMiB, double trafficGbPerHour, String dataRack) {
 
+    /** At the extender's default high threshold: the newest (or, workload-aware, fastest) cards. */
     public static final int HIGH_PRIORITY = 1000;
-    public static final int LOW_PRIORITY = 0;
+    /** A pod without a PriorityClass: neutral, card tier does not count. */
+    public static final int NORMAL_PRIORITY = 0;
+    /** Below the extender's default low threshold (below 0): the oldest cards that fit. */
+    public static final int LOW_PRIORITY = -1;
 
     public Job {
         pods = List.copyOf(pods);

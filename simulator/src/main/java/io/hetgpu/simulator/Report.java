@@ -15,18 +15,38 @@ public final class Report {
     private Report() {
     }
 
+    /** The figures of every policy; the first summary is the baseline the speed-up column compares with. */
     public static String table(List<Summary> summaries) {
+        var baseline = summaries.getFirst();
         var text = new StringBuilder();
-        text.append("| policy | jobs | mean JCT high (h) | p99 JCT high (h) | mean JCT low (h) | p99 JCT low (h) | mean JCT all (h) "
-                + "| makespan (h) | mean queueing (h) | GPU util | high GPU-h on top tier | multi-GPU on NVLink | cross-rack ps/worker traffic (TB) |\n");
-        text.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        text.append("| policy | jobs | mean JCT high (h) | high vs " + baseline.policy() + " | p99 JCT high (h) | mean JCT other (h) "
+                + "| p99 JCT other (h) | mean JCT all (h) | all vs " + baseline.policy() + " | makespan (h) | mean queueing (h) | GPU util "
+                + "| high GPU-h on top tier | multi-GPU on NVLink | cross-rack ps/worker traffic (TB) |\n");
+        text.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (var s : summaries) {
-            text.append(String.format(Locale.ROOT, "| %s | %d%s | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.2f | %.1f %% | %.1f %% | %.1f %% | %.2f |%n",
+            text.append(String.format(Locale.ROOT, "| %s | %d%s | %.2f | %s | %.2f | %.2f | %.2f | %.2f | %s | %.1f | %.2f | %.1f %% | %.1f %% | %.1f %% | %.2f |%n",
                     s.policy(), s.jobs(), s.neverPlaced() == 0 ? "" : " (+" + s.neverPlaced() + " never placed)",
-                    s.meanJctHigh(), s.p99JctHigh(), s.meanJctLow(), s.p99JctLow(), s.meanJct(), s.makespan(), s.meanQueueing(),
+                    s.meanJctHigh(), speedUp(baseline.meanJctHigh(), s.meanJctHigh()), s.p99JctHigh(), s.meanJctOther(), s.p99JctOther(),
+                    s.meanJct(), speedUp(baseline.meanJct(), s.meanJct()), s.makespan(), s.meanQueueing(),
                     100 * s.gpuUtilisation(), 100 * s.highOnTopTier(), 100 * s.multiGpuOnNvlink(), s.crossRackTb()));
         }
         return text.toString();
+    }
+
+    /** What the ceiling says about the same trace: how far any scheduler could get past the baseline. */
+    public static String ceiling(PlacementCeiling ceiling, Summary baseline) {
+        return String.format(Locale.ROOT, """
+                **Ceiling** (every job started on arrival on its fastest cards and layout; no scheduler, preemptive or \
+                not, does better): mean JCT high %.2f h (at most %s against %s), other %.2f h, all %.2f h (at most %s). \
+                Offered load at those speeds: %.2f of the cluster's GPU-hours between the first and last arrival%s.%s
+                """, ceiling.meanJctHigh(), speedUp(baseline.meanJctHigh(), ceiling.meanJctHigh()), baseline.policy(),
+                ceiling.meanJctRest(), ceiling.meanJct(), speedUp(baseline.meanJct(), ceiling.meanJct()), ceiling.offeredLoad(),
+                ceiling.offeredLoad() > 1 ? " (above 1: no scheduler keeps up; completion times grow with the trace's length)" : "",
+                ceiling.unplaceable() == 0 ? "" : " " + ceiling.unplaceable() + " jobs fit no node and are left out.");
+    }
+
+    private static String speedUp(double baseline, double value) {
+        return value > 0 ? String.format(Locale.ROOT, "%.2f×", baseline / value) : "–";
     }
 
     /** Writes {@code <name>-jct.png} (mean JCT by priority) and {@code <name>-p99.png} under {@code dir}; returns their names. */
@@ -35,11 +55,11 @@ public final class Report {
         var policies = summaries.stream().map(Summary::policy).toList();
         var mean = chart(name + ": mean job completion time", "hours");
         mean.addSeries("high priority", policies, summaries.stream().map(Summary::meanJctHigh).toList());
-        mean.addSeries("low priority", policies, summaries.stream().map(Summary::meanJctLow).toList());
+        mean.addSeries("other jobs", policies, summaries.stream().map(Summary::meanJctOther).toList());
         mean.addSeries("all", policies, summaries.stream().map(Summary::meanJct).toList());
         var p99 = chart(name + ": 99th percentile job completion time", "hours");
         p99.addSeries("high priority", policies, summaries.stream().map(Summary::p99JctHigh).toList());
-        p99.addSeries("low priority", policies, summaries.stream().map(Summary::p99JctLow).toList());
+        p99.addSeries("other jobs", policies, summaries.stream().map(Summary::p99JctOther).toList());
         var shares = chart(name + ": placement quality", "%");
         shares.addSeries("GPU utilisation", policies, summaries.stream().map(s -> 100 * s.gpuUtilisation()).toList());
         shares.addSeries("high GPU-h on top tier", policies, summaries.stream().map(s -> 100 * s.highOnTopTier()).toList());

@@ -61,6 +61,8 @@ public final class SimulatorMain implements Callable<Integer> {
                 experiment.jobs().size(), experiment.inventory().gpuCount(), experiment.inventory().nodes().size(), seed,
                 summaries.size(), seconds));
         report.append(table).append('\n');
+        report.append(Report.ceiling(PlacementCeiling.of(experiment.jobs(), experiment.inventory(), experiment.speed()), summaries.getFirst()))
+                .append('\n');
         charts.forEach(chart -> report.append("![").append(chart).append("](").append(chart).append(")\n"));
         Files.writeString(out.resolve(experiment.name() + ".md"), report);
         System.out.print(report);

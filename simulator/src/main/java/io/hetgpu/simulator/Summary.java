@@ -9,8 +9,8 @@ import java.util.function.Predicate;
  *
  * @param meanJctHigh        mean job completion time (arrival to end) of high-priority jobs
  * @param p99JctHigh         its 99th percentile
- * @param meanJctLow         the same for low-priority jobs
- * @param p99JctLow          its 99th percentile
+ * @param meanJctOther       the same for every other job (neutral or low priority)
+ * @param p99JctOther        its 99th percentile
  * @param meanJct            over all jobs
  * @param makespan           first arrival to last completion
  * @param meanQueueing       mean wait from arrival to start
@@ -20,7 +20,7 @@ import java.util.function.Predicate;
  * @param crossRackTb        ps/worker gradient traffic that crossed racks, in TB
  * @param neverPlaced        jobs no node could ever take
  */
-public record Summary(String policy, int jobs, double meanJctHigh, double p99JctHigh, double meanJctLow, double p99JctLow,
+public record Summary(String policy, int jobs, double meanJctHigh, double p99JctHigh, double meanJctOther, double p99JctOther,
                       double meanJct, double makespan, double meanQueueing, double gpuUtilisation, double highOnTopTier,
                       double multiGpuOnNvlink, double crossRackTb, int neverPlaced) {
 
