@@ -60,7 +60,9 @@ public final class SchedulerDriver {
      * before the next decision (the extender's informers, the kubelet, the device plugin) waits there.
      */
     public List<Decision> scheduleRound(Consumer<Decision> afterEach) {
-        var nodes = client.nodes().list().getItems();
+        // In name order: the API server lists nodes in no stable order, and the order decides which of
+        // several equally scored nodes a seeded tie-break picks (kube-scheduler walks its own node tree).
+        var nodes = client.nodes().list().getItems().stream().sorted(Comparator.comparing(n -> n.getMetadata().getName())).toList();
         var pods = client.pods().inAnyNamespace().list().getItems();
         var podsByNode = new HashMap<String, List<Pod>>();
         var pending = new ArrayList<Pod>();
