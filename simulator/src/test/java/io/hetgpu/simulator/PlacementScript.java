@@ -38,6 +38,7 @@ final class PlacementScript {
     }
 
     private final List<Step> steps = new ArrayList<>();
+    private final Map<String, ScriptPod> pods = new HashMap<>();
     private final List<Outcome> outcomes = new ArrayList<>();
 
     List<Step> steps() {
@@ -46,6 +47,10 @@ final class PlacementScript {
 
     List<Outcome> outcomes() {
         return outcomes;
+    }
+
+    ScriptPod pod(String name) {
+        return pods.get(name);
     }
 
     /**
@@ -90,6 +95,7 @@ final class PlacementScript {
                 creations.addAll(pods);
             }
             pending.addAll(creations);
+            creations.forEach(pod -> script.pods.put(pod.name(), pod));
             script.steps.add(new Step(deletions, creations));
             pending.sort(Comparator.comparingInt((ScriptPod p) -> -p.job().priority()).thenComparing(ScriptPod::name));
             for (var pod : List.copyOf(pending)) {
