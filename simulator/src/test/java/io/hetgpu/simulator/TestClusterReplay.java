@@ -93,11 +93,12 @@ final class TestClusterReplay {
                 devices.isEmpty() ? List.of() : List.of(devices.split(",")).stream().sorted().toList());
     }
 
-    /** Every bound pod admitted, every GPU node's free list consistent with its pods. */
+    /** Every bound pod admitted and running, every GPU node's free list consistent with its pods. */
     private boolean caughtUp() throws InventoryFormatException {
         var pods = client.pods().inNamespace(NAMESPACE).list().getItems();
         for (var pod : pods) {
-            if (pod.getSpec().getNodeName() != null && devices(pod) == null) {
+            // Running is the kubelet's last write for a pod: deleting it earlier would race that write.
+            if (pod.getSpec().getNodeName() != null && (devices(pod) == null || !"Running".equals(pod.getStatus().getPhase()))) {
                 return false;
             }
         }
