@@ -8,6 +8,8 @@ import io.hetgpu.gpu.NodeTopology;
 import io.hetgpu.gpu.profile.ProfileFormatException;
 import io.hetgpu.gpu.profile.ProfileLoader;
 import io.hetgpu.gpu.tier.CardCatalog;
+import io.hetgpu.testcluster.cluster.NodeSpec;
+import io.hetgpu.testcluster.scheduler.CpuMemory;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -40,7 +42,31 @@ public record ClusterInventory(List<SimNode> nodes) {
         return builder.build();
     }
 
-    /** Adds nodes one by one; racks are assigned round-robin so every rack holds every model. */
+    /**
+     * The nodes of a test cluster as the simulator sees them: each GPU node with its whole profile, the
+     * same names, racks, zones and allocatable cpu and memory.
+     */
+    public static ClusterInventory of(List<NodeSpec> specs, CardCatalog catalog) {
+        var nodes = new ArrayList<SimNode>(specs.size());
+        for (var spec : specs) {
+            var gpus = spec.profile().map(profile -> NodeGpus.of(load(profile, spec.name()), catalog)).orElse(NodeGpus.NONE);
+            nodes.add(new SimNode(spec.name(), spec.rack(), spec.zone(), gpus, CpuMemory.of(spec.cpus(), spec.memoryGi())));
+        }
+        return new ClusterInventory(nodes);
+    }
+
+    private static NodeTopology load(String profile, String nodeName) {
+        try {
+            return ProfileLoader.load(profile).topology(nodeName);
+        } catch (ProfileFormatException e) {
+            throw new IllegalStateException("shipped profile " + profile + " unreadable: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Adds nodes one by one; racks are assigned round-robin so every rack holds every model. Every node
+     * has a test cluster GPU node's allocatable cpu and memory ({@link NodeSpec#gpu}) and no zone.
+     */
     static final class Builder {
         private final CardCatalog catalog;
         private final int racks;
@@ -57,14 +83,10 @@ public record ClusterInventory(List<SimNode> nodes) {
          * @param memoryMiB  memory to give them instead of the profile's (0 = keep)
          */
         Builder add(String name, String profile, int count, String product, long memoryMiB) {
-            NodeTopology topology;
-            try {
-                topology = ProfileLoader.load(profile).topology(name);
-            } catch (ProfileFormatException e) {
-                throw new IllegalStateException("shipped profile " + profile + " unreadable: " + e.getMessage(), e);
-            }
-            var shaped = first(topology, count, product, memoryMiB);
-            nodes.add(new SimNode(name, "rack-" + nodes.size() % racks, NodeGpus.of(shaped, catalog)));
+            var shaped = first(load(profile, name), count, product, memoryMiB);
+            var rack = "rack-" + nodes.size() % racks;
+            var spec = NodeSpec.gpu(name, rack, "", profile);
+            nodes.add(new SimNode(name, rack, spec.zone(), NodeGpus.of(shaped, catalog), CpuMemory.of(spec.cpus(), spec.memoryGi())));
             return this;
         }
 

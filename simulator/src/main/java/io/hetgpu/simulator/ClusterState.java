@@ -1,22 +1,33 @@
 package io.hetgpu.simulator;
 
 import io.hetgpu.extender.model.NodeState;
+import io.hetgpu.gpu.allocation.GpuSet;
+import io.hetgpu.testcluster.scheduler.CpuMemory;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Which GPUs of each node are free, as the simulation runs. The one mutable thing in a run. */
+/**
+ * Which GPUs of each node are free and what its pods request, as the simulation runs. The one mutable
+ * thing in a run. A pod's cpu and memory follow from its GPU count ({@link Job.Pod#requestsFor}), so
+ * taking and giving back devices (none, for a pod without GPUs) accounts them too.
+ */
 final class ClusterState {
 
     private final List<SimNode> nodes;
     private final long[] free;
+    private final CpuMemory[] requested;
+    private final int[] pods;
     private int freeGpus;
 
     ClusterState(ClusterInventory inventory) {
         this.nodes = inventory.nodes();
         this.free = new long[nodes.size()];
+        this.requested = new CpuMemory[nodes.size()];
+        this.pods = new int[nodes.size()];
         for (int i = 0; i < free.length; i++) {
             free[i] = nodes.get(i).gpus().healthyMask();
             freeGpus += Long.bitCount(free[i]);
+            requested[i] = CpuMemory.ZERO;
         }
     }
 
@@ -32,17 +43,46 @@ final class ClusterState {
         return freeGpus;
     }
 
+    /** What the pods on the node request. */
+    CpuMemory requested(int node) {
+        return requested[node];
+    }
+
+    /**
+     * kube-scheduler's NodeResourcesFit filter: room for one more pod, its cpu and memory, and as many
+     * free healthy GPUs as it asks for (kubelet advertises healthy devices only).
+     */
+    boolean fits(int node, Job.Pod pod) {
+        return pods[node] < SimNode.MAX_PODS && Long.bitCount(free[node]) >= pod.gpus()
+                && requested[node].plus(pod.requests()).fitsIn(nodes.get(node).allocatable());
+    }
+
+    /**
+     * The devices the pod gets once bound: what kubelet's device plugin answers GetPreferredAllocation,
+     * i.e. the shared allocator's best-connected set among ALL the node's free healthy devices. The
+     * plugin is not told the pod's card or memory requirements, so on a node with two kinds of card this
+     * can differ from the set the extender's policy offered (see the placement check).
+     */
+    GpuSet deviceGrant(int node, int gpus) {
+        return nodes.get(node).gpus().allocator().choose(free[node], 0, gpus, false)
+                .orElseThrow(() -> new IllegalStateException(nodes.get(node).name() + " has no " + gpus + " free GPUs"));
+    }
+
     /** Every node as the extender's policy sees it now. */
     List<NodeState> states() {
         var states = new ArrayList<NodeState>(nodes.size());
         for (int i = 0; i < free.length; i++) {
-            var node = nodes.get(i);
-            states.add(new NodeState(node.name(), node.rack(), "", node.gpus(), free[i]));
+            states.add(state(i));
         }
         return states;
     }
 
-    /** Takes devices; a device already taken is a simulator bug, never silently double-booked. */
+    NodeState state(int node) {
+        var sim = nodes.get(node);
+        return new NodeState(sim.name(), sim.rack(), sim.zone(), sim.gpus(), free[node]);
+    }
+
+    /** Takes devices for one pod; a device already taken is a simulator bug, never silently double-booked. */
     void take(int node, long mask) {
         if ((free[node] & mask) != mask) {
             throw new IllegalStateException("GPUs " + Long.toBinaryString(mask) + " of " + nodes.get(node).name()
@@ -50,13 +90,18 @@ final class ClusterState {
         }
         free[node] &= ~mask;
         freeGpus -= Long.bitCount(mask);
+        requested[node] = requested[node].plus(Job.Pod.requestsFor(Long.bitCount(mask)));
+        pods[node]++;
     }
 
+    /** Gives back what one pod took. */
     void give(int node, long mask) {
         if ((free[node] & mask) != 0) {
             throw new IllegalStateException("GPUs of " + nodes.get(node).name() + " released twice");
         }
         free[node] |= mask;
         freeGpus += Long.bitCount(mask);
+        requested[node] = requested[node].minus(Job.Pod.requestsFor(Long.bitCount(mask)));
+        pods[node]--;
     }
 }

@@ -2,37 +2,46 @@ package io.hetgpu.simulator;
 
 import io.hetgpu.extender.model.DataLocality;
 import io.hetgpu.extender.model.GpuPreference;
+import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.extender.model.PeerLocation;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PriorityHint;
 import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.testcluster.scheduler.HostSelection;
+import io.hetgpu.testcluster.scheduler.TieBreak;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
 
 /**
- * kube-scheduler with hetgpu's extender: the extender's own {@link PlacementPolicy} filters and scores
- * every node (built as {@code ExtenderService} builds them), kube-scheduler adds its LeastAllocated
- * score to 10 x {@link KubeScore#EXTENDER_WEIGHT} x hetgpu's score, and ties are broken at random. The
- * pod gets the set the policy's candidate offers: the shared allocator's, which the device plugin runs.
+ * kube-scheduler with hetgpu's extender, as the test cluster's scheduler runs it: kube-scheduler's own
+ * filter (room for the pod's cpu, memory and GPUs) first; the extender's own {@link PlacementPolicy}
+ * (built as {@code ExtenderService} builds its input) filters and scores the nodes left; when more than
+ * one fits, each node's total is kube-scheduler's default score plus 10 x {@link KubeScore#EXTENDER_WEIGHT}
+ * x hetgpu's score, and ties are broken as its selectHost does. The pod's GPUs are what the device plugin
+ * prefers among the node's free ones, which is what kubelet gives it.
  */
 final class HetgpuPlacer implements Placer {
 
     private final String name;
     private final PlacementPolicy policy;
     private final boolean namesWorkload;
-    private final Random random;
+    private final TieBreak ties;
 
     /**
      * @param namesWorkload whether pods carry {@code hetgpu.io/workload} (their Gavel job type)
      */
     HetgpuPlacer(String name, PlacementPolicy policy, boolean namesWorkload, long seed) {
+        this(name, policy, namesWorkload, TieBreak.random(new Random(seed)));
+    }
+
+    HetgpuPlacer(String name, PlacementPolicy policy, boolean namesWorkload, TieBreak ties) {
         this.name = name;
         this.policy = policy;
         this.namesWorkload = namesWorkload;
-        this.random = new Random(seed);
+        this.ties = ties;
     }
 
     @Override
@@ -52,7 +61,7 @@ final class HetgpuPlacer implements Placer {
         var peers = new ArrayList<PeerLocation>(earlier.size());
         for (int i = 0; i < earlier.size(); i++) {
             var node = cluster.nodes().get(earlier.get(i).node());
-            peers.add(new PeerLocation("job-" + job.id() + "-" + i, node.name(), node.rack(), ""));
+            peers.add(new PeerLocation("job-" + job.id() + "-" + i, node.name(), node.rack(), node.zone()));
         }
         var volumes = job.dataRack().isEmpty() ? List.<DataLocality>of()
                 : List.of(new DataLocality(Set.of(), Set.of(job.dataRack()), Set.of()));
@@ -61,28 +70,38 @@ final class HetgpuPlacer implements Placer {
 
     @Override
     public PodPlacement place(Job job, int podIndex, List<PodPlacement> earlier, ClusterState cluster) {
-        var request = request(job, podIndex, namesWorkload);
-        var table = policy.prioritize(request, cluster.states(), context(job, earlier, cluster));
-        PodPlacement best = null;
-        long bestScore = -1;
-        int ties = 0;
-        var rows = table.rows();
-        for (int i = 0; i < rows.size(); i++) {
-            var row = rows.get(i);
-            if (row.candidate() == null) {
-                continue;
-            }
-            var node = cluster.nodes().get(i);
-            long score = KubeScore.leastAllocated(node, Long.bitCount(cluster.free(i)), request.gpuCount())
-                    + 10L * KubeScore.EXTENDER_WEIGHT * row.score();
-            if (score > bestScore) {
-                bestScore = score;
-                best = new PodPlacement(i, row.candidate().set());
-                ties = 1;
-            } else if (score == bestScore && random.nextInt(++ties) == 0) {
-                best = new PodPlacement(i, row.candidate().set());
+        var pod = job.pods().get(podIndex);
+        var feasible = new ArrayList<Integer>();
+        var states = new ArrayList<NodeState>();
+        for (int i = 0; i < cluster.nodes().size(); i++) {
+            if (cluster.fits(i, pod)) {
+                feasible.add(i);
+                states.add(cluster.state(i));
             }
         }
-        return best;
+        if (feasible.isEmpty()) {
+            return null;
+        }
+        // The extender's filter and scores in one pass: its scores depend only on the nodes that pass its filter.
+        var table = policy.prioritize(request(job, podIndex, namesWorkload), states, context(job, earlier, cluster));
+        var rows = table.rows();
+        var fitting = new ArrayList<Integer>();
+        for (int r = 0; r < rows.size(); r++) {
+            if (rows.get(r).candidate() != null) {
+                fitting.add(r);
+            }
+        }
+        if (fitting.isEmpty()) {
+            return null;
+        }
+        var selection = new HostSelection<Integer>(ties);
+        for (int r : fitting) {
+            int node = feasible.get(r);
+            // With one node left kube-scheduler scores nothing; a single offer is chosen whatever its score.
+            long score = fitting.size() == 1 ? 0 : KubeScore.of(cluster, node, pod) + 10L * KubeScore.EXTENDER_WEIGHT * rows.get(r).score();
+            selection.offer(node, score);
+        }
+        int chosen = selection.chosen();
+        return new PodPlacement(chosen, cluster.deviceGrant(chosen, pod.gpus()));
     }
 }

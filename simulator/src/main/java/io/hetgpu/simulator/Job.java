@@ -1,5 +1,6 @@
 package io.hetgpu.simulator;
 
+import io.hetgpu.testcluster.scheduler.CpuMemory;
 import java.util.List;
 import java.util.Set;
 
@@ -38,6 +39,20 @@ public record Job(int id, double arrival, boolean high, int priority, String typ
      * @param role "ps", "worker" or "" for a single-pod job
      */
     public record Pod(int gpus, String role) {
+
+        /** What the pod requests besides GPUs; see {@link #requestsFor(int)}. */
+        public CpuMemory requests() {
+            return requestsFor(gpus);
+        }
+
+        /**
+         * A pod's cpu and memory requests follow from its GPU count, as the demo's pods ask: 4 cores and
+         * 32 GiB per GPU, or 4 cores and 16 GiB without GPUs (a parameter server, a serving pod). Being a
+         * function of the GPU count, they are accounted from the devices a pod takes.
+         */
+        public static CpuMemory requestsFor(int gpus) {
+            return gpus == 0 ? CpuMemory.of(4, 16) : CpuMemory.of(4L * gpus, 32L * gpus);
+        }
     }
 
     public int gpus() {

@@ -1,6 +1,9 @@
 package io.hetgpu.simulator;
 
-/** kube-scheduler's own scoring, the part the simulation needs. */
+import io.hetgpu.testcluster.scheduler.CpuMemory;
+import io.hetgpu.testcluster.scheduler.DefaultScore;
+
+/** kube-scheduler's own scoring, the part the simulation needs: the test cluster's scheduler's, over the simulator's numbers. */
 final class KubeScore {
 
     /** How kube-scheduler weighs hetgpu's 0..10 score: times 10, times the extender weight in the shipped manifests. */
@@ -9,12 +12,8 @@ final class KubeScore {
     private KubeScore() {
     }
 
-    /** NodeResourcesFit LeastAllocated over GPUs: 0..100, the share of the node's GPUs still free after the pod. */
-    static long leastAllocated(SimNode node, int freeGpus, int requested) {
-        int capacity = node.gpus().size();
-        if (capacity == 0) {
-            return 0;
-        }
-        return (long) (freeGpus - requested) * 100 / capacity;
+    /** NodeResourcesFit LeastAllocated plus BalancedAllocation over cpu and memory, with the pod on the node: 0..200. */
+    static long of(ClusterState cluster, int node, Job.Pod pod) {
+        return DefaultScore.score(cluster.requested(node).plus(pod.requests()), cluster.nodes().get(node).allocatable());
     }
 }

@@ -1,22 +1,29 @@
 package io.hetgpu.simulator;
 
 import io.hetgpu.gpu.GpuDevice;
+import io.hetgpu.testcluster.scheduler.HostSelection;
+import io.hetgpu.testcluster.scheduler.TieBreak;
 import java.util.List;
 import java.util.Random;
 
 /**
- * kube-scheduler without hetgpu: a node fits when it has enough free GPUs of an accepted model (card
- * constraints as node affinity on a model label), the least allocated node wins (NodeResourcesFit's
- * default LeastAllocated strategy, over GPUs), and ties are broken at random as kube-scheduler does.
- * The GPUs within the node are the shared allocator's pick, as NVIDIA's device plugin also picks the
- * best-connected free set: the comparison is about the choice of node, not of devices.
+ * kube-scheduler without hetgpu: a node fits when it has room for the pod's cpu and memory and enough
+ * free GPUs of an accepted model (card constraints as node affinity on a model label); nodes are scored
+ * as kube-scheduler's default profile scores them (LeastAllocated and BalancedAllocation over cpu and
+ * memory: GPUs are not scored), and ties are broken as its selectHost does. The pod's GPUs are what the
+ * device plugin prefers, as NVIDIA's plugin also picks a well-connected free set: the comparison is
+ * about the choice of node, not of devices.
  */
 final class KubernetesDefaultPlacer implements Placer {
 
-    private final Random random;
+    private final TieBreak ties;
 
     KubernetesDefaultPlacer(long seed) {
-        this.random = new Random(seed);
+        this(TieBreak.random(new Random(seed)));
+    }
+
+    KubernetesDefaultPlacer(TieBreak ties) {
+        this.ties = ties;
     }
 
     @Override
@@ -26,38 +33,32 @@ final class KubernetesDefaultPlacer implements Placer {
 
     @Override
     public PodPlacement place(Job job, int podIndex, List<PodPlacement> earlier, ClusterState cluster) {
-        int gpus = job.pods().get(podIndex).gpus();
-        PodPlacement best = null;
-        long bestScore = -1;
-        int ties = 0;
+        var pod = job.pods().get(podIndex);
+        var selection = new HostSelection<Integer>(ties);
         var nodes = cluster.nodes();
         for (int i = 0; i < nodes.size(); i++) {
-            var node = nodes.get(i);
-            var topology = node.gpus().topology();
-            long eligible = 0;
-            for (int p = 0; p < topology.size(); p++) {
-                if (accepts(job, topology.device(p))) {
-                    eligible |= 1L << p;
-                }
-            }
-            long free = cluster.free(i) & eligible;
-            if (Long.bitCount(free) < gpus || gpus == 0 && !job.models().isEmpty() && eligible == 0) {
+            if (!cluster.fits(i, pod) || !hasAcceptedCards(job, nodes.get(i), cluster.free(i), pod.gpus())) {
                 continue;
             }
-            var set = node.gpus().allocator().choose(free, 0, gpus, false);
-            if (set.isEmpty()) {
-                continue;
-            }
-            long score = KubeScore.leastAllocated(node, Long.bitCount(cluster.free(i)), gpus);
-            if (score > bestScore) {
-                bestScore = score;
-                best = new PodPlacement(i, set.get());
-                ties = 1;
-            } else if (score == bestScore && random.nextInt(++ties) == 0) {
-                best = new PodPlacement(i, set.get());
+            selection.offer(i, KubeScore.of(cluster, i, pod));
+        }
+        var chosen = selection.chosen();
+        return chosen == null ? null : new PodPlacement(chosen, cluster.deviceGrant(chosen, pod.gpus()));
+    }
+
+    /** Enough free GPUs of an accepted model; a pod without GPUs but with a model constraint needs such cards on the node. */
+    private static boolean hasAcceptedCards(Job job, SimNode node, long free, int gpus) {
+        if (job.models().isEmpty() && job.minMemoryMiB() == 0) {
+            return true;
+        }
+        var topology = node.gpus().topology();
+        long eligible = 0;
+        for (int p = 0; p < topology.size(); p++) {
+            if (accepts(job, topology.device(p))) {
+                eligible |= 1L << p;
             }
         }
-        return best;
+        return Long.bitCount(free & eligible) >= gpus && !(gpus == 0 && !job.models().isEmpty() && eligible == 0);
     }
 
     static boolean accepts(Job job, GpuDevice device) {

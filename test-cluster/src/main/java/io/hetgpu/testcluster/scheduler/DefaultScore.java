@@ -4,43 +4,84 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.math.BigDecimal;
-import java.math.MathContext;
 import java.util.List;
 import java.util.Map;
 
 /**
  * kube-scheduler's default scoring as far as it shapes GPU placement: NodeResourcesFit with the
- * LeastAllocated strategy over cpu and memory, plus NodeResourcesBalancedAllocation. Both spread pods
- * over the emptiest nodes, which is what a cluster without hetgpu does. Scores are 0..100 each.
+ * LeastAllocated strategy over cpu and memory (weight 1 each), plus NodeResourcesBalancedAllocation,
+ * each 0..100 and each plugin weighted 1. Both spread pods over the emptiest nodes, which is what a
+ * cluster without hetgpu does. Extended resources such as {@code nvidia.com/gpu} are not scored: the
+ * default configuration scores cpu and memory only.
+ *
+ * <p>The arithmetic is kube-scheduler's own ({@code leastResourceScorer}, {@code balancedResourceScorer}):
+ * integer division for LeastAllocated, a float standard deviation truncated for BalancedAllocation. The
+ * test cluster's scheduler and the simulator both score through {@link #score(CpuMemory, CpuMemory)}, so
+ * the two cannot drift apart.
  */
 public final class DefaultScore {
 
-    private static final List<String> RESOURCES = List.of("cpu", "memory");
+    /** framework.MaxNodeScore. */
+    static final long MAX_NODE_SCORE = 100;
 
     private DefaultScore() {
     }
 
+    /**
+     * @param requested   what the node's pods request, the pod being scheduled included
+     * @param allocatable the node's allocatable cpu and memory
+     * @return LeastAllocated plus BalancedAllocation, 0..200
+     */
+    public static long score(CpuMemory requested, CpuMemory allocatable) {
+        return leastAllocated(requested, allocatable) + balancedAllocation(requested, allocatable);
+    }
+
+    static long leastAllocated(CpuMemory requested, CpuMemory allocatable) {
+        long sum = 0;
+        long weights = 0;
+        if (allocatable.milliCpu() != 0) {
+            sum += leastRequested(requested.milliCpu(), allocatable.milliCpu());
+            weights++;
+        }
+        if (allocatable.memory() != 0) {
+            sum += leastRequested(requested.memory(), allocatable.memory());
+            weights++;
+        }
+        return weights == 0 ? 0 : sum / weights;
+    }
+
+    private static long leastRequested(long requested, long capacity) {
+        return requested > capacity ? 0 : (capacity - requested) * MAX_NODE_SCORE / capacity;
+    }
+
+    static long balancedAllocation(CpuMemory requested, CpuMemory allocatable) {
+        if (allocatable.milliCpu() == 0 || allocatable.memory() == 0) {
+            // One fraction (or none): no spread between resources, so a deviation of 0.
+            return MAX_NODE_SCORE;
+        }
+        double cpu = Math.min(1.0, (double) requested.milliCpu() / allocatable.milliCpu());
+        double memory = Math.min(1.0, (double) requested.memory() / allocatable.memory());
+        double deviation = Math.abs((cpu - memory) / 2);
+        return (long) ((1 - deviation) * MAX_NODE_SCORE);
+    }
+
+    /** The same over API objects: the node's allocatable, the pods already on it, and the pod. */
     public static long score(Pod pod, Node node, List<Pod> podsOnNode) {
+        var requested = CpuMemory.of(ResourceRequest.of(pod));
+        for (var other : podsOnNode) {
+            requested = requested.plus(CpuMemory.of(ResourceRequest.of(other)));
+        }
+        return score(requested, allocatable(node));
+    }
+
+    static CpuMemory allocatable(Node node) {
         var allocatable = node.getStatus() == null || node.getStatus().getAllocatable() == null
                 ? Map.<String, Quantity>of() : node.getStatus().getAllocatable();
-        var request = ResourceRequest.of(pod);
-        double leastAllocated = 0;
-        double[] fractions = new double[RESOURCES.size()];
-        for (int i = 0; i < RESOURCES.size(); i++) {
-            var resource = RESOURCES.get(i);
-            var capacity = allocatable.containsKey(resource) ? allocatable.get(resource).getNumericalAmount() : BigDecimal.ZERO;
-            if (capacity.signum() == 0) {
-                continue;
-            }
-            var used = podsOnNode.stream().map(p -> ResourceRequest.of(p).get(resource)).reduce(request.get(resource), BigDecimal::add);
-            double fraction = Math.min(1.0, used.divide(capacity, MathContext.DECIMAL64).doubleValue());
-            fractions[i] = fraction;
-            leastAllocated += (1.0 - fraction) * 100;
-        }
-        leastAllocated /= RESOURCES.size();
-        double mean = (fractions[0] + fractions[1]) / 2;
-        double deviation = Math.sqrt((Math.pow(fractions[0] - mean, 2) + Math.pow(fractions[1] - mean, 2)) / 2);
-        double balanced = (1 - deviation) * 100;
-        return Math.round(leastAllocated) + Math.round(balanced);
+        return CpuMemory.of(amount(allocatable, "cpu"), amount(allocatable, "memory"));
+    }
+
+    private static BigDecimal amount(Map<String, Quantity> quantities, String resource) {
+        var quantity = quantities.get(resource);
+        return quantity == null ? BigDecimal.ZERO : quantity.getNumericalAmount();
     }
 }

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Objects;
 import java.util.Random;
+import java.util.function.Consumer;
 
 /**
  * The test cluster's kube-scheduler: takes the pending pods addressed to its scheduler name, highest
@@ -21,8 +22,12 @@ import java.util.Random;
  * current nodes and pods, binds it or records a FailedScheduling event. One pod at a time, as
  * kube-scheduler does, so each decision sees the ones before it.
  *
- * <p>Binding sets {@code spec.nodeName} with a merge patch: the in-process API server has no
- * {@code pods/binding} subresource.
+ * <p>Binding sets the PodScheduled condition, then {@code spec.nodeName} with a merge patch: the
+ * in-process API server has no {@code pods/binding} subresource. The condition's time is written to the
+ * nanosecond, where a real API server (metav1.Time) writes whole seconds: with whole seconds, a pod bound
+ * in the same second as, but after, a node's {@code hetgpu.io/gpu-free} list was read looks to the
+ * extender as if the list already accounted for it, and its GPUs look free until the device plugin
+ * publishes again.
  */
 public final class SchedulerDriver {
 
@@ -31,9 +36,13 @@ public final class SchedulerDriver {
     private final SchedulingCycle cycle;
 
     public SchedulerDriver(KubernetesClient client, SchedulerSettings settings, HttpClient http, long seed) {
+        this(client, settings, http, TieBreak.random(new Random(seed)));
+    }
+
+    public SchedulerDriver(KubernetesClient client, SchedulerSettings settings, HttpClient http, TieBreak ties) {
         this.client = client;
         this.settings = settings;
-        this.cycle = new SchedulingCycle(settings.extenders().stream().map(e -> new ExtenderClient(e, http)).toList(), new Random(seed));
+        this.cycle = new SchedulingCycle(settings.extenders().stream().map(e -> new ExtenderClient(e, http)).toList(), ties);
     }
 
     public SchedulerSettings settings() {
@@ -42,7 +51,18 @@ public final class SchedulerDriver {
 
     /** Tries every pending pod once; returns what became of each, in scheduling order. */
     public List<Decision> scheduleRound() {
-        var nodes = client.nodes().list().getItems();
+        return scheduleRound(decision -> { });
+    }
+
+    /**
+     * The same, with {@code afterEach} told of each decision once it is written to the API server and
+     * before the next pod is tried: a check that needs every component to have caught up with a binding
+     * before the next decision (the extender's informers, the kubelet, the device plugin) waits there.
+     */
+    public List<Decision> scheduleRound(Consumer<Decision> afterEach) {
+        // In name order: the API server lists nodes in no stable order, and the order decides which of
+        // several equally scored nodes a seeded tie-break picks (kube-scheduler walks its own node tree).
+        var nodes = client.nodes().list().getItems().stream().sorted(Comparator.comparing(n -> n.getMetadata().getName())).toList();
         var pods = client.pods().inAnyNamespace().list().getItems();
         var podsByNode = new HashMap<String, List<Pod>>();
         var pending = new ArrayList<Pod>();
@@ -69,6 +89,7 @@ public final class SchedulerDriver {
                 podsByNode.computeIfAbsent(bound.node(), n -> new ArrayList<>()).add(pod);
             }
             decisions.add(decision);
+            afterEach.accept(decision);
         }
         return decisions;
     }
@@ -78,6 +99,13 @@ public final class SchedulerDriver {
         var name = pod.getMetadata().getName();
         switch (decision) {
             case Decision.Bound bound -> {
+                // The binding subresource sets PodScheduled with the time of binding; the extender reads
+                // it to tell pods bound after a node's free-device list was read. A real API server writes
+                // it to the second; this one to the nanosecond (see the class comment).
+                var now = Instant.now().toString();
+                client.pods().inNamespace(ns).withName(name).subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE),
+                        "{\"status\":{\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"True\",\"lastTransitionTime\":\""
+                                + now + "\"}]}}");
                 client.pods().inNamespace(ns).withName(name)
                         .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"nodeName\":\"" + bound.node() + "\"}}");
                 event(pod, "Normal", "Scheduled", "Successfully assigned " + ns + "/" + name + " to " + bound.node());

@@ -20,9 +20,13 @@ import java.util.stream.Collectors;
 public final class SchedulingCycle {
 
     private final List<ExtenderClient> extenders;
-    private final Random ties;
+    private final TieBreak ties;
 
     public SchedulingCycle(List<ExtenderClient> extenders, Random ties) {
+        this(extenders, TieBreak.random(ties));
+    }
+
+    public SchedulingCycle(List<ExtenderClient> extenders, TieBreak ties) {
         this.extenders = List.copyOf(extenders);
         this.ties = ties;
     }
@@ -58,6 +62,7 @@ public final class SchedulingCycle {
             return new Decision.Unschedulable(key, unavailableMessage(nodes.size(), reasons), reasons);
         }
         if (feasible.size() == 1) {
+            // kube-scheduler skips scoring (its plugins' and the extenders') when one node is left.
             var only = feasible.get(0).getMetadata().getName();
             return new Decision.Bound(key, only, Map.of(only, 0L));
         }
@@ -83,19 +88,9 @@ public final class SchedulingCycle {
 
     /** Highest total; among equals each has the same chance, like kube-scheduler's selectHost. */
     private String pickHighest(Map<String, Long> totals) {
-        String chosen = null;
-        long best = Long.MIN_VALUE;
-        int seen = 0;
-        for (var entry : totals.entrySet()) {
-            if (entry.getValue() > best) {
-                best = entry.getValue();
-                chosen = entry.getKey();
-                seen = 1;
-            } else if (entry.getValue() == best && ties.nextInt(++seen) == 0) {
-                chosen = entry.getKey();
-            }
-        }
-        return chosen;
+        var selection = new HostSelection<String>(ties);
+        totals.forEach(selection::offer);
+        return selection.chosen();
     }
 
     /** kube-scheduler's FailedScheduling text: reasons counted and sorted. */
