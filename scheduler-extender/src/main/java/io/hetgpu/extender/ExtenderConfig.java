@@ -37,6 +37,7 @@ import java.util.stream.Collectors;
  * events: {enabled: true, intervalSeconds: 60}
  * workloads:                  # optional: pods' speed per workload class and card (hetgpu.io/workload)
  *   resnet50: {K80: 1.8, P100: 11.7, V100: 18.0}
+ * minimumSpeedShare: 0.25     # optional, with workloads: keep such pods off cards slower than this share of their best
  * }</pre>
  */
 public record ExtenderConfig(int port, String resourceName, String rackLabel, long bodyLimitBytes,
@@ -73,7 +74,8 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
     }
 
     record FileConfig(Integer port, String resourceName, String rackLabel, Long bodyLimitBytes, FilePriority priority,
-                      FileWeights weights, List<FileTier> tiers, FileEvents events, Map<String, Map<String, Double>> workloads) {
+                      FileWeights weights, List<FileTier> tiers, FileEvents events, Map<String, Map<String, Double>> workloads,
+                      Double minimumSpeedShare) {
     }
 
     public static ExtenderConfig load(Path file) throws ConfigException {
@@ -165,7 +167,18 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
         var newWorkloads = workloads;
         if (file.workloads() != null) {
             try {
-                newWorkloads = new WorkloadThroughputs(file.workloads());
+                newWorkloads = new WorkloadThroughputs(file.workloads(), workloads.minimumShare());
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(source + ": " + e.getMessage());
+            }
+        }
+        if (file.minimumSpeedShare() != null) {
+            if (newWorkloads.isEmpty()) {
+                throw new ConfigException(source + ": minimumSpeedShare: " + file.minimumSpeedShare()
+                        + " needs a workloads: table to compare cards with");
+            }
+            try {
+                newWorkloads = newWorkloads.withMinimumShare(file.minimumSpeedShare());
             } catch (IllegalArgumentException e) {
                 throw new ConfigException(source + ": " + e.getMessage());
             }
@@ -200,6 +213,9 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
         }
         if (type == Integer.class || type == int.class || type == Long.class || type == long.class) {
             return "an integer";
+        }
+        if (type == Double.class || type == double.class) {
+            return "a number";
         }
         if (type == Boolean.class || type == boolean.class) {
             return "true or false";

@@ -2,6 +2,7 @@ package io.hetgpu.simulator;
 
 import io.hetgpu.extender.policy.WorkloadThroughputs;
 import io.hetgpu.gpu.tier.CardCatalog;
+import io.hetgpu.testcluster.scheduler.CpuMemory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -45,14 +46,15 @@ public final class AlibabaTrace {
         for (var row : rows) {
             var name = row[0];
             int gpus = Integer.parseInt(row[3]);
+            var host = new CpuMemory(Long.parseLong(row[1]), Long.parseLong(row[2]) * 1024 * 1024);
             switch (row[4]) {
-                case "P100" -> builder.add(name, "dgx1-p100", gpus, null, 0);
-                case "T4" -> builder.add(name, "t4-4x", gpus, null, 0);
-                case "V100M16" -> builder.add(name, "dgx1-v100", gpus, null, 0);
-                case "V100M32" -> builder.add(name, "v100-pcie-8x", gpus, null, 0);
-                case "A10" -> builder.add(name, "t4-4x", gpus, "NVIDIA A10", 23028);
-                case "G2" -> builder.add(name, "dgx-a100", gpus, null, 0);
-                case "G3" -> builder.add(name, "dgx-h100", gpus, null, 0);
+                case "P100" -> builder.add(name, "dgx1-p100", gpus, null, 0, host);
+                case "T4" -> builder.add(name, "t4-4x", gpus, null, 0, host);
+                case "V100M16" -> builder.add(name, "dgx1-v100", gpus, null, 0, host);
+                case "V100M32" -> builder.add(name, "v100-pcie-8x", gpus, null, 0, host);
+                case "A10" -> builder.add(name, "t4-4x", gpus, "NVIDIA A10", 23028, host);
+                case "G2" -> builder.add(name, "dgx-a100", gpus, null, 0, host);
+                case "G3" -> builder.add(name, "dgx-h100", gpus, null, 0, host);
                 default -> throw new IllegalArgumentException("openb_node_list_gpu_node.csv: node " + name + ": unknown model \"" + row[4] + "\"");
             }
         }

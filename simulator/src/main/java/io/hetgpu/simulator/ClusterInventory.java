@@ -27,16 +27,24 @@ public record ClusterInventory(List<SimNode> nodes) {
         return nodes.stream().mapToInt(node -> node.gpus().size()).sum();
     }
 
-    /** Gavel's cluster: 36 K80 (9 k80-4x), 36 P100 (4.5 dgx1-p100), 36 V100 (4.5 dgx1-v100), in 4 racks, models interleaved. */
+    /** A DGX-1's host: two 20-core Xeon E5-2698 v4 (80 threads) and 512 GiB. */
+    static final CpuMemory DGX1_HOST = CpuMemory.of(80, 512);
+    /** A typical 4-GPU K80 server of its generation: two 12-core Xeon E5-2670 v3 (48 threads) and 256 GiB. */
+    static final CpuMemory K80_SERVER_HOST = CpuMemory.of(48, 256);
+
+    /**
+     * Gavel's cluster: 36 K80 (9 k80-4x), 36 P100 (4.5 dgx1-p100), 36 V100 (4.5 dgx1-v100), in 4 racks, models
+     * interleaved. Hosts have their machines' cpu and memory, which is what kube-scheduler's own scores spread by.
+     */
     public static ClusterInventory gavel() {
         var builder = new Builder(CardCatalog.defaults(), 4);
         for (int i = 0; i < 9; i++) {
-            builder.add("k80-" + i, "k80-4x", 4, null, 0);
+            builder.add("k80-" + i, "k80-4x", 4, null, 0, K80_SERVER_HOST);
         }
         for (var kind : List.of("p100", "v100")) {
             for (int i = 0; i < 5; i++) {
                 // The fifth node is half a DGX-1: its first four GPUs, one fully NVLink-connected quad.
-                builder.add(kind + "-" + i, "dgx1-" + kind, i < 4 ? 8 : 4, null, 0);
+                builder.add(kind + "-" + i, "dgx1-" + kind, i < 4 ? 8 : 4, null, 0, DGX1_HOST);
             }
         }
         return builder.build();
@@ -63,10 +71,7 @@ public record ClusterInventory(List<SimNode> nodes) {
         }
     }
 
-    /**
-     * Adds nodes one by one; racks are assigned round-robin so every rack holds every model. Every node
-     * has a test cluster GPU node's allocatable cpu and memory ({@link NodeSpec#gpu}) and no zone.
-     */
+    /** Adds nodes one by one; racks are assigned round-robin so every rack holds every model. No zones. */
     static final class Builder {
         private final CardCatalog catalog;
         private final int racks;
@@ -81,12 +86,11 @@ public record ClusterInventory(List<SimNode> nodes) {
          * @param count      GPUs to keep: the profile's first {@code count} devices and the links among them
          * @param product    product name to give the devices instead of the profile's (a stand-in), or null
          * @param memoryMiB  memory to give them instead of the profile's (0 = keep)
+         * @param host       the node's allocatable cpu and memory
          */
-        Builder add(String name, String profile, int count, String product, long memoryMiB) {
+        Builder add(String name, String profile, int count, String product, long memoryMiB, CpuMemory host) {
             var shaped = first(load(profile, name), count, product, memoryMiB);
-            var rack = "rack-" + nodes.size() % racks;
-            var spec = NodeSpec.gpu(name, rack, "", profile);
-            nodes.add(new SimNode(name, rack, spec.zone(), NodeGpus.of(shaped, catalog), CpuMemory.of(spec.cpus(), spec.memoryGi())));
+            nodes.add(new SimNode(name, "rack-" + nodes.size() % racks, "", NodeGpus.of(shaped, catalog), host));
             return this;
         }
 

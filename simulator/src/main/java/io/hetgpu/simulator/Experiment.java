@@ -20,6 +20,9 @@ import java.util.List;
  */
 public record Experiment(String name, ClusterInventory inventory, List<Job> jobs, CardSpeed speed, WorkloadThroughputs workloads) {
 
+    /** The minimumSpeedShare of the last workload-aware run; the README gives figures for others. */
+    static final double SLOW_CARD_SHARE = 0.35;
+
     /** The policies compared, each a fresh placer seeded alike. */
     public List<Placer> placers(long seed) {
         var config = ExtenderConfig.DEFAULTS;
@@ -35,6 +38,9 @@ public record Experiment(String name, ClusterInventory inventory, List<Job> jobs
         placers.add(hetgpu("hetgpu-no-cpu", new ScoreWeights(w.tier(), w.nvlink(), w.job(), w.data(), 0), WorkloadThroughputs.NONE, seed));
         if (!workloads.isEmpty()) {
             placers.add(hetgpu("hetgpu-workload-aware", config.weights(), workloads, seed));
+            // The same table with minimumSpeedShare: pods wait rather than start on cards they crawl on.
+            placers.add(hetgpu("hetgpu-workload-aware-min" + SLOW_CARD_SHARE, config.weights(),
+                    workloads.withMinimumShare(SLOW_CARD_SHARE), seed));
         }
         return placers;
     }

@@ -17,7 +17,7 @@ import java.util.Map;
  */
 public final class PlacementPolicy {
 
-    private final List<DeviceFilter> deviceFilters = List.of(new CardModelFilter(), new GpuMemoryFilter(), new ComputeCapabilityFilter());
+    private final List<DeviceFilter> deviceFilters;
     private final List<NodeFilter> nodeFilters = List.of(new GpuCountFilter(), new NvlinkFilter());
     private final List<NodeScorer> scorers;
     private final int[] weights;
@@ -29,8 +29,13 @@ public final class PlacementPolicy {
         this(thresholds, weights, WorkloadThroughputs.NONE);
     }
 
-    /** With an admin's throughput table, which ranks pods that name their workload class by their own speed. */
+    /**
+     * With an admin's throughput table, which ranks pods that name their workload class by their own speed
+     * (and, with a minimum share, keeps them off cards they run too slowly on).
+     */
     public PlacementPolicy(PriorityThresholds thresholds, ScoreWeights weights, WorkloadThroughputs throughputs) {
+        this.deviceFilters = List.of(new CardModelFilter(), new GpuMemoryFilter(), new ComputeCapabilityFilter(),
+                new WorkloadSpeedFilter(throughputs));
         this.scorers = List.of(new TierScorer(thresholds, throughputs), new NvlinkScorer(), new JobLocalityScorer(),
                 new DataLocalityScorer(), new CpuNodeScorer());
         this.weights = new int[] {weights.tier(), weights.nvlink(), weights.job(), weights.data(), weights.cpu()};

@@ -11,14 +11,28 @@ import java.util.Map;
  * ranked by its own speed on the cards instead of by card tier, because a newer card is not always a
  * faster one (Gavel measured recommendation models running slower on V100 than on K80 or P100).
  *
- * @param table workload class (lower case) -> normalised card model -> throughput (> 0)
+ * <p>With a {@code minimumShare}, such a pod is also kept off cards where it runs below that share of its
+ * speed on its class's fastest listed card: it waits for a better card instead. Without preemption a
+ * job started on a card ten times slower holds that card ten times longer, which under load costs more
+ * than the wait (the simulator measures both).
+ *
+ * @param table        workload class (lower case) -> normalised card model -> throughput (> 0)
+ * @param minimumShare 0 (off) up to below 1: the least share of the class's fastest listed speed a card must give
  */
-public record WorkloadThroughputs(Map<String, Map<String, Double>> table) {
+public record WorkloadThroughputs(Map<String, Map<String, Double>> table, double minimumShare) {
 
     /** No table: every pod is ranked by card tier. */
     public static final WorkloadThroughputs NONE = new WorkloadThroughputs(Map.of());
 
+    /** A table that ranks cards but keeps none out. */
+    public WorkloadThroughputs(Map<String, Map<String, Double>> table) {
+        this(table, 0);
+    }
+
     public WorkloadThroughputs {
+        if (!(minimumShare >= 0 && minimumShare < 1)) {
+            throw new IllegalArgumentException("minimumSpeedShare: expected at least 0 and below 1, got " + minimumShare);
+        }
         var copy = new LinkedHashMap<String, Map<String, Double>>();
         for (var entry : table.entrySet()) {
             var byModel = new LinkedHashMap<String, Double>();
@@ -51,6 +65,26 @@ public record WorkloadThroughputs(Map<String, Map<String, Double>> table) {
             return 0;
         }
         return byModel.getOrDefault(model, 0.0);
+    }
+
+    public WorkloadThroughputs withMinimumShare(double share) {
+        return new WorkloadThroughputs(table, share);
+    }
+
+    /** The class's fastest listed card model, or "" for a class the table does not know. */
+    public String fastestCard(String workload) {
+        var byModel = table.getOrDefault(className(workload), Map.of());
+        return byModel.entrySet().stream().max(Map.Entry.<String, Double>comparingByValue().thenComparing(Map.Entry.comparingByKey()))
+                .map(Map.Entry::getKey).orElse("");
+    }
+
+    /**
+     * The class runs on this card model below {@link #minimumShare} of its fastest listed speed. A card the
+     * table does not list is never judged too slow: nothing is known about it.
+     */
+    public boolean tooSlow(String workload, String model) {
+        double speed = of(workload, model);
+        return minimumShare > 0 && speed > 0 && speed < minimumShare * of(workload, fastestCard(workload));
     }
 
     public boolean knows(String workload) {
