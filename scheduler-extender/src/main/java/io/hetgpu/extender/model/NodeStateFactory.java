@@ -66,7 +66,7 @@ public final class NodeStateFactory {
     /** Whether a pod bound after the free list was read holds GPUs the list still shows free. */
     private static boolean anyPromisedSince(Instant readAt, List<BoundPod> boundPods) {
         for (var pod : boundPods) {
-            if (pod.gpuCount() > 0 && pod.boundAt().isAfter(readAt)) {
+            if (pod.gpuCount() > 0 && pod.mayBeMissingFrom(readAt)) {
                 return true;
             }
         }
@@ -146,7 +146,7 @@ public final class NodeStateFactory {
         final Instant since = freeList.readAt();
         var promised = boundPods.stream()
                 .filter(pod -> pod.gpuCount() > 0)
-                .filter(pod -> pod.boundAt().isAfter(since))
+                .filter(pod -> pod.mayBeMissingFrom(since))
                 .sorted(Comparator.comparing(BoundPod::boundAt).thenComparing(BoundPod::uid))
                 .toList();
         for (var pod : promised) {

@@ -6,9 +6,13 @@ import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.gpu.DeviceHealth;
 import io.hetgpu.gpu.allocation.DeviceMask;
 import io.hetgpu.gpu.tier.CardCatalog;
+import io.hetgpu.gpu.GpuDevice;
+import io.hetgpu.gpu.inventory.FreeDevices;
+import io.hetgpu.gpu.inventory.FreeDevicesCodec;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 class NodeStateFactoryTest {
@@ -55,6 +59,21 @@ class NodeStateFactoryTest {
 
         // The pod bound before the read is already reflected in the free list; the later one takes an NVLink pair.
         assertThat(state.freeCount()).isEqualTo(6);
+    }
+
+    @Test
+    void aBindStampedToTheSecondOfTheReadCountsAsPromisedBecauseItMayHaveComeLater() {
+        var topology = TestTopologies.dgx1V100("gpu-1");
+        var readAt = Instant.parse("2026-11-21T12:00:00.500Z");
+        var facts = new NodeFacts("gpu-1", "1", Map.of(), TestTopologies.inventory(topology), new FreeDevicesCodec().encode(new FreeDevices(
+                topology.devices().stream().map(GpuDevice::uuid).collect(Collectors.toSet()), readAt)));
+        // The API server writes PodScheduled as 12:00:00 for a bind at 12:00:00.7, after the read.
+        var sameSecond = new BoundPod("same-second", 2, false, Instant.parse("2026-11-21T12:00:00Z"));
+        var secondBefore = new BoundPod("second-before", 2, false, Instant.parse("2026-11-21T11:59:59Z"));
+        var exactlyEarlier = new BoundPod("stamped-finely", 2, false, Instant.parse("2026-11-21T12:00:00.400Z"));
+
+        assertThat(factory.state(facts, List.of(sameSecond)).freeCount()).isEqualTo(6);
+        assertThat(factory.state(facts, List.of(secondBefore, exactlyEarlier)).freeCount()).isEqualTo(8);
     }
 
     @Test
