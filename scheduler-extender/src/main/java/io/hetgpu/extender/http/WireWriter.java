@@ -44,15 +44,23 @@ public final class WireWriter {
     private final ConcurrentHashMap<String, byte[]> encoded = new ConcurrentHashMap<>();
 
     public Buffer filterResult(FilterResult result) {
-        int estimate = 128 + result.error().length();
-        if (result.nodes() != null) {
+        // Every string is looked up once, and the answer sized exactly: at 5,000 nodes it is ~200 KB, and
+        // a guessed size was half again as much, all of it garbage once sent.
+        var names = encodeAll(result.nodeNames());
+        var failed = encodeAll(result.failedNodes());
+        var unresolvable = encodeAll(result.failedAndUnresolvableNodes());
+        var error = encoded(result.error());
+        int size = FILTER_START.length + NODE_NAMES.length + FAILED.length + UNRESOLVABLE.length + ERROR.length + error.length + 1
+                + arraySize(names, 1) + arraySize(failed, 2) + arraySize(unresolvable, 2);
+        if (result.nodes() == null) {
+            size += NULL.length;
+        } else {
+            size += ITEMS_START.length + ITEMS_END.length + Math.max(0, result.nodes().size() - 1);
             for (var node : result.nodes()) {
-                estimate += node.end() - node.start() + 1;
+                size += node.end() - node.start();
             }
         }
-        estimate += result.nodeNames() == null ? 0 : result.nodeNames().size() * 24;
-        estimate += (result.failedNodes().size() + result.failedAndUnresolvableNodes().size()) * 96;
-        var out = Buffer.buffer(estimate);
+        var out = Buffer.buffer(size);
         out.appendBytes(FILTER_START);
         if (result.nodes() == null) {
             out.appendBytes(NULL);
@@ -68,30 +76,99 @@ public final class WireWriter {
             out.appendBytes(ITEMS_END);
         }
         out.appendBytes(NODE_NAMES);
-        writeStrings(out, result.nodeNames());
+        if (names == null) {
+            out.appendBytes(NULL);
+        } else {
+            writeArray(out, names);
+        }
         out.appendBytes(FAILED);
-        writeMap(out, result.failedNodes());
+        writeObject(out, failed);
         out.appendBytes(UNRESOLVABLE);
-        writeMap(out, result.failedAndUnresolvableNodes());
+        writeObject(out, unresolvable);
         out.appendBytes(ERROR);
-        writeString(out, result.error());
+        out.appendBytes(error);
         return out.appendByte((byte) '}');
     }
 
-    public Buffer hostPriorities(List<HostPriority> priorities) {
-        var out = Buffer.buffer(32 + priorities.size() * 40);
+    /** The strings as quoted JSON, or null for a null list. */
+    private byte[][] encodeAll(List<String> values) {
+        if (values == null) {
+            return null;
+        }
+        var all = new byte[values.size()][];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = encoded(values.get(i));
+        }
+        return all;
+    }
+
+    /** Key, value, key, value... as quoted JSON. */
+    private byte[][] encodeAll(Map<String, String> map) {
+        var all = new byte[map.size() * 2][];
+        int i = 0;
+        for (var entry : map.entrySet()) {
+            all[i++] = encoded(entry.getKey());
+            all[i++] = encoded(entry.getValue());
+        }
+        return all;
+    }
+
+    /**
+     * Bytes of a JSON array of the strings ({@code perItem} 1) or an object of them as keys and values (2):
+     * brackets, commas and colons included.
+     */
+    private static int arraySize(byte[][] strings, int perItem) {
+        if (strings == null) {
+            return NULL.length;
+        }
+        int items = strings.length / perItem;
+        int size = 2 + Math.max(0, items - 1) + items * (perItem - 1);
+        for (var string : strings) {
+            size += string.length;
+        }
+        return size;
+    }
+
+    private static void writeArray(Buffer out, byte[][] strings) {
         out.appendByte((byte) '[');
-        for (int i = 0; i < priorities.size(); i++) {
-            var priority = priorities.get(i);
+        for (int i = 0; i < strings.length; i++) {
             if (i > 0) {
                 out.appendByte((byte) ',');
             }
-            out.appendBytes(HOST);
-            writeString(out, priority.host());
-            out.appendBytes(SCORE);
+            out.appendBytes(strings[i]);
+        }
+        out.appendByte((byte) ']');
+    }
+
+    private static void writeObject(Buffer out, byte[][] keysAndValues) {
+        out.appendByte((byte) '{');
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            if (i > 0) {
+                out.appendByte((byte) ',');
+            }
+            out.appendBytes(keysAndValues[i]).appendByte((byte) ':').appendBytes(keysAndValues[i + 1]);
+        }
+        out.appendByte((byte) '}');
+    }
+
+    public Buffer hostPriorities(List<HostPriority> priorities) {
+        var hosts = new byte[priorities.size()][];
+        var scores = new byte[priorities.size()][];
+        int size = 2 + Math.max(0, priorities.size() - 1);
+        for (int i = 0; i < hosts.length; i++) {
+            var priority = priorities.get(i);
             int score = priority.score();
-            out.appendBytes(score >= 0 && score < SCORES.length ? SCORES[score] : ascii(Integer.toString(score)));
-            out.appendByte((byte) '}');
+            hosts[i] = encoded(priority.host());
+            scores[i] = score >= 0 && score < SCORES.length ? SCORES[score] : ascii(Integer.toString(score));
+            size += HOST.length + hosts[i].length + SCORE.length + scores[i].length + 1;
+        }
+        var out = Buffer.buffer(size);
+        out.appendByte((byte) '[');
+        for (int i = 0; i < hosts.length; i++) {
+            if (i > 0) {
+                out.appendByte((byte) ',');
+            }
+            out.appendBytes(HOST).appendBytes(hosts[i]).appendBytes(SCORE).appendBytes(scores[i]).appendByte((byte) '}');
         }
         return out.appendByte((byte) ']');
     }
@@ -104,40 +181,14 @@ public final class WireWriter {
         return out.appendByte((byte) '}');
     }
 
-    private void writeStrings(Buffer out, List<String> values) {
-        if (values == null) {
-            out.appendBytes(NULL);
-            return;
-        }
-        out.appendByte((byte) '[');
-        for (int i = 0; i < values.size(); i++) {
-            if (i > 0) {
-                out.appendByte((byte) ',');
-            }
-            writeString(out, values.get(i));
-        }
-        out.appendByte((byte) ']');
-    }
-
-    private void writeMap(Buffer out, Map<String, String> map) {
-        out.appendByte((byte) '{');
-        boolean first = true;
-        for (var entry : map.entrySet()) {
-            if (!first) {
-                out.appendByte((byte) ',');
-            }
-            first = false;
-            writeString(out, entry.getKey());
-            out.appendByte((byte) ':');
-            writeString(out, entry.getValue());
-        }
-        out.appendByte((byte) '}');
-    }
-
     private void writeString(Buffer out, String value) {
+        out.appendBytes(encoded(value));
+    }
+
+    /** The string as a quoted, escaped JSON string in UTF-8, kept for next time unless it is long. */
+    private byte[] encoded(String value) {
         if (value.length() > MAX_ENCODED_LENGTH) {
-            out.appendBytes(quote(value));
-            return;
+            return quote(value);
         }
         var bytes = encoded.get(value);
         if (bytes == null) {
@@ -147,7 +198,7 @@ public final class WireWriter {
             bytes = quote(value);
             encoded.put(value, bytes);
         }
-        out.appendBytes(bytes);
+        return bytes;
     }
 
     private byte[] quote(String value) {
