@@ -3,7 +3,6 @@ package io.hetgpu.extender.cluster;
 import io.hetgpu.extender.model.BoundPod;
 import io.hetgpu.extender.model.NodeFacts;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -18,14 +17,14 @@ import java.util.Map;
  */
 public final class NodeSnapshot {
 
-    public static final NodeSnapshot EMPTY = new NodeSnapshot(Map.of(), new NodeFacts[0], emptyPods(0));
+    public static final NodeSnapshot EMPTY = new NodeSnapshot(NameIndex.of(new NodeFacts[0]), new NodeFacts[0], emptyPods(0));
 
     /** name -> position; shared, never modified, by every snapshot with the same nodes in the same positions. */
-    private final Map<String, Integer> positions;
+    private final NameIndex positions;
     private final NodeFacts[] facts;
     private final List<BoundPod>[] boundPods;
 
-    private NodeSnapshot(Map<String, Integer> positions, NodeFacts[] facts, List<BoundPod>[] boundPods) {
+    private NodeSnapshot(NameIndex positions, NodeFacts[] facts, List<BoundPod>[] boundPods) {
         this.positions = positions;
         this.facts = facts;
         this.boundPods = boundPods;
@@ -33,18 +32,12 @@ public final class NodeSnapshot {
 
     /** A snapshot of the given nodes, in the given order, with the GPU pods bound to each. */
     public static NodeSnapshot of(List<NodeFacts> nodes, Map<String, List<BoundPod>> podsByNode) {
-        var facts = new NodeFacts[nodes.size()];
-        var pods = emptyPods(nodes.size());
-        var positions = new HashMap<String, Integer>(nodes.size() * 2);
-        for (var node : nodes) {
-            if (positions.putIfAbsent(node.name(), positions.size()) != null) {
-                throw new IllegalArgumentException("node " + node.name() + " given twice");
-            }
-            int at = positions.size() - 1;
-            facts[at] = node;
-            pods[at] = List.copyOf(podsByNode.getOrDefault(node.name(), List.of()));
+        var facts = nodes.toArray(NodeFacts[]::new);
+        var pods = emptyPods(facts.length);
+        for (int i = 0; i < facts.length; i++) {
+            pods[i] = List.copyOf(podsByNode.getOrDefault(facts[i].name(), List.of()));
         }
-        return new NodeSnapshot(positions, facts, pods);
+        return new NodeSnapshot(NameIndex.of(facts), facts, pods);
     }
 
     public int size() {
@@ -53,8 +46,7 @@ public final class NodeSnapshot {
 
     /** The node's position, or -1 when the snapshot does not hold it. */
     public int positionOf(String name) {
-        var position = positions.get(name);
-        return position == null ? -1 : position;
+        return positions.positionOf(name);
     }
 
     public NodeFacts facts(int position) {
@@ -91,13 +83,11 @@ public final class NodeSnapshot {
             newFacts[at] = node;
             return new NodeSnapshot(positions, newFacts, boundPods);
         }
-        var newPositions = new HashMap<>(positions);
-        newPositions.put(node.name(), facts.length);
         var newFacts = Arrays.copyOf(facts, facts.length + 1);
         newFacts[facts.length] = node;
         var newPods = Arrays.copyOf(boundPods, boundPods.length + 1);
         newPods[boundPods.length] = List.of();
-        return new NodeSnapshot(newPositions, newFacts, newPods);
+        return new NodeSnapshot(NameIndex.of(newFacts), newFacts, newPods);
     }
 
     /**
@@ -110,16 +100,13 @@ public final class NodeSnapshot {
             return this;
         }
         int last = facts.length - 1;
-        var newPositions = new HashMap<>(positions);
-        newPositions.remove(name);
         var newFacts = Arrays.copyOf(facts, last);
         var newPods = Arrays.copyOf(boundPods, last);
         if (at != last) {
             newFacts[at] = facts[last];
             newPods[at] = boundPods[last];
-            newPositions.put(facts[last].name(), at);
         }
-        return new NodeSnapshot(newPositions, newFacts, newPods);
+        return new NodeSnapshot(NameIndex.of(newFacts), newFacts, newPods);
     }
 
     /** This snapshot with the node's bound GPU pods replaced (unchanged when it holds no such node). */
@@ -131,6 +118,64 @@ public final class NodeSnapshot {
         var newPods = boundPods.clone();
         newPods[at] = List.copyOf(pods);
         return new NodeSnapshot(positions, facts, newPods);
+    }
+
+    /**
+     * Node name -> position, as open addressing over flat arrays: a probe reads two ints and compares one
+     * name, where a HashMap walks a node, its key and a boxed position, each likely a cache miss at 5,000 nodes.
+     */
+    private static final class NameIndex {
+
+        /** position + 1 in each slot, 0 for an empty one; at most half the slots are used. */
+        private final int[] slots;
+        /** the hash of the name in each used slot */
+        private final int[] hashes;
+        private final String[] names;
+
+        private NameIndex(int[] slots, int[] hashes, String[] names) {
+            this.slots = slots;
+            this.hashes = hashes;
+            this.names = names;
+        }
+
+        static NameIndex of(NodeFacts[] nodes) {
+            int capacity = Integer.highestOneBit(Math.max(4, nodes.length) * 2) * 2;
+            var index = new NameIndex(new int[capacity], new int[capacity], new String[nodes.length]);
+            for (int position = 0; position < nodes.length; position++) {
+                var name = nodes[position].name();
+                if (index.positionOf(name) >= 0) {
+                    throw new IllegalArgumentException("node " + name + " given twice");
+                }
+                index.names[position] = name;
+                int hash = name.hashCode();
+                int slot = index.firstSlot(hash);
+                while (index.slots[slot] != 0) {
+                    slot = (slot + 1) & (capacity - 1);
+                }
+                index.slots[slot] = position + 1;
+                index.hashes[slot] = hash;
+            }
+            return index;
+        }
+
+        int positionOf(String name) {
+            int hash = name.hashCode();
+            for (int slot = firstSlot(hash); ; slot = (slot + 1) & (slots.length - 1)) {
+                int entry = slots[slot];
+                if (entry == 0) {
+                    return -1;
+                }
+                if (hashes[slot] == hash && names[entry - 1].equals(name)) {
+                    return entry - 1;
+                }
+            }
+        }
+
+        /** Spreads the high bits down: names like node-00001, node-00002 differ in their low bits only. */
+        private int firstSlot(int hash) {
+            int mixed = (hash ^ (hash >>> 16)) * 0x9E3779B9;
+            return (mixed ^ (mixed >>> 16)) & (slots.length - 1);
+        }
     }
 
     @SuppressWarnings("unchecked")

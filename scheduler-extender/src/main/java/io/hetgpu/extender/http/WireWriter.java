@@ -1,6 +1,7 @@
 package io.hetgpu.extender.http;
 
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import io.netty.buffer.Unpooled;
 import io.vertx.core.buffer.Buffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -12,7 +13,7 @@ import java.util.stream.IntStream;
  * Writes extender answers with the capitalised keys of the Go structs (which carry no JSON tags).
  * Nodes that fit are copied from the request body as they came.
  *
- * <p>The JSON is laid out by hand straight into the response buffer. Its strings are node names and
+ * <p>The JSON is laid out by hand straight into an array of the answer's exact size. Its strings are node names and
  * rejection reasons, a few thousand of each that recur from request to request (the same node state
  * gives the same reason, held as the same String), so each is escaped once and then copied as bytes:
  * a 5,000-node filter answer is ~200 KB of them.
@@ -60,34 +61,34 @@ public final class WireWriter {
                 size += node.end() - node.start();
             }
         }
-        var out = Buffer.buffer(size);
-        out.appendBytes(FILTER_START);
+        var out = new Out(size);
+        out.put(FILTER_START);
         if (result.nodes() == null) {
-            out.appendBytes(NULL);
+            out.put(NULL);
         } else {
-            out.appendBytes(ITEMS_START);
+            out.put(ITEMS_START);
             for (int i = 0; i < result.nodes().size(); i++) {
                 var node = result.nodes().get(i);
                 if (i > 0) {
-                    out.appendByte((byte) ',');
+                    out.put((byte) ',');
                 }
-                out.appendBytes(node.body(), node.start(), node.end() - node.start());
+                out.put(node.body(), node.start(), node.end() - node.start());
             }
-            out.appendBytes(ITEMS_END);
+            out.put(ITEMS_END);
         }
-        out.appendBytes(NODE_NAMES);
+        out.put(NODE_NAMES);
         if (names == null) {
-            out.appendBytes(NULL);
+            out.put(NULL);
         } else {
             writeArray(out, names);
         }
-        out.appendBytes(FAILED);
+        out.put(FAILED);
         writeObject(out, failed);
-        out.appendBytes(UNRESOLVABLE);
+        out.put(UNRESOLVABLE);
         writeObject(out, unresolvable);
-        out.appendBytes(ERROR);
-        out.appendBytes(error);
-        return out.appendByte((byte) '}');
+        out.put(ERROR);
+        out.put(error);
+        return out.put((byte) '}').buffer();
     }
 
     /** The strings as quoted JSON, or null for a null list. */
@@ -129,26 +130,26 @@ public final class WireWriter {
         return size;
     }
 
-    private static void writeArray(Buffer out, byte[][] strings) {
-        out.appendByte((byte) '[');
+    private static void writeArray(Out out, byte[][] strings) {
+        out.put((byte) '[');
         for (int i = 0; i < strings.length; i++) {
             if (i > 0) {
-                out.appendByte((byte) ',');
+                out.put((byte) ',');
             }
-            out.appendBytes(strings[i]);
+            out.put(strings[i]);
         }
-        out.appendByte((byte) ']');
+        out.put((byte) ']');
     }
 
-    private static void writeObject(Buffer out, byte[][] keysAndValues) {
-        out.appendByte((byte) '{');
+    private static void writeObject(Out out, byte[][] keysAndValues) {
+        out.put((byte) '{');
         for (int i = 0; i < keysAndValues.length; i += 2) {
             if (i > 0) {
-                out.appendByte((byte) ',');
+                out.put((byte) ',');
             }
-            out.appendBytes(keysAndValues[i]).appendByte((byte) ':').appendBytes(keysAndValues[i + 1]);
+            out.put(keysAndValues[i]).put((byte) ':').put(keysAndValues[i + 1]);
         }
-        out.appendByte((byte) '}');
+        out.put((byte) '}');
     }
 
     public Buffer hostPriorities(List<HostPriority> priorities) {
@@ -162,27 +163,22 @@ public final class WireWriter {
             scores[i] = score >= 0 && score < SCORES.length ? SCORES[score] : ascii(Integer.toString(score));
             size += HOST.length + hosts[i].length + SCORE.length + scores[i].length + 1;
         }
-        var out = Buffer.buffer(size);
-        out.appendByte((byte) '[');
+        var out = new Out(size);
+        out.put((byte) '[');
         for (int i = 0; i < hosts.length; i++) {
             if (i > 0) {
-                out.appendByte((byte) ',');
+                out.put((byte) ',');
             }
-            out.appendBytes(HOST).appendBytes(hosts[i]).appendBytes(SCORE).appendBytes(scores[i]).appendByte((byte) '}');
+            out.put(HOST).put(hosts[i]).put(SCORE).put(scores[i]).put((byte) '}');
         }
-        return out.appendByte((byte) ']');
+        return out.put((byte) ']').buffer();
     }
 
     /** The body of a refused prioritize or preempt call: the error in the shape the other verbs use. */
     public Buffer error(String message) {
-        var out = Buffer.buffer(64 + message.length());
-        out.appendBytes(ERROR_ONLY);
-        writeString(out, message);
-        return out.appendByte((byte) '}');
-    }
-
-    private void writeString(Buffer out, String value) {
-        out.appendBytes(encoded(value));
+        var quoted = encoded(message);
+        var out = new Out(ERROR_ONLY.length + quoted.length + 1);
+        return out.put(ERROR_ONLY).put(quoted).put((byte) '}').buffer();
     }
 
     /** The string as a quoted, escaped JSON string in UTF-8, kept for next time unless it is long. */
@@ -199,6 +195,43 @@ public final class WireWriter {
             encoded.put(value, bytes);
         }
         return bytes;
+    }
+
+    /**
+     * The answer's bytes, written into an array of the size computed beforehand: plain array copies, where
+     * a growing Netty buffer checks its bounds and reference count on every one of ~25,000 appends.
+     */
+    private static final class Out {
+        private final byte[] bytes;
+        private int at;
+
+        Out(int size) {
+            bytes = new byte[size];
+        }
+
+        Out put(byte[] part) {
+            System.arraycopy(part, 0, bytes, at, part.length);
+            at += part.length;
+            return this;
+        }
+
+        Out put(byte[] from, int offset, int length) {
+            System.arraycopy(from, offset, bytes, at, length);
+            at += length;
+            return this;
+        }
+
+        Out put(byte b) {
+            bytes[at++] = b;
+            return this;
+        }
+
+        Buffer buffer() {
+            if (at != bytes.length) {
+                throw new IllegalStateException("answer sized " + bytes.length + " bytes, written " + at);
+            }
+            return Buffer.buffer(Unpooled.wrappedBuffer(bytes));
+        }
     }
 
     private byte[] quote(String value) {
