@@ -12,6 +12,8 @@ import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.ScoreTable;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -238,8 +240,8 @@ public final class ExtenderService {
         }
         var fitting = new ArrayList<String>(resolved.size());
         var kept = args.nodes() == null ? null : new ArrayList<WireNode>(resolved.size());
-        var failed = new LinkedHashMap<String, String>();
-        var unresolvable = new LinkedHashMap<String, String>();
+        var failed = new Refusals(resolved);
+        var unresolvable = new Refusals(resolved);
         try {
             var judged = assess(parser.parse(args.pod()), resolved);
             // The answer straight from the assessments: kube-scheduler's three lists, in request order.
@@ -253,19 +255,69 @@ public final class ExtenderService {
                         }
                     }
                     case PlacementPolicy.Misfit misfit -> (misfit.rejection().unresolvable() ? unresolvable : failed)
-                            .put(misfit.node(), misfit.rejection().reason());
+                            .add(i, misfit.node(), misfit.rejection().reason());
                 }
             }
         } catch (InvalidPodRequestException e) {
             var reason = "pod " + podName(args) + " cannot be placed: " + e.getMessage();
-            for (var state : resolved.states()) {
-                unresolvable.put(state.name(), reason);
+            for (int i = 0; i < resolved.size(); i++) {
+                unresolvable.add(i, resolved.states()[i].name(), reason);
             }
         }
-        resolved.unknown().forEach(name -> failed.put(name, UNKNOWN_NODE));
+        if (!resolved.unknown().isEmpty()) {
+            var listed = new HashSet<String>();
+            for (var name : resolved.unknown()) {
+                if (listed.add(name)) {
+                    failed.addUnknown(name, UNKNOWN_NODE);
+                }
+            }
+        }
         return kept != null
-                ? new FilterResult(kept, null, failed, unresolvable, "")
-                : new FilterResult(null, fitting, failed, unresolvable, "");
+                ? new FilterResult(kept, null, failed.map(), unresolvable.map(), "")
+                : new FilterResult(null, fitting, failed.map(), unresolvable.map(), "");
+    }
+
+    /**
+     * One of the filter answer's reason maps as it fills, in request order. A NodeNames request names
+     * snapshot positions: a name it repeats is the same node with the same reason, listed once (by
+     * position, no hashing), and thousands of entries go into two arrays. A Nodes request may repeat a
+     * name with different node objects; as before, the last one's reason wins.
+     */
+    private static final class Refusals {
+        private final int[] positions;
+        private final BitSet listed;
+        private final NodeReasons.Builder byPosition;
+        private final LinkedHashMap<String, String> byName;
+
+        Refusals(Resolved resolved) {
+            positions = resolved.positions();
+            listed = positions == null ? null : new BitSet();
+            byPosition = positions == null ? null : NodeReasons.builder(resolved.size());
+            byName = positions == null ? new LinkedHashMap<>() : null;
+        }
+
+        /** The node at {@code index} of the resolved states. */
+        void add(int index, String node, String reason) {
+            if (byName != null) {
+                byName.put(node, reason);
+            } else if (!listed.get(positions[index])) {
+                listed.set(positions[index]);
+                byPosition.put(node, reason);
+            }
+        }
+
+        /** A name the cluster view does not know (each once). */
+        void addUnknown(String node, String reason) {
+            if (byName != null) {
+                byName.put(node, reason);
+            } else {
+                byPosition.put(node, reason);
+            }
+        }
+
+        Map<String, String> map() {
+            return byName != null ? byName : byPosition.build();
+        }
     }
 
     /** Scores, or an error message (kube-scheduler drops a failed prioritize call and goes on without it). */

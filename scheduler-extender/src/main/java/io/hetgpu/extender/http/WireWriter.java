@@ -106,11 +106,11 @@ public final class WireWriter {
     /** Key, value, key, value... as quoted JSON. */
     private byte[][] encodeAll(Map<String, String> map) {
         var all = new byte[map.size() * 2][];
-        int i = 0;
-        for (var entry : map.entrySet()) {
-            all[i++] = encoded(entry.getKey());
-            all[i++] = encoded(entry.getValue());
-        }
+        var next = new int[1];
+        map.forEach((key, value) -> {
+            all[next[0]++] = encoded(key);
+            all[next[0]++] = encoded(value);
+        });
         return all;
     }
 

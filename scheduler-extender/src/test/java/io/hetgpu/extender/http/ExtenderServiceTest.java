@@ -136,6 +136,20 @@ class ExtenderServiceTest {
         assertThat(withCluster.filter(args).nodeNames()).containsExactly("dgx-a");
     }
 
+    @Test
+    void aNodeNamedTwiceIsRefusedOnce() {
+        var b = dgxFacts("dgx-b", TestTopologies.free(TestTopologies.dgx1V100("dgx-b"), 7));
+        var cpu = dgxFacts("cpu", null);
+        var withCluster = new ExtenderService(viewOf(new AtomicReference<>(NodeSnapshot.of(List.of(b, cpu), Map.of()))),
+                service.parser(), new NodeStateFactory(catalog, "topology.hetgpu.io/rack"), service.policy(), (pod, table) -> { });
+
+        var result = withCluster.filter(new ExtenderArgs(KubeJson.trainingPod(), null, List.of("dgx-b", "cpu", "dgx-b", "ghost", "ghost", "cpu")));
+
+        assertThat(result.failedNodes()).containsExactlyEntriesOf(orderedMap(
+                "dgx-b", "1 free V100, pod needs 4", "ghost", ExtenderService.UNKNOWN_NODE));
+        assertThat(result.failedAndUnresolvableNodes()).containsOnlyKeys("cpu").hasSize(1);
+    }
+
     private static NodeFacts dgxFacts(String name, String free) {
         var inventory = free == null ? null : TestTopologies.inventory(TestTopologies.dgx1V100(name));
         return new NodeFacts(name, "", Map.of(), inventory, free);
