@@ -13,8 +13,18 @@ import io.hetgpu.gpu.tier.CardCatalog;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
-/** Scratch: reader + service + writer in a loop, no HTTP, for profiling. */
-public final class InProcessLoop {
+/**
+ * The NodeNames path without HTTP: request reading, filter (answer written) and prioritize (request read,
+ * answer written) in a loop over the benchmark's generated cluster, for a profiler to look at without the
+ * client's and Vert.x's share. Prints p50/p99 per stage, a first pass (warm-up) and a second. Not a test.
+ *
+ * <pre>
+ *   java -XX:StartFlightRecording=filename=extender.jfr,settings=profile -cp ... \
+ *       io.hetgpu.extender.bench.InProcessProfile 5000 6     # nodes, seconds per pass
+ *   jfr print --events jdk.ExecutionSample extender.jfr
+ * </pre>
+ */
+public final class InProcessProfile {
     public static void main(String[] args) throws Exception {
         int size = Integer.parseInt(args[0]);
         double seconds = Double.parseDouble(args[1]);
