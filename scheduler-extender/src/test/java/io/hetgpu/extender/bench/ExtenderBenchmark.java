@@ -2,6 +2,7 @@ package io.hetgpu.extender.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hetgpu.extender.KubeJson;
+import io.hetgpu.extender.explain.PlacementEvents;
 import io.hetgpu.extender.http.ExtenderMetrics;
 import io.hetgpu.extender.http.ExtenderServer;
 import io.hetgpu.extender.http.ExtenderService;
@@ -233,10 +234,15 @@ public final class ExtenderBenchmark {
     private static void serve(int size) {
         var cluster = new BenchCluster(size, SEED);
         var catalog = CardCatalog.defaults();
+        var metrics = new ExtenderMetrics();
+        var log = PlacementEvents.logOnly();
+        // What Extender.start wires after each prioritize, less the throttled Kubernetes Event (no API server here).
         var service = new ExtenderService(cluster.view(), new PodRequestParser("nvidia.com/gpu", catalog),
                 new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
-                new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS), (pod, table) -> { });
-        var metrics = new ExtenderMetrics();
+                new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS), (pod, table) -> {
+                    metrics.placed(pod, table);
+                    log.accept(pod, table);
+                });
         ExtenderServer.start(Vertx.vertx(), new ServerOptions("127.0.0.1", HETGPU_PORT, ServerOptions.DEFAULT_BODY_LIMIT, null, null),
                 service, new Preemption(service), metrics).toCompletionStage().toCompletableFuture().join();
     }
