@@ -1,5 +1,6 @@
 package io.hetgpu.extender.http;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import io.hetgpu.extender.cluster.ClusterView;
 import io.hetgpu.extender.cluster.NodeSnapshot;
 import io.hetgpu.extender.model.InvalidPodRequestException;
@@ -243,7 +244,7 @@ public final class ExtenderService {
         var failed = new Refusals(resolved);
         var unresolvable = new Refusals(resolved);
         try {
-            var judged = assess(parser.parse(args.pod()), resolved);
+            var judged = assess(parse(args.pod()), resolved);
             // The answer straight from the assessments: kube-scheduler's three lists, in request order.
             for (int i = 0; i < judged.length; i++) {
                 switch (judged[i]) {
@@ -334,7 +335,7 @@ public final class ExtenderService {
         }
         PodRequest pod;
         try {
-            pod = parser.parse(args.pod());
+            pod = parse(args.pod());
         } catch (InvalidPodRequestException e) {
             // Filter has refused the pod everywhere; if asked anyway, no node is better than another.
             var zeros = new ArrayList<HostPriority>();
@@ -394,6 +395,23 @@ public final class ExtenderService {
             }
         }
         return result;
+    }
+
+    /** The last pod read, by identity: the request reader hands out the same Pod for byte-identical JSON. */
+    private record Parsed(Pod pod, PodRequest request) {
+    }
+
+    private volatile Parsed lastParsed = new Parsed(null, null);
+
+    /** The pod's request, read once for filter and prioritize of the same pod (callers do not modify a Pod they handed in). */
+    private PodRequest parse(Pod pod) throws InvalidPodRequestException {
+        var last = lastParsed;
+        if (last.pod() == pod) {
+            return last.request();
+        }
+        var request = parser.parse(pod);
+        lastParsed = new Parsed(pod, request);
+        return request;
     }
 
     private PodRequest.Shape canonical(PodRequest.Shape shape) {

@@ -60,6 +60,15 @@ public final class InProcessProfile {
                 r[n] = t1 - t0; f[n] = t2 - t1; p[n] = t3 - t2;
                 n++;
             }
+            var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+            long a0 = threads.getCurrentThreadAllocatedBytes();
+            var fa = reader.read(filterBody);
+            long a1 = threads.getCurrentThreadAllocatedBytes();
+            writer.filterResult(service.filter(fa));
+            long a2 = threads.getCurrentThreadAllocatedBytes();
+            writer.hostPriorities(service.prioritize(reader.read(prioritizeBody)).priorities());
+            long a3 = threads.getCurrentThreadAllocatedBytes();
+            System.out.printf("allocated bytes: read %d, filter+write %d, prioritize+read+write %d%n", a1 - a0, a2 - a1, a3 - a2);
             System.out.printf("size %d n %d read p50 %.3f filter(+write) p50 %.3f p99 %.3f prioritize(+read,write) p50 %.3f p99 %.3f ms%n", size, n,
                     pct(r, n, 50), pct(f, n, 50), pct(f, n, 99), pct(p, n, 50), pct(p, n, 99));
         }
