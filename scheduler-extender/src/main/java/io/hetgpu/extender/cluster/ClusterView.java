@@ -16,11 +16,18 @@ public interface ClusterView {
     /** Whether nodes can be looked up by name (false without an API server: NodeNames requests then fail). */
     boolean knowsNodes();
 
+    /** Every node the view knows, with the GPU pods bound to each, as of now. */
+    NodeSnapshot nodes();
+
     /** The node's facts, or null when the view has not seen it. */
-    NodeFacts node(String name);
+    default NodeFacts node(String name) {
+        return nodes().facts(name);
+    }
 
     /** Pods bound to the node that hold or were promised GPUs. */
-    List<BoundPod> boundPods(String nodeName);
+    default List<BoundPod> boundPods(String nodeName) {
+        return nodes().boundPods(nodeName);
+    }
 
     /** Where the pod's job peers run and where its volumes' data lives. */
     PlacementContext contextOf(PodRequest pod);
@@ -41,13 +48,8 @@ public interface ClusterView {
         }
 
         @Override
-        public NodeFacts node(String name) {
-            return null;
-        }
-
-        @Override
-        public List<BoundPod> boundPods(String nodeName) {
-            return List.of();
+        public NodeSnapshot nodes() {
+            return NodeSnapshot.EMPTY;
         }
 
         @Override

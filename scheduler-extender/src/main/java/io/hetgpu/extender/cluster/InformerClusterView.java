@@ -44,11 +44,12 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     private final SharedIndexInformer<PersistentVolume> volumes;
     private final SharedIndexInformer<PersistentVolumeClaim> claims;
     /**
-     * The facts of each node as last read, with the informer's object they were read from: while the
-     * informer holds the same object, lookups hand out the same facts (which the node states key on).
+     * Every node's facts and bound GPU pods, replaced as informer events arrive (under {@code this}), so
+     * that requests read one consistent, immutable table without locks. The facts of a node stay the
+     * same object until the node changes, which the node states key on.
      */
-    private final ConcurrentHashMap<String, ReadNode> facts = new ConcurrentHashMap<>();
-    /** node name -> pod UID -> what the pod holds there. */
+    private volatile NodeSnapshot snapshot = NodeSnapshot.EMPTY;
+    /** node name -> pod UID -> what the pod holds there; pods may arrive before their node does. */
     private final ConcurrentHashMap<String, ConcurrentHashMap<String, BoundPod>> gpuPods = new ConcurrentHashMap<>();
 
     public InformerClusterView(KubernetesClient client, PodRequestParser parser, String rackLabel) {
@@ -67,15 +68,17 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         nodes.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(Node node) {
+                put(node);
             }
 
             @Override
             public void onUpdate(Node before, Node after) {
+                put(after);
             }
 
             @Override
             public void onDelete(Node node, boolean finalStateUnknown) {
-                facts.remove(node.getMetadata().getName());
+                remove(node.getMetadata().getName());
             }
         });
         pods.addEventHandler(new ResourceEventHandler<>() {
@@ -113,28 +116,52 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         return true;
     }
 
-    private record ReadNode(Node node, NodeFacts facts) {
+    @Override
+    public NodeSnapshot nodes() {
+        return snapshot;
     }
 
     @Override
     public NodeFacts node(String name) {
+        var known = snapshot.facts(name);
+        if (known != null) {
+            return known;
+        }
+        // The informer lists before it tells its handlers: right after sync a node can be in the store
+        // and not yet in the snapshot.
         var node = nodes.getStore().getByKey(name);
-        if (node == null) {
-            facts.remove(name);
-            return null;
-        }
-        var read = facts.get(name);
-        if (read == null || read.node() != node) {
-            read = new ReadNode(node, NodeFacts.of(node));
-            facts.put(name, read);
-        }
-        return read.facts();
+        return node == null ? null : NodeFacts.of(node);
     }
 
     @Override
     public List<BoundPod> boundPods(String nodeName) {
+        var snapshotted = snapshot;
+        if (snapshotted.positionOf(nodeName) >= 0) {
+            return snapshotted.boundPods(nodeName);
+        }
         var held = gpuPods.get(nodeName);
         return held == null ? List.of() : List.copyOf(held.values());
+    }
+
+    private synchronized void put(Node node) {
+        var facts = NodeFacts.of(node);
+        var next = snapshot.withNode(facts);
+        var held = gpuPods.get(facts.name());
+        if (snapshot.positionOf(facts.name()) < 0 && held != null && !held.isEmpty()) {
+            // Pods seen before their node: the new node starts with them.
+            next = next.withBoundPods(facts.name(), List.copyOf(held.values()));
+        }
+        snapshot = next;
+    }
+
+    private synchronized void remove(String nodeName) {
+        snapshot = snapshot.withoutNode(nodeName);
+    }
+
+    /** Called under {@code this} after the node's pods changed. */
+    private void republish(String nodeName) {
+        var held = gpuPods.get(nodeName);
+        snapshot = snapshot.withBoundPods(nodeName, held == null ? List.of() : List.copyOf(held.values()));
     }
 
     @Override
@@ -177,7 +204,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         return found.isEmpty() ? null : found.getFirst();
     }
 
-    private void track(Pod before, Pod pod) {
+    private synchronized void track(Pod before, Pod pod) {
         if (before != null) {
             untrack(before);
         }
@@ -186,18 +213,23 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         }
         var bound = BoundPods.of(pod, parser);
         if (bound.gpuCount() > 0) {
-            gpuPods.computeIfAbsent(pod.getSpec().getNodeName(), name -> new ConcurrentHashMap<>()).put(bound.uid(), bound);
+            var nodeName = pod.getSpec().getNodeName();
+            gpuPods.computeIfAbsent(nodeName, name -> new ConcurrentHashMap<>()).put(bound.uid(), bound);
+            republish(nodeName);
         }
     }
 
-    private void untrack(Pod pod) {
+    private synchronized void untrack(Pod pod) {
         var nodeName = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
         if (nodeName == null) {
             return;
         }
         var held = gpuPods.get(nodeName);
-        if (held != null) {
-            held.remove(pod.getMetadata().getUid() == null ? pod.getMetadata().getName() : pod.getMetadata().getUid());
+        if (held != null && held.remove(pod.getMetadata().getUid() == null ? pod.getMetadata().getName() : pod.getMetadata().getUid()) != null) {
+            if (held.isEmpty()) {
+                gpuPods.remove(nodeName);
+            }
+            republish(nodeName);
         }
     }
 

@@ -10,9 +10,11 @@ import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Reads {@code ExtenderArgs} as Go's encoding/json would: keys match case-insensitively, unknown keys
@@ -45,7 +47,7 @@ public final class ExtenderArgsReader {
                 var field = parser.currentName();
                 var token = parser.nextToken();
                 if (field.equalsIgnoreCase("Pod")) {
-                    pod = token == JsonToken.VALUE_NULL ? null : mapper.readValue(parser, Pod.class);
+                    pod = token == JsonToken.VALUE_NULL ? null : pod(parser, body);
                 } else if (field.equalsIgnoreCase("Nodes")) {
                     nodes = token == JsonToken.VALUE_NULL ? null : nodeList(parser, body);
                 } else if (field.equalsIgnoreCase("NodeNames")) {
@@ -62,6 +64,77 @@ public final class ExtenderArgsReader {
                     + ": " + e.getOriginalMessage());
         } catch (IOException e) {
             throw new WireFormatException("request body could not be read: " + e.getMessage());
+        }
+    }
+
+    /**
+     * The Pod, from the pods read lately when its JSON is byte for byte one of theirs. kube-scheduler sends
+     * the same pod to filter and then to prioritize (and again while it retries), and a Pod as kube-scheduler
+     * sends it (status, managed fields) costs more to build than some NodeNames answers; a byte-identical
+     * body is the same object, which nothing here modifies.
+     */
+    private Pod pod(JsonParser parser, byte[] body) throws IOException {
+        if (parser.currentToken() != JsonToken.START_OBJECT) {
+            return mapper.readValue(parser, Pod.class);
+        }
+        int start = (int) parser.currentTokenLocation().getByteOffset();
+        parser.skipChildren();
+        int end = (int) parser.currentTokenLocation().getByteOffset() + 1;
+        var key = new PodBytes(body, start, end);
+        var known = recentPods.get(key);
+        if (known != null) {
+            return known;
+        }
+        var pod = mapper.readValue(body, start, end - start, Pod.class);
+        if (recentPods.size() >= MAX_RECENT_PODS) {
+            recentPods.clear();
+        }
+        recentPods.put(key.copy(), pod);
+        return pod;
+    }
+
+    private static final int MAX_RECENT_PODS = 64;
+    private final ConcurrentHashMap<PodBytes, Pod> recentPods = new ConcurrentHashMap<>();
+
+    /** A Pod's JSON, compared by content: a range of a request body when looking up, its own copy when kept. */
+    private static final class PodBytes {
+        private final byte[] bytes;
+        private final int start;
+        private final int end;
+        private final int hash;
+
+        PodBytes(byte[] bytes, int start, int end) {
+            this(bytes, start, end, hash(bytes, start, end));
+        }
+
+        private PodBytes(byte[] bytes, int start, int end, int hash) {
+            this.bytes = bytes;
+            this.start = start;
+            this.end = end;
+            this.hash = hash;
+        }
+
+        PodBytes copy() {
+            return new PodBytes(Arrays.copyOfRange(bytes, start, end), 0, end - start, hash);
+        }
+
+        private static int hash(byte[] bytes, int start, int end) {
+            int hash = 1;
+            for (int i = start; i < end; i++) {
+                hash = 31 * hash + bytes[i];
+            }
+            return hash;
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof PodBytes that && that.hash == hash
+                    && Arrays.equals(bytes, start, end, that.bytes, that.start, that.end);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
         }
     }
 

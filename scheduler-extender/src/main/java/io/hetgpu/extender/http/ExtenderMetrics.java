@@ -29,11 +29,12 @@ public final class ExtenderMetrics {
 
     /** Counts where the best-scored node would put the pod, by the model of the cards it would get. */
     public void placed(PodRequest pod, ScoreTable table) {
-        var ranked = table.ranked();
-        if (ranked.isEmpty() || ranked.getFirst().candidate() == null) {
+        // Every prioritize call comes here: the best row in one pass, not a sort of thousands of rows.
+        var best = table.best();
+        if (best == null || best.candidate() == null) {
             return;
         }
-        var model = ranked.getFirst().candidate().model();
+        var model = best.candidate().model();
         Counter.builder("hetgpu.extender.placements")
                 .description("best-scored placements by card model (cpu for pods without GPUs)")
                 .tag("tier", model.isEmpty() ? "cpu" : model)

@@ -1,22 +1,25 @@
 package io.hetgpu.extender.http;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.cluster.NodeSnapshot;
 import io.hetgpu.extender.model.InvalidPodRequestException;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
-import io.hetgpu.extender.policy.FilterOutcome;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.ScoreTable;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiConsumer;
 
 /**
@@ -114,31 +117,78 @@ public final class ExtenderService {
     /**
      * The request's nodes as states; names the cluster view does not know are listed apart.
      *
-     * @param facts per state, the cluster view's facts when no GPU pod is bound to the node (null otherwise
-     *              or for a Nodes request), which its memo is kept under
-     * @param memos per state, the node's memo as found while resolving it (null when none)
+     * @param facts     per state, the cluster view's facts when no GPU pod is bound to the node (null otherwise
+     *                  or for a Nodes request), which its memo is kept under
+     * @param memos     per state, the node's memo as found while resolving it (null when none)
+     * @param positions per state, its position in {@code byPosition}'s snapshot (NodeNames), else null
+     * @param byPosition the memos of a NodeNames request's snapshot, else null
+     * @param wire      per state, the request's node (Nodes), else null
      */
-    record Resolved(List<NodeState> states, List<NodeFacts> facts, List<Memo> memos, Map<String, WireNode> wire,
-                    List<String> unknown, String error) {
+    record Resolved(NodeState[] states, NodeFacts[] facts, Memo[] memos, int[] positions, PositionMemos byPosition,
+                    List<WireNode> wire, List<String> unknown, String error) {
 
         static Resolved error(String message) {
-            return new Resolved(List.of(), List.of(), List.of(), Map.of(), List.of(), message);
+            return new Resolved(new NodeState[0], new NodeFacts[0], new Memo[0], null, null, null, List.of(), message);
         }
+
+        int size() {
+            return states.length;
+        }
+    }
+
+    /**
+     * The memos of the nodes of one cluster snapshot, by position: a NodeNames request finds each node's
+     * memo with the one lookup that finds the node. Shared by every later snapshot with the same positions;
+     * rebuilt, carrying each remaining node's memo over, when nodes come or go.
+     */
+    private record PositionMemos(NodeSnapshot snapshot, AtomicReferenceArray<Memo> memos) {
+    }
+
+    private volatile PositionMemos byPosition = new PositionMemos(NodeSnapshot.EMPTY, new AtomicReferenceArray<>(0));
+
+    private PositionMemos memosOf(NodeSnapshot snapshot) {
+        var current = byPosition;
+        if (current.snapshot() == snapshot) {
+            return current;
+        }
+        PositionMemos next;
+        if (snapshot.samePositions(current.snapshot())) {
+            next = new PositionMemos(snapshot, current.memos());
+        } else {
+            var memos = new AtomicReferenceArray<Memo>(snapshot.size());
+            var before = current.snapshot();
+            for (int i = 0; i < snapshot.size(); i++) {
+                int was = before.positionOf(snapshot.facts(i).name());
+                if (was >= 0) {
+                    memos.set(i, current.memos().get(was));
+                }
+            }
+            for (int i = 0; i < before.size(); i++) {
+                var name = before.facts(i).name();
+                if (snapshot.positionOf(name) < 0) {
+                    // Gone from the cluster: what was derived from it goes too.
+                    nodes.forget(name);
+                    assessments.remove(name);
+                }
+            }
+            next = new PositionMemos(snapshot, memos);
+        }
+        byPosition = next;
+        return next;
     }
 
     Resolved resolve(ExtenderArgs args) {
         if (args.nodes() != null) {
-            var states = new ArrayList<NodeState>(args.nodes().size());
-            var memos = new ArrayList<Memo>(args.nodes().size());
-            var wire = new HashMap<String, WireNode>(args.nodes().size() * 2);
-            for (var node : args.nodes()) {
-                var facts = node.facts();
-                states.add(nodes.state(facts, cluster.boundPods(facts.name())));
-                memos.add(assessments.get(facts.name()));
-                wire.put(facts.name(), node);
+            int size = args.nodes().size();
+            var states = new NodeState[size];
+            var memos = new Memo[size];
+            for (int i = 0; i < size; i++) {
+                var facts = args.nodes().get(i).facts();
+                states[i] = nodes.state(facts, cluster.boundPods(facts.name()));
+                memos[i] = assessments.get(facts.name());
             }
             // Facts read from a request are new objects every time: nothing to key a state on.
-            return new Resolved(states, Collections.nCopies(states.size(), null), memos, wire, List.of(), "");
+            return new Resolved(states, new NodeFacts[size], memos, null, null, args.nodes(), List.of(), "");
         }
         if (args.nodeNames() == null) {
             return Resolved.error(NO_NODES);
@@ -146,25 +196,39 @@ public final class ExtenderService {
         if (!cluster.knowsNodes()) {
             return Resolved.error(NO_NODE_CACHE);
         }
-        var states = new ArrayList<NodeState>(args.nodeNames().size());
-        var keys = new ArrayList<NodeFacts>(args.nodeNames().size());
-        var memos = new ArrayList<Memo>(args.nodeNames().size());
+        var snapshot = cluster.nodes();
+        var byPositions = memosOf(snapshot);
+        var names = args.nodeNames();
+        var states = new NodeState[names.size()];
+        var keys = new NodeFacts[names.size()];
+        var memos = new Memo[names.size()];
+        var positions = new int[names.size()];
         var unknown = new ArrayList<String>();
-        for (var name : args.nodeNames()) {
-            var facts = cluster.node(name);
-            if (facts == null) {
+        int known = 0;
+        for (var name : names) {
+            int position = snapshot.positionOf(name);
+            if (position < 0) {
                 unknown.add(name);
                 continue;
             }
-            var bound = cluster.boundPods(name);
-            var memo = assessments.get(name);
+            var facts = snapshot.facts(position);
+            var bound = snapshot.boundPods(position);
+            var memo = byPositions.memos().get(position);
             var key = bound.isEmpty() ? facts : null;
             // With no pod bound, a node's state depends on its facts alone: the same facts, the same state.
-            states.add(key != null && memo != null && memo.facts() == key ? memo.state() : nodes.state(facts, bound));
-            keys.add(key);
-            memos.add(memo);
+            states[known] = key != null && memo != null && memo.facts() == key ? memo.state() : nodes.state(facts, bound);
+            keys[known] = key;
+            memos[known] = memo;
+            positions[known] = position;
+            known++;
         }
-        return new Resolved(states, keys, memos, Map.of(), unknown, "");
+        if (known < names.size()) {
+            states = Arrays.copyOf(states, known);
+            keys = Arrays.copyOf(keys, known);
+            memos = Arrays.copyOf(memos, known);
+            positions = Arrays.copyOf(positions, known);
+        }
+        return new Resolved(states, keys, memos, positions, byPositions, null, unknown, "");
     }
 
     public FilterResult filter(ExtenderArgs args) {
@@ -175,25 +239,86 @@ public final class ExtenderService {
         if (!resolved.error().isEmpty()) {
             return FilterResult.error(resolved.error());
         }
-        FilterOutcome outcome;
+        var fitting = new ArrayList<String>(resolved.size());
+        var kept = args.nodes() == null ? null : new ArrayList<WireNode>(resolved.size());
+        var failed = new Refusals(resolved);
+        var unresolvable = new Refusals(resolved);
         try {
-            outcome = policy.outcome(assess(parser.parse(args.pod()), resolved));
+            var judged = assess(parse(args.pod()), resolved);
+            // The answer straight from the assessments: kube-scheduler's three lists, in request order.
+            for (int i = 0; i < judged.length; i++) {
+                switch (judged[i]) {
+                    case PlacementPolicy.Fit fit -> {
+                        if (kept != null) {
+                            kept.add(resolved.wire().get(i));
+                        } else {
+                            fitting.add(fit.candidate().name());
+                        }
+                    }
+                    case PlacementPolicy.Misfit misfit -> (misfit.rejection().unresolvable() ? unresolvable : failed)
+                            .add(i, misfit.node(), misfit.rejection().reason());
+                }
+            }
         } catch (InvalidPodRequestException e) {
-            outcome = PlacementPolicy.refuseAll(resolved.states().stream().map(NodeState::name).toList(),
-                    "pod " + podName(args) + " cannot be placed: " + e.getMessage());
+            var reason = "pod " + podName(args) + " cannot be placed: " + e.getMessage();
+            for (int i = 0; i < resolved.size(); i++) {
+                unresolvable.add(i, resolved.states()[i].name(), reason);
+            }
         }
-        var failed = outcome.failed();
         if (!resolved.unknown().isEmpty()) {
-            var withUnknown = new LinkedHashMap<>(outcome.failed());
-            resolved.unknown().forEach(name -> withUnknown.put(name, UNKNOWN_NODE));
-            failed = withUnknown;
+            var listed = new HashSet<String>();
+            for (var name : resolved.unknown()) {
+                if (listed.add(name)) {
+                    failed.addUnknown(name, UNKNOWN_NODE);
+                }
+            }
         }
-        if (args.nodes() != null) {
-            var kept = new ArrayList<WireNode>(outcome.fitting().size());
-            outcome.fitting().forEach(name -> kept.add(resolved.wire().get(name)));
-            return new FilterResult(kept, null, failed, outcome.unresolvable(), "");
+        return kept != null
+                ? new FilterResult(kept, null, failed.map(), unresolvable.map(), "")
+                : new FilterResult(null, fitting, failed.map(), unresolvable.map(), "");
+    }
+
+    /**
+     * One of the filter answer's reason maps as it fills, in request order. A NodeNames request names
+     * snapshot positions: a name it repeats is the same node with the same reason, listed once (by
+     * position, no hashing), and thousands of entries go into two arrays. A Nodes request may repeat a
+     * name with different node objects; as before, the last one's reason wins.
+     */
+    private static final class Refusals {
+        private final int[] positions;
+        private final BitSet listed;
+        private final NodeReasons.Builder byPosition;
+        private final LinkedHashMap<String, String> byName;
+
+        Refusals(Resolved resolved) {
+            positions = resolved.positions();
+            listed = positions == null ? null : new BitSet();
+            byPosition = positions == null ? null : NodeReasons.builder(resolved.size());
+            byName = positions == null ? new LinkedHashMap<>() : null;
         }
-        return new FilterResult(null, outcome.fitting(), failed, outcome.unresolvable(), "");
+
+        /** The node at {@code index} of the resolved states. */
+        void add(int index, String node, String reason) {
+            if (byName != null) {
+                byName.put(node, reason);
+            } else if (!listed.get(positions[index])) {
+                listed.set(positions[index]);
+                byPosition.put(node, reason);
+            }
+        }
+
+        /** A name the cluster view does not know (each once). */
+        void addUnknown(String node, String reason) {
+            if (byName != null) {
+                byName.put(node, reason);
+            } else {
+                byPosition.put(node, reason);
+            }
+        }
+
+        Map<String, String> map() {
+            return byName != null ? byName : byPosition.build();
+        }
     }
 
     /** Scores, or an error message (kube-scheduler drops a failed prioritize call and goes on without it). */
@@ -210,15 +335,17 @@ public final class ExtenderService {
         }
         PodRequest pod;
         try {
-            pod = parser.parse(args.pod());
+            pod = parse(args.pod());
         } catch (InvalidPodRequestException e) {
             // Filter has refused the pod everywhere; if asked anyway, no node is better than another.
             var zeros = new ArrayList<HostPriority>();
-            resolved.states().forEach(state -> zeros.add(new HostPriority(state.name(), 0)));
+            for (var state : resolved.states()) {
+                zeros.add(new HostPriority(state.name(), 0));
+            }
             resolved.unknown().forEach(name -> zeros.add(new HostPriority(name, 0)));
             return new Priorities(zeros, "");
         }
-        var table = policy.score(pod, assess(pod, resolved), cluster.contextOf(pod));
+        var table = policy.score(pod, Arrays.asList(assess(pod, resolved)), cluster.contextOf(pod));
         var priorities = new ArrayList<HostPriority>(table.rows().size() + resolved.unknown().size());
         table.rows().forEach(row -> priorities.add(new HostPriority(row.node(), row.score())));
         resolved.unknown().forEach(name -> priorities.add(new HostPriority(name, 0)));
@@ -226,38 +353,65 @@ public final class ExtenderService {
         return new Priorities(priorities, "");
     }
 
-    private List<PlacementPolicy.Assessment> assess(PodRequest pod, Resolved resolved) {
+    private PlacementPolicy.Assessment[] assess(PodRequest pod, Resolved resolved) {
         var shape = canonical(pod.shape());
         var states = resolved.states();
-        var result = new ArrayList<PlacementPolicy.Assessment>(states.size());
-        var fresh = new ArrayList<NodeState>();
-        var freshAt = new ArrayList<Integer>();
-        for (int i = 0; i < states.size(); i++) {
-            var state = states.get(i);
-            var memo = resolved.memos().get(i);
-            var known = memo == null ? null : memo.find(state, shape);
+        var result = new PlacementPolicy.Assessment[states.length];
+        List<NodeState> fresh = null;
+        int[] freshAt = null;
+        int freshCount = 0;
+        for (int i = 0; i < states.length; i++) {
+            var memo = resolved.memos()[i];
+            var known = memo == null ? null : memo.find(states[i], shape);
             if (known == null) {
-                freshAt.add(result.size());
-                fresh.add(state);
+                if (fresh == null) {
+                    fresh = new ArrayList<>();
+                    freshAt = new int[states.length];
+                }
+                freshAt[freshCount++] = i;
+                fresh.add(states[i]);
             }
-            result.add(known);
+            result[i] = known;
         }
-        if (!fresh.isEmpty()) {
-            if (assessments.size() + fresh.size() > MAX_MEMOS) {
-                assessments.clear();
-            }
-            var judged = policy.assessAll(pod, fresh);
-            for (int i = 0; i < judged.size(); i++) {
-                var state = fresh.get(i);
-                var assessment = judged.get(i);
-                int at = freshAt.get(i);
-                var facts = resolved.facts().get(at);
-                result.set(at, assessment);
-                assessments.compute(state.name(), (name, memo) -> memo == null
-                        ? new Memo(facts, state, shape, assessment, null) : memo.plus(facts, state, shape, assessment));
+        if (fresh == null) {
+            return result;
+        }
+        if (resolved.positions() == null && assessments.size() + fresh.size() > MAX_MEMOS) {
+            assessments.clear();
+        }
+        var judged = policy.assessAll(pod, fresh);
+        for (int j = 0; j < judged.size(); j++) {
+            var state = fresh.get(j);
+            var assessment = judged.get(j);
+            int at = freshAt[j];
+            var facts = resolved.facts()[at];
+            var memo = resolved.memos()[at];
+            result[at] = assessment;
+            var next = memo == null ? new Memo(facts, state, shape, assessment, null) : memo.plus(facts, state, shape, assessment);
+            if (resolved.positions() != null) {
+                resolved.byPosition().memos().set(resolved.positions()[at], next);
+            } else {
+                assessments.put(state.name(), next);
             }
         }
         return result;
+    }
+
+    /** The last pod read, by identity: the request reader hands out the same Pod for byte-identical JSON. */
+    private record Parsed(Pod pod, PodRequest request) {
+    }
+
+    private volatile Parsed lastParsed = new Parsed(null, null);
+
+    /** The pod's request, read once for filter and prioritize of the same pod (callers do not modify a Pod they handed in). */
+    private PodRequest parse(Pod pod) throws InvalidPodRequestException {
+        var last = lastParsed;
+        if (last.pod() == pod) {
+            return last.request();
+        }
+        var request = parser.parse(pod);
+        lastParsed = new Parsed(pod, request);
+        return request;
     }
 
     private PodRequest.Shape canonical(PodRequest.Shape shape) {

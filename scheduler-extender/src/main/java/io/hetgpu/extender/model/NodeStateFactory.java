@@ -26,7 +26,10 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class NodeStateFactory {
 
-    /** Bounds the cache when nodes come only from requests and removals are never seen. */
+    /**
+     * Bounds the cache when nodes come only from requests and removals are never seen (with an API server,
+     * removed nodes are {@linkplain #forget forgotten}).
+     */
     private static final int MAX_CACHED_NODES = 100_000;
 
     private final CardCatalog catalog;
@@ -61,6 +64,16 @@ public final class NodeStateFactory {
             return base;
         }
         return new NodeState(base.name(), base.rack(), base.zone(), base.gpus(), freeMask(cached.gpus(), cached.freeList(), boundPods));
+    }
+
+    /** Drops what was decoded for a node the cluster no longer has. */
+    public void forget(String nodeName) {
+        cache.remove(nodeName);
+    }
+
+    /** How many nodes' decoded annotations are kept. */
+    public int cachedNodes() {
+        return cache.size();
     }
 
     /** Whether a pod bound after the free list was read holds GPUs the list still shows free. */

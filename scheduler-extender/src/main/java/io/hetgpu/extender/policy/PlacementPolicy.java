@@ -20,7 +20,10 @@ public final class PlacementPolicy {
     private final List<DeviceFilter> deviceFilters;
     private final List<NodeFilter> nodeFilters = List.of(new GpuCountFilter(), new NvlinkFilter());
     private final List<NodeScorer> scorers;
+    private final List<String> scorerNames;
     private final int[] weights;
+    /** The parts of a node that does not fit: none, the same empty array for all of them. */
+    private static final double[] NO_PARTS = new double[0];
 
     /** The score of every fitting node when no scorer can tell them apart. */
     static final int NEUTRAL_SCORE = 5;
@@ -38,6 +41,7 @@ public final class PlacementPolicy {
                 new WorkloadSpeedFilter(throughputs));
         this.scorers = List.of(new TierScorer(thresholds, throughputs), new NvlinkScorer(), new JobLocalityScorer(),
                 new DataLocalityScorer(), new CpuNodeScorer());
+        this.scorerNames = scorers.stream().map(NodeScorer::name).toList();
         this.weights = new int[] {weights.tier(), weights.nvlink(), weights.job(), weights.data(), weights.cpu()};
     }
 
@@ -170,7 +174,7 @@ public final class PlacementPolicy {
         int next = 0;
         for (var assessment : assessments) {
             switch (assessment) {
-                case Misfit misfit -> rows.add(new ScoreTable.Row(misfit.node(), 0, new double[0], null, misfit.rejection().reason()));
+                case Misfit misfit -> rows.add(new ScoreTable.Row(misfit.node(), 0, NO_PARTS, null, misfit.rejection().reason()));
                 case Fit fit -> {
                     int index = next++;
                     var parts = new double[scorers.size()];
@@ -188,7 +192,7 @@ public final class PlacementPolicy {
                 }
             }
         }
-        return new ScoreTable(scorers.stream().map(NodeScorer::name).toList(), rows);
+        return new ScoreTable(scorerNames, rows);
     }
 
     private static boolean spread(double[] column) {

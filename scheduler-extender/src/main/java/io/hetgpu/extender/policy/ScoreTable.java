@@ -31,6 +31,17 @@ public record ScoreTable(List<String> scorers, List<Row> rows) {
         return rows.stream().sorted(Comparator.comparingInt(Row::score).reversed()).toList();
     }
 
+    /** The first of the best-scored rows, as {@link #ranked()} would put it first; null for an empty table. One pass, no sort. */
+    public Row best() {
+        Row best = null;
+        for (var row : rows) {
+            if (best == null || row.score() > best.score()) {
+                best = row;
+            }
+        }
+        return best;
+    }
+
     /** The table as aligned text, for the debug log. */
     public String render() {
         var text = new StringBuilder(String.format("%-24s %5s", "node", "score"));

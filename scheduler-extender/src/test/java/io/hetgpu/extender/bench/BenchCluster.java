@@ -5,7 +5,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hetgpu.extender.KubeJson;
 import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.cluster.ClusterView;
-import io.hetgpu.extender.cluster.FixedClusterView;
+import io.hetgpu.extender.cluster.NodeSnapshot;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.hetgpu.extender.model.PlacementContext;
+import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.gpu.NodeTopology;
 import java.util.ArrayList;
@@ -72,7 +75,34 @@ final class BenchCluster {
 
     /** What an informer-backed extender holds once synced: every node by name, no GPU pods in flight. */
     ClusterView view() {
-        return new FixedClusterView(facts, Map.of());
+        // The table an InformerClusterView builds from its informers' events, built here at once.
+        var snapshot = NodeSnapshot.of(names.stream().map(facts::get).toList(), Map.of());
+        return new ClusterView() {
+            @Override
+            public boolean synced() {
+                return true;
+            }
+
+            @Override
+            public boolean knowsNodes() {
+                return true;
+            }
+
+            @Override
+            public NodeSnapshot nodes() {
+                return snapshot;
+            }
+
+            @Override
+            public PlacementContext contextOf(PodRequest pod) {
+                return PlacementContext.EMPTY;
+            }
+
+            @Override
+            public Pod podByUid(String uid) {
+                return null;
+            }
+        };
     }
 
     static String json(Object value) {

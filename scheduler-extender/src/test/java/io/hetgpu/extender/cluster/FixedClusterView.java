@@ -5,6 +5,7 @@ import io.hetgpu.extender.model.BoundPod;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -13,14 +14,14 @@ import java.util.function.Function;
  * What a synced informer-backed extender would hold, given outright: nodes by name, and the GPU pods bound
  * to each as a function, so a test can bind and unbind pods while the node facts stay the same objects.
  */
-public record FixedClusterView(Map<String, NodeFacts> nodes, Function<String, List<BoundPod>> pods) implements ClusterView {
+public record FixedClusterView(Map<String, NodeFacts> facts, Function<String, List<BoundPod>> pods) implements ClusterView {
 
     public FixedClusterView {
-        nodes = Map.copyOf(nodes);
+        facts = Map.copyOf(facts);
     }
 
-    public FixedClusterView(Map<String, NodeFacts> nodes, Map<String, List<BoundPod>> podsByNode) {
-        this(nodes, Map.copyOf(podsByNode)::get);
+    public FixedClusterView(Map<String, NodeFacts> facts, Map<String, List<BoundPod>> podsByNode) {
+        this(facts, Map.copyOf(podsByNode)::get);
     }
 
     @Override
@@ -33,9 +34,17 @@ public record FixedClusterView(Map<String, NodeFacts> nodes, Function<String, Li
         return true;
     }
 
+    /** A new snapshot on every call (the pods may have changed), with the same facts objects in it. */
+    @Override
+    public NodeSnapshot nodes() {
+        var podsByNode = new HashMap<String, List<BoundPod>>();
+        facts.keySet().forEach(name -> podsByNode.put(name, boundPods(name)));
+        return NodeSnapshot.of(List.copyOf(facts.values()), podsByNode);
+    }
+
     @Override
     public NodeFacts node(String name) {
-        return nodes.get(name);
+        return facts.get(name);
     }
 
     @Override

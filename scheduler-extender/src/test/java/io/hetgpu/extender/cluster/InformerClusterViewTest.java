@@ -117,6 +117,41 @@ class InformerClusterViewTest {
         assertThat(result.failedNodes()).containsOnlyKeys("ghost");
     }
 
+    @Test
+    void theNodeSnapshotFollowsNodesAndPodsAndForgetsDeletedNodes() {
+        view.start().join();
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.nodes().size() == 2);
+        var catalog = CardCatalog.defaults();
+        var states = new NodeStateFactory(catalog, RACK);
+        var service = new ExtenderService(view, parser, states,
+                new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS), (pod, table) -> { });
+        var args = new ExtenderArgs(pod("w3", null, 1, ""), null, List.of("dgx-1", "cpu-1"));
+        assertThat(service.filter(args).nodeNames()).containsExactly("dgx-1");
+        assertThat(states.cachedNodes()).isEqualTo(2);
+        var before = view.nodes();
+
+        client.nodes().withName("cpu-1").delete();
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.nodes().positionOf("cpu-1") < 0);
+        var afterDelete = service.filter(args);
+
+        assertThat(afterDelete.failedNodes()).containsOnlyKeys("cpu-1");
+        assertThat(states.cachedNodes()).isEqualTo(1);
+        assertThat(before.positionOf("cpu-1")).isNotNegative();
+
+        // A pod bound to a node the view has not seen yet is on that node once it comes, whichever event comes first.
+        client.pods().inNamespace("ml").resource(pod("w4", "dgx-2", 2, "")).create();
+        var dgx2 = TestTopologies.dgx1V100("dgx-2");
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("dgx-2")
+                .withAnnotations(Map.of("hetgpu.io/gpu-inventory", TestTopologies.inventory(dgx2),
+                        "hetgpu.io/gpu-free", TestTopologies.allFree(dgx2)))
+                .endMetadata().build()).create();
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.nodes().boundPods("dgx-2").size() == 1);
+        assertThat(view.boundPods("dgx-2").getFirst().gpuCount()).isEqualTo(2);
+
+        client.pods().inNamespace("ml").withName("w4").delete();
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.nodes().boundPods("dgx-2").isEmpty());
+    }
+
     private static Pod pod(String name, String node, int gpus, String job) {
         var builder = new PodBuilder().withNewMetadata().withName(name).withNamespace("ml").withUid("uid-" + name)
                 .withLabels(job.isEmpty() ? Map.of() : Map.of("hetgpu.io/job", job)).endMetadata()

@@ -7,6 +7,7 @@ import io.hetgpu.extender.KubeJson;
 import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.cluster.ClusterView;
 import io.hetgpu.extender.cluster.FixedClusterView;
+import io.hetgpu.extender.cluster.NodeSnapshot;
 import io.hetgpu.extender.model.BoundPod;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.NodeStateFactory;
@@ -17,6 +18,7 @@ import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.gpu.tier.CardCatalog;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** The service keeps assessments between calls; they must follow every change of the node or the pod. */
@@ -67,6 +69,128 @@ class ExtenderServiceTest {
         assertThat(withCluster.filter(args).failedNodes()).containsEntry("dgx", "2 free V100, pod needs 4");
         bound.set(List.of());
         assertThat(withCluster.filter(args).nodeNames()).containsExactly("dgx");
+    }
+
+    @Test
+    void aRemovedNodeIsForgottenAndTheNodeMovedIntoItsPlaceIsJudgedAsItself() {
+        var a = dgxFacts("dgx-a", TestTopologies.allFree(TestTopologies.dgx1V100("dgx-a")));
+        var b = dgxFacts("dgx-b", TestTopologies.free(TestTopologies.dgx1V100("dgx-b"), 7));
+        var c = dgxFacts("dgx-c", TestTopologies.free(TestTopologies.dgx1V100("dgx-c"), 0, 1));
+        var nodes = new AtomicReference<>(NodeSnapshot.of(List.of(a, b, c), Map.of()));
+        var withCluster = new ExtenderService(viewOf(nodes), service.parser(), new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
+                service.policy(), (pod, table) -> { });
+        var all = new ExtenderArgs(KubeJson.trainingPod(), null, List.of("dgx-a", "dgx-b", "dgx-c"));
+
+        var first = withCluster.filter(all);
+        assertThat(first.nodeNames()).containsExactly("dgx-a");
+        assertThat(first.failedNodes()).containsOnlyKeys("dgx-b", "dgx-c");
+        assertThat(withCluster.nodeStates().cachedNodes()).isEqualTo(3);
+
+        // dgx-c takes dgx-a's position: what was kept for that position must not answer for it.
+        nodes.set(nodes.get().withoutNode("dgx-a"));
+        var second = withCluster.filter(all);
+
+        assertThat(second.nodeNames()).isEmpty();
+        assertThat(second.failedNodes()).containsExactlyEntriesOf(orderedMap(
+                "dgx-b", "1 free V100, pod needs 4", "dgx-c", "2 free V100, pod needs 4", "dgx-a", ExtenderService.UNKNOWN_NODE));
+        assertThat(withCluster.nodeStates().cachedNodes()).isEqualTo(2);
+    }
+
+    @Test
+    void answersFollowTheSnapshotWhileNodesChangeUnderneath() throws Exception {
+        var dgxA = TestTopologies.dgx1V100("dgx-a");
+        var idle = NodeSnapshot.of(List.of(dgxFacts("dgx-a", TestTopologies.allFree(dgxA)), dgxFacts("cpu", null)), Map.of());
+        var nodes = new AtomicReference<>(idle);
+        var withCluster = new ExtenderService(viewOf(nodes), service.parser(), new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
+                service.policy(), (pod, table) -> { });
+        var args = new ExtenderArgs(KubeJson.trainingPod(), null, List.of("dgx-a", "cpu"));
+        var done = new java.util.concurrent.atomic.AtomicBoolean();
+        // The free list changes (new facts object each time), the node is removed and added again, while requests run.
+        var changer = Thread.ofPlatform().start(() -> {
+            for (int round = 0; !done.get(); round++) {
+                var snapshot = nodes.get();
+                nodes.set(switch (round % 3) {
+                    case 0 -> snapshot.withNode(dgxFacts("dgx-a", TestTopologies.free(dgxA, 7)));
+                    case 1 -> snapshot.withoutNode("dgx-a");
+                    default -> snapshot.withNode(dgxFacts("dgx-a", TestTopologies.allFree(dgxA)));
+                });
+            }
+        });
+        try {
+            for (int request = 0; request < 2_000; request++) {
+                var result = withCluster.filter(args);
+                assertThat(result.error()).isEmpty();
+                assertThat(result.failedAndUnresolvableNodes()).containsOnlyKeys("cpu");
+                if (result.nodeNames().isEmpty()) {
+                    assertThat(result.failedNodes().get("dgx-a")).isIn("1 free V100, pod needs 4", ExtenderService.UNKNOWN_NODE);
+                } else {
+                    assertThat(result.nodeNames()).containsExactly("dgx-a");
+                    assertThat(result.failedNodes()).isEmpty();
+                }
+            }
+        } finally {
+            done.set(true);
+            changer.join();
+        }
+        nodes.set(idle);
+        assertThat(withCluster.filter(args).nodeNames()).containsExactly("dgx-a");
+    }
+
+    @Test
+    void aNodeNamedTwiceIsRefusedOnce() {
+        var b = dgxFacts("dgx-b", TestTopologies.free(TestTopologies.dgx1V100("dgx-b"), 7));
+        var cpu = dgxFacts("cpu", null);
+        var withCluster = new ExtenderService(viewOf(new AtomicReference<>(NodeSnapshot.of(List.of(b, cpu), Map.of()))),
+                service.parser(), new NodeStateFactory(catalog, "topology.hetgpu.io/rack"), service.policy(), (pod, table) -> { });
+
+        var result = withCluster.filter(new ExtenderArgs(KubeJson.trainingPod(), null, List.of("dgx-b", "cpu", "dgx-b", "ghost", "ghost", "cpu")));
+
+        assertThat(result.failedNodes()).containsExactlyEntriesOf(orderedMap(
+                "dgx-b", "1 free V100, pod needs 4", "ghost", ExtenderService.UNKNOWN_NODE));
+        assertThat(result.failedAndUnresolvableNodes()).containsOnlyKeys("cpu").hasSize(1);
+    }
+
+    private static NodeFacts dgxFacts(String name, String free) {
+        var inventory = free == null ? null : TestTopologies.inventory(TestTopologies.dgx1V100(name));
+        return new NodeFacts(name, "", Map.of(), inventory, free);
+    }
+
+    private static Map<String, String> orderedMap(String... keysAndValues) {
+        var map = new java.util.LinkedHashMap<String, String>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            map.put(keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return map;
+    }
+
+    /** A synced cluster whose nodes are whatever snapshot the test last set. */
+    private static ClusterView viewOf(AtomicReference<NodeSnapshot> nodes) {
+        return new ClusterView() {
+            @Override
+            public boolean synced() {
+                return true;
+            }
+
+            @Override
+            public boolean knowsNodes() {
+                return true;
+            }
+
+            @Override
+            public NodeSnapshot nodes() {
+                return nodes.get();
+            }
+
+            @Override
+            public io.hetgpu.extender.model.PlacementContext contextOf(io.hetgpu.extender.model.PodRequest pod) {
+                return io.hetgpu.extender.model.PlacementContext.EMPTY;
+            }
+
+            @Override
+            public Pod podByUid(String uid) {
+                return null;
+            }
+        };
     }
 
     private FilterResult filter(Pod pod, WireNode node) {

@@ -1,0 +1,82 @@
+package io.hetgpu.extender.bench;
+
+import io.hetgpu.extender.KubeJson;
+import io.hetgpu.extender.http.ExtenderArgsReader;
+import io.hetgpu.extender.http.ExtenderService;
+import io.hetgpu.extender.http.WireWriter;
+import io.hetgpu.extender.model.NodeStateFactory;
+import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PriorityThresholds;
+import io.hetgpu.extender.policy.ScoreWeights;
+import io.hetgpu.gpu.tier.CardCatalog;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * The NodeNames path without HTTP: request reading, filter (answer written) and prioritize (request read,
+ * answer written) in a loop over the benchmark's generated cluster, for a profiler to look at without the
+ * client's and Vert.x's share. Prints p50/p99 per stage, a first pass (warm-up) and a second. Not a test.
+ *
+ * <pre>
+ *   java -XX:StartFlightRecording=filename=extender.jfr,settings=profile -cp ... \
+ *       io.hetgpu.extender.bench.InProcessProfile 5000 6     # nodes, seconds per pass
+ *   jfr print --events jdk.ExecutionSample extender.jfr
+ * </pre>
+ */
+public final class InProcessProfile {
+    public static void main(String[] args) throws Exception {
+        int size = Integer.parseInt(args[0]);
+        double seconds = Double.parseDouble(args[1]);
+        var cluster = new BenchCluster(size, 42);
+        var catalog = CardCatalog.defaults();
+        var service = new ExtenderService(cluster.view(), new PodRequestParser("nvidia.com/gpu", catalog),
+                new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
+                new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS), (pod, table) -> { });
+        var reader = new ExtenderArgsReader(ExtenderArgsReader.kubernetesMapper());
+        var writer = new WireWriter();
+        var pod = KubeJson.text("pod-pytorch-worker.json")
+                .replace("\"hetgpu.io/gpu-models\": \"V100,A100\",", "\"hetgpu.io/gpu-models\": \"V100,A100,H100\",")
+                .replace("\"hetgpu.io/min-gpu-memory\": \"15Gi\",", "");
+        var filterBody = ("{\"Pod\":" + pod + ",\"Nodes\":null,\"NodeNames\":" + BenchCluster.json(cluster.names.subList(0, size)) + "}")
+                .getBytes(StandardCharsets.UTF_8);
+        var first = service.filter(reader.read(filterBody));
+        var prioritizeBody = ("{\"Pod\":" + pod + ",\"Nodes\":null,\"NodeNames\":" + BenchCluster.json(first.nodeNames()) + "}")
+                .getBytes(StandardCharsets.UTF_8);
+        for (int pass = 0; pass < 2; pass++) {
+            long until = System.nanoTime() + (long) (seconds * 1e9);
+            var f = new long[2_000_000];
+            var p = new long[2_000_000];
+            var r = new long[2_000_000];
+            int n = 0;
+            while (System.nanoTime() < until && n < f.length) {
+                long t0 = System.nanoTime();
+                var fa = reader.read(filterBody);
+                long t1 = System.nanoTime();
+                writer.filterResult(service.filter(fa));
+                long t2 = System.nanoTime();
+                writer.hostPriorities(service.prioritize(reader.read(prioritizeBody)).priorities());
+                long t3 = System.nanoTime();
+                r[n] = t1 - t0; f[n] = t2 - t1; p[n] = t3 - t2;
+                n++;
+            }
+            var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+            long a0 = threads.getCurrentThreadAllocatedBytes();
+            var fa = reader.read(filterBody);
+            long a1 = threads.getCurrentThreadAllocatedBytes();
+            writer.filterResult(service.filter(fa));
+            long a2 = threads.getCurrentThreadAllocatedBytes();
+            writer.hostPriorities(service.prioritize(reader.read(prioritizeBody)).priorities());
+            long a3 = threads.getCurrentThreadAllocatedBytes();
+            System.out.printf("allocated bytes: read %d, filter+write %d, prioritize+read+write %d%n", a1 - a0, a2 - a1, a3 - a2);
+            System.out.printf("size %d n %d read p50 %.3f filter(+write) p50 %.3f p99 %.3f prioritize(+read,write) p50 %.3f p99 %.3f ms%n", size, n,
+                    pct(r, n, 50), pct(f, n, 50), pct(f, n, 99), pct(p, n, 50), pct(p, n, 99));
+        }
+    }
+
+    private static double pct(long[] v, int n, int q) {
+        var s = Arrays.copyOf(v, n);
+        Arrays.sort(s);
+        return s[Math.max(0, (int) Math.ceil(q / 100.0 * n) - 1)] / 1e6;
+    }
+}

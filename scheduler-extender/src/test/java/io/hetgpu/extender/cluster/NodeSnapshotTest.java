@@ -1,0 +1,93 @@
+package io.hetgpu.extender.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hetgpu.extender.model.BoundPod;
+import io.hetgpu.extender.model.NodeFacts;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class NodeSnapshotTest {
+
+    private static final BoundPod POD = new BoundPod("uid-1", 2, false, Instant.parse("2026-01-01T00:00:00Z"));
+
+    @Test
+    void findsEveryNodeOfALargeClusterAtItsPosition() {
+        var nodes = new ArrayList<NodeFacts>();
+        for (int i = 0; i < 5_000; i++) {
+            nodes.add(facts(String.format("node-%05d", i), "1"));
+        }
+        var snapshot = NodeSnapshot.of(nodes, Map.of("node-00042", List.of(POD)));
+
+        assertThat(snapshot.size()).isEqualTo(5_000);
+        for (int i = 0; i < 5_000; i++) {
+            int position = snapshot.positionOf(nodes.get(i).name());
+            assertThat(position).isEqualTo(i);
+            assertThat(snapshot.facts(position)).isSameAs(nodes.get(i));
+        }
+        assertThat(snapshot.positionOf("node-05000")).isEqualTo(-1);
+        assertThat(snapshot.facts("ghost")).isNull();
+        assertThat(snapshot.boundPods("node-00042")).containsExactly(POD);
+        assertThat(snapshot.boundPods("node-00043")).isEmpty();
+        assertThat(snapshot.boundPods("ghost")).isEmpty();
+    }
+
+    @Test
+    void refusesANodeGivenTwice() {
+        assertThatThrownBy(() -> NodeSnapshot.of(List.of(facts("a", "1"), facts("a", "2")), Map.of()))
+                .hasMessage("node a given twice");
+    }
+
+    @Test
+    void changingANodeKeepsEveryPositionAndLeavesTheOldSnapshotAsItWas() {
+        var before = NodeSnapshot.of(List.of(facts("a", "1"), facts("b", "1")), Map.of());
+        var updated = facts("b", "2");
+
+        var after = before.withNode(updated).withBoundPods("a", List.of(POD));
+
+        assertThat(after.samePositions(before)).isTrue();
+        assertThat(after.facts("b")).isSameAs(updated);
+        assertThat(after.boundPods("a")).containsExactly(POD);
+        assertThat(before.facts("b").resourceVersion()).isEqualTo("1");
+        assertThat(before.boundPods("a")).isEmpty();
+        assertThat(before.withBoundPods("ghost", List.of(POD))).isSameAs(before);
+    }
+
+    @Test
+    void addingANodeGivesNewPositions() {
+        var before = NodeSnapshot.of(List.of(facts("a", "1")), Map.of());
+
+        var after = before.withNode(facts("b", "1"));
+
+        assertThat(after.samePositions(before)).isFalse();
+        assertThat(after.positionOf("a")).isZero();
+        assertThat(after.positionOf("b")).isEqualTo(1);
+        assertThat(after.boundPods("b")).isEmpty();
+        assertThat(before.positionOf("b")).isEqualTo(-1);
+    }
+
+    @Test
+    void removingANodeMovesTheLastIntoItsPlaceAndForgetsIt() {
+        var before = NodeSnapshot.of(List.of(facts("a", "1"), facts("b", "1"), facts("c", "1")), Map.of("c", List.of(POD)));
+
+        var after = before.withoutNode("a");
+
+        assertThat(after.samePositions(before)).isFalse();
+        assertThat(after.size()).isEqualTo(2);
+        assertThat(after.positionOf("a")).isEqualTo(-1);
+        assertThat(after.positionOf("c")).isZero();
+        assertThat(after.boundPods(0)).containsExactly(POD);
+        assertThat(after.positionOf("b")).isEqualTo(1);
+        assertThat(before.positionOf("a")).isZero();
+        assertThat(after.withoutNode("a")).isSameAs(after);
+        assertThat(after.withoutNode("b").withoutNode("c").size()).isZero();
+    }
+
+    private static NodeFacts facts(String name, String resourceVersion) {
+        return new NodeFacts(name, resourceVersion, Map.of(), null, null);
+    }
+}

@@ -1,0 +1,45 @@
+package io.hetgpu.extender.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hetgpu.extender.KubeJson;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class ExtenderArgsReaderTest {
+
+    private final ExtenderArgsReader reader = new ExtenderArgsReader(ExtenderArgsReader.kubernetesMapper());
+    private final String pod = KubeJson.text("pod-pytorch-worker.json");
+
+    @Test
+    void aByteIdenticalPodIsReadOnceAndAnotherPodAfresh() throws Exception {
+        var filter = reader.read(body("{\"Pod\":" + pod + ",\"Nodes\":null,\"NodeNames\":[\"a\",\"b\"]}"));
+        var prioritize = reader.read(body("{\"NodeNames\":[\"a\"],\"Pod\":" + pod + "}"));
+        var other = reader.read(body("{\"Pod\":" + pod.replace("\"nvidia.com/gpu\": \"4\"", "\"nvidia.com/gpu\": \"2\"") + ",\"NodeNames\":[\"a\"]}"));
+
+        assertThat(prioritize.pod()).isSameAs(filter.pod());
+        assertThat(filter.nodeNames()).containsExactly("a", "b");
+        assertThat(prioritize.nodeNames()).containsExactly("a");
+        assertThat(other.pod()).isNotSameAs(filter.pod());
+        assertThat(other.pod().getSpec().getContainers().getFirst().getResources().getLimits().get("nvidia.com/gpu").getAmount())
+                .isEqualTo("2");
+        assertThat(filter.pod().getSpec().getContainers().getFirst().getResources().getLimits().get("nvidia.com/gpu").getAmount())
+                .isEqualTo("4");
+    }
+
+    @Test
+    void aPodOfTheWrongShapeIsStillAWireFormatErrorAndIsNotKept() {
+        var bad = body("{\"Pod\":{\"spec\":{\"containers\":5}},\"NodeNames\":[\"a\"]}");
+        for (int attempt = 0; attempt < 2; attempt++) {
+            assertThatThrownBy(() -> reader.read(bad)).isInstanceOf(WireFormatException.class)
+                    .hasMessageStartingWith("request body is not valid ExtenderArgs JSON");
+        }
+        assertThatThrownBy(() -> reader.read(body("{\"Pod\":{\"spec\":{\"containers\":[}},\"NodeNames\":[]}")))
+                .isInstanceOf(WireFormatException.class).hasMessageContaining("line 1");
+    }
+
+    private static byte[] body(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}
