@@ -35,6 +35,7 @@ import java.util.List;
  *   (cd ../shared/bench/extender-floor && GOFLAGS=-buildvcs=false go build -o /tmp/extender-floor .)
  *   java -cp scheduler-extender/target/test-classes:scheduler-extender/target/classes:$(cat scheduler-extender/target/bench.cp) \
  *       io.hetgpu.extender.bench.ExtenderBenchmark [--floor /tmp/extender-floor] [--sizes 100,1000,5000] [--forms Nodes,NodeNames] [--pods same|alternating] [--seconds 20]
+ *       [--server-jvm "-Xmx1152m -XX:+UseSerialGC"]   (the extender's JVM options; default: the Deployment's)
  * </pre>
  *
  * Every case is first run once unmeasured (5 s per target), then measured after its own 5 s warm-up.
@@ -58,6 +59,9 @@ public final class ExtenderBenchmark {
         double seconds = 20;
         var forms = List.of("Nodes", "NodeNames");
         boolean cold = false;
+        // The JVM of manifests/scheduler-extender.yaml: MaxRAMPercentage=75 of its 1536Mi limit, and the serial
+        // collector that the JVM picks by itself in a container with under 1792 MB.
+        var serverJvm = List.of("-Xmx1152m", "-XX:+UseSerialGC");
         for (int i = 0; i < args.length - 1; i += 2) {
             switch (args[i]) {
                 case "--floor" -> floorBinary = args[i + 1];
@@ -65,13 +69,18 @@ public final class ExtenderBenchmark {
                 case "--seconds" -> seconds = Double.parseDouble(args[i + 1]);
                 case "--forms" -> forms = List.of(args[i + 1].split(","));
                 case "--pods" -> cold = args[i + 1].equals("alternating");
+                case "--server-jvm" -> serverJvm = List.of(args[i + 1].split(" "));
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
         int largest = Arrays.stream(sizes).max().orElseThrow();
         var java = ProcessHandle.current().info().command().orElse("java");
-        var hetgpu = new ProcessBuilder(java, "-Xmx4g", "-XX:+UseParallelGC", "-cp", System.getProperty("java.class.path"),
-                ExtenderBenchmark.class.getName(), "serve", Integer.toString(largest)).inheritIO().start();
+        var command = new ArrayList<String>(List.of(java));
+        command.addAll(serverJvm);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ExtenderBenchmark.class.getName(), "serve",
+                Integer.toString(largest)));
+        System.out.println("hetgpu extender JVM: " + String.join(" ", serverJvm));
+        var hetgpu = new ProcessBuilder(command).inheritIO().start();
         var floor = new ProcessBuilder(floorBinary, "-addr", "127.0.0.1:" + FLOOR_PORT).inheritIO().start();
         try {
             var client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
