@@ -51,14 +51,20 @@ final class KubernetesDefaultPlacer implements Placer {
         if (job.models().isEmpty() && job.minMemoryMiB() == 0) {
             return true;
         }
+        long eligible = acceptedCards(job, node);
+        return Long.bitCount(free & eligible) >= gpus && !(gpus == 0 && !job.models().isEmpty() && eligible == 0);
+    }
+
+    /** The node's GPUs (as a position mask) that the job's card constraints accept. */
+    static long acceptedCards(Job job, SimNode node) {
         var topology = node.gpus().topology();
-        long eligible = 0;
+        long mask = 0;
         for (int p = 0; p < topology.size(); p++) {
             if (accepts(job, topology.device(p))) {
-                eligible |= 1L << p;
+                mask |= 1L << p;
             }
         }
-        return Long.bitCount(free & eligible) >= gpus && !(gpus == 0 && !job.models().isEmpty() && eligible == 0);
+        return mask;
     }
 
     static boolean accepts(Job job, GpuDevice device) {

@@ -63,7 +63,7 @@ public record PlacementCeiling(double meanJctHigh, double meanJctRest, double me
         double best = 0;
         for (var node : inventory.nodes()) {
             var topology = node.gpus().topology();
-            long eligible = eligible(job, node);
+            long eligible = KubernetesDefaultPlacer.acceptedCards(job, node);
             boolean wholeJob = Long.bitCount(eligible) >= job.gpus();
             int size = wholeJob ? job.gpus() : widestPod;
             if (Long.bitCount(eligible) < size) {
@@ -81,17 +81,6 @@ public record PlacementCeiling(double meanJctHigh, double meanJctRest, double me
             best = Math.max(best, slowest * factor(job, wholeJob, set.get().nvlinkConnected()));
         }
         return best;
-    }
-
-    private static long eligible(Job job, SimNode node) {
-        var topology = node.gpus().topology();
-        long mask = 0;
-        for (int p = 0; p < topology.size(); p++) {
-            if (KubernetesDefaultPlacer.accepts(job, topology.device(p))) {
-                mask |= 1L << p;
-            }
-        }
-        return mask;
     }
 
     /** {@link CommunicationModel}'s factor for the best layout this node allows. */
