@@ -6,9 +6,7 @@ import io.hetgpu.extender.KubeJson;
 import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.cluster.ClusterView;
 import io.hetgpu.extender.cluster.NodeSnapshot;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.hetgpu.extender.model.PlacementContext;
-import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.cluster.SnapshotClusterView;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.gpu.NodeTopology;
 import java.util.ArrayList;
@@ -77,32 +75,7 @@ final class BenchCluster {
     ClusterView view() {
         // The table an InformerClusterView builds from its informers' events, built here at once.
         var snapshot = NodeSnapshot.of(names.stream().map(facts::get).toList(), Map.of());
-        return new ClusterView() {
-            @Override
-            public boolean synced() {
-                return true;
-            }
-
-            @Override
-            public boolean knowsNodes() {
-                return true;
-            }
-
-            @Override
-            public NodeSnapshot nodes() {
-                return snapshot;
-            }
-
-            @Override
-            public PlacementContext contextOf(PodRequest pod) {
-                return PlacementContext.EMPTY;
-            }
-
-            @Override
-            public Pod podByUid(String uid) {
-                return null;
-            }
-        };
+        return new SnapshotClusterView(() -> snapshot);
     }
 
     static String json(Object value) {

@@ -8,6 +8,7 @@ import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.cluster.ClusterView;
 import io.hetgpu.extender.cluster.FixedClusterView;
 import io.hetgpu.extender.cluster.NodeSnapshot;
+import io.hetgpu.extender.cluster.SnapshotClusterView;
 import io.hetgpu.extender.model.BoundPod;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.NodeStateFactory;
@@ -165,32 +166,7 @@ class ExtenderServiceTest {
 
     /** A synced cluster whose nodes are whatever snapshot the test last set. */
     private static ClusterView viewOf(AtomicReference<NodeSnapshot> nodes) {
-        return new ClusterView() {
-            @Override
-            public boolean synced() {
-                return true;
-            }
-
-            @Override
-            public boolean knowsNodes() {
-                return true;
-            }
-
-            @Override
-            public NodeSnapshot nodes() {
-                return nodes.get();
-            }
-
-            @Override
-            public io.hetgpu.extender.model.PlacementContext contextOf(io.hetgpu.extender.model.PodRequest pod) {
-                return io.hetgpu.extender.model.PlacementContext.EMPTY;
-            }
-
-            @Override
-            public Pod podByUid(String uid) {
-                return null;
-            }
-        };
+        return new SnapshotClusterView(nodes::get);
     }
 
     private FilterResult filter(Pod pod, WireNode node) {
