@@ -139,13 +139,6 @@ public final class PlacementPolicy {
         return new FilterOutcome(fitting, failed, unresolvable);
     }
 
-    /** Every node refused for the same reason: a pod whose request cannot be read fits nowhere. */
-    public static FilterOutcome refuseAll(List<String> nodeNames, String reason) {
-        var unresolvable = new LinkedHashMap<String, String>();
-        nodeNames.forEach(name -> unresolvable.put(name, reason));
-        return new FilterOutcome(List.of(), Map.of(), unresolvable);
-    }
-
     public ScoreTable prioritize(PodRequest pod, List<NodeState> nodes, PlacementContext context) {
         return score(pod, assessAll(pod, nodes), context);
     }

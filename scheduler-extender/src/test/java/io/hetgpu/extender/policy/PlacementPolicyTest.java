@@ -86,13 +86,6 @@ class PlacementPolicyTest {
     }
 
     @Test
-    void refuseAllPutsEveryNodeInUnresolvable() {
-        var outcome = PlacementPolicy.refuseAll(List.of("a", "b"), "hetgpu.io/min-gpu-memory: … got \"lots\"");
-        assertThat(outcome.fitting()).isEmpty();
-        assertThat(outcome.unresolvable()).containsOnlyKeys("a", "b");
-    }
-
-    @Test
     void theScoreTableRendersForTheDebugLog() {
         var table = policy.prioritize(TestPods.gpus(2), List.of(TestNodes.gpu("h100", TestTopologies::dgxH100),
                 TestNodes.cpu("cpu")), PlacementContext.EMPTY);
