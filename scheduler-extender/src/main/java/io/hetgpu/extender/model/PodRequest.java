@@ -74,12 +74,16 @@ public record PodRequest(
                 specPriority, priorityHint, preference, job, role, claimNames, newWorkload);
     }
 
-    /** What decides whether a node fits the pod: two pods of one shape fit the same nodes. */
-    public record Shape(int gpuCount, Set<String> models, long minMemoryMiB, ComputeCapability minComputeCapability, boolean requireNvlink) {
+    /**
+     * What decides whether a node fits the pod: two pods of one shape fit the same nodes. The workload
+     * class is part of it because a minimum speed share refuses cards per class.
+     */
+    public record Shape(int gpuCount, Set<String> models, long minMemoryMiB, ComputeCapability minComputeCapability, boolean requireNvlink,
+                        String workload) {
     }
 
     public Shape shape() {
-        return new Shape(gpuCount, models, minMemoryMiB, minComputeCapability, requireNvlink);
+        return new Shape(gpuCount, models, minMemoryMiB, minComputeCapability, requireNvlink, workload);
     }
 
     public boolean needsGpus() {

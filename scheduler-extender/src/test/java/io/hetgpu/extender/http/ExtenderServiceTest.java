@@ -54,6 +54,33 @@ class ExtenderServiceTest {
     }
 
     @Test
+    void podsOfOneShapeButAnotherWorkloadAreJudgedAfresh() {
+        // Gavel's single-GPU speeds: ResNet-50 crawls on a K80 (10 % of its V100 speed), Recommendation runs fastest there.
+        var throughputs = new io.hetgpu.extender.policy.WorkloadThroughputs(Map.of(
+                "resnet50", Map.of("K80", 1.81, "V100", 17.99), "recommendation", Map.of("K80", 20.05, "V100", 13.28)));
+        var workloadAware = new ExtenderService(ClusterView.REQUEST_ONLY, service.parser(), new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
+                new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, throughputs.withMinimumShare(0.25)), (pod, table) -> { });
+        var k80 = TestTopologies.k80x4("k80");
+        var node = new WireNode(new NodeFacts("k80", "1", Map.of(), TestTopologies.inventory(k80), TestTopologies.allFree(k80)),
+                new byte[] {'{', '}'}, 0, 2);
+
+        var resnet = workloadAware.filter(new ExtenderArgs(withWorkload("resnet50"), List.of(node), null));
+        var recommendation = workloadAware.filter(new ExtenderArgs(withWorkload("recommendation"), List.of(node), null));
+
+        assertThat(resnet.nodes()).isEmpty();
+        assertThat(resnet.failedAndUnresolvableNodes()).containsOnlyKeys("k80");
+        assertThat(recommendation.nodes()).as("the same node and pod shape, another workload class").hasSize(1);
+    }
+
+    private static Pod withWorkload(String workload) {
+        var pod = KubeJson.trainingPod();
+        // Four GPUs of any kind: only the workload class tells the pods apart.
+        pod.getMetadata().getAnnotations().keySet().removeIf(key -> key.startsWith("hetgpu.io/"));
+        pod.getMetadata().getAnnotations().put("hetgpu.io/workload", workload);
+        return pod;
+    }
+
+    @Test
     void aPodBoundToAnUnchangedNodeChangesTheAnswerForNodeNames() {
         // The same facts object throughout, as an informer hands out while the node is unchanged: only the
         // pods bound to it change, and the kept state must not outlive them.
