@@ -71,7 +71,7 @@ public final class Extender implements AutoCloseable {
         var metrics = new ExtenderMetrics();
         var events = listener;
         var service = new ExtenderService(cluster, parser, new NodeStateFactory(catalog, settings.rackLabel()),
-                new PlacementPolicy(settings.priority(), settings.weights(), settings.workloads()), (pod, table) -> {
+                new PlacementPolicy(settings.priority(), settings.weights(), settings.workloads(), settings.reserve()), (pod, table) -> {
                     metrics.placed(pod, table);
                     events.accept(pod, table);
                 });

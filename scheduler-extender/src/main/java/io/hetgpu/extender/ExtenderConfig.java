@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.hetgpu.extender.http.ServerOptions;
+import io.hetgpu.extender.policy.HighPriorityReserve;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.extender.policy.WorkloadThroughputs;
@@ -38,18 +39,21 @@ import java.util.stream.Collectors;
  * workloads:                  # optional: pods' speed per workload class and card (hetgpu.io/workload)
  *   resnet50: {K80: 1.8, P100: 11.7, V100: 18.0}
  * minimumSpeedShare: 0.25     # optional, with workloads: keep such pods off cards slower than this share of their best
+ * highPriorityReserve: 8      # optional: the cluster's last 8 free top-tier GPUs go to high-priority pods only
  * }</pre>
  */
 public record ExtenderConfig(int port, String resourceName, String rackLabel, long bodyLimitBytes,
                              PriorityThresholds priority, ScoreWeights weights, List<KnownCard> tiers,
-                             boolean events, int eventIntervalSeconds, WorkloadThroughputs workloads) {
+                             boolean events, int eventIntervalSeconds, WorkloadThroughputs workloads, HighPriorityReserve reserve) {
 
     public static final ExtenderConfig DEFAULTS = new ExtenderConfig(8888, HetgpuKeys.DEFAULT_RESOURCE_NAME, HetgpuKeys.LABEL_RACK,
-            ServerOptions.DEFAULT_BODY_LIMIT, PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, List.of(), true, 60, WorkloadThroughputs.NONE);
+            ServerOptions.DEFAULT_BODY_LIMIT, PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, List.of(), true, 60, WorkloadThroughputs.NONE,
+            HighPriorityReserve.NONE);
 
     public ExtenderConfig {
         tiers = List.copyOf(tiers);
         java.util.Objects.requireNonNull(workloads, "workloads");
+        java.util.Objects.requireNonNull(reserve, "reserve");
     }
 
     /** A configuration file that cannot be used; the message is one line naming the field and the value. */
@@ -75,7 +79,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
 
     record FileConfig(Integer port, String resourceName, String rackLabel, Long bodyLimitBytes, FilePriority priority,
                       FileWeights weights, List<FileTier> tiers, FileEvents events, Map<String, Map<String, Double>> workloads,
-                      Double minimumSpeedShare) {
+                      Double minimumSpeedShare, Integer highPriorityReserve) {
     }
 
     public static ExtenderConfig load(Path file) throws ConfigException {
@@ -183,8 +187,16 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
                 throw new ConfigException(source + ": " + e.getMessage());
             }
         }
+        var newReserve = reserve;
+        if (file.highPriorityReserve() != null) {
+            try {
+                newReserve = new HighPriorityReserve(file.highPriorityReserve());
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(source + ": " + e.getMessage());
+            }
+        }
         return new ExtenderConfig(newPort, newResource, newRack, limit, newPriority, newWeights, newTiers, newEvents, newInterval,
-                newWorkloads);
+                newWorkloads, newReserve);
     }
 
     private static int or(Integer value, int fallback, String field, String source) throws ConfigException {
@@ -230,14 +242,14 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
     }
 
     public ExtenderConfig withPort(int newPort) {
-        return new ExtenderConfig(newPort, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads);
+        return new ExtenderConfig(newPort, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads, reserve);
     }
 
     public ExtenderConfig withResourceName(String name) {
-        return new ExtenderConfig(port, name, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads);
+        return new ExtenderConfig(port, name, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads, reserve);
     }
 
     public ExtenderConfig withPriority(PriorityThresholds thresholds) {
-        return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, thresholds, weights, tiers, events, eventIntervalSeconds, workloads);
+        return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, thresholds, weights, tiers, events, eventIntervalSeconds, workloads, reserve);
     }
 }

@@ -9,8 +9,10 @@ import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.ScoreTable;
+import io.hetgpu.extender.policy.TopTierHeadroom;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -50,7 +52,7 @@ public final class ExtenderService {
     /** How many pod shapes each node remembers its assessment for. */
     private static final int SHAPES_PER_NODE = 4;
     /** One instance per distinct shape, so that a node's memo compares shapes by identity. */
-    private final ConcurrentHashMap<PodRequest.Shape, PodRequest.Shape> shapes = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Judging, Judging> shapes = new ConcurrentHashMap<>();
     private static final int MAX_SHAPES = 1_000;
 
     /**
@@ -60,10 +62,10 @@ public final class ExtenderService {
      *              the cluster view hands out the same facts and still no pod, the state is this one again, and
      *              a 5,000-node request skips the node-state cache (one hash lookup per node fewer)
      */
-    private record Memo(NodeFacts facts, NodeState state, PodRequest.Shape shape, PlacementPolicy.Assessment assessment,
+    private record Memo(NodeFacts facts, NodeState state, Judging shape, PlacementPolicy.Assessment assessment,
                         Memo older) {
 
-        PlacementPolicy.Assessment find(NodeState current, PodRequest.Shape wanted) {
+        PlacementPolicy.Assessment find(NodeState current, Judging wanted) {
             if (state != current && !sameState(state, current)) {
                 return null;
             }
@@ -76,7 +78,7 @@ public final class ExtenderService {
         }
 
         /** This memo with another shape's assessment in front; the oldest beyond the limit dropped. */
-        Memo plus(NodeFacts from, NodeState current, PodRequest.Shape newShape, PlacementPolicy.Assessment newAssessment) {
+        Memo plus(NodeFacts from, NodeState current, Judging newShape, PlacementPolicy.Assessment newAssessment) {
             if (state != current && !sameState(state, current)) {
                 return new Memo(from, current, newShape, newAssessment, null);
             }
@@ -88,6 +90,19 @@ public final class ExtenderService {
                     : new Memo(memo.facts, memo.state, memo.shape, memo.assessment, keep(memo.older, count - 1));
         }
     }
+
+    /**
+     * What a node's assessment depends on besides the node: the pod's shape, and the tier a high-priority
+     * reserve closes to it at the moment.
+     */
+    private record Judging(PodRequest.Shape shape, ClosedTier closed) {
+    }
+
+    /** The cluster's top-tier headroom as of one snapshot: counted once per snapshot, and only with a reserve. */
+    private record Headroom(NodeSnapshot snapshot, TopTierHeadroom headroom) {
+    }
+
+    private volatile Headroom headroom = new Headroom(NodeSnapshot.EMPTY, TopTierHeadroom.NONE);
 
     public ExtenderService(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
                            BiConsumer<PodRequest, ScoreTable> onPrioritized) {
@@ -354,7 +369,8 @@ public final class ExtenderService {
     }
 
     private PlacementPolicy.Assessment[] assess(PodRequest pod, Resolved resolved) {
-        var shape = canonical(pod.shape());
+        var closed = policy.reservesTopTier() ? policy.closedTier(pod, headroom(resolved)) : ClosedTier.NONE;
+        var shape = canonical(new Judging(pod.shape(), closed));
         var states = resolved.states();
         var result = new PlacementPolicy.Assessment[states.length];
         List<NodeState> fresh = null;
@@ -379,7 +395,7 @@ public final class ExtenderService {
         if (resolved.positions() == null && assessments.size() + fresh.size() > MAX_MEMOS) {
             assessments.clear();
         }
-        var judged = policy.assessAll(pod, fresh);
+        var judged = policy.assessAll(pod, fresh, closed);
         for (int j = 0; j < judged.size(); j++) {
             var state = fresh.get(j);
             var assessment = judged.get(j);
@@ -414,7 +430,35 @@ public final class ExtenderService {
         return request;
     }
 
-    private PodRequest.Shape canonical(PodRequest.Shape shape) {
+    /**
+     * The top tier's free GPUs across the whole cluster where the cluster view knows it, else across the
+     * request's nodes (without an API server; kube-scheduler may have filtered some out, so the count can
+     * be low and the reserve then holds back more than it must).
+     */
+    private TopTierHeadroom headroom(Resolved resolved) {
+        return cluster.knowsNodes() ? clusterHeadroom() : TopTierHeadroom.of(Arrays.asList(resolved.states()));
+    }
+
+    private TopTierHeadroom clusterHeadroom() {
+        var snapshot = cluster.nodes();
+        var known = headroom;
+        if (known.snapshot() != snapshot) {
+            var states = new ArrayList<NodeState>(snapshot.size());
+            for (int i = 0; i < snapshot.size(); i++) {
+                states.add(nodes.state(snapshot.facts(i), snapshot.boundPods(i)));
+            }
+            known = new Headroom(snapshot, TopTierHeadroom.of(states));
+            headroom = known;
+        }
+        return known.headroom();
+    }
+
+    /** The tier a reserve closes to the pod now (for preemption, which judges one node with the cluster view). */
+    public ClosedTier closedTier(PodRequest pod) {
+        return policy.reservesTopTier() && cluster.knowsNodes() ? policy.closedTier(pod, clusterHeadroom()) : ClosedTier.NONE;
+    }
+
+    private Judging canonical(Judging shape) {
         var known = shapes.get(shape);
         if (known != null) {
             return known;

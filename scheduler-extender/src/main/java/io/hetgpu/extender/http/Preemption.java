@@ -136,7 +136,7 @@ public final class Preemption {
         }
         var after = new NodeState(state.name(), state.rack(), state.zone(), state.gpus(),
                 (state.freeMask() | freed) & state.gpus().healthyMask());
-        var assessment = service.policy().assess(pod, after);
+        var assessment = service.policy().assess(pod, after, service.closedTier(pod));
         if (assessment instanceof PlacementPolicy.Misfit misfit) {
             LOG.debug("preemption on {} refused for {}: evicting {} would leave {}", nodeName, pod.displayName(),
                     victimUids, misfit.rejection().reason());

@@ -4,6 +4,7 @@ import io.hetgpu.extender.model.NodeGpus;
 import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -22,6 +23,8 @@ public final class PlacementPolicy {
     private final List<NodeScorer> scorers;
     private final List<String> scorerNames;
     private final int[] weights;
+    private final PriorityThresholds thresholds;
+    private final HighPriorityReserve reserve;
     /** The parts of a node that does not fit: none, the same empty array for all of them. */
     private static final double[] NO_PARTS = new double[0];
 
@@ -37,6 +40,14 @@ public final class PlacementPolicy {
      * (and, with a minimum share, keeps them off cards they run too slowly on).
      */
     public PlacementPolicy(PriorityThresholds thresholds, ScoreWeights weights, WorkloadThroughputs throughputs) {
+        this(thresholds, weights, throughputs, HighPriorityReserve.NONE);
+    }
+
+    /** With a reserve of top-tier GPUs that only high-priority pods may take. */
+    public PlacementPolicy(PriorityThresholds thresholds, ScoreWeights weights, WorkloadThroughputs throughputs,
+                           HighPriorityReserve reserve) {
+        this.thresholds = thresholds;
+        this.reserve = reserve;
         this.deviceFilters = List.of(new CardModelFilter(), new GpuMemoryFilter(), new ComputeCapabilityFilter(),
                 new WorkloadSpeedFilter(throughputs));
         this.scorers = List.of(new TierScorer(thresholds, throughputs), new NvlinkScorer(), new JobLocalityScorer(),
@@ -56,14 +67,29 @@ public final class PlacementPolicy {
     }
 
     public Assessment assess(PodRequest pod, NodeState node) {
-        return assess(pod, node, new HashMap<>());
+        return assess(pod, node, ClosedTier.NONE);
+    }
+
+    /** The node judged for a pod that may not take the cards of the closed tier. */
+    public Assessment assess(PodRequest pod, NodeState node, ClosedTier closed) {
+        return assess(pod, node, new HashMap<>(), closed);
+    }
+
+    /** Whether a reserve can close the top tier to some pods: only then does the cluster's headroom matter. */
+    public boolean reservesTopTier() {
+        return reserve.isOn();
+    }
+
+    /** The tier the reserve closes to this pod while the cluster has this headroom. */
+    public ClosedTier closedTier(PodRequest pod, TopTierHeadroom headroom) {
+        return reserve.closedTo(pod, thresholds, headroom);
     }
 
     /**
      * @param admitted per request: whether a device kind passes every device filter, so that a request
      *                 over thousands of nodes of a handful of products checks each product once
      */
-    private Assessment assess(PodRequest pod, NodeState node, Map<NodeGpus.DeviceKind, Boolean> admitted) {
+    private Assessment assess(PodRequest pod, NodeState node, Map<NodeGpus.DeviceKind, Boolean> admitted, ClosedTier closed) {
         if (!pod.needsGpus()) {
             return new Fit(new Candidate(node, Candidate.NO_GPUS, 0));
         }
@@ -85,6 +111,22 @@ public final class PlacementPolicy {
             }
         }
         eligible &= gpus.healthyMask();
+        long closedMask = closed == ClosedTier.NONE ? 0 : closed.mask(node) & eligible;
+        if (closedMask == 0) {
+            return judge(pod, node, eligible);
+        }
+        var open = judge(pod, node, eligible & ~closedMask);
+        if (open instanceof Fit) {
+            return open;
+        }
+        // Refused either way: the reason is the node's own unless the reserved cards alone stand in the way.
+        var withReserved = judge(pod, node, eligible);
+        return withReserved instanceof Fit ? new Misfit(node.name(), Verdict.retryable(closed.reason())) : withReserved;
+    }
+
+    /** The node for the pod, given its GPUs that pass every device filter. */
+    private Assessment judge(PodRequest pod, NodeState node, long eligible) {
+        var gpus = node.gpus();
         var fit = GpuFit.of(pod, node, eligible);
         if (Long.bitCount(eligible) < pod.gpuCount() && gpus.size() > 0) {
             // Only a node short of suitable GPUs needs to know which requirement ruled its cards out.
@@ -112,16 +154,26 @@ public final class PlacementPolicy {
 
     /** Every node judged for the pod, in order. */
     public List<Assessment> assessAll(PodRequest pod, List<NodeState> nodes) {
+        return assessAll(pod, nodes, ClosedTier.NONE);
+    }
+
+    /** Every node judged for a pod that may not take the cards of the closed tier. */
+    public List<Assessment> assessAll(PodRequest pod, List<NodeState> nodes, ClosedTier closed) {
         var assessments = new ArrayList<Assessment>(nodes.size());
         var admitted = new HashMap<NodeGpus.DeviceKind, Boolean>();
         for (var node : nodes) {
-            assessments.add(assess(pod, node, admitted));
+            assessments.add(assess(pod, node, admitted, closed));
         }
         return assessments;
     }
 
     public FilterOutcome filter(PodRequest pod, List<NodeState> nodes) {
-        return outcome(assessAll(pod, nodes));
+        return filter(pod, nodes, TopTierHeadroom.NONE);
+    }
+
+    /** The filter answer while the cluster has this much top-tier headroom (which a reserve may keep from the pod). */
+    public FilterOutcome filter(PodRequest pod, List<NodeState> nodes, TopTierHeadroom headroom) {
+        return outcome(assessAll(pod, nodes, closedTier(pod, headroom)));
     }
 
     /** The filter answer from assessments made earlier (a caller may keep them while nothing changes). */
@@ -140,7 +192,11 @@ public final class PlacementPolicy {
     }
 
     public ScoreTable prioritize(PodRequest pod, List<NodeState> nodes, PlacementContext context) {
-        return score(pod, assessAll(pod, nodes), context);
+        return prioritize(pod, nodes, context, TopTierHeadroom.NONE);
+    }
+
+    public ScoreTable prioritize(PodRequest pod, List<NodeState> nodes, PlacementContext context, TopTierHeadroom headroom) {
+        return score(pod, assessAll(pod, nodes, closedTier(pod, headroom)), context);
     }
 
     /** Scores from assessments made earlier for this pod. */

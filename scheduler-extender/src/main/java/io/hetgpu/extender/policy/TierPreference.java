@@ -22,4 +22,16 @@ public final class TierPreference {
                     : GpuPreference.ANY;
         };
     }
+
+    /**
+     * Whether the pod counts as high priority: the priority annotation where given, else spec.priority at or
+     * above the high threshold. A gpu-preference annotation changes which cards a pod likes, not its priority.
+     */
+    public static boolean isHighPriority(PodRequest pod, PriorityThresholds thresholds) {
+        return switch (pod.priorityHint()) {
+            case HIGH -> true;
+            case LOW, NORMAL -> false;
+            case UNSET -> pod.specPriority() >= thresholds.high();
+        };
+    }
 }

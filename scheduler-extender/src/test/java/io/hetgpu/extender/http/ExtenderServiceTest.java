@@ -165,6 +165,32 @@ class ExtenderServiceTest {
     }
 
     @Test
+    void aReserveCountsTheWholeClustersTopTierNotJustTheNodesAsked() {
+        var a = dgxFacts("dgx-a", TestTopologies.allFree(TestTopologies.dgx1V100("dgx-a")));
+        var idle = dgxFacts("dgx-b", TestTopologies.allFree(TestTopologies.dgx1V100("dgx-b")));
+        var nodes = new AtomicReference<>(NodeSnapshot.of(List.of(a, idle), Map.of()));
+        var reserving = new ExtenderService(viewOf(nodes), service.parser(), new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
+                new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, io.hetgpu.extender.policy.WorkloadThroughputs.NONE,
+                        new io.hetgpu.extender.policy.HighPriorityReserve(8)), (pod, table) -> { });
+        var ordinary = KubeJson.trainingPod();
+        ordinary.getSpec().setPriority(0);
+        var args = new ExtenderArgs(ordinary, null, List.of("dgx-a"));
+
+        assertThat(reserving.filter(args).nodeNames()).as("16 V100 free, 12 left after this pod").containsExactly("dgx-a");
+
+        // dgx-b, which the request does not name, fills up; dgx-a itself is unchanged.
+        nodes.set(nodes.get().withNode(dgxFacts("dgx-b", TestTopologies.free(TestTopologies.dgx1V100("dgx-b")))));
+        var refused = reserving.filter(args);
+        assertThat(refused.nodeNames()).isEmpty();
+        assertThat(refused.failedNodes()).containsExactly(
+                Map.entry("dgx-a", "the cluster's last 8 free V100 are kept for high-priority pods (8 free now)"));
+
+        var urgent = KubeJson.trainingPod();
+        urgent.getSpec().setPriority(1000);
+        assertThat(reserving.filter(new ExtenderArgs(urgent, null, List.of("dgx-a"))).nodeNames()).containsExactly("dgx-a");
+    }
+
+    @Test
     void aNodeNamedTwiceIsRefusedOnce() {
         var b = dgxFacts("dgx-b", TestTopologies.free(TestTopologies.dgx1V100("dgx-b"), 7));
         var cpu = dgxFacts("cpu", null);

@@ -1,0 +1,64 @@
+package io.hetgpu.extender.policy;
+
+import io.hetgpu.extender.model.NodeState;
+import io.hetgpu.extender.model.PodRequest;
+import java.util.Locale;
+
+/**
+ * The admin's {@code highPriorityReserve}: the cluster's last free GPUs of its top tier go to
+ * high-priority pods only. Without preemption an urgent job that arrives when every new card is taken
+ * waits until one is released, which with multi-day training jobs can take days; a few cards kept free
+ * let it start at once. Other pods still use the top tier while more than the reserve is free.
+ *
+ * @param gpus top-tier GPUs kept free; 0 turns the reserve off
+ */
+public record HighPriorityReserve(int gpus) {
+
+    public static final HighPriorityReserve NONE = new HighPriorityReserve(0);
+
+    public HighPriorityReserve {
+        if (gpus < 0) {
+            throw new IllegalArgumentException("highPriorityReserve: expected 0 or more GPUs, got " + gpus);
+        }
+    }
+
+    public boolean isOn() {
+        return gpus > 0;
+    }
+
+    /**
+     * The tier closed to this pod: the top tier when the pod is not high priority and taking its GPUs from
+     * that tier would leave fewer than the reserve free; else {@link ClosedTier#NONE}.
+     */
+    public ClosedTier closedTo(PodRequest pod, PriorityThresholds thresholds, TopTierHeadroom headroom) {
+        if (!isOn() || !pod.needsGpus() || headroom == TopTierHeadroom.NONE || TierPreference.isHighPriority(pod, thresholds)
+                || headroom.free() - pod.gpuCount() >= gpus) {
+            return ClosedTier.NONE;
+        }
+        return new ClosedTier(headroom.rank(), String.format(Locale.ROOT,
+                "the cluster's last %d free %s are kept for high-priority pods (%d free now)", gpus, headroom.models(), headroom.free()));
+    }
+
+    /**
+     * A tier whose cards a pod may not take now, and why.
+     *
+     * @param rank   the tier's rank
+     * @param reason the node's reason when only those cards would have fitted the pod
+     */
+    public record ClosedTier(int rank, String reason) {
+
+        public static final ClosedTier NONE = new ClosedTier(Integer.MIN_VALUE, "");
+
+        /** The positions of the node's GPUs of this tier. */
+        long mask(NodeState node) {
+            long mask = 0;
+            var tiers = node.gpus().tiers();
+            for (int position = 0; position < tiers.size(); position++) {
+                if (tiers.get(position).rank() == rank) {
+                    mask |= 1L << position;
+                }
+            }
+            return mask;
+        }
+    }
+}
