@@ -1,6 +1,7 @@
 package io.hetgpu.simulator;
 
 import io.hetgpu.extender.ExtenderConfig;
+import io.hetgpu.extender.policy.HighPriorityReserve;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.extender.policy.WorkloadThroughputs;
@@ -17,11 +18,20 @@ import java.util.List;
  * @param jobs      the trace
  * @param speed     how fast each job runs on each card
  * @param workloads the admin's throughput table for the workload-aware run (NONE to skip that run)
+ * @param slowCardShare the minimumSpeedShare of the last two workload-aware runs
+ * @param reserve   the highPriorityReserve of the last run: top-tier GPUs kept for high-priority pods
  */
-public record Experiment(String name, ClusterInventory inventory, List<Job> jobs, CardSpeed speed, WorkloadThroughputs workloads) {
+public record Experiment(String name, ClusterInventory inventory, List<Job> jobs, CardSpeed speed, WorkloadThroughputs workloads,
+                         double slowCardShare, int reserve) {
 
-    /** The minimumSpeedShare of the last workload-aware run; the README gives figures for others. */
+    /** The minimumSpeedShare the README's figures use; {@code --minimum-speed-share} gives others. */
     static final double SLOW_CARD_SHARE = 0.35;
+    /** The highPriorityReserve the README's figures use; {@code --high-priority-reserve} gives others. */
+    static final int RESERVE = 8;
+
+    public Experiment(String name, ClusterInventory inventory, List<Job> jobs, CardSpeed speed, WorkloadThroughputs workloads) {
+        this(name, inventory, jobs, speed, workloads, SLOW_CARD_SHARE, RESERVE);
+    }
 
     /** The policies compared, each a fresh placer seeded alike. */
     public List<Placer> placers(long seed) {
@@ -39,19 +49,31 @@ public record Experiment(String name, ClusterInventory inventory, List<Job> jobs
         if (!workloads.isEmpty()) {
             placers.add(hetgpu("hetgpu-workload-aware", config.weights(), workloads, seed));
             // The same table with minimumSpeedShare: pods wait rather than start on cards they crawl on.
-            placers.add(hetgpu("hetgpu-workload-aware-min" + SLOW_CARD_SHARE, config.weights(),
-                    workloads.withMinimumShare(SLOW_CARD_SHARE), seed));
+            placers.add(hetgpu("hetgpu-workload-aware-min" + slowCardShare, config.weights(), workloads.withMinimumShare(slowCardShare), seed));
+            // And with the last top-tier GPUs kept free for urgent jobs, which cannot preempt.
+            placers.add(hetgpu("hetgpu-workload-aware-min" + slowCardShare + "-reserve" + reserve, config.weights(),
+                    workloads.withMinimumShare(slowCardShare), new HighPriorityReserve(reserve), seed));
         }
         return placers;
     }
 
     private static Placer hetgpu(String name, ScoreWeights weights, WorkloadThroughputs workloads, long seed) {
-        var policy = new PlacementPolicy(ExtenderConfig.DEFAULTS.priority(), weights, workloads);
+        return hetgpu(name, weights, workloads, HighPriorityReserve.NONE, seed);
+    }
+
+    private static Placer hetgpu(String name, ScoreWeights weights, WorkloadThroughputs workloads, HighPriorityReserve reserve, long seed) {
+        var policy = new PlacementPolicy(ExtenderConfig.DEFAULTS.priority(), weights, workloads, reserve);
         return new HetgpuPlacer(name, policy, !workloads.isEmpty(), seed);
     }
 
     public List<Summary> run(long seed) {
+        return run(seed, name -> true);
+    }
+
+    /** The policies whose names pass {@code which}, kubernetes-default (the report's baseline) always. */
+    public List<Summary> run(long seed, java.util.function.Predicate<String> which) {
         var simulation = new Simulation(inventory, speed);
-        return placers(seed).stream().map(placer -> Summary.of(simulation.run(jobs, placer), inventory)).toList();
+        return placers(seed).stream().filter(placer -> placer instanceof KubernetesDefaultPlacer || which.test(placer.name()))
+                .map(placer -> Summary.of(simulation.run(jobs, placer), inventory)).toList();
     }
 }

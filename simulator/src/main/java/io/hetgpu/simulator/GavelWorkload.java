@@ -9,7 +9,8 @@ import java.util.Set;
  * Gavel's synthetic trace generator (Narayanan et al., OSDI 2020, section 7): Poisson arrivals; a job
  * runs 10^U(1.5,3) minutes with probability 0.8, else 10^U(3,4) minutes (on the reference card); it needs 1, 2, 4
  * or 8 GPUs with probability 70, 10, 15 and 5 %; its type is uniform over the throughput table; 20 %
- * of jobs are high priority, the rest have no PriorityClass (priority 0, neutral). 8-GPU jobs run as ps/worker jobs (a parameter server without GPUs and two
+ * of jobs are high priority, the rest low priority (a PriorityClass below 0; or, on request, none at all,
+ * which the extender treats as neutral). 8-GPU jobs run as ps/worker jobs (a parameter server without GPUs and two
  * 4-GPU workers, 20..200 GB of gradients per worker-hour) whose data lives in a random rack.
  */
 public final class GavelWorkload {
@@ -24,6 +25,12 @@ public final class GavelWorkload {
      * @param racks       the cluster's racks, for data placement
      */
     public static List<Job> generate(double ratePerHour, int count, long seed, GavelThroughputs throughputs, List<String> racks) {
+        return generate(ratePerHour, count, seed, throughputs, racks, Job.LOW_PRIORITY);
+    }
+
+    /** @param otherPriority the spec.priority of the 80 % of jobs that are not high priority */
+    public static List<Job> generate(double ratePerHour, int count, long seed, GavelThroughputs throughputs, List<String> racks,
+                                     int otherPriority) {
         if (!(ratePerHour > 0)) {
             throw new IllegalArgumentException("--rate: expected jobs per hour above 0, got " + ratePerHour);
         }
@@ -48,7 +55,7 @@ public final class GavelWorkload {
             } else {
                 pods = List.of(new Job.Pod(gpus, ""));
             }
-            jobs.add(new Job(id, clock, high, high ? Job.HIGH_PRIORITY : Job.NORMAL_PRIORITY, type, pods, minutes * 60,
+            jobs.add(new Job(id, clock, high, high ? Job.HIGH_PRIORITY : otherPriority, type, pods, minutes * 60,
                     Set.of(), 0, traffic, dataRack));
         }
         return jobs;

@@ -8,6 +8,7 @@ import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PriorityHint;
 import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.TopTierHeadroom;
 import io.hetgpu.testcluster.scheduler.HostSelection;
 import io.hetgpu.testcluster.scheduler.TieBreak;
 import java.util.ArrayList;
@@ -83,7 +84,9 @@ final class HetgpuPlacer implements Placer {
             return null;
         }
         // The extender's filter and scores in one pass: its scores depend only on the nodes that pass its filter.
-        var table = policy.prioritize(request(job, podIndex, namesWorkload), states, context(job, earlier, cluster));
+        // A reserve weighs the whole cluster's free top-tier GPUs, as the extender counts them from its informers.
+        var headroom = policy.reservesTopTier() ? TopTierHeadroom.of(cluster.states()) : TopTierHeadroom.NONE;
+        var table = policy.prioritize(request(job, podIndex, namesWorkload), states, context(job, earlier, cluster), headroom);
         var rows = table.rows();
         var fitting = new ArrayList<Integer>();
         for (int r = 0; r < rows.size(); r++) {

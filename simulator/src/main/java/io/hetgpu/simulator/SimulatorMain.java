@@ -15,6 +15,17 @@ public final class SimulatorMain implements Callable<Integer> {
 
     enum WorkloadName { gavel, alibaba }
 
+    /** What the jobs that are not high priority run as. */
+    enum Others {
+        low(Job.LOW_PRIORITY), normal(Job.NORMAL_PRIORITY);
+
+        final int priority;
+
+        Others(int priority) {
+            this.priority = priority;
+        }
+    }
+
     @Option(names = "--workload", description = "gavel (synthetic, 36 K80 + 36 P100 + 36 V100) or alibaba (the v2023 trace on its own nodes); default ${DEFAULT-VALUE}")
     WorkloadName workload = WorkloadName.gavel;
 
@@ -25,7 +36,20 @@ public final class SimulatorMain implements Callable<Integer> {
     int jobs = 2000;
 
     @Option(names = "--reference", description = "gavel: the card a job's sampled duration is measured on (K80, P100, V100); default ${DEFAULT-VALUE}")
-    String reference = "K80";
+    String reference = "V100";
+
+    @Option(names = "--others", description = "gavel: the 80 %% of jobs that are not high priority run as low (priority -1, the oldest cards that fit) "
+            + "or normal (no PriorityClass, neutral); default ${DEFAULT-VALUE}")
+    Others others = Others.low;
+
+    @Option(names = "--minimum-speed-share", description = "the minimumSpeedShare of the workload-aware runs that use one; default ${DEFAULT-VALUE}")
+    double share = Experiment.SLOW_CARD_SHARE;
+
+    @Option(names = "--high-priority-reserve", description = "the highPriorityReserve (top-tier GPUs) of the last workload-aware run; default ${DEFAULT-VALUE}")
+    int reserve = Experiment.RESERVE;
+
+    @Option(names = "--policies", description = "a regular expression: simulate only the policies it matches (kubernetes-default always); default all")
+    java.util.regex.Pattern policies = java.util.regex.Pattern.compile(".*");
 
     @Option(names = "--seed", description = "seed of the generator and of kube-scheduler's tie-breaks; default ${DEFAULT-VALUE}")
     long seed = 1;
@@ -44,6 +68,14 @@ public final class SimulatorMain implements Callable<Integer> {
             System.err.println("--jobs: expected at least 1, got " + jobs);
             return 2;
         }
+        if (!(share >= 0 && share < 1)) {
+            System.err.println("--minimum-speed-share: expected at least 0 and below 1, got " + share);
+            return 2;
+        }
+        if (reserve < 0) {
+            System.err.println("--high-priority-reserve: expected 0 or more GPUs, got " + reserve);
+            return 2;
+        }
         Experiment experiment;
         try {
             experiment = experiment();
@@ -52,7 +84,7 @@ public final class SimulatorMain implements Callable<Integer> {
             return 2;
         }
         long started = System.nanoTime();
-        var summaries = experiment.run(seed);
+        var summaries = experiment.run(seed, name -> policies.matcher(name).matches());
         double seconds = (System.nanoTime() - started) / 1e9;
         var table = Report.table(summaries);
         var charts = Report.charts(experiment.name(), summaries, out);
@@ -76,9 +108,10 @@ public final class SimulatorMain implements Callable<Integer> {
                 var throughputs = GavelThroughputs.shipped();
                 var inventory = ClusterInventory.gavel();
                 var racks = inventory.nodes().stream().map(SimNode::rack).distinct().sorted().toList();
-                yield new Experiment(String.format(Locale.ROOT, "gavel-rate%s-jobs%d-%s", trim(rate), jobs, reference.toLowerCase(Locale.ROOT)), inventory,
-                        GavelWorkload.generate(rate, jobs, seed, throughputs, racks), CardSpeed.gavel(throughputs, reference),
-                        throughputs.asWorkloadTable());
+                yield new Experiment(String.format(Locale.ROOT, "gavel-rate%s-jobs%d-%s%s", trim(rate), jobs, reference.toLowerCase(Locale.ROOT),
+                        others == Others.low ? "" : "-others-" + others), inventory,
+                        GavelWorkload.generate(rate, jobs, seed, throughputs, racks, others.priority), CardSpeed.gavel(throughputs, reference),
+                        throughputs.asWorkloadTable(), share, reserve);
             }
             case alibaba -> AlibabaTrace.experiment();
         };

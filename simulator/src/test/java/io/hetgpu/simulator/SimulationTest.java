@@ -16,8 +16,12 @@ class SimulationTest {
     private static final ClusterInventory GAVEL = ClusterInventory.gavel();
 
     private static Experiment gavel(int jobs, double rate, long seed) {
+        return gavel(jobs, rate, seed, Job.LOW_PRIORITY);
+    }
+
+    private static Experiment gavel(int jobs, double rate, long seed, int otherPriority) {
         var racks = GAVEL.nodes().stream().map(SimNode::rack).distinct().sorted().toList();
-        return new Experiment("gavel", GAVEL, GavelWorkload.generate(rate, jobs, seed, THROUGHPUTS, racks),
+        return new Experiment("gavel", GAVEL, GavelWorkload.generate(rate, jobs, seed, THROUGHPUTS, racks, otherPriority),
                 CardSpeed.gavel(THROUGHPUTS, "K80"), THROUGHPUTS.asWorkloadTable());
     }
 
@@ -79,7 +83,8 @@ class SimulationTest {
 
     @Test
     void hetgpuBeatsTheDefaultOnHighPriorityCompletionTime() {
-        var summaries = gavel(1500, 2.4, 1).run(1);
+        // The other jobs without a PriorityClass: neutral to the shipped thresholds, so card tier serves urgent jobs only.
+        var summaries = gavel(1500, 2.4, 1, Job.NORMAL_PRIORITY).run(1);
         var byName = new HashMap<String, Summary>();
         summaries.forEach(s -> byName.put(s.policy(), s));
         double baseline = byName.get("kubernetes-default").meanJctHigh();
@@ -91,6 +96,34 @@ class SimulationTest {
         // High-priority jobs on hetgpu get the newest cards far more often than spreading gives them
         // (spreading by cpu and memory already favours the DGX-1 hosts, which are the larger machines).
         assertThat(byName.get("hetgpu").highOnTopTier()).isGreaterThan(byName.get("kubernetes-default").highOnTopTier() + 0.3);
+    }
+
+    @Test
+    void aReserveLetsALateUrgentJobStartAtOnceWhereOrdinaryJobsWouldHaveTakenEveryTopTierCard() {
+        var v100 = GAVEL.nodes().stream().filter(node -> node.name().equals("v100-0")).toList();
+        var dgx = new ClusterInventory(v100);
+        var type = THROUGHPUTS.jobTypes().getFirst();
+        var jobs = List.of(job(0, 0, false, type, 4, 36_000), job(1, 10, false, type, 4, 36_000), job(2, 20, true, type, 4, 3600));
+        var speed = CardSpeed.gavel(THROUGHPUTS, "V100");
+
+        var without = starts(new Simulation(dgx, speed).run(jobs, reserving(0)));
+        assertThat(without.get(2)).as("both ordinary jobs hold the 8 V100: the urgent one waits 10 h").isGreaterThanOrEqualTo(36_000.0);
+
+        var with = starts(new Simulation(dgx, speed).run(jobs, reserving(4)));
+        assertThat(with.get(2)).as("4 V100 kept free").isEqualTo(20.0);
+        assertThat(with.get(1)).as("the second ordinary job waits for the first").isGreaterThanOrEqualTo(36_000.0);
+    }
+
+    private static Placer reserving(int gpus) {
+        var policy = new io.hetgpu.extender.policy.PlacementPolicy(io.hetgpu.extender.policy.PriorityThresholds.DEFAULTS,
+                io.hetgpu.extender.policy.ScoreWeights.DEFAULTS, WorkloadThroughputs.NONE, new io.hetgpu.extender.policy.HighPriorityReserve(gpus));
+        return new HetgpuPlacer("reserve" + gpus, policy, false, 1);
+    }
+
+    private static java.util.Map<Integer, Double> starts(Simulation.Result result) {
+        var starts = new HashMap<Integer, Double>();
+        result.runs().forEach(run -> starts.put(run.job().id(), run.start()));
+        return starts;
     }
 
     @Test
