@@ -27,7 +27,7 @@ public record Experiment(String name, ClusterInventory inventory, List<Job> jobs
     /** The minimumSpeedShare the README's figures use; {@code --minimum-speed-share} gives others. */
     static final double SLOW_CARD_SHARE = 0.35;
     /** The highPriorityReserve the README's figures use; {@code --high-priority-reserve} gives others. */
-    static final int RESERVE = 8;
+    static final int RESERVE = 10;
 
     public Experiment(String name, ClusterInventory inventory, List<Job> jobs, CardSpeed speed, WorkloadThroughputs workloads) {
         this(name, inventory, jobs, speed, workloads, SLOW_CARD_SHARE, RESERVE);
