@@ -45,6 +45,51 @@ public final class Report {
                 ceiling.unplaceable() == 0 ? "" : " " + ceiling.unplaceable() + " jobs fit no node and are left out.");
     }
 
+    /**
+     * Each policy's speed-up over the baseline (the first summary of each seed), high priority / all jobs,
+     * one column per seed, then the least, median and most high-priority speed-up; the ceiling last.
+     */
+    public static String seedTable(java.util.SortedMap<Long, List<Summary>> bySeed, java.util.Map<Long, PlacementCeiling> ceilings) {
+        var seeds = List.copyOf(bySeed.keySet());
+        var text = new StringBuilder("| policy (high × / all ×) |");
+        seeds.forEach(seed -> text.append(" seed ").append(seed).append(" |"));
+        text.append(" least high × | median | most |\n|---|");
+        text.append("---:|".repeat(seeds.size() + 3)).append('\n');
+        var policies = bySeed.get(seeds.getFirst()).stream().skip(1).map(Summary::policy).toList();
+        for (int p = 0; p < policies.size(); p++) {
+            var ratios = new double[seeds.size()];
+            text.append("| ").append(policies.get(p)).append(" |");
+            for (int i = 0; i < seeds.size(); i++) {
+                var summaries = bySeed.get(seeds.get(i));
+                var baseline = summaries.getFirst();
+                var summary = summaries.get(p + 1);
+                ratios[i] = baseline.meanJctHigh() / summary.meanJctHigh();
+                text.append(' ').append(speedUp(baseline.meanJctHigh(), summary.meanJctHigh())).append(" / ")
+                        .append(speedUp(baseline.meanJct(), summary.meanJct())).append(" |");
+            }
+            appendSpread(text, ratios);
+        }
+        var ratios = new double[seeds.size()];
+        text.append("| ceiling (any scheduler) |");
+        for (int i = 0; i < seeds.size(); i++) {
+            var baseline = bySeed.get(seeds.get(i)).getFirst();
+            var ceiling = ceilings.get(seeds.get(i));
+            ratios[i] = baseline.meanJctHigh() / ceiling.meanJctHigh();
+            text.append(' ').append(speedUp(baseline.meanJctHigh(), ceiling.meanJctHigh())).append(" / ")
+                    .append(speedUp(baseline.meanJct(), ceiling.meanJct())).append(" |");
+        }
+        appendSpread(text, ratios);
+        return text.toString();
+    }
+
+    private static void appendSpread(StringBuilder text, double[] ratios) {
+        var sorted = ratios.clone();
+        java.util.Arrays.sort(sorted);
+        int n = sorted.length;
+        double median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        text.append(String.format(Locale.ROOT, " %.2f× | %.2f× | %.2f× |%n", sorted[0], median, sorted[n - 1]));
+    }
+
     private static String speedUp(double baseline, double value) {
         return value > 0 ? String.format(Locale.ROOT, "%.2f×", baseline / value) : "–";
     }

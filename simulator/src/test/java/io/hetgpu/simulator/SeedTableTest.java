@@ -1,0 +1,41 @@
+package io.hetgpu.simulator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/** The per-seed report: speed-ups against each seed's own baseline, and their spread. */
+class SeedTableTest {
+
+    private static Summary summary(String policy, double high, double all) {
+        return new Summary(policy, 100, high, 0, 0, 0, all, 0, 0, 0, 0, 0, 0, 0);
+    }
+
+    @Test
+    void eachSeedIsComparedWithItsOwnBaselineAndTheSpreadIsOverSeeds() {
+        var bySeed = new TreeMap<Long, List<Summary>>(Map.of(
+                1L, List.of(summary("kubernetes-default", 40, 200), summary("hetgpu", 20, 100)),
+                2L, List.of(summary("kubernetes-default", 30, 100), summary("hetgpu", 20, 125)),
+                3L, List.of(summary("kubernetes-default", 50, 100), summary("hetgpu", 10, 50))));
+        var ceiling = new PlacementCeiling(10, 10, 10, 0.5, 0);
+
+        var table = Report.seedTable(bySeed, Map.of(1L, ceiling, 2L, ceiling, 3L, ceiling));
+
+        assertThat(table.lines()).contains(
+                "| policy (high × / all ×) | seed 1 | seed 2 | seed 3 | least high × | median | most |",
+                "| hetgpu | 2.00× / 2.00× | 1.50× / 0.80× | 5.00× / 2.00× | 1.50× | 2.00× | 5.00× |",
+                "| ceiling (any scheduler) | 4.00× / 20.00× | 3.00× / 10.00× | 5.00× / 10.00× | 3.00× | 4.00× | 5.00× |");
+    }
+
+    @Test
+    void aSeedRangeIsFromDotDotTo() {
+        assertThat(SimulatorMain.range("1..10")).containsExactly(1, 10);
+        assertThat(SimulatorMain.range("7..7")).containsExactly(7, 7);
+        assertThatThrownBy(() -> SimulatorMain.range("10..1")).hasMessage("--seeds: expected FROM..TO with FROM <= TO, such as 1..10, got \"10..1\"");
+        assertThatThrownBy(() -> SimulatorMain.range("1-10")).hasMessageContaining("got \"1-10\"");
+    }
+}
