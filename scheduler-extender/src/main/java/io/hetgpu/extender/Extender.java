@@ -75,6 +75,9 @@ public final class Extender implements AutoCloseable {
                     metrics.placed(pod, table);
                     events.accept(pod, table);
                 });
+        if (settings.reserve().isOn()) {
+            metrics.watchReserve(service);
+        }
         var vertx = Vertx.vertx();
         try {
             var server = ExtenderServer.start(vertx, options, service, new Preemption(service), metrics)

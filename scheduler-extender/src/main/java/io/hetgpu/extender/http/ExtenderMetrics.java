@@ -42,6 +42,16 @@ public final class ExtenderMetrics {
                 .increment();
     }
 
+    /** The high-priority reserve as the service last saw it: free top-tier GPUs, and calls it held a pod back. */
+    public void watchReserve(ExtenderService service) {
+        io.micrometer.core.instrument.Gauge.builder("hetgpu.extender.top.tier.free.gpus", service, s -> s.lastHeadroom().free())
+                .description("free GPUs of the cluster's top tier, as last counted for highPriorityReserve")
+                .register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("hetgpu.extender.reserve.held", service, ExtenderService::heldByReserve)
+                .description("filter and prioritize calls in which highPriorityReserve kept top-tier GPUs from a pod")
+                .register(registry);
+    }
+
     public String scrape() {
         return registry.scrape();
     }

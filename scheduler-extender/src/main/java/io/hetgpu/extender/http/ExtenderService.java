@@ -103,6 +103,9 @@ public final class ExtenderService {
     }
 
     private volatile Headroom headroom = new Headroom(NodeSnapshot.EMPTY, TopTierHeadroom.NONE);
+    private volatile TopTierHeadroom lastHeadroom = TopTierHeadroom.NONE;
+    /** Filter and prioritize calls in which the reserve kept the top tier from the pod. */
+    private final java.util.concurrent.atomic.LongAdder heldByReserve = new java.util.concurrent.atomic.LongAdder();
 
     public ExtenderService(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
                            BiConsumer<PodRequest, ScoreTable> onPrioritized) {
@@ -370,6 +373,9 @@ public final class ExtenderService {
 
     private PlacementPolicy.Assessment[] assess(PodRequest pod, Resolved resolved) {
         var closed = policy.reservesTopTier() ? policy.closedTier(pod, headroom(resolved)) : ClosedTier.NONE;
+        if (closed != ClosedTier.NONE) {
+            heldByReserve.increment();
+        }
         var shape = canonical(new Judging(pod.shape(), closed));
         var states = resolved.states();
         var result = new PlacementPolicy.Assessment[states.length];
@@ -436,7 +442,9 @@ public final class ExtenderService {
      * be low and the reserve then holds back more than it must).
      */
     private TopTierHeadroom headroom(Resolved resolved) {
-        return cluster.knowsNodes() ? clusterHeadroom() : TopTierHeadroom.of(Arrays.asList(resolved.states()));
+        var counted = cluster.knowsNodes() ? clusterHeadroom() : TopTierHeadroom.of(Arrays.asList(resolved.states()));
+        lastHeadroom = counted;
+        return counted;
     }
 
     private TopTierHeadroom clusterHeadroom() {
@@ -451,6 +459,16 @@ public final class ExtenderService {
             headroom = known;
         }
         return known.headroom();
+    }
+
+    /** The top tier's free GPUs as last counted for a reserve (NONE before the first count, or without a reserve). */
+    public TopTierHeadroom lastHeadroom() {
+        return lastHeadroom;
+    }
+
+    /** How many filter and prioritize calls the reserve has kept top-tier cards from a pod. */
+    public long heldByReserve() {
+        return heldByReserve.sum();
     }
 
     /** The tier a reserve closes to the pod now (for preemption, which judges one node with the cluster view). */

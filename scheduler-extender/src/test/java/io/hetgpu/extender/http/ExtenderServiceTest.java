@@ -172,6 +172,8 @@ class ExtenderServiceTest {
         var reserving = new ExtenderService(viewOf(nodes), service.parser(), new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
                 new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, io.hetgpu.extender.policy.WorkloadThroughputs.NONE,
                         new io.hetgpu.extender.policy.HighPriorityReserve(8)), (pod, table) -> { });
+        var metrics = new ExtenderMetrics();
+        metrics.watchReserve(reserving);
         var ordinary = KubeJson.trainingPod();
         ordinary.getSpec().setPriority(0);
         var args = new ExtenderArgs(ordinary, null, List.of("dgx-a"));
@@ -184,6 +186,7 @@ class ExtenderServiceTest {
         assertThat(refused.nodeNames()).isEmpty();
         assertThat(refused.failedNodes()).containsExactly(
                 Map.entry("dgx-a", "the cluster's last 8 free V100 are kept for high-priority pods (8 free now)"));
+        assertThat(metrics.scrape()).contains("hetgpu_extender_top_tier_free_gpus 8.0", "hetgpu_extender_reserve_held_total 1.0");
 
         var urgent = KubeJson.trainingPod();
         urgent.getSpec().setPriority(1000);
