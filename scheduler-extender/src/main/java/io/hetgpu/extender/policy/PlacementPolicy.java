@@ -13,8 +13,10 @@ import java.util.Map;
 
 /**
  * hetgpu's placement policy: device filters narrow each node's GPUs to those the pod accepts, node
- * filters decide whether the node fits, and weighted scorers rank the nodes that do. Pure: no I/O,
- * no clocks, no state, so any replica gives the same answer to the same request.
+ * filters decide whether the node fits, and weighted scorers rank the nodes that do. A
+ * {@link HighPriorityReserve} may also close the top tier to a pod, from the cluster-wide headroom the
+ * caller counts. Pure: no I/O, no clocks, no state, so any replica gives the same answer to the same
+ * request and the same headroom.
  */
 public final class PlacementPolicy {
 
