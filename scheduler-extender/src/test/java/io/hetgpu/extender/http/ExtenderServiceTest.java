@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.hetgpu.extender.KubeJson;
 import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.cluster.ClusterView;
-import io.hetgpu.extender.cluster.FixedClusterView;
 import io.hetgpu.extender.cluster.NodeSnapshot;
 import io.hetgpu.extender.cluster.SnapshotClusterView;
 import io.hetgpu.extender.model.BoundPod;
@@ -86,7 +85,7 @@ class ExtenderServiceTest {
         // pods bound to it change, and the kept state must not outlive them.
         var facts = new NodeFacts("dgx", "1", Map.of(), TestTopologies.inventory(dgx), TestTopologies.allFree(dgx));
         var bound = new java.util.concurrent.atomic.AtomicReference<List<BoundPod>>(List.of());
-        var cluster = new FixedClusterView(Map.of("dgx", facts), nodeName -> bound.get());
+        var cluster = new SnapshotClusterView(() -> NodeSnapshot.of(List.of(facts), Map.of("dgx", bound.get())));
         var withCluster = new ExtenderService(cluster, service.parser(), new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
                 service.policy(), (pod, table) -> { });
         var args = new ExtenderArgs(KubeJson.trainingPod(), null, List.of("dgx"));

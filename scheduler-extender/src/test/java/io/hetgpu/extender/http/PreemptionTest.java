@@ -9,7 +9,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.hetgpu.extender.KubeJson;
 import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.cluster.ClusterView;
-import io.hetgpu.extender.cluster.FixedClusterView;
+import io.hetgpu.extender.cluster.NodeSnapshot;
+import io.hetgpu.extender.cluster.SnapshotClusterView;
 import io.hetgpu.extender.model.BoundPod;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.NodeStateFactory;
@@ -93,13 +94,14 @@ class PreemptionTest {
         var t4 = TestTopologies.t4x4("t4");
         var pcie = TestTopologies.v100Pcie("pcie", 4);
         var at = TestTopologies.READ_AT;
-        return new FixedClusterView(
-                Map.of("dgx", new NodeFacts("dgx", "1", Map.of(), TestTopologies.inventory(dgx), TestTopologies.free(dgx)),
-                        "pcie", new NodeFacts("pcie", "1", Map.of(), TestTopologies.inventory(pcie), TestTopologies.free(pcie)),
-                        "t4", new NodeFacts("t4", "1", Map.of(), TestTopologies.inventory(t4), TestTopologies.free(t4))),
+        var snapshot = NodeSnapshot.of(
+                List.of(new NodeFacts("dgx", "1", Map.of(), TestTopologies.inventory(dgx), TestTopologies.free(dgx)),
+                        new NodeFacts("pcie", "1", Map.of(), TestTopologies.inventory(pcie), TestTopologies.free(pcie)),
+                        new NodeFacts("t4", "1", Map.of(), TestTopologies.inventory(t4), TestTopologies.free(t4))),
                 Map.of("dgx", List.of(new BoundPod("w0", 2, true, at.minusSeconds(40)), new BoundPod("w1", 2, true, at.minusSeconds(30)),
                                 new BoundPod("w2", 2, true, at.minusSeconds(20)), new BoundPod("w3", 2, true, at.minusSeconds(10))),
                         "pcie", List.of(new BoundPod("p0", 2, false, at.minusSeconds(20)), new BoundPod("p1", 2, false, at.minusSeconds(10))),
                         "t4", List.of(new BoundPod("t0", 2, false, at.minusSeconds(20)), new BoundPod("t1", 2, false, at.minusSeconds(10)))));
+        return new SnapshotClusterView(() -> snapshot);
     }
 }
