@@ -98,12 +98,14 @@ public final class ExtenderService {
     private record Judging(PodRequest.Shape shape, ClosedTier closed) {
     }
 
-    /** The cluster's top-tier headroom as of one snapshot: counted once per snapshot, and only with a reserve. */
+    /**
+     * The cluster's top-tier headroom as last counted, and the snapshot it was counted from (null when it was
+     * counted from a request's nodes): counted once per snapshot, and only with a reserve.
+     */
     private record Headroom(NodeSnapshot snapshot, TopTierHeadroom headroom) {
     }
 
     private volatile Headroom headroom = new Headroom(NodeSnapshot.EMPTY, TopTierHeadroom.NONE);
-    private volatile TopTierHeadroom lastHeadroom = TopTierHeadroom.NONE;
     /** Filter and prioritize calls in which the reserve kept the top tier from the pod. */
     private final java.util.concurrent.atomic.LongAdder heldByReserve = new java.util.concurrent.atomic.LongAdder();
 
@@ -442,8 +444,11 @@ public final class ExtenderService {
      * be low and the reserve then holds back more than it must).
      */
     private TopTierHeadroom headroom(Resolved resolved) {
-        var counted = cluster.knowsNodes() ? clusterHeadroom() : TopTierHeadroom.of(Arrays.asList(resolved.states()));
-        lastHeadroom = counted;
+        if (cluster.knowsNodes()) {
+            return clusterHeadroom();
+        }
+        var counted = TopTierHeadroom.of(Arrays.asList(resolved.states()));
+        headroom = new Headroom(null, counted);
         return counted;
     }
 
@@ -463,7 +468,7 @@ public final class ExtenderService {
 
     /** The top tier's free GPUs as last counted for a reserve (NONE before the first count, or without a reserve). */
     public TopTierHeadroom lastHeadroom() {
-        return lastHeadroom;
+        return headroom.headroom();
     }
 
     /** How many filter and prioritize calls the reserve has kept top-tier cards from a pod. */
