@@ -3,8 +3,11 @@ package io.hetgpu.simulator;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.SortedMap;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
@@ -49,7 +52,7 @@ public final class Report {
      * Each policy's speed-up over the baseline (the first summary of each seed), high priority / all jobs,
      * one column per seed, then the least, median and most high-priority speed-up; the ceiling last.
      */
-    public static String seedTable(java.util.SortedMap<Long, List<Summary>> bySeed, java.util.Map<Long, PlacementCeiling> ceilings) {
+    public static String seedTable(SortedMap<Long, List<Summary>> bySeed, Map<Long, PlacementCeiling> ceilings) {
         var seeds = List.copyOf(bySeed.keySet());
         var text = new StringBuilder("| policy (high × / all ×) |");
         seeds.forEach(seed -> text.append(" seed ").append(seed).append(" |"));
@@ -84,7 +87,7 @@ public final class Report {
 
     private static void appendSpread(StringBuilder text, double[] ratios) {
         var sorted = ratios.clone();
-        java.util.Arrays.sort(sorted);
+        Arrays.sort(sorted);
         int n = sorted.length;
         double median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
         text.append(String.format(Locale.ROOT, " %.2f× | %.2f× | %.2f× |%n", sorted[0], median, sorted[n - 1]));

@@ -2,11 +2,16 @@ package io.hetgpu.simulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hetgpu.extender.policy.HighPriorityReserve;
+import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PriorityThresholds;
+import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.extender.policy.WorkloadThroughputs;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -115,12 +120,11 @@ class SimulationTest {
     }
 
     private static Placer reserving(int gpus) {
-        var policy = new io.hetgpu.extender.policy.PlacementPolicy(io.hetgpu.extender.policy.PriorityThresholds.DEFAULTS,
-                io.hetgpu.extender.policy.ScoreWeights.DEFAULTS, WorkloadThroughputs.NONE, new io.hetgpu.extender.policy.HighPriorityReserve(gpus));
+        var policy = new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, WorkloadThroughputs.NONE, new HighPriorityReserve(gpus));
         return new HetgpuPlacer("reserve" + gpus, policy, false, 1);
     }
 
-    private static java.util.Map<Integer, Double> starts(Simulation.Result result) {
+    private static Map<Integer, Double> starts(Simulation.Result result) {
         var starts = new HashMap<Integer, Double>();
         result.runs().forEach(run -> starts.put(run.job().id(), run.start()));
         return starts;

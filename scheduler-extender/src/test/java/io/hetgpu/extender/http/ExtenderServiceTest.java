@@ -12,9 +12,11 @@ import io.hetgpu.extender.model.BoundPod;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.policy.HighPriorityReserve;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
+import io.hetgpu.extender.policy.WorkloadThroughputs;
 import io.hetgpu.gpu.tier.CardCatalog;
 import java.util.List;
 import java.util.Map;
@@ -55,7 +57,7 @@ class ExtenderServiceTest {
     @Test
     void podsOfOneShapeButAnotherWorkloadAreJudgedAfresh() {
         // Gavel's single-GPU speeds: ResNet-50 crawls on a K80 (10 % of its V100 speed), Recommendation runs fastest there.
-        var throughputs = new io.hetgpu.extender.policy.WorkloadThroughputs(Map.of(
+        var throughputs = new WorkloadThroughputs(Map.of(
                 "resnet50", Map.of("K80", 1.81, "V100", 17.99), "recommendation", Map.of("K80", 20.05, "V100", 13.28)));
         var workloadAware = new ExtenderService(ClusterView.REQUEST_ONLY, service.parser(), new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
                 new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, throughputs.withMinimumShare(0.25)), (pod, table) -> { });
@@ -169,8 +171,8 @@ class ExtenderServiceTest {
         var idle = dgxFacts("dgx-b", TestTopologies.allFree(TestTopologies.dgx1V100("dgx-b")));
         var nodes = new AtomicReference<>(NodeSnapshot.of(List.of(a, idle), Map.of()));
         var reserving = new ExtenderService(viewOf(nodes), service.parser(), new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
-                new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, io.hetgpu.extender.policy.WorkloadThroughputs.NONE,
-                        new io.hetgpu.extender.policy.HighPriorityReserve(8)), (pod, table) -> { });
+                new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, WorkloadThroughputs.NONE,
+                        new HighPriorityReserve(8)), (pod, table) -> { });
         var metrics = new ExtenderMetrics();
         metrics.watchReserve(reserving);
         var ordinary = KubeJson.trainingPod();

@@ -2,6 +2,7 @@ package io.hetgpu.extender.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.hetgpu.extender.ExtenderConfig;
 import io.hetgpu.extender.TestNodes;
@@ -9,6 +10,7 @@ import io.hetgpu.extender.TestPods;
 import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.model.GpuPreference;
 import io.hetgpu.extender.model.NodeState;
+import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PriorityHint;
 import java.util.List;
@@ -94,10 +96,10 @@ class HighPriorityReserveTest {
     @Test
     void scoresRankOnlyTheNodesTheReserveLeaves() {
         var nodes = cluster(0, 1, 2);
-        var table = policy.prioritize(ordinary(4), nodes, io.hetgpu.extender.model.PlacementContext.EMPTY, TopTierHeadroom.of(nodes));
+        var table = policy.prioritize(ordinary(4), nodes, PlacementContext.EMPTY, TopTierHeadroom.of(nodes));
         assertThat(table.rows()).extracting(ScoreTable.Row::node, row -> row.candidate() != null)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple("dgx-a", false), org.assertj.core.groups.Tuple.tuple("dgx-b", false),
-                        org.assertj.core.groups.Tuple.tuple("k80", true));
+                .containsExactly(tuple("dgx-a", false), tuple("dgx-b", false),
+                        tuple("k80", true));
     }
 
     @Test
