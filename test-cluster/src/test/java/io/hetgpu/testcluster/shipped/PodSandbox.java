@@ -1,0 +1,212 @@
+package io.hetgpu.testcluster.shipped;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One container of a shipped workload, as kubelet would start it, made to run on this machine: its
+ * volumes become folders under a root (ConfigMap volumes filled from the manifests' ConfigMaps,
+ * host paths wherever the test puts the simulated node's folders), its ports become free loopback
+ * ports, and every argument and environment value that names a mount path or a port is rewritten to
+ * match. {@code $(VAR)} references are expanded from the container's environment as kubelet does.
+ * Nothing else of the container's command line is changed.
+ */
+final class PodSandbox {
+
+    private static final Pattern VAR_REFERENCE = Pattern.compile("\\$\\(([A-Za-z_][A-Za-z0-9_]*)\\)");
+
+    private final Container container;
+    private final Map<String, String> env = new LinkedHashMap<>();
+    /** Mount path in the container → folder here, longest first so that nested mounts win. */
+    private final Map<String, Path> mounts = new LinkedHashMap<>();
+    private final Map<Integer, Integer> ports = new LinkedHashMap<>();
+
+    private PodSandbox(Container container) {
+        this.container = container;
+    }
+
+    /**
+     * @param hostPaths where each hostPath volume's path lives on this machine (the simulated node's folders)
+     */
+    static PodSandbox of(List<HasMetadata> manifests, String kind, String name, String nodeName, Path root,
+            Map<String, Path> hostPaths) {
+        var template = template(manifests, kind, name);
+        var containers = template.getSpec().getContainers();
+        if (containers.size() != 1) {
+            throw new AssertionError(kind + " " + name + ": expected one container, found " + containers.size());
+        }
+        var sandbox = new PodSandbox(containers.getFirst());
+        sandbox.mount(manifests, template.getSpec().getVolumes(), root, hostPaths);
+        sandbox.allocatePorts();
+        sandbox.resolveEnv(nodeName);
+        return sandbox;
+    }
+
+    /** The container's arguments, expanded and rewritten for this machine. */
+    List<String> args() {
+        var words = new ArrayList<String>();
+        if (container.getCommand() != null) {
+            words.addAll(container.getCommand());
+        }
+        if (container.getArgs() != null) {
+            words.addAll(container.getArgs());
+        }
+        return words.stream().map(this::expand).map(this::localize).toList();
+    }
+
+    /** The container's environment, rewritten for this machine. */
+    Map<String, String> env() {
+        var local = new LinkedHashMap<String, String>();
+        env.forEach((key, value) -> local.put(key, String.join(" ", List.of(value.split(" ")).stream().map(this::localize).toList())));
+        return local;
+    }
+
+    /** The free loopback port that stands in for the container port called {@code name}. */
+    int port(String name) {
+        return container.getPorts().stream().filter(p -> name.equals(p.getName())).findFirst()
+                .map(p -> ports.get(p.getContainerPort()))
+                .orElseThrow(() -> new AssertionError("container " + container.getName() + " has no port named " + name));
+    }
+
+    Container container() {
+        return container;
+    }
+
+    Path mountedAt(String mountPath) {
+        var path = mounts.get(mountPath);
+        if (path == null) {
+            throw new AssertionError("nothing is mounted at " + mountPath + " (mounts: " + mounts.keySet() + ")");
+        }
+        return path;
+    }
+
+    private void mount(List<HasMetadata> manifests, List<Volume> volumes, Path root, Map<String, Path> hostPaths) {
+        var byName = new LinkedHashMap<String, Volume>();
+        volumes.forEach(volume -> byName.put(volume.getName(), volume));
+        var list = new ArrayList<VolumeMount>(container.getVolumeMounts());
+        list.sort(Comparator.comparing((VolumeMount m) -> m.getMountPath().length()).reversed());
+        try {
+            for (VolumeMount mount : list) {
+                var volume = byName.get(mount.getName());
+                if (volume == null) {
+                    throw new AssertionError("volumeMount " + mount.getName() + " names no volume of the pod");
+                }
+                Path local;
+                if (volume.getHostPath() != null) {
+                    local = hostPaths.get(volume.getHostPath().getPath());
+                    if (local == null) {
+                        throw new AssertionError("the test gives no folder for hostPath " + volume.getHostPath().getPath());
+                    }
+                } else {
+                    local = Files.createDirectories(root.resolve(volume.getName()));
+                    if (volume.getConfigMap() != null) {
+                        var configMap = configMap(manifests, volume.getConfigMap().getName());
+                        for (var entry : configMap.getData().entrySet()) {
+                            Files.writeString(local.resolve(entry.getKey()), entry.getValue());
+                        }
+                    }
+                }
+                mounts.put(mount.getMountPath(), local);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void allocatePorts() {
+        for (ContainerPort port : container.getPorts()) {
+            try (var socket = new ServerSocket(0)) {
+                ports.put(port.getContainerPort(), socket.getLocalPort());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    private void resolveEnv(String nodeName) {
+        for (EnvVar var : container.getEnv()) {
+            if (var.getValue() != null) {
+                env.put(var.getName(), expand(var.getValue()));
+            } else if (var.getValueFrom() != null && var.getValueFrom().getFieldRef() != null
+                    && "spec.nodeName".equals(var.getValueFrom().getFieldRef().getFieldPath())) {
+                env.put(var.getName(), nodeName);
+            } else {
+                throw new AssertionError("env " + var.getName() + ": the test knows literal values and spec.nodeName only, got " + var);
+            }
+        }
+    }
+
+    private String expand(String word) {
+        Matcher matcher = VAR_REFERENCE.matcher(word);
+        var out = new StringBuilder();
+        while (matcher.find()) {
+            var value = env.get(matcher.group(1));
+            // kubelet leaves a reference to an unknown variable as it is.
+            matcher.appendReplacement(out, Matcher.quoteReplacement(value == null ? matcher.group() : value));
+        }
+        return matcher.appendTail(out).toString();
+    }
+
+    /** {@code --flag=VALUE} or {@code -Dkey=VALUE}: a VALUE under a mount path or equal to a container port is rewritten. */
+    private String localize(String word) {
+        int eq = word.indexOf('=');
+        if (eq < 0 || !word.startsWith("-")) {
+            return word;
+        }
+        return word.substring(0, eq + 1) + localValue(word.substring(eq + 1));
+    }
+
+    private String localValue(String value) {
+        for (var mount : mounts.entrySet()) {
+            var path = mount.getKey();
+            if (value.equals(path) || value.startsWith(path + "/")) {
+                return mount.getValue() + value.substring(path.length());
+            }
+        }
+        if (value.matches("[0-9]{1,5}") && ports.containsKey(Integer.parseInt(value))) {
+            return Integer.toString(ports.get(Integer.parseInt(value)));
+        }
+        return value;
+    }
+
+    private static PodTemplateSpec template(List<HasMetadata> manifests, String kind, String name) {
+        return manifests.stream()
+                .filter(o -> o.getKind().equals(kind) && o.getMetadata().getName().equals(name))
+                .findFirst()
+                .map(o -> switch (o) {
+                    case DaemonSet d -> d.getSpec().getTemplate();
+                    case Deployment d -> d.getSpec().getTemplate();
+                    default -> throw new AssertionError(kind + " is not a workload the test knows");
+                })
+                .orElseThrow(() -> new AssertionError("no " + kind + " " + name + " in the manifests"));
+    }
+
+    private static ConfigMap configMap(List<HasMetadata> manifests, String name) {
+        return manifests.stream()
+                .filter(o -> o instanceof ConfigMap && o.getMetadata().getName().equals(name))
+                .map(ConfigMap.class::cast)
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no ConfigMap " + name + " in the manifests"));
+    }
+}
