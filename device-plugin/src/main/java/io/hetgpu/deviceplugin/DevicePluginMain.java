@@ -109,7 +109,15 @@ public final class DevicePluginMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        validate();
+        // Every value first, then what one flag needs of another: a wrong value is the first thing to fix.
+        validateValues();
+        CardCatalog catalog;
+        try {
+            catalog = catalog();
+        } catch (IOException e) {
+            throw new CommandLine.ExecutionException(spec.commandLine(), e.getMessage(), e);
+        }
+        requireNodeNameWhenPublishing();
         DevicePlugin plugin;
         KubernetesClient client = publishNodeInventory ? new KubernetesClientBuilder().build() : null;
         try {
@@ -117,7 +125,7 @@ public final class DevicePluginMain implements Callable<Integer> {
             var sourceNode = nodeName == null || nodeName.isBlank() ? hostName() : nodeName;
             var source = GpuSources.open(gpuSource, sourceNode, NvmlOptions.defaults());
             plugin = DevicePlugin.start(new DevicePlugin.Settings(devicePluginDir, podResourcesSocket, resourceName,
-                    EnumSet.copyOf(deviceListStrategies), podResourcesInterval, httpPort, nodeName, catalog()), source, Optional.ofNullable(client));
+                    EnumSet.copyOf(deviceListStrategies), podResourcesInterval, httpPort, nodeName, catalog), source, Optional.ofNullable(client));
         } catch (GpuDiscoveryException | IOException e) {
             if (client != null) {
                 client.close();
@@ -138,14 +146,15 @@ public final class DevicePluginMain implements Callable<Integer> {
         return 0;
     }
 
-    private void validate() {
+    private void validateValues() {
         if (!RESOURCE_NAME.matcher(resourceName).matches()) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--resource-name must look like vendor.example/name, got \"" + resourceName + "\"");
         }
-        if (publishNodeInventory && (nodeName == null || nodeName.isBlank())) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "--node-name (or NODE_NAME) is required unless --publish-node-inventory false");
+        try {
+            GpuSources.checkSpec(gpuSource);
+        } catch (GpuDiscoveryException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         if (httpPort < 0 || httpPort > 65535) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--http-port must be 0..65535, got " + httpPort);
@@ -153,6 +162,13 @@ public final class DevicePluginMain implements Callable<Integer> {
         if (podResourcesInterval.isNegative() || podResourcesInterval.isZero()) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--pod-resources-interval must be positive, got " + podResourcesInterval);
+        }
+    }
+
+    private void requireNodeNameWhenPublishing() {
+        if (publishNodeInventory && (nodeName == null || nodeName.isBlank())) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--node-name (or NODE_NAME) is required unless --publish-node-inventory false");
         }
     }
 

@@ -38,6 +38,17 @@ class DevicePluginMainTest {
     }
 
     @Test
+    void reportsABadValueBeforeTheMissingNodeNameItWouldNeed() {
+        // No NODE_NAME in a test's environment is not guaranteed: an empty --node-name stands for it.
+        assertThat(run("--node-name", "", "--gpu-source", "nvlm"))
+                .startsWith("hetgpu-device-plugin: --gpu-source must be \"nvml\" or \"simulated:<profile>\"").contains("got \"nvlm\"");
+        assertThat(run("--node-name", "", "--http-port", "99999")).contains("--http-port must be 0..65535, got 99999");
+        assertThat(run("--node-name", "", "--pod-resources-interval", "0s")).contains("--pod-resources-interval must be positive");
+        assertThat(run("--node-name", "", "--tier-table", temp.resolve("none.yaml").toString()))
+                .isEqualTo("hetgpu-device-plugin: --tier-table: no such file " + temp.resolve("none.yaml"));
+    }
+
+    @Test
     void reportsADiscoveryFailureInOneSentence() {
         assertThat(run("--gpu-source", "simulated:no-such-machine", "--publish-node-inventory", "false",
                 "--device-plugin-dir", temp.toString(), "--http-port", "0"))

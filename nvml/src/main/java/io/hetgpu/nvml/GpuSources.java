@@ -18,13 +18,16 @@ public final class GpuSources {
     }
 
     public static GpuSource open(String spec, String nodeName, NvmlOptions nvmlOptions) throws GpuDiscoveryException {
-        if (NVML.equals(spec)) {
-            return NvmlGpuSource.open(nvmlOptions);
+        checkSpec(spec);
+        return NVML.equals(spec) ? NvmlGpuSource.open(nvmlOptions) : SimulatedGpuSource.open(spec.substring(SIMULATED_PREFIX.length()), nodeName);
+    }
+
+    /** Checks the spelling of a source without opening it, so that a command line can be checked whole before anything starts. */
+    public static void checkSpec(String spec) throws GpuDiscoveryException {
+        boolean simulated = spec != null && spec.startsWith(SIMULATED_PREFIX) && spec.length() > SIMULATED_PREFIX.length();
+        if (!NVML.equals(spec) && !simulated) {
+            throw new GpuDiscoveryException("--gpu-source must be \"nvml\" or \"simulated:<profile>\" (profiles: "
+                    + String.join(", ", SimulatedGpuSource.shippedProfiles()) + "), got \"" + spec + "\"");
         }
-        if (spec != null && spec.startsWith(SIMULATED_PREFIX) && spec.length() > SIMULATED_PREFIX.length()) {
-            return SimulatedGpuSource.open(spec.substring(SIMULATED_PREFIX.length()), nodeName);
-        }
-        throw new GpuDiscoveryException("--gpu-source must be \"nvml\" or \"simulated:<profile>\" (profiles: "
-                + String.join(", ", SimulatedGpuSource.shippedProfiles()) + "), got \"" + spec + "\"");
     }
 }

@@ -9,6 +9,8 @@ import io.hetgpu.deviceplugin.api.v1beta1.ContainerPreferredAllocationRequest;
 import io.hetgpu.deviceplugin.api.v1beta1.Device;
 import io.hetgpu.deviceplugin.api.v1beta1.Empty;
 import io.hetgpu.deviceplugin.api.v1beta1.ListAndWatchResponse;
+import io.hetgpu.deviceplugin.api.v1beta1.PreStartContainerRequest;
+import io.hetgpu.deviceplugin.api.v1beta1.PreStartContainerResponse;
 import io.hetgpu.deviceplugin.api.v1beta1.PreferredAllocationRequest;
 import io.hetgpu.deviceplugin.devices.DeviceListStrategy;
 import io.hetgpu.deviceplugin.devices.GpuInventory;
@@ -84,6 +86,20 @@ class DevicePluginEndpointTest {
         assertThat(endpoint.state()).isEqualTo(DevicePluginEndpoint.State.REGISTERED);
         assertThat(kubelet.plugin().getDevicePluginOptions(Empty.getDefaultInstance()))
                 .isEqualTo(request.getOptions());
+    }
+
+    @Test
+    void preStartContainerAnswersEmptyThoughTheOptionsSayKubeletNeedNotCall() throws Exception {
+        kubelet.start();
+        endpoint.start();
+        kubelet.nextRegistration();
+
+        // Nothing to prepare before a container starts (no reset, no MIG set-up), so the options say
+        // not required; a kubelet that calls anyway gets an empty answer, never UNIMPLEMENTED.
+        var uuid = dgx1.devices().getFirst().uuid();
+        var answer = kubelet.plugin().preStartContainer(PreStartContainerRequest.newBuilder().addDevicesIds(uuid).build());
+        assertThat(answer).isEqualTo(PreStartContainerResponse.getDefaultInstance());
+        assertThat(kubelet.plugin().getDevicePluginOptions(Empty.getDefaultInstance()).getPreStartRequired()).isFalse();
     }
 
     @Test
