@@ -29,3 +29,7 @@ int nvmlDeviceGetSupportedEventTypes(void *h, unsigned long long *t) { *t = 0x8 
 int nvmlDeviceRegisterEvents(void *h, unsigned long long t, void *s) { return 0; }
 int nvmlEventSetWait_v2(void *s, ev_t *d, unsigned ms) { usleep(ms * 1000); return 10; }
 int nvmlEventSetFree(void *s) { return 0; }
+/* Reset evidence: a K80 has ECC and page retirement, but no row remapper (Ampere and newer). */
+int nvmlDeviceGetTotalEccErrors(void *h, int type, int counter, unsigned long long *c) { *c = 0; return 0; }
+int nvmlDeviceGetRetiredPagesPendingStatus(void *h, int *state) { *state = 0; return 0; }
+int nvmlDeviceGetRemappedRows(void *h, unsigned *corr, unsigned *unc, unsigned *pending, unsigned *failed) { return 3; }

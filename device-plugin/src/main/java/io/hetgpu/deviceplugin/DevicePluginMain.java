@@ -9,6 +9,9 @@ import io.hetgpu.gpu.tier.CardCatalog;
 import io.hetgpu.gpu.tier.TierTableFile;
 import io.hetgpu.nvml.GpuSources;
 import io.hetgpu.nvml.NvmlOptions;
+import io.hetgpu.nvml.XidCatalogue;
+import io.hetgpu.nvml.XidRules;
+import io.hetgpu.nvml.XidSelection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -41,6 +44,9 @@ public final class DevicePluginMain implements Callable<Integer> {
     /** An extended resource name as kubelet accepts it: a DNS subdomain, a slash, a name. */
     private static final Pattern RESOURCE_NAME = Pattern.compile(
             "[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
+
+    /** Where sticky GPU health marks are kept, relative to {@code --device-plugin-dir}. */
+    static final Path HEALTH_MARKS = Path.of("hetgpu", "gpu-health-marks");
 
     @Option(names = "--device-plugin-dir", paramLabel = "DIR", defaultValue = "/var/lib/kubelet/device-plugins",
             description = "kubelet's device-plugin folder (kubelet.sock lives there). Default: ${DEFAULT-VALUE}")
@@ -80,6 +86,16 @@ public final class DevicePluginMain implements Callable<Integer> {
             description = "YAML/JSON file whose tiers: list overrides or extends the card table used for the hetgpu.io/gpu.tier label "
                     + "(the scheduler extender's config file, so both rank cards alike). Default: the built-in table.")
     Path tierTable;
+
+    @Option(names = "--health-skip-xids", paramLabel = "XIDS|all", converter = XidSelectionConverter.class,
+            description = "XIDs that never mark a GPU unhealthy, besides the application faults of NVIDIA's catalogue "
+                    + "(13, 31, 43, 45, 68, 109); all turns XID and ECC checks off. NVIDIA's DP_DISABLE_HEALTHCHECKS. Default: none")
+    XidSelection healthSkipXids = XidSelection.NONE;
+
+    @Option(names = "--health-critical-xids", paramLabel = "XIDS|all", converter = XidSelectionConverter.class,
+            description = "XIDs that always mark a GPU unhealthy, even when skipped or catalogued as application faults; "
+                    + "wins over --health-skip-xids. NVIDIA's DP_ENABLE_HEALTHCHECKS. Default: none")
+    XidSelection healthCriticalXids = XidSelection.NONE;
 
     @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "9445",
             description = "Port of /healthz and /metrics (Prometheus); 0 turns it off. Default: ${DEFAULT-VALUE}")
@@ -123,7 +139,7 @@ public final class DevicePluginMain implements Callable<Integer> {
         try {
             // Simulated profiles derive their UUIDs from the node name; without one (no inventory published) the host name will do.
             var sourceNode = nodeName == null || nodeName.isBlank() ? hostName() : nodeName;
-            var source = GpuSources.open(gpuSource, sourceNode, NvmlOptions.defaults());
+            var source = GpuSources.open(gpuSource, sourceNode, nvmlOptions());
             plugin = DevicePlugin.start(new DevicePlugin.Settings(devicePluginDir, podResourcesSocket, resourceName,
                     EnumSet.copyOf(deviceListStrategies), podResourcesInterval, httpPort, nodeName, catalog), source, Optional.ofNullable(client));
         } catch (GpuDiscoveryException | IOException e) {
@@ -144,6 +160,19 @@ public final class DevicePluginMain implements Callable<Integer> {
         }, "shutdown"));
         stopped.await();
         return 0;
+    }
+
+    /**
+     * NVML health as the flags say. GPUs held until a reset or a reboot are remembered in a folder of their own
+     * under kubelet's device-plugins folder (mounted read-write already): kubelet deletes the plain files there
+     * when it starts, never folders.
+     */
+    NvmlOptions nvmlOptions() {
+        var rules = new XidRules(XidCatalogue.nvidia(), healthSkipXids, healthCriticalXids);
+        if (GpuSources.NVML.equals(gpuSource)) {
+            log.info("GPU health: NVIDIA's XID catalogue; {}", rules);
+        }
+        return NvmlOptions.defaults().withXidRules(rules).withStickyMarkFile(devicePluginDir.resolve(HEALTH_MARKS));
     }
 
     private void validateValues() {
@@ -213,6 +242,17 @@ public final class DevicePluginMain implements Callable<Integer> {
                 };
             } catch (RuntimeException e) {
                 throw new CommandLine.TypeConversionException("expected a duration such as 5s, 500ms, 1m or PT5S, got \"" + value + "\"");
+            }
+        }
+    }
+
+    static final class XidSelectionConverter implements CommandLine.ITypeConverter<XidSelection> {
+        @Override
+        public XidSelection convert(String value) {
+            try {
+                return XidSelection.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
             }
         }
     }

@@ -1,6 +1,10 @@
 package io.hetgpu.deviceplugin;
 
+import io.hetgpu.nvml.NvmlOptions;
+import io.hetgpu.nvml.XidClass;
+import io.hetgpu.nvml.XidSelection;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.PrintWriter;
@@ -29,6 +33,42 @@ class DevicePluginMainTest {
                 .contains("unknown device list strategy \"volume-mounts\"; expected one of envvar, cdi-cri");
         assertThat(run("--pod-resources-interval", "soon")).contains("expected a duration such as 5s");
         assertThat(run("--no-such-flag")).startsWith("hetgpu-device-plugin: Unknown option: '--no-such-flag'");
+    }
+
+    @Test
+    void rejectsXidListsNamingTheFlagAndTheEntry() {
+        assertThat(run("--health-skip-xids", "79,seventy-four")).isEqualTo("hetgpu-device-plugin: Invalid value for option "
+                + "'--health-skip-xids': expected XID numbers separated by commas, or all; \"seventy-four\" is not an XID "
+                + "(in \"79,seventy-four\") (see --help)");
+        assertThat(run("--health-critical-xids", "-1")).startsWith("hetgpu-device-plugin: Invalid value for option '--health-critical-xids'")
+                .contains("\"-1\" is not an XID");
+    }
+
+    @Test
+    void healthFlagsDefaultToNvmlOptionsDefaults() {
+        var main = new DevicePluginMain();
+        new CommandLine(main).parseArgs("--device-plugin-dir", temp.toString());
+
+        var options = main.nvmlOptions();
+        var defaults = NvmlOptions.defaults();
+
+        assertThat(options.xidRules()).isEqualTo(defaults.xidRules());
+        assertThat(options.recoveryPeriod()).isEqualTo(defaults.recoveryPeriod());
+        assertThat(options.probeInterval()).isEqualTo(defaults.probeInterval());
+        assertThat(options.stickyMarkFile()).contains(temp.resolve("hetgpu/gpu-health-marks"));
+    }
+
+    @Test
+    void healthFlagsReachTheXidRules() {
+        var main = new DevicePluginMain();
+        new CommandLine(main).parseArgs("--health-skip-xids", "all", "--health-critical-xids", "79, 48");
+
+        var rules = main.nvmlOptions().xidRules();
+
+        assertThat(rules.skipped()).isEqualTo(XidSelection.ALL);
+        assertThat(rules.critical()).isEqualTo(XidSelection.of(48, 79));
+        assertThat(rules.classify(74)).isEqualTo(XidClass.APPLICATION);
+        assertThat(rules.classify(79)).isEqualTo(XidClass.REBOOT_REQUIRED);
     }
 
     @Test

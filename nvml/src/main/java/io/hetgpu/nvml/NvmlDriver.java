@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * The NVML calls hetgpu makes, as plain values. The real implementation is
@@ -34,6 +35,9 @@ public interface NvmlDriver extends AutoCloseable {
 
     /** Whether the device answers basic queries (handle, UUID, memory) without error right now. */
     boolean answersNormally(int index);
+
+    /** What NVML shows right now of the device's uncorrectable-error state; empty fields where it cannot say. */
+    ResetSignals resetSignals(int index);
 
     /** Shuts NVML down; no call may follow. */
     @Override
@@ -71,6 +75,29 @@ public interface NvmlDriver extends AutoCloseable {
         public NvlinkPort {
             Objects.requireNonNull(remotePciBusId, "remotePciBusId");
             Objects.requireNonNull(remoteEnd, "remoteEnd");
+        }
+    }
+
+    /**
+     * The NVML readings that change when a GPU is reset (or its driver reloaded), the only evidence short of a
+     * reboot that a GPU needing a reset has had one.
+     *
+     * @param volatileUncorrectedEcc uncorrected ECC errors since the driver loaded or the GPU was last reset
+     *                               ({@code nvmlDeviceGetTotalEccErrors}, volatile); empty without ECC or the function
+     * @param memoryRepairPending    whether a row remapping ({@code nvmlDeviceGetRemappedRows}) or a page retirement
+     *                               ({@code nvmlDeviceGetRetiredPagesPendingStatus}) waits for the next reset; empty when
+     *                               the GPU or the driver supports neither
+     */
+    record ResetSignals(OptionalLong volatileUncorrectedEcc, Optional<Boolean> memoryRepairPending) {
+        public static final ResetSignals UNKNOWN = new ResetSignals(OptionalLong.empty(), Optional.empty());
+
+        public ResetSignals {
+            Objects.requireNonNull(volatileUncorrectedEcc, "volatileUncorrectedEcc");
+            Objects.requireNonNull(memoryRepairPending, "memoryRepairPending");
+        }
+
+        public static ResetSignals of(long volatileUncorrectedEcc, boolean memoryRepairPending) {
+            return new ResetSignals(OptionalLong.of(volatileUncorrectedEcc), Optional.of(memoryRepairPending));
         }
     }
 

@@ -10,6 +10,7 @@ import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -30,7 +31,7 @@ public final class NvmlGpuSource implements GpuSource {
     private final NvmlHealthWatcher watcher;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private NvmlGpuSource(NvmlDriver driver, NodeTopology discovered, NvmlOptions options, Clock clock) {
+    private NvmlGpuSource(NvmlDriver driver, NodeTopology discovered, NvmlOptions options, Clock clock, Optional<String> bootId) {
         this.driver = driver;
         this.discovered = discovered;
         var indexByUuid = new LinkedHashMap<String, Integer>();
@@ -38,7 +39,9 @@ public final class NvmlGpuSource implements GpuSource {
             indexByUuid.put(device.uuid(), device.index());
             health.put(device.uuid(), device.health());
         }
-        this.watcher = new NvmlHealthWatcher(driver, indexByUuid, options, clock, this::apply);
+        this.watcher = new NvmlHealthWatcher(driver, indexByUuid, options, clock, bootId, this::apply);
+        // GPUs a saved mark still holds are unhealthy in the very first topology handed out.
+        apply(watcher.restore());
     }
 
     /**
@@ -48,11 +51,17 @@ public final class NvmlGpuSource implements GpuSource {
      * @throws GpuDiscoveryException with one sentence when NVML cannot be loaded or reports no GPU
      */
     public static NvmlGpuSource open(NvmlOptions options) throws GpuDiscoveryException {
-        return open(JavacppNvmlDriver.open(), options, Clock.systemUTC());
+        return open(JavacppNvmlDriver.open(), options, Clock.systemUTC(), BootId.read(BootId.KERNEL_FILE));
+    }
+
+    /** Discovery over any driver, at a boot ID of the test's choosing. Closes the driver on failure. */
+    static NvmlGpuSource open(NvmlDriver driver, NvmlOptions options, Clock clock) throws GpuDiscoveryException {
+        return open(driver, options, clock, Optional.of("test-boot"));
     }
 
     /** Discovery over any driver: the seam the tests use with fake machines. Closes the driver on failure. */
-    static NvmlGpuSource open(NvmlDriver driver, NvmlOptions options, Clock clock) throws GpuDiscoveryException {
+    static NvmlGpuSource open(NvmlDriver driver, NvmlOptions options, Clock clock, Optional<String> bootId)
+            throws GpuDiscoveryException {
         NodeTopology topology;
         try {
             topology = TopologyAssembler.assemble(driver);
@@ -65,7 +74,7 @@ public final class NvmlGpuSource implements GpuSource {
             throw new GpuDiscoveryException("NVML is running but reports no GPU on this node (driver "
                     + topology.driverVersion() + ").");
         }
-        var source = new NvmlGpuSource(driver, topology, options, clock);
+        var source = new NvmlGpuSource(driver, topology, options, clock, bootId);
         source.watcher.start();
         return source;
     }

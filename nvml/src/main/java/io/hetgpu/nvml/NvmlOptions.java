@@ -1,55 +1,54 @@
 package io.hetgpu.nvml;
 
+import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Set;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * How NVML discovery watches device health.
  *
- * @param ignoredXids    XID codes that are application faults (a bad kernel, a killed process), not a sick GPU;
- *                       NVIDIA's device plugin ignores the same default set
- * @param recoveryPeriod how long an unhealthy device must answer normally before it is reported healthy again
+ * @param xidRules       which XIDs mark a GPU and what clears the mark: NVIDIA's catalogue and an admin's overrides
+ * @param recoveryPeriod how long a device unhealthy for a transient reason must answer normally before it is reported
+ *                       healthy again
  * @param probeInterval  how often unhealthy devices are probed (and the longest the watcher blocks in NVML)
+ * @param stickyMarkFile where GPUs held until a reset or a reboot are remembered across restarts of the process;
+ *                       empty: they are held only while it runs
  */
-public record NvmlOptions(Set<Integer> ignoredXids, Duration recoveryPeriod, Duration probeInterval) {
-
-    /** 13 graphics engine exception, 31 MMU fault, 43 GPU stopped processing, 45 preemptive cleanup,
-     *  68 video processor exception, 109 context switch timeout: all raised by faulty applications. */
-    public static final Set<Integer> APPLICATION_XIDS = Set.of(13, 31, 43, 45, 68, 109);
+public record NvmlOptions(XidRules xidRules, Duration recoveryPeriod, Duration probeInterval, Optional<Path> stickyMarkFile) {
 
     public NvmlOptions {
-        if (ignoredXids == null) {
-            throw new IllegalArgumentException("ignoredXids must not be null (use an empty set to ignore none)");
+        if (xidRules == null) {
+            throw new IllegalArgumentException("xidRules must not be null (XidRules.defaults() is NVIDIA's catalogue)");
         }
-        for (var xid : ignoredXids) {
-            if (xid == null || xid <= 0) {
-                throw new IllegalArgumentException("ignoredXids must hold positive XID codes, got " + xid);
-            }
-        }
-        ignoredXids = Set.copyOf(ignoredXids);
         requirePositive(recoveryPeriod, "recoveryPeriod");
         requirePositive(probeInterval, "probeInterval");
         if (probeInterval.compareTo(recoveryPeriod) > 0) {
             throw new IllegalArgumentException("probeInterval (" + probeInterval + ") must not be longer than recoveryPeriod ("
                     + recoveryPeriod + "): a device could never be seen answering for the whole period");
         }
+        Objects.requireNonNull(stickyMarkFile, "stickyMarkFile");
     }
 
-    /** Application XIDs ignored, 60 s recovery, a probe every 5 s. */
+    /** NVIDIA's XID catalogue, 60 s recovery, a probe every 5 s, sticky marks kept in memory only. */
     public static NvmlOptions defaults() {
-        return new NvmlOptions(APPLICATION_XIDS, Duration.ofSeconds(60), Duration.ofSeconds(5));
+        return new NvmlOptions(XidRules.defaults(), Duration.ofSeconds(60), Duration.ofSeconds(5), Optional.empty());
     }
 
-    public NvmlOptions withIgnoredXids(Set<Integer> xids) {
-        return new NvmlOptions(xids, recoveryPeriod, probeInterval);
+    public NvmlOptions withXidRules(XidRules rules) {
+        return new NvmlOptions(rules, recoveryPeriod, probeInterval, stickyMarkFile);
     }
 
     public NvmlOptions withRecoveryPeriod(Duration period) {
-        return new NvmlOptions(ignoredXids, period, probeInterval);
+        return new NvmlOptions(xidRules, period, probeInterval, stickyMarkFile);
     }
 
     public NvmlOptions withProbeInterval(Duration interval) {
-        return new NvmlOptions(ignoredXids, recoveryPeriod, interval);
+        return new NvmlOptions(xidRules, recoveryPeriod, interval, stickyMarkFile);
+    }
+
+    public NvmlOptions withStickyMarkFile(Path file) {
+        return new NvmlOptions(xidRules, recoveryPeriod, probeInterval, Optional.of(file));
     }
 
     private static void requirePositive(Duration value, String field) {

@@ -21,6 +21,8 @@ class FakeNvmlDriver implements NvmlDriver {
     final BiFunction<Integer, Integer, NvmlTopologyLevel> ancestor;
     final LinkedBlockingQueue<HealthEvent> events = new LinkedBlockingQueue<>();
     final Set<Integer> silentDevices = ConcurrentHashMap.newKeySet();
+    /** What {@link #resetSignals} answers, by device index; unknown for the others. */
+    final Map<Integer, ResetSignals> resetSignals = new ConcurrentHashMap<>();
     final java.util.concurrent.atomic.AtomicInteger probes = new java.util.concurrent.atomic.AtomicInteger();
     volatile boolean closed;
     volatile boolean eventsClosed;
@@ -151,6 +153,11 @@ class FakeNvmlDriver implements NvmlDriver {
         boolean answers = !silentDevices.contains(index);
         probes.incrementAndGet();
         return answers;
+    }
+
+    @Override
+    public ResetSignals resetSignals(int index) {
+        return resetSignals.getOrDefault(index, ResetSignals.UNKNOWN);
     }
 
     @Override

@@ -9,6 +9,8 @@ import io.hetgpu.gpu.discovery.GpuDiscoveryException;
 import io.hetgpu.gpu.discovery.HealthChange;
 import io.hetgpu.nvml.NvmlDriver.HealthEvent;
 import io.hetgpu.nvml.NvmlDriver.RemoteEnd;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,10 +18,12 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class NvmlGpuSourceTest {
 
@@ -57,7 +61,8 @@ class NvmlGpuSourceTest {
         driver.events.add(new HealthEvent.CriticalXid(gpu2, 79));
 
         await().atMost(Duration.ofSeconds(5)).until(() -> !seen.isEmpty());
-        assertThat(seen).containsExactly(new HealthChange(gpu2, DeviceHealth.UNHEALTHY, "XID 79 (GPU has fallen off the bus)"));
+        assertThat(seen).containsExactly(new HealthChange(gpu2, DeviceHealth.UNHEALTHY,
+                "XID 79 (GPU has fallen off the bus); unhealthy until the node reboots"));
         assertThat(source.topology().device(2).health()).isEqualTo(DeviceHealth.UNHEALTHY);
         assertThat(source.topology().device(1).health()).isEqualTo(DeviceHealth.HEALTHY);
     }
@@ -68,7 +73,7 @@ class NvmlGpuSourceTest {
         source.watchHealth(seen::add);
         var gpu4 = driver.devices.get(4).uuid();
         driver.silentDevices.add(4);
-        driver.events.add(new HealthEvent.DoubleBitEcc(gpu4));
+        driver.events.add(new HealthEvent.CriticalXid(gpu4, 8));
         await().atMost(Duration.ofSeconds(5)).until(() -> seen.size() == 1);
 
         advanceUntilProbed(Duration.ofSeconds(61));  // still silent: no recovery starts
@@ -80,6 +85,44 @@ class NvmlGpuSourceTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> seen.size() == 2);
         assertThat(seen.get(1)).isEqualTo(new HealthChange(gpu4, DeviceHealth.HEALTHY, "answered normally for 60 s"));
         assertThat(source.topology().device(4).isHealthy()).isTrue();
+    }
+
+    @Test
+    void aGpuHeldForAResetIsClearedWhenTheWatcherSeesTheReset() throws Exception {
+        source = NvmlGpuSource.open(driver, OPTIONS, clock);
+        source.watchHealth(seen::add);
+        var gpu3 = driver.devices.get(3).uuid();
+        driver.resetSignals.put(3, NvmlDriver.ResetSignals.of(1, true));
+        driver.events.add(new HealthEvent.DoubleBitEcc(gpu3));
+        await().atMost(Duration.ofSeconds(5)).until(() -> seen.size() == 1);
+
+        advanceUntilProbed(Duration.ofDays(1));
+        assertThat(source.topology().device(3).isHealthy()).as("a day of answering is no reset").isFalse();
+        driver.resetSignals.put(3, NvmlDriver.ResetSignals.of(0, false));
+        advanceUntilProbed(Duration.ofSeconds(5));
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> seen.size() == 2);
+        assertThat(seen.get(1).reason()).startsWith("GPU reset seen: volatile uncorrected ECC errors back to 0 from 1");
+        assertThat(source.topology().device(3).isHealthy()).isTrue();
+    }
+
+    @Test
+    void aStickyMarkOutlivesTheProcessButNotAReboot(@TempDir Path temp) throws Exception {
+        var options = OPTIONS.withStickyMarkFile(temp.resolve("hetgpu/gpu-health-marks"));
+        source = NvmlGpuSource.open(driver, options, clock, Optional.of("boot-1"));
+        var gpu5 = driver.devices.get(5).uuid();
+        driver.events.add(new HealthEvent.CriticalXid(gpu5, 79));
+        await().atMost(Duration.ofSeconds(5)).until(() -> !source.topology().device(5).isHealthy());
+        source.close();
+
+        source = NvmlGpuSource.open(FakeNvmlDriver.dgx1V100(RemoteEnd.GPU), options, clock, Optional.of("boot-1"));
+        assertThat(source.topology().device(5).health()).as("same boot: still held").isEqualTo(DeviceHealth.UNHEALTHY);
+        assertThat(source.topology().devices()).filteredOn(d -> !d.isHealthy()).hasSize(1);
+        source.close();
+
+        source = NvmlGpuSource.open(FakeNvmlDriver.dgx1V100(RemoteEnd.GPU), options, clock, Optional.of("boot-2"));
+        assertThat(source.topology().devices()).as("rebooted: all clear").allMatch(d -> d.isHealthy());
+        assertThat(Files.readString(temp.resolve("hetgpu/gpu-health-marks"))).doesNotContain(gpu5);
     }
 
     /** The watcher probes once each time the test clock passes the next probe time; it stands still otherwise. */

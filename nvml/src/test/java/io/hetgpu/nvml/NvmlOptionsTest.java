@@ -4,18 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class NvmlOptionsTest {
 
     @Test
-    void defaultsIgnoreTheApplicationXids() {
+    void defaultsFollowNvidiasCatalogueWithoutOverrides() {
         var defaults = NvmlOptions.defaults();
 
-        assertThat(defaults.ignoredXids()).containsExactlyInAnyOrder(13, 31, 43, 45, 68, 109);
+        assertThat(defaults.xidRules()).isEqualTo(XidRules.defaults());
+        assertThat(defaults.xidRules().skipped()).isEqualTo(XidSelection.NONE);
+        assertThat(defaults.xidRules().critical()).isEqualTo(XidSelection.NONE);
         assertThat(defaults.recoveryPeriod()).isEqualTo(Duration.ofSeconds(60));
         assertThat(defaults.probeInterval()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(defaults.stickyMarkFile()).isEmpty();
     }
 
     @Test
@@ -27,9 +29,7 @@ class NvmlOptionsTest {
         assertThatThrownBy(() -> defaults.withProbeInterval(Duration.ofSeconds(-1)))
                 .hasMessage("probeInterval must be a positive duration, got PT-1S");
         assertThatThrownBy(() -> defaults.withProbeInterval(null)).hasMessageStartingWith("probeInterval");
-        assertThatThrownBy(() -> defaults.withIgnoredXids(Set.of(0)))
-                .hasMessage("ignoredXids must hold positive XID codes, got 0");
-        assertThatThrownBy(() -> defaults.withIgnoredXids(null)).hasMessageStartingWith("ignoredXids");
+        assertThatThrownBy(() -> defaults.withXidRules(null)).hasMessageStartingWith("xidRules");
         assertThatThrownBy(() -> defaults.withProbeInterval(Duration.ofMinutes(2)))
                 .hasMessageStartingWith("probeInterval (PT2M) must not be longer than recoveryPeriod (PT1M)");
     }

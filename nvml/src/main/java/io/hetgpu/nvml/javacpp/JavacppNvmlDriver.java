@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.bytedeco.cuda.nvml.nvmlDevice_st;
 import org.bytedeco.cuda.nvml.nvmlEventData_t;
 import org.bytedeco.cuda.nvml.nvmlEventSet_st;
@@ -191,6 +192,39 @@ public final class JavacppNvmlDriver implements NvmlDriver {
                     && cString(uuid).equals(devices.get(index).uuid())
                     && nvmlDeviceGetMemoryInfo(handle, memory) == NVML_SUCCESS;
         }
+    }
+
+    /**
+     * Each reading is optional twice over: the driver may lack the function (old branches), and the GPU may not
+     * support it (no ECC, no row remapper before Ampere); either way that field stays empty.
+     */
+    @Override
+    public ResetSignals resetSignals(int index) {
+        var handle = handles.get(index);
+        var uncorrected = OptionalLong.empty();
+        if (symbols.has(NvmlSymbol.TOTAL_ECC_ERRORS)) {
+            long[] count = new long[1];
+            if (nvmlDeviceGetTotalEccErrors(handle, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, count) == NVML_SUCCESS) {
+                uncorrected = OptionalLong.of(count[0]);
+            }
+        }
+        Optional<Boolean> pending = Optional.empty();
+        if (symbols.has(NvmlSymbol.REMAPPED_ROWS)) {
+            int[] corrected = new int[1];
+            int[] uncorrectedRows = new int[1];
+            int[] isPending = new int[1];
+            int[] failed = new int[1];
+            if (nvmlDeviceGetRemappedRows(handle, corrected, uncorrectedRows, isPending, failed) == NVML_SUCCESS) {
+                pending = Optional.of(isPending[0] != 0);
+            }
+        }
+        if (symbols.has(NvmlSymbol.RETIRED_PAGES_PENDING)) {
+            int[] state = new int[1];
+            if (nvmlDeviceGetRetiredPagesPendingStatus(handle, state) == NVML_SUCCESS) {
+                pending = Optional.of(pending.orElse(false) || state[0] == NVML_FEATURE_ENABLED);
+            }
+        }
+        return new ResetSignals(uncorrected, pending);
     }
 
     @Override

@@ -38,7 +38,13 @@ public enum NvmlSymbol {
     SUPPORTED_EVENT_TYPES("nvmlDeviceGetSupportedEventTypes", "no XID or ECC events are watched; devices turn unhealthy only if NVML fails"),
     REGISTER_EVENTS("nvmlDeviceRegisterEvents", "no XID or ECC events are watched; devices turn unhealthy only if NVML fails"),
     EVENT_SET_WAIT("nvmlEventSetWait_v2", "no XID or ECC events are watched; devices turn unhealthy only if NVML fails"),
-    EVENT_SET_FREE("nvmlEventSetFree", "no XID or ECC events are watched; devices turn unhealthy only if NVML fails");
+    EVENT_SET_FREE("nvmlEventSetFree", "no XID or ECC events are watched; devices turn unhealthy only if NVML fails"),
+    TOTAL_ECC_ERRORS("nvmlDeviceGetTotalEccErrors",
+            "a GPU reset is not seen in ECC counters; GPUs held for a reset wait for other evidence or a reboot"),
+    REMAPPED_ROWS("nvmlDeviceGetRemappedRows",
+            "pending row remappings are not seen; GPUs held for a reset wait for other evidence or a reboot"),
+    RETIRED_PAGES_PENDING("nvmlDeviceGetRetiredPagesPendingStatus",
+            "pending page retirements are not seen; GPUs held for a reset wait for other evidence or a reboot");
 
     private static final System.Logger LOG = System.getLogger(NvmlSymbol.class.getName());
 
