@@ -1,6 +1,8 @@
 package io.hetgpu.extender.http;
 
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
@@ -41,10 +43,16 @@ public final class ExtenderServer implements AutoCloseable {
                                                Preemption preemption, ExtenderMetrics metrics) {
         var extender = new ExtenderServer(service, preemption, metrics);
         var router = Router.router(vertx);
-        router.post().handler(BodyHandler.create(false).setBodyLimit(options.bodyLimitBytes()));
-        router.post("/filter").handler(extender::filter);
-        router.post("/prioritize").handler(extender::prioritize);
-        router.post("/preempt").blockingHandler(extender::preempt, false);
+        var bodyLimit = BodyHandler.create(false).setBodyLimit(options.bodyLimitBytes());
+        // kube-scheduler speaks JSON only. Whatever Content-Type a request names (a form, text, none), its
+        // body is read as JSON: dropping the header keeps the body handler from decoding a form instead.
+        Handler<RoutingContext> body = ctx -> {
+            ctx.request().headers().remove(HttpHeaders.CONTENT_TYPE);
+            bodyLimit.handle(ctx);
+        };
+        router.post("/filter").handler(body).handler(extender::filter);
+        router.post("/prioritize").handler(body).handler(extender::prioritize);
+        router.post("/preempt").handler(body).blockingHandler(extender::preempt, false);
         router.get("/healthz").handler(ctx -> ctx.response().end("ok"));
         router.get("/readyz").handler(ctx -> {
             boolean ready = service.cluster().synced();
@@ -52,6 +60,11 @@ public final class ExtenderServer implements AutoCloseable {
         });
         router.get("/metrics").handler(ctx -> ctx.response()
                 .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
+        // Whatever goes wrong before a verb's handler (no such path, wrong method, body too large) is
+        // answered in JSON too: a person with curl and a kube-scheduler log both see why.
+        for (int status : new int[] {400, 404, 405, 413, 415, 500}) {
+            router.errorHandler(status, ctx -> reply(ctx, ctx.statusCode(), extender.writer.error(refusal(ctx))));
+        }
 
         var httpOptions = new HttpServerOptions().setHost(options.host()).setPort(options.port())
                 .setCompressionSupported(false).setMaxFormAttributeSize(-1);
@@ -74,7 +87,7 @@ public final class ExtenderServer implements AutoCloseable {
         int status = 200;
         Buffer body;
         try {
-            body = writer.filterResult(service.filter(reader.read(bytes(ctx))));
+            body = writer.filterResult(service.filter(args(ctx)));
         } catch (WireFormatException e) {
             status = 400;
             body = writer.filterResult(FilterResult.error(e.getMessage()));
@@ -92,7 +105,7 @@ public final class ExtenderServer implements AutoCloseable {
         int status = 200;
         Buffer body;
         try {
-            var result = service.prioritize(reader.read(bytes(ctx)));
+            var result = service.prioritize(args(ctx));
             if (result.error().isEmpty()) {
                 body = writer.hostPriorities(result.priorities());
             } else {
@@ -128,6 +141,25 @@ public final class ExtenderServer implements AutoCloseable {
         }
         reply(ctx, status, body);
         metrics.record(sample, "preempt", status);
+    }
+
+    private static String refusal(RoutingContext ctx) {
+        var request = ctx.request().method() + " " + ctx.request().path();
+        return switch (ctx.statusCode()) {
+            case 404 -> "no such path: " + request + "; the extender serves POST /filter, /prioritize, /preempt and GET /healthz, /readyz, /metrics";
+            case 405 -> request + ": method not allowed; kube-scheduler POSTs to /filter, /prioritize and /preempt";
+            case 413 -> request + ": the body is larger than the extender's body limit";
+            default -> request + ": " + (ctx.failure() == null ? "HTTP " + ctx.statusCode() : ctx.failure().getMessage());
+        };
+    }
+
+    /** The request's ExtenderArgs; without a Pod there is nothing to place, so the request itself is wrong (400), in every verb. */
+    private ExtenderArgs args(RoutingContext ctx) throws WireFormatException {
+        var args = reader.read(bytes(ctx));
+        if (args.pod() == null) {
+            throw new WireFormatException(ExtenderService.NULL_POD);
+        }
+        return args;
     }
 
     private static byte[] bytes(RoutingContext ctx) {

@@ -84,14 +84,45 @@ class ExtenderServerTest {
     }
 
     @Test
-    void aNullPodGetsAnErrorNotACrash() throws Exception {
-        var filter = post("/filter", "{\"Pod\":null,\"Nodes\":{\"items\":[" + CPU + "]},\"NodeNames\":null}");
-        assertThat(filter.statusCode()).isEqualTo(200);
-        assertThat(JSON.readTree(filter.bodyAsString()).get("Error").asText()).isEqualTo(ExtenderService.NULL_POD);
+    void aNullPodIsTheSame400WithAnErrorFromEveryVerb() throws Exception {
+        for (var verb : List.of("/filter", "/prioritize", "/preempt")) {
+            var response = post(verb, "{\"Pod\":null,\"Nodes\":{\"items\":[" + CPU + "]},\"NodeNames\":null}");
+            assertThat(response.statusCode()).as(verb).isEqualTo(400);
+            assertThat(response.getHeader("content-type")).as(verb).isEqualTo("application/json");
+            assertThat(JSON.readTree(response.bodyAsString()).get("Error").asText()).as(verb).isEqualTo(ExtenderService.NULL_POD);
+        }
+        // The filter's answer keeps its FilterResult shape, so kube-scheduler reads the Error where it looks for it.
+        assertThat(fieldNames(JSON.readTree(post("/filter", "{\"Pod\":null,\"NodeNames\":[\"a\"]}").bodyAsString())))
+                .containsExactly("Nodes", "NodeNames", "FailedNodes", "FailedAndUnresolvableNodes", "Error");
+    }
 
-        var prioritize = post("/prioritize", "{\"Pod\":null,\"Nodes\":null,\"NodeNames\":[\"a\"]}");
-        assertThat(prioritize.statusCode()).isEqualTo(400);
-        assertThat(JSON.readTree(prioritize.bodyAsString()).get("Error").asText()).isEqualTo(ExtenderService.NULL_POD);
+    @Test
+    void anyContentTypeOrNoneIsReadAsJson() throws Exception {
+        var body = "{\"Pod\":" + POD + ",\"Nodes\":{\"items\":[" + CPU + "]},\"NodeNames\":null}";
+        var expected = post("/filter", body).bodyAsString();
+        for (var type : new String[] {"application/x-www-form-urlencoded", "text/plain", "multipart/form-data", "application/octet-stream", null}) {
+            var request = client.post(server.port(), "127.0.0.1", "/filter");
+            if (type != null) {
+                request.putHeader("Content-Type", type);
+            }
+            var response = join(request.sendBuffer(Buffer.buffer(body)));
+            assertThat(response.statusCode()).as(String.valueOf(type)).isEqualTo(200);
+            assertThat(response.getHeader("content-type")).as(String.valueOf(type)).isEqualTo("application/json");
+            assertThat(response.bodyAsString()).as(String.valueOf(type)).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void unknownPathsAndWrongMethodsAreAnsweredInJson() throws Exception {
+        var unknown = List.of(get("/nope"), post("/nope", "{}"), get("/filter/extra"));
+        for (var response : unknown) {
+            assertThat(response.statusCode()).isEqualTo(404);
+            assertThat(response.getHeader("content-type")).isEqualTo("application/json");
+            assertThat(JSON.readTree(response.bodyAsString()).get("Error").asText()).startsWith("no such path: ").contains("POST /filter");
+        }
+        var wrongMethod = get("/filter");
+        assertThat(wrongMethod.statusCode()).isEqualTo(405);
+        assertThat(JSON.readTree(wrongMethod.bodyAsString()).get("Error").asText()).isEqualTo("GET /filter: method not allowed; kube-scheduler POSTs to /filter, /prioritize and /preempt");
     }
 
     @Test
@@ -149,7 +180,9 @@ class ExtenderServerTest {
     void bodiesAboveTheLimitAreRefusedWith413() {
         var huge = "{\"Pod\":" + POD + ",\"Nodes\":{\"items\":[" + String.join(",", java.util.Collections.nCopies(200, DGX)) + "]}}";
         assertThat(huge.length()).isGreaterThan(1024 * 1024);
-        assertThat(post("/filter", huge).statusCode()).isEqualTo(413);
+        var response = post("/filter", huge);
+        assertThat(response.statusCode()).isEqualTo(413);
+        assertThat(response.bodyAsString()).contains("\"Error\":\"POST /filter: the body is larger than the extender's body limit\"");
     }
 
     @Test
