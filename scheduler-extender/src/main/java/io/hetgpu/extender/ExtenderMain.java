@@ -51,6 +51,11 @@ public final class ExtenderMain implements Callable<Integer> {
 
     public static void main(String[] args) {
         var command = new CommandLine(new ExtenderMain());
+        // A bad flag: the one line that says what is wrong, not the whole usage (the device plugin does the same).
+        command.setParameterExceptionHandler((e, arguments) -> {
+            e.getCommandLine().getErr().println("hetgpu-scheduler-extender: " + e.getMessage() + " (see --help)");
+            return 2;
+        });
         command.setExecutionExceptionHandler((e, line, parsed) -> {
             line.getErr().println("hetgpu-scheduler-extender: " + e.getMessage());
             return 2;

@@ -1,0 +1,120 @@
+package io.hetgpu.testcluster.shipped;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
+import java.util.zip.ZipEntry;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * What is inside each shaded jar, and how it answers the two things a person types first: the
+ * manifest names a main class the jar holds, every ServiceLoader registration names classes the jar
+ * holds (fabric8 finds its HTTP client, gRPC its transport, slf4j its logger this way), nothing of
+ * the tests rides along, and {@code --help} and a bad flag answer in a line or a page, never a trace.
+ */
+class ShippedJarContentsTest {
+
+    /** The registrations without which a program starts but cannot do its job. */
+    private static final Map<ShippedArtifacts, List<String>> NEEDED_SERVICES = Map.of(
+            ShippedArtifacts.SCHEDULER_EXTENDER, List.of(
+                    "io.fabric8.kubernetes.client.http.HttpClient$Factory",
+                    "org.slf4j.spi.SLF4JServiceProvider"),
+            ShippedArtifacts.DEVICE_PLUGIN, List.of(
+                    "io.fabric8.kubernetes.client.http.HttpClient$Factory",
+                    "org.slf4j.spi.SLF4JServiceProvider",
+                    "io.grpc.ServerProvider",
+                    "io.grpc.ManagedChannelProvider",
+                    "io.grpc.NameResolverProvider",
+                    "io.grpc.LoadBalancerProvider"));
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest
+    @EnumSource(ShippedArtifacts.class)
+    void theManifestNamesAMainClassTheJarHolds(ShippedArtifacts program) throws IOException {
+        try (var jar = new JarFile(program.jar().toFile())) {
+            Manifest manifest = jar.getManifest();
+            assertThat(manifest.getMainAttributes().getValue("Main-Class")).isEqualTo(program.mainClass());
+            assertThat(jar.getEntry(program.mainClass().replace('.', '/') + ".class")).isNotNull();
+            // Shaded classes of several versions (Jackson, Netty) live under META-INF/versions.
+            assertThat(manifest.getMainAttributes().getValue("Multi-Release")).isEqualTo("true");
+            // A signature file of one shaded dependency would make the JVM reject the whole jar.
+            assertThat(jar.stream().map(ZipEntry::getName)).noneMatch(name -> name.matches("META-INF/[^/]+\\.(SF|DSA|RSA)"));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(ShippedArtifacts.class)
+    void everyServiceRegistrationNamesClassesTheJarHolds(ShippedArtifacts program) throws IOException {
+        try (var jar = new JarFile(program.jar().toFile())) {
+            var missing = new ArrayList<String>();
+            var services = jar.stream().map(ZipEntry::getName)
+                    .filter(name -> name.startsWith("META-INF/services/") && !name.endsWith("/")).toList();
+            for (var file : services) {
+                var service = file.substring("META-INF/services/".length());
+                // A registration for an interface the jar lacks can never be loaded: harmless leftovers of shading.
+                if (!holds(jar, service)) {
+                    continue;
+                }
+                for (var provider : providers(jar.getInputStream(jar.getEntry(file)))) {
+                    if (!holds(jar, provider)) {
+                        missing.add(service + " -> " + provider);
+                    }
+                }
+            }
+            assertThat(missing).as("ServiceLoader registrations whose class is not in %s", program.jar()).isEmpty();
+            assertThat(services.stream().map(f -> f.substring("META-INF/services/".length())))
+                    .containsAll(NEEDED_SERVICES.get(program));
+            var httpClients = providers(jar.getInputStream(jar.getEntry("META-INF/services/io.fabric8.kubernetes.client.http.HttpClient$Factory")));
+            assertThat(httpClients).as("fabric8's HTTP client").contains("io.fabric8.kubernetes.client.vertx.VertxHttpClientFactory");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(ShippedArtifacts.class)
+    void nothingOfTheTestsShips(ShippedArtifacts program) throws IOException {
+        try (var jar = new JarFile(program.jar().toFile())) {
+            assertThat(jar.stream().map(ZipEntry::getName))
+                    .noneMatch(name -> name.startsWith("org/junit/") || name.startsWith("org/assertj/")
+                            || name.startsWith("org/awaitility/") || name.startsWith("io/fabric8/mockwebserver/")
+                            || name.startsWith("io/fabric8/kubernetes/client/server/mock/"));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(ShippedArtifacts.class)
+    void helpExitsZeroAndABadFlagIsOneLine(ShippedArtifacts program) {
+        var help = JarProcess.start(program.jar(), program.dockerJvmOptions(), List.of("--help"), Map.of(), dir.resolve("help.log"));
+        assertThat(help.await(30)).as(help::describe).isZero();
+        assertThat(help.output()).as(help::describe).contains("Usage: hetgpu-").contains("--help").doesNotContain("WARNING");
+
+        var bad = JarProcess.start(program.jar(), program.dockerJvmOptions(), List.of("--no-such-flag=1"), Map.of(), dir.resolve("bad.log"));
+        assertThat(bad.await(30)).as(bad::describe).isEqualTo(2);
+        assertThat(bad.output().strip().lines()).as(bad::describe).hasSize(1)
+                .allSatisfy(line -> assertThat(line).startsWith("hetgpu-").contains("--no-such-flag"));
+    }
+
+    private static boolean holds(JarFile jar, String className) {
+        return jar.getEntry(className.replace('.', '/') + ".class") != null;
+    }
+
+    private static List<String> providers(InputStream in) throws IOException {
+        try (in) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
+                    .map(line -> line.replaceAll("#.*", "").strip())
+                    .filter(line -> !line.isEmpty())
+                    .toList();
+        }
+    }
+}
