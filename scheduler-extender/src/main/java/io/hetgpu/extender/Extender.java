@@ -70,7 +70,7 @@ public final class Extender implements AutoCloseable {
         }
         var metrics = new ExtenderMetrics();
         var events = listener;
-        var service = new ExtenderService(cluster, parser, new NodeStateFactory(catalog, settings.rackLabel()),
+        var service = new ExtenderService(cluster, parser, new NodeStateFactory(catalog, settings.rackLabel(), settings.resourceName()),
                 new PlacementPolicy(settings.priority(), settings.weights(), settings.workloads(), settings.reserve()), (pod, table) -> {
                     metrics.placed(pod, table);
                     events.accept(pod, table);

@@ -32,6 +32,29 @@ public final class TestNodes {
         return FACTORY.state(new NodeFacts(name, "", Map.of(), TestTopologies.inventory(topology), TestTopologies.free(topology, freePositions)), List.of());
     }
 
+    /** A node served by NVIDIA's device plugin, labelled by GPU Feature Discovery: {@code labels} plus its allocatable count. */
+    public static NodeState featureDiscovery(String name, Map<String, String> labels, int allocatable) {
+        return FACTORY.state(new NodeFacts(name, "", labels, null, null, Integer.toString(allocatable)), List.of());
+    }
+
+    /** GFD's labels for {@code count} GPUs of a product, as GFD writes them. */
+    public static Map<String, String> gfdLabels(String product, long memoryMiB, int major, int minor, int count) {
+        var labels = new HashMap<String, String>();
+        labels.put("nvidia.com/gpu.product", product);
+        labels.put("nvidia.com/gpu.memory", Long.toString(memoryMiB));
+        labels.put("nvidia.com/gpu.compute.major", Integer.toString(major));
+        labels.put("nvidia.com/gpu.compute.minor", Integer.toString(minor));
+        labels.put("nvidia.com/gpu.count", Integer.toString(count));
+        labels.put("nvidia.com/gpu.replicas", "1");
+        labels.put("nvidia.com/gpu.family", "volta");
+        return labels;
+    }
+
+    /** A node that offers {@code allocatable} GPUs and says nothing else about them. */
+    public static NodeState allocatableOnly(String name, int allocatable) {
+        return FACTORY.state(new NodeFacts(name, "", Map.of(), null, null, Integer.toString(allocatable)), List.of());
+    }
+
     public static NodeState placed(NodeState node, String rack, String zone) {
         return new NodeState(node.name(), rack, zone, node.gpus(), node.freeMask());
     }

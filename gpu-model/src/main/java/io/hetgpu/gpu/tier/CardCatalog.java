@@ -77,6 +77,19 @@ public final class CardCatalog {
     }
 
     /**
+     * The rank given to GPUs whose model nothing tells (a node that offers {@code nvidia.com/gpu} but carries
+     * neither hetgpu's inventory nor GPU Feature Discovery's labels): halfway between the catalog's lowest and
+     * highest rank (55 with the defaults, A40's). Ranking them lowest would send every low-priority pod to
+     * them and highest every high-priority pod; in the middle neither seeks them out while cards known to
+     * suit it better are free.
+     */
+    public int middleRank() {
+        int min = cards.values().stream().mapToInt(KnownCard::rank).min().orElse(1);
+        int max = cards.values().stream().mapToInt(KnownCard::rank).max().orElse(1);
+        return min + (max - min) / 2;
+    }
+
+    /**
      * The tier of a model. For a model the table lacks, the rank is one above the highest-ranked known
      * card whose compute capability and memory are both no greater than this card's (so an unknown
      * Hopper with 96 GiB lands just above H100), or 1 when it beats none.

@@ -130,7 +130,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         // The informer lists before it tells its handlers: right after sync a node can be in the store
         // and not yet in the snapshot.
         var node = nodes.getStore().getByKey(name);
-        return node == null ? null : NodeFacts.of(node);
+        return node == null ? null : NodeFacts.of(node, parser.resourceName());
     }
 
     @Override
@@ -144,7 +144,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     }
 
     private synchronized void put(Node node) {
-        var facts = NodeFacts.of(node);
+        var facts = NodeFacts.of(node, parser.resourceName());
         var next = snapshot.withNode(facts);
         var held = gpuPods.get(facts.name());
         if (snapshot.positionOf(facts.name()) < 0 && held != null && !held.isEmpty()) {

@@ -1,5 +1,6 @@
 package io.hetgpu.extender.explain;
 
+import io.hetgpu.extender.model.NodeGpuSource;
 import io.hetgpu.extender.policy.ScoreTable;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,8 +39,16 @@ public final class PlacementExplanation {
 
     private static String offer(ScoreTable.Row row) {
         var set = row.candidate().set();
-        return set.size() == 0 ? (row.candidate().node().isGpuNode() ? "GPU node" : "CPU node")
-                : set.size() + "x " + row.candidate().model() + (set.size() > 1 ? ", link " + set.linkScore() : "");
+        var gpus = row.candidate().node().gpus();
+        if (set.size() == 0) {
+            return row.candidate().node().isGpuNode() ? "GPU node" : "CPU node";
+        }
+        return switch (gpus.source()) {
+            case NodeGpuSource.FeatureDiscoveryLabels labels -> set.size() + "x " + row.candidate().model()
+                    + ", from GPU Feature Discovery labels" + (set.size() > 1 && !labels.knowsNvlink() ? ", links unknown" : "");
+            case NodeGpuSource.AllocatableOnly allocatable -> set.size() + "x GPU of unknown model, from allocatable only";
+            default -> set.size() + "x " + row.candidate().model() + (set.size() > 1 ? ", link " + set.linkScore() : "");
+        };
     }
 
     /** The preferences on which the other node trails the best, largest gap first. */

@@ -25,9 +25,16 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class ExtenderArgsReader {
 
     private final ObjectMapper mapper;
+    private final String resourceName;
 
     public ExtenderArgsReader(ObjectMapper mapper) {
+        this(mapper, HetgpuKeys.DEFAULT_RESOURCE_NAME);
+    }
+
+    /** @param resourceName the GPU resource whose {@code status.allocatable} count each node's facts carry */
+    public ExtenderArgsReader(ObjectMapper mapper, String resourceName) {
         this.mapper = mapper;
+        this.resourceName = resourceName;
     }
 
     /** The mapper for Kubernetes objects: fabric8's model classes, unknown fields tolerated. */
@@ -138,7 +145,7 @@ public final class ExtenderArgsReader {
         }
     }
 
-    private static List<WireNode> nodeList(JsonParser parser, byte[] body) throws IOException, WireFormatException {
+    private List<WireNode> nodeList(JsonParser parser, byte[] body) throws IOException, WireFormatException {
         expect(parser, JsonToken.START_OBJECT, "Nodes");
         var nodes = new ArrayList<WireNode>();
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
@@ -156,16 +163,21 @@ public final class ExtenderArgsReader {
         return nodes;
     }
 
-    private static WireNode node(JsonParser parser, byte[] body, int index) throws IOException, WireFormatException {
+    private WireNode node(JsonParser parser, byte[] body, int index) throws IOException, WireFormatException {
         int start = (int) parser.currentTokenLocation().getByteOffset();
         String name = null;
         String resourceVersion = "";
         Map<String, String> labels = Map.of();
         String inventory = null;
         String free = null;
+        String allocatable = null;
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
             var field = parser.currentName();
             var token = parser.nextToken();
+            if (field.equalsIgnoreCase("status") && token == JsonToken.START_OBJECT) {
+                allocatable = allocatable(parser);
+                continue;
+            }
             if (!field.equalsIgnoreCase("metadata") || token != JsonToken.START_OBJECT) {
                 parser.skipChildren();
                 continue;
@@ -200,7 +212,31 @@ public final class ExtenderArgsReader {
         if (name == null || name.isEmpty()) {
             throw new WireFormatException("Nodes.items[" + index + "].metadata.name: missing");
         }
-        return new WireNode(new NodeFacts(name, resourceVersion, labels, inventory, free), body, start, end);
+        return new WireNode(new NodeFacts(name, resourceVersion, labels, inventory, free, allocatable), body, start, end);
+    }
+
+    /** {@code status.allocatable[resourceName]} as written, or null; the parser left at the end of status. */
+    private String allocatable(JsonParser parser) throws IOException {
+        String allocatable = null;
+        while (parser.nextToken() == JsonToken.FIELD_NAME) {
+            var field = parser.currentName();
+            var token = parser.nextToken();
+            if (field.equalsIgnoreCase("allocatable") && token == JsonToken.START_OBJECT) {
+                while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                    var resource = parser.currentName();
+                    parser.nextToken();
+                    if (resource.equals(resourceName)) {
+                        // A quantity is a string on the wire; a number (hand-written JSON) is read as its text.
+                        var value = parser.currentToken();
+                        allocatable = value.isScalarValue() && value != JsonToken.VALUE_NULL ? parser.getText() : null;
+                    }
+                    parser.skipChildren();
+                }
+            } else {
+                parser.skipChildren();
+            }
+        }
+        return allocatable;
     }
 
     private static Map<String, String> stringMap(JsonParser parser) throws IOException {

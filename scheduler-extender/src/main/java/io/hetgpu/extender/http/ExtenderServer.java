@@ -29,12 +29,13 @@ public final class ExtenderServer implements AutoCloseable {
     private final ExtenderService service;
     private final Preemption preemption;
     private final ExtenderMetrics metrics;
-    private final ExtenderArgsReader reader = new ExtenderArgsReader(ExtenderArgsReader.kubernetesMapper());
+    private final ExtenderArgsReader reader;
     private final WireWriter writer = new WireWriter();
     private HttpServer server;
 
     private ExtenderServer(ExtenderService service, Preemption preemption, ExtenderMetrics metrics) {
         this.service = service;
+        this.reader = new ExtenderArgsReader(ExtenderArgsReader.kubernetesMapper(), service.parser().resourceName());
         this.preemption = preemption;
         this.metrics = metrics;
     }

@@ -1,5 +1,7 @@
 package io.hetgpu.extender.model;
 
+import io.fabric8.kubernetes.api.model.Node;
+import io.hetgpu.gpu.inventory.HetgpuKeys;
 import java.util.Map;
 import java.util.Objects;
 
@@ -12,8 +14,11 @@ import java.util.Objects;
  * @param labels          metadata.labels
  * @param inventory       the {@code hetgpu.io/gpu-inventory} annotation, or null when the node has none
  * @param free            the {@code hetgpu.io/gpu-free} annotation, or null when the node has none
+ * @param gpuAllocatable  {@code status.allocatable} of the GPU resource as written, or null when the node has none:
+ *                        what a node not served by hetgpu's device plugin offers
  */
-public record NodeFacts(String name, String resourceVersion, Map<String, String> labels, String inventory, String free) {
+public record NodeFacts(String name, String resourceVersion, Map<String, String> labels, String inventory, String free,
+                        String gpuAllocatable) {
 
     public NodeFacts {
         Objects.requireNonNull(name, "name");
@@ -21,11 +26,23 @@ public record NodeFacts(String name, String resourceVersion, Map<String, String>
         labels = labels == null ? Map.of() : labels;
     }
 
-    public static NodeFacts of(io.fabric8.kubernetes.api.model.Node node) {
+    /** A node whose allocatable GPU count is not looked at (it has hetgpu's inventory, or no GPUs). */
+    public NodeFacts(String name, String resourceVersion, Map<String, String> labels, String inventory, String free) {
+        this(name, resourceVersion, labels, inventory, free, null);
+    }
+
+    public static NodeFacts of(Node node) {
+        return of(node, HetgpuKeys.DEFAULT_RESOURCE_NAME);
+    }
+
+    /** The facts of a Node, reading the allocatable count of {@code gpuResource}. */
+    public static NodeFacts of(Node node, String gpuResource) {
         var metadata = node.getMetadata();
         var annotations = metadata.getAnnotations() == null ? Map.<String, String>of() : metadata.getAnnotations();
+        var allocatable = node.getStatus() == null || node.getStatus().getAllocatable() == null ? null
+                : node.getStatus().getAllocatable().get(gpuResource);
         return new NodeFacts(metadata.getName(), metadata.getResourceVersion(), metadata.getLabels(),
-                annotations.get(io.hetgpu.gpu.inventory.HetgpuKeys.ANNOTATION_INVENTORY),
-                annotations.get(io.hetgpu.gpu.inventory.HetgpuKeys.ANNOTATION_FREE));
+                annotations.get(HetgpuKeys.ANNOTATION_INVENTORY), annotations.get(HetgpuKeys.ANNOTATION_FREE),
+                allocatable == null ? null : allocatable.toString());
     }
 }

@@ -1,15 +1,23 @@
 package io.hetgpu.extender.model;
 
+import io.hetgpu.gpu.ComputeCapability;
+import io.hetgpu.gpu.DeviceHealth;
+import io.hetgpu.gpu.GpuArchitecture;
+import io.hetgpu.gpu.GpuDevice;
+import io.hetgpu.gpu.GpuLink;
 import io.hetgpu.gpu.LinkMatrix;
 import io.hetgpu.gpu.NodeTopology;
+import io.hetgpu.gpu.PcieRelation;
 import io.hetgpu.gpu.allocation.GpuSetAllocator;
 import io.hetgpu.gpu.tier.CardCatalog;
 import io.hetgpu.gpu.tier.CardTier;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A node's decoded inventory with everything derived from it that does not change until the
- * annotation does: the allocator and each device's tier. Built once per inventory text.
+ * A node's GPUs as its best {@linkplain NodeGpuSource source} describes them, with everything derived from
+ * them that does not change until that source does: the allocator and each device's tier. Built once per
+ * inventory text (or labels and allocatable count).
  *
  * @param topology    devices and links (no devices on a CPU-only node)
  * @param allocator   the shared allocator over the node's links
@@ -19,13 +27,25 @@ import java.util.List;
  * @param kinds       the distinct kinds of device on the node
  * @param kindMasks   positions of the devices of each kind
  * @param summary     "8 V100 (16 GiB, cc 7.0)": the node's cards for reasons, written once per inventory
+ * @param source      where the GPUs were learned from; on a node not served by hetgpu's device plugin the
+ *                    topology is made up to the extent the source knows it (a GPU per allocatable
+ *                    {@code nvidia.com/gpu}, PCIe across sockets between them) and the policy asks the source
+ *                    what it does not know
  */
 public record NodeGpus(NodeTopology topology, GpuSetAllocator allocator, List<CardTier> tiers, long healthyMask, String problem,
-                       List<DeviceKind> kinds, long[] kindMasks, String summary) {
+                       List<DeviceKind> kinds, long[] kindMasks, String summary, NodeGpuSource source) {
 
-    public static final NodeGpus NONE = new NodeGpus(empty(), new GpuSetAllocator(empty().links()), List.of(), 0, "", List.of(), new long[0], "no GPUs");
+    public static final NodeGpus NONE = new NodeGpus(empty(), new GpuSetAllocator(empty().links()), List.of(), 0, "", List.of(), new long[0],
+            "no GPUs", NodeGpuSource.NONE);
+
+    /** The card model of GPUs whose model no source tells: "1 free GPU, pod needs 2" reads right in reasons. */
+    public static final String UNKNOWN_MODEL = "GPU";
+
+    /** Most GPUs one node can have: device sets are bit masks of a long. */
+    public static final int MAX_GPUS = 64;
 
     public NodeGpus {
+        java.util.Objects.requireNonNull(source, "source");
         tiers = List.copyOf(tiers);
         kinds = List.copyOf(kinds);
         kindMasks = kindMasks.clone();
@@ -51,7 +71,55 @@ public record NodeGpus(NodeTopology topology, GpuSetAllocator allocator, List<Ca
         }
     }
 
+    /** hetgpu's inventory of the node. */
     public static NodeGpus of(NodeTopology topology, CardCatalog catalog) {
+        return of(topology, catalog, new NodeGpuSource.HetgpuInventory(topology), DeviceSummary.of(topology.devices()), null);
+    }
+
+    /**
+     * GPUs described by GPU Feature Discovery's labels, all alike.
+     *
+     * @param healthy how many of them kubelet offers (fewer than {@code labels.count()} when it offers none)
+     */
+    public static NodeGpus of(NodeGpuSource.FeatureDiscoveryLabels labels, int healthy, CardCatalog catalog) {
+        var devices = new ArrayList<GpuDevice>(labels.count());
+        for (int i = 0; i < labels.count(); i++) {
+            devices.add(new GpuDevice("gfd-" + i, i, labels.product(), labels.model(), GpuArchitecture.of(labels.computeCapability()),
+                    labels.computeCapability(), labels.memoryMiB(), "unknown", GpuDevice.NUMA_UNKNOWN,
+                    i < healthy ? DeviceHealth.HEALTHY : DeviceHealth.UNHEALTHY));
+        }
+        // Only a clique label says anything about links, and then that every GPU is on the NVLink fabric
+        // (how many links is unknown: one, so a measured set of hetgpu's always ranks above it).
+        GpuLink link = labels.knowsNvlink() ? new GpuLink.Nvlink(1, true) : UNKNOWN_LINK;
+        var topology = new NodeTopology("unknown", "unknown", devices, LinkMatrix.builder(devices.size(), link).build());
+        return of(topology, catalog, labels, DeviceSummary.of(devices) + " " + labels.describe(), null);
+    }
+
+    /** GPUs of which only the number is known; they rank in the middle of the catalog (see {@link CardCatalog#middleRank}). */
+    public static NodeGpus of(NodeGpuSource.AllocatableOnly allocatable, CardCatalog catalog) {
+        var devices = new ArrayList<GpuDevice>(allocatable.count());
+        for (int i = 0; i < allocatable.count(); i++) {
+            devices.add(new GpuDevice("gpu-" + i, i, "unknown", UNKNOWN_MODEL, GpuArchitecture.UNKNOWN, PLACEHOLDER_CAPABILITY,
+                    1, "unknown", GpuDevice.NUMA_UNKNOWN, DeviceHealth.HEALTHY));
+        }
+        var topology = new NodeTopology("unknown", "unknown", devices, LinkMatrix.builder(devices.size(), UNKNOWN_LINK).build());
+        var tier = new CardTier(UNKNOWN_MODEL, catalog.middleRank(), true,
+                "model unknown: ranked in the middle of the catalog, neither sought nor avoided");
+        var summary = allocatable.count() + (allocatable.count() == 1 ? " GPU" : " GPUs") + " of unknown model (" + allocatable.notes() + ")";
+        return of(topology, catalog, allocatable, summary, tier);
+    }
+
+    /**
+     * Links between GPUs no source describes: the worst PCIe path, so that nothing is promised. The policy
+     * does not rely on it: the NVLink filter and scorer ask the source.
+     */
+    private static final GpuLink UNKNOWN_LINK = new GpuLink.Pcie(PcieRelation.ACROSS_SOCKETS);
+
+    /** Never compared: the device filters do not look at GPUs of unknown model. */
+    private static final ComputeCapability PLACEHOLDER_CAPABILITY = new ComputeCapability(1, 0);
+
+    /** @param fixedTier every device's tier, or null to rank each by the catalog */
+    private static NodeGpus of(NodeTopology topology, CardCatalog catalog, NodeGpuSource source, String summary, CardTier fixedTier) {
         long healthy = 0;
         var tiers = new java.util.ArrayList<CardTier>(topology.size());
         var kinds = new java.util.LinkedHashMap<DeviceKind, Long>();
@@ -60,17 +128,17 @@ public record NodeGpus(NodeTopology topology, GpuSetAllocator allocator, List<Ca
             if (device.isHealthy()) {
                 healthy |= 1L << i;
             }
-            tiers.add(catalog.tierOf(device.model(), device.computeCapability(), device.memoryMiB()));
+            tiers.add(fixedTier != null ? fixedTier : catalog.tierOf(device.model(), device.computeCapability(), device.memoryMiB()));
             kinds.merge(new DeviceKind(device.model(), device.memoryMiB(), device.computeCapability(), device), 1L << i, (a, b) -> a | b);
         }
         return new NodeGpus(topology, new GpuSetAllocator(topology.links()), tiers, healthy, "",
-                List.copyOf(kinds.keySet()), kinds.values().stream().mapToLong(Long::longValue).toArray(),
-                DeviceSummary.of(topology.devices()));
+                List.copyOf(kinds.keySet()), kinds.values().stream().mapToLong(Long::longValue).toArray(), summary, source);
     }
 
-    /** A node whose inventory annotation is unreadable: it offers no GPUs and says why. */
+    /** A node that has GPUs by some account but none that can be read: it offers none and says why. */
     public static NodeGpus unreadable(String problem) {
-        return new NodeGpus(empty(), NONE.allocator(), List.of(), 0, problem, List.of(), new long[0], "no readable GPU inventory");
+        return new NodeGpus(empty(), NONE.allocator(), List.of(), 0, problem, List.of(), new long[0], "no readable GPU inventory",
+                NodeGpuSource.NONE);
     }
 
     public int size() {

@@ -2,8 +2,8 @@ package io.hetgpu.extender.model;
 
 import io.hetgpu.gpu.inventory.FreeDevicesCodec;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
-import io.hetgpu.gpu.inventory.InventoryCodec;
 import io.hetgpu.gpu.inventory.InventoryFormatException;
+import io.hetgpu.gpu.inventory.NvidiaKeys;
 import io.hetgpu.gpu.tier.CardCatalog;
 import java.time.Instant;
 import java.util.Comparator;
@@ -22,7 +22,10 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Free devices are the {@code hetgpu.io/gpu-free} annotation's, minus those promised to pods bound
  * after it was read; which devices those pods get is predicted with the same allocator the device
- * plugin runs, in binding order. Without the annotation every bound pod is subtracted that way.
+ * plugin runs, in binding order. Without the annotation every bound pod is subtracted that way; so on a
+ * node not served by hetgpu's device plugin (which has no such annotation) the free count is the
+ * allocatable count minus the GPUs of the pods bound there. Which source a node's GPUs come from is
+ * {@link NodeGpuReader}'s rule.
  */
 public final class NodeStateFactory {
 
@@ -32,9 +35,8 @@ public final class NodeStateFactory {
      */
     private static final int MAX_CACHED_NODES = 100_000;
 
-    private final CardCatalog catalog;
     private final String rackLabel;
-    private final InventoryCodec inventoryCodec = new InventoryCodec();
+    private final NodeGpuReader reader;
     private final FreeDevicesCodec freeCodec = new FreeDevicesCodec();
     private final ConcurrentHashMap<String, Cached> cache = new ConcurrentHashMap<>();
 
@@ -52,8 +54,13 @@ public final class NodeStateFactory {
     }
 
     public NodeStateFactory(CardCatalog catalog, String rackLabel) {
-        this.catalog = catalog;
+        this(catalog, rackLabel, HetgpuKeys.DEFAULT_RESOURCE_NAME);
+    }
+
+    /** @param resourceName the GPU resource whose allocatable count tells a node's GPUs when nothing else does */
+    public NodeStateFactory(CardCatalog catalog, String rackLabel, String resourceName) {
         this.rackLabel = rackLabel;
+        this.reader = new NodeGpuReader(catalog, resourceName);
     }
 
     public NodeState state(NodeFacts node, List<BoundPod> boundPods) {
@@ -100,11 +107,11 @@ public final class NodeStateFactory {
         }
         NodeGpus gpus;
         FreeList freeList;
-        if (cached != null && Objects.equals(cached.facts().inventory(), node.inventory())) {
+        if (cached != null && sameGpuFacts(cached, node)) {
             gpus = cached.gpus();
             freeList = Objects.equals(cached.facts().free(), node.free()) ? cached.freeList() : freeList(gpus, node.free());
         } else {
-            gpus = decode(node.inventory());
+            gpus = reader.read(node);
             freeList = freeList(gpus, node.free());
         }
         var base = new NodeState(node.name(), node.labels().getOrDefault(rackLabel, ""),
@@ -117,19 +124,34 @@ public final class NodeStateFactory {
         return fresh;
     }
 
-    private NodeGpus decode(String inventory) {
-        if (inventory == null) {
-            return NodeGpus.NONE;
+    /** Whether everything a node's GPUs are read from is as it was: the inventory, the allocatable count, GFD's labels. */
+    private static boolean sameGpuFacts(Cached cached, NodeFacts now) {
+        var before = cached.facts();
+        if (!Objects.equals(before.inventory(), now.inventory())) {
+            return false;
         }
-        try {
-            return NodeGpus.of(inventoryCodec.decode(inventory), catalog);
-        } catch (InventoryFormatException e) {
-            return NodeGpus.unreadable(HetgpuKeys.ANNOTATION_INVENTORY + " unreadable: " + e.getMessage());
+        if (cached.gpus().source() instanceof NodeGpuSource.HetgpuInventory) {
+            // A readable inventory is the whole story: labels and allocatable count are not read.
+            return true;
         }
+        if (!Objects.equals(before.gpuAllocatable(), now.gpuAllocatable())) {
+            return false;
+        }
+        for (var key : FEATURE_DISCOVERY_KEYS) {
+            if (!Objects.equals(before.labels().get(key), now.labels().get(key))) {
+                return false;
+            }
+        }
+        return true;
     }
 
+    private static final List<String> FEATURE_DISCOVERY_KEYS = List.of(NvidiaKeys.GFD_PRODUCT, NvidiaKeys.GFD_MEMORY,
+            NvidiaKeys.GFD_COUNT, NvidiaKeys.GFD_COMPUTE_MAJOR, NvidiaKeys.GFD_COMPUTE_MINOR, NvidiaKeys.GFD_REPLICAS,
+            NvidiaKeys.GFD_CLIQUE);
+
     private FreeList freeList(NodeGpus gpus, String annotation) {
-        if (annotation == null || gpus.size() == 0) {
+        if (annotation == null || gpus.size() == 0 || !(gpus.source() instanceof NodeGpuSource.HetgpuInventory)) {
+            // Only hetgpu's device plugin writes the free list, and only of its own inventory's devices.
             return FreeList.ABSENT;
         }
         try {

@@ -5,7 +5,8 @@ import io.hetgpu.gpu.GpuDevice;
 
 /**
  * A filter on single devices (card model, memory, compute capability). A node none of whose GPUs
- * passes is refused for good: preemption cannot change what cards a node has.
+ * passes is refused for good: preemption cannot change what cards a node has. So is a node whose GPUs'
+ * model no source tells, when the pod asks anything of the card.
  */
 public interface DeviceFilter extends NodeFilter {
 
@@ -23,6 +24,9 @@ public interface DeviceFilter extends NodeFilter {
             return Verdict.FITS;
         }
         var gpus = fit.node().gpus();
+        if (!gpus.source().knowsModel()) {
+            return Verdict.unresolvable("GPU model unknown: node has " + gpus.summary() + ", pod needs " + requirement(fit.pod()));
+        }
         for (var kind : gpus.kinds()) {
             if (admits(fit.pod(), kind.example())) {
                 return Verdict.FITS;

@@ -52,6 +52,10 @@ public record HighPriorityReserve(int gpus) {
         /** The positions of the node's GPUs of this tier. */
         long mask(NodeState node) {
             long mask = 0;
+            if (!node.gpus().source().knowsModel()) {
+                // Their middle rank is made up and may equal the top tier's by chance: they are not its cards.
+                return 0;
+            }
             var tiers = node.gpus().tiers();
             for (int position = 0; position < tiers.size(); position++) {
                 if (tiers.get(position).rank() == rank) {

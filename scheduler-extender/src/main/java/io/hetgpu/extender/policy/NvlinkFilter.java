@@ -1,11 +1,13 @@
 package io.hetgpu.extender.policy;
 
 import io.hetgpu.extender.model.DeviceSummary;
+import io.hetgpu.extender.model.NodeGpuSource;
 import io.hetgpu.gpu.allocation.DeviceMask;
 
 /**
  * {@code hetgpu.io/interconnect: nvlink}: the free devices must contain an NVLink-connected set of the
- * pod's size, as the shared allocator (the one the device plugin runs) finds it.
+ * pod's size, as the shared allocator (the one the device plugin runs) finds it. A node whose links are
+ * unknown (not served by hetgpu's device plugin) is refused: the pod asked for a guarantee nobody can give there.
  */
 public final class NvlinkFilter implements NodeFilter {
 
@@ -14,6 +16,9 @@ public final class NvlinkFilter implements NodeFilter {
         var pod = fit.pod();
         if (!pod.requireNvlink() || pod.gpuCount() < 2) {
             return Verdict.FITS;
+        }
+        if (!fit.node().gpus().source().knowsNvlink()) {
+            return Verdict.unresolvable(NodeGpuSource.NVLINK_UNKNOWN);
         }
         if (fit.offer() != null && fit.offer().nvlinkConnected()) {
             return Verdict.FITS;

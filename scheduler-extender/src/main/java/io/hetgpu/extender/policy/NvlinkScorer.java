@@ -6,7 +6,8 @@ import java.util.List;
 
 /**
  * How well connected the GPU set a node would give is: the shared allocator's link score, relative to
- * the best set any candidate offers. Says nothing for pods of fewer than two GPUs.
+ * the best set any candidate offers. Says nothing for pods of fewer than two GPUs. A node whose links are
+ * unknown (not served by hetgpu's device plugin) scores 0, not as well as any set whose links are known.
  */
 public final class NvlinkScorer implements NodeScorer {
 
@@ -23,13 +24,17 @@ public final class NvlinkScorer implements NodeScorer {
         }
         long best = 0;
         for (var candidate : candidates) {
-            best = Math.max(best, candidate.set().linkScore());
+            if (candidate.node().gpus().source().knowsNvlink()) {
+                best = Math.max(best, candidate.set().linkScore());
+            }
         }
         if (best == 0) {
             return scores;
         }
         for (int i = 0; i < scores.length; i++) {
-            scores[i] = candidates.get(i).set().linkScore() / (double) best;
+            var candidate = candidates.get(i);
+            // Unknown links score 0, as the worst: a set hetgpu measured as NVLink is worth more than a guess.
+            scores[i] = candidate.node().gpus().source().knowsNvlink() ? candidate.set().linkScore() / (double) best : 0;
         }
         return scores;
     }

@@ -105,7 +105,10 @@ public final class PlacementPolicy {
             var kind = kinds.get(k);
             var pass = admitted.get(kind);
             if (pass == null) {
-                pass = deviceFilters.stream().allMatch(filter -> filter.admits(pod, kind.example()));
+                // GPUs of unknown model take only pods that ask nothing of the card: nothing can be checked.
+                pass = gpus.source().knowsModel()
+                        ? deviceFilters.stream().allMatch(filter -> filter.admits(pod, kind.example()))
+                        : deviceFilters.stream().noneMatch(filter -> filter.appliesTo(pod));
                 admitted.put(kind, pass);
             }
             if (pass) {

@@ -19,6 +19,10 @@ public record TopTierHeadroom(int rank, String models, int free) {
     public static TopTierHeadroom of(Iterable<NodeState> nodes) {
         int top = Integer.MIN_VALUE;
         for (var node : nodes) {
+            if (!node.gpus().source().knowsModel()) {
+                // GPUs of unknown model have a made-up rank: no reason to keep them for anyone.
+                continue;
+            }
             for (var tier : node.gpus().tiers()) {
                 top = Math.max(top, tier.rank());
             }
@@ -29,6 +33,9 @@ public record TopTierHeadroom(int rank, String models, int free) {
         int free = 0;
         var models = new TreeSet<String>();
         for (var node : nodes) {
+            if (!node.gpus().source().knowsModel()) {
+                continue;
+            }
             var tiers = node.gpus().tiers();
             for (int position = 0; position < tiers.size(); position++) {
                 if (tiers.get(position).rank() == top) {

@@ -39,6 +39,19 @@ class ExtenderArgsReaderTest {
                 .isInstanceOf(WireFormatException.class).hasMessageContaining("line 1");
     }
 
+    @Test
+    void eachNodeCarriesTheAllocatableCountOfTheConfiguredGpuResource() throws Exception {
+        var nodes = "{\"Nodes\":{\"items\":[" + KubeJson.text("node-gfd-v100.json") + "," + KubeJson.text("node-cpu.json")
+                + ",{\"metadata\":{\"name\":\"odd\"},\"status\":{\"allocatable\":{\"nvidia.com/gpu\":null,\"example.com/gpu\":2}}}]}}";
+
+        var facts = reader.read(body(nodes)).nodes().stream().map(WireNode::facts).toList();
+        assertThat(facts).extracting(f -> f.gpuAllocatable()).containsExactly("8", null, null);
+        assertThat(facts.getFirst().labels()).containsEntry("nvidia.com/gpu.product", "Tesla-V100-SXM2-16GB");
+
+        var other = new ExtenderArgsReader(ExtenderArgsReader.kubernetesMapper(), "example.com/gpu").read(body(nodes)).nodes();
+        assertThat(other.getLast().facts().gpuAllocatable()).isEqualTo("2");
+    }
+
     private static byte[] body(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }

@@ -28,6 +28,8 @@ class ExtenderServerTest {
     private static final String POD = KubeJson.text("pod-pytorch-worker.json");
     private static final String DGX = KubeJson.text("node-dgx1-v100.json");
     private static final String CPU = KubeJson.text("node-cpu.json");
+    /** A DGX-1 served by NVIDIA's device plugin and labelled by GPU Feature Discovery: no hetgpu annotations. */
+    private static final String GFD = KubeJson.text("node-gfd-v100.json");
 
     private Vertx vertx;
     private ExtenderServer server;
@@ -67,6 +69,33 @@ class ExtenderServerTest {
         assertThat(result.get("FailedNodes").size()).isZero();
         assertThat(result.get("FailedAndUnresolvableNodes").get("cpu-12").asText()).isEqualTo("node has no GPUs, pod needs 4");
         assertThat(result.get("Error").asText()).isEmpty();
+    }
+
+    @Test
+    void aGfdOnlyNodeKeepsGpuPodsAndCpuPodsAreKeptOffIt() throws Exception {
+        var gpuPod = POD.replace("\"hetgpu.io/interconnect\": \"nvlink\",", "");
+        var nodes = ",\"Nodes\":{\"items\":[" + GFD + "," + CPU + "]},\"NodeNames\":null}";
+
+        var filter = JSON.readTree(post("/filter", "{\"Pod\":" + gpuPod + nodes).bodyAsString());
+        assertThat(filter.get("Nodes").get("items")).hasSize(1);
+        assertThat(filter.get("Nodes").get("items").get(0).get("metadata").get("name").asText()).isEqualTo("gfd-v100-03");
+        assertThat(filter.get("FailedAndUnresolvableNodes").get("cpu-12").asText()).isEqualTo("node has no GPUs, pod needs 4");
+
+        var cpuPod = POD.replace("\"nvidia.com/gpu\": \"4\"", "\"example.com/none\": \"0\"");
+        var scores = JSON.readTree(post("/prioritize", "{\"Pod\":" + cpuPod + nodes).bodyAsString());
+        assertThat(scores.get(0).get("Host").asText()).isEqualTo("gfd-v100-03");
+        assertThat(scores.get(0).get("Score").asInt()).isZero();
+        assertThat(scores.get(1).get("Host").asText()).isEqualTo("cpu-12");
+        assertThat(scores.get(1).get("Score").asInt()).isPositive();
+    }
+
+    @Test
+    void anNvlinkPodIsRefusedOnAGfdOnlyNodeSayingWhy() throws Exception {
+        var filter = JSON.readTree(post("/filter", "{\"Pod\":" + POD + ",\"Nodes\":{\"items\":[" + GFD + "]},\"NodeNames\":null}").bodyAsString());
+
+        assertThat(filter.get("Nodes").get("items")).isEmpty();
+        assertThat(filter.get("FailedAndUnresolvableNodes").get("gfd-v100-03").asText())
+                .isEqualTo("NVLink unknown: node not served by hetgpu's device plugin (no hetgpu.io/gpu-inventory)");
     }
 
     @Test

@@ -9,21 +9,48 @@ import java.util.Optional;
  * @param name     node name
  * @param rack     value of {@code topology.hetgpu.io/rack}
  * @param zone     value of {@code topology.kubernetes.io/zone}
- * @param profile  the simulated GPU profile its device plugin runs with; empty for a CPU-only node
+ * @param profile  the simulated GPU profile of its GPUs; empty for a CPU-only node
  * @param cpus     allocatable CPU cores
  * @param memoryGi allocatable memory in GiB
+ * @param plugin   which device plugin serves its GPUs
  */
-public record NodeSpec(String name, String rack, String zone, Optional<String> profile, int cpus, int memoryGi) {
+public record NodeSpec(String name, String rack, String zone, Optional<String> profile, int cpus, int memoryGi, GpuPlugin plugin) {
+
+    /** Which device plugin serves a node's GPUs, and what it tells the cluster about them. */
+    public enum GpuPlugin {
+        /** hetgpu's own: devices, links and the free list in the Node's annotations. */
+        HETGPU,
+        /** NVIDIA's (a plain plugin here) with GPU Feature Discovery's labels: the card, not its links or free devices. */
+        NVIDIA_WITH_FEATURE_DISCOVERY,
+        /** A plain plugin and nothing else: only the allocatable count. */
+        NVIDIA_ALONE
+    }
 
     public NodeSpec {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(rack, "rack");
         Objects.requireNonNull(zone, "zone");
         Objects.requireNonNull(profile, "profile");
+        Objects.requireNonNull(plugin, "plugin");
+    }
+
+    /** A node whose GPUs, if any, hetgpu's device plugin serves. */
+    public NodeSpec(String name, String rack, String zone, Optional<String> profile, int cpus, int memoryGi) {
+        this(name, rack, zone, profile, cpus, memoryGi, GpuPlugin.HETGPU);
     }
 
     public static NodeSpec gpu(String name, String rack, String zone, String profile) {
         return new NodeSpec(name, rack, zone, Optional.of(profile), 96, 768);
+    }
+
+    /** A GPU node served by NVIDIA's device plugin and labelled by GPU Feature Discovery, as the GPU Operator sets one up. */
+    public static NodeSpec featureDiscovery(String name, String rack, String zone, String profile) {
+        return new NodeSpec(name, rack, zone, Optional.of(profile), 96, 768, GpuPlugin.NVIDIA_WITH_FEATURE_DISCOVERY);
+    }
+
+    /** A GPU node served by a plain device plugin with no labels: it shows only how many GPUs it offers. */
+    public static NodeSpec allocatableOnly(String name, String rack, String zone, String profile) {
+        return new NodeSpec(name, rack, zone, Optional.of(profile), 96, 768, GpuPlugin.NVIDIA_ALONE);
     }
 
     public static NodeSpec cpu(String name, String rack, String zone) {
@@ -32,5 +59,10 @@ public record NodeSpec(String name, String rack, String zone, Optional<String> p
 
     public boolean hasGpus() {
         return profile.isPresent();
+    }
+
+    /** Whether hetgpu's device plugin runs on it (a GPU node served by hetgpu). */
+    public boolean servedByHetgpu() {
+        return hasGpus() && plugin == GpuPlugin.HETGPU;
     }
 }

@@ -4,6 +4,9 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.hetgpu.deviceplugin.DevicePlugin;
 import io.hetgpu.extender.Extender;
 import io.hetgpu.extender.ExtenderConfig;
@@ -14,7 +17,10 @@ import io.hetgpu.gpu.discovery.GpuDiscoveryException;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.profile.SimulatedGpuSource;
 import io.hetgpu.testcluster.api.ApiServer;
+import io.hetgpu.gpu.GpuDevice;
+import io.hetgpu.gpu.NodeTopology;
 import io.hetgpu.testcluster.kubelet.KubeletFolders;
+import io.hetgpu.testcluster.kubelet.PlainDevicePlugin;
 import io.hetgpu.testcluster.kubelet.SimulatedKubelet;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -32,7 +38,8 @@ import java.util.function.Consumer;
 /**
  * A whole cluster on one machine: the in-process API server, a Node object per {@link NodeSpec}, and
  * on every GPU node a simulated kubelet with the real device plugin (started with the node's simulated
- * profile) registered to it over Unix sockets in {@code workDir}. The scheduler extender and the
+ * profile) registered to it over Unix sockets in {@code workDir} (or, on nodes hetgpu does not serve, a
+ * plain device plugin and, where the node has them, GPU Feature Discovery's labels). The scheduler extender and the
  * scheduler driver attach to it.
  */
 public final class TestCluster implements AutoCloseable {
@@ -47,6 +54,7 @@ public final class TestCluster implements AutoCloseable {
     private final Map<String, SimulatedKubelet> kubelets = new LinkedHashMap<>();
     private final Map<String, SimulatedGpuSource> gpuSources = new LinkedHashMap<>();
     private final Map<String, DevicePlugin> plugins = new LinkedHashMap<>();
+    private final Map<String, PlainDevicePlugin> plainPlugins = new LinkedHashMap<>();
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
 
     private TestCluster(ApiServer api, List<NodeSpec> nodes) {
@@ -65,7 +73,8 @@ public final class TestCluster implements AutoCloseable {
             for (var node : nodes) {
                 cluster.addNode(node, workDir);
             }
-            progress.accept(nodes.size() + " nodes created; " + cluster.plugins.size() + " device plugins registering");
+            progress.accept(nodes.size() + " nodes created; " + (cluster.plugins.size() + cluster.plainPlugins.size())
+                    + " device plugins registering");
             cluster.awaitGpuNodesReady(Duration.ofSeconds(30));
             progress.accept("every GPU node advertises its GPUs and publishes its inventory");
             return cluster;
@@ -85,7 +94,9 @@ public final class TestCluster implements AutoCloseable {
                 .addToCapacity(resources(spec)).addToAllocatable(resources(spec))
                 .addNewCondition().withType("Ready").withStatus("True").endCondition()
                 .endStatus();
-        spec.profile().ifPresent(profile -> node.editMetadata().addToLabels(SIMULATED_PROFILE_LABEL, profile).endMetadata());
+        if (spec.servedByHetgpu()) {
+            node.editMetadata().addToLabels(SIMULATED_PROFILE_LABEL, spec.profile().get()).endMetadata();
+        }
         client.nodes().resource(node.build()).create();
         // Every node has a kubelet, so pods run wherever they are bound; only GPU nodes have a device plugin.
         var folders = KubeletFolders.under(workDir.resolve(spec.name()));
@@ -95,12 +106,35 @@ public final class TestCluster implements AutoCloseable {
         if (spec.profile().isEmpty()) {
             return;
         }
+        if (!spec.servedByHetgpu()) {
+            try (var gpus = SimulatedGpuSource.open(spec.profile().get(), spec.name())) {
+                startPlainPlugin(spec, gpus.topology(), folders);
+            }
+            return;
+        }
         var source = SimulatedGpuSource.open(spec.profile().get(), spec.name());
         gpuSources.put(spec.name(), source);
         var plugin = DevicePlugin.start(new DevicePlugin.Settings(folders.devicePlugins(), folders.podResourcesSocket(), RESOURCE,
                 Set.of(DeviceListStrategy.ENVVAR), Duration.ofMillis(500), 0, spec.name(), CardCatalog.defaults()), source, Optional.of(client));
         plugins.put(spec.name(), plugin);
         resources.push(plugin);
+    }
+
+    /**
+     * NVIDIA's device plugin stands in as a plain one, and GPU Feature Discovery's labels are written as GFD
+     * writes them from NVML, here from the simulated profile's first GPU.
+     */
+    private void startPlainPlugin(NodeSpec spec, NodeTopology topology, KubeletFolders folders) throws IOException {
+        var uuids = topology.devices().stream().map(GpuDevice::uuid).toList();
+        var plugin = new PlainDevicePlugin(uuids, RESOURCE, folders).start();
+        plainPlugins.put(spec.name(), plugin);
+        resources.push(plugin);
+        if (spec.plugin() == NodeSpec.GpuPlugin.NVIDIA_WITH_FEATURE_DISCOVERY) {
+            var labels = FeatureDiscoveryLabelling.of(topology);
+            // A merge patch, as GFD's own writes: kubelet patches the same Node's status meanwhile.
+            client.nodes().withName(spec.name()).patch(PatchContext.of(PatchType.JSON_MERGE),
+                    Serialization.asJson(Map.of("metadata", Map.of("labels", labels))));
+        }
     }
 
     private static Map<String, Quantity> resources(NodeSpec spec) {
@@ -112,6 +146,14 @@ public final class TestCluster implements AutoCloseable {
         for (var name : plugins.keySet()) {
             client.nodes().withName(name).waitUntilCondition(TestCluster::isAdvertising, timeout.toMillis(), TimeUnit.MILLISECONDS);
         }
+        for (var name : plainPlugins.keySet()) {
+            client.nodes().withName(name).waitUntilCondition(TestCluster::offersGpus, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private static boolean offersGpus(Node node) {
+        return node != null && node.getStatus() != null && node.getStatus().getAllocatable() != null
+                && node.getStatus().getAllocatable().containsKey(RESOURCE);
     }
 
     private static boolean isAdvertising(Node node) {
@@ -153,6 +195,10 @@ public final class TestCluster implements AutoCloseable {
         var plugin = plugins.get(node);
         if (plugin != null) {
             plugin.close();
+        }
+        var plain = plainPlugins.get(node);
+        if (plain != null) {
+            plain.close();
         }
         client.nodes().withName(node).edit(n -> new NodeBuilder(n).editSpec()
                 .addNewTaint().withKey("node.kubernetes.io/unreachable").withEffect("NoSchedule").endTaint().endSpec().build());

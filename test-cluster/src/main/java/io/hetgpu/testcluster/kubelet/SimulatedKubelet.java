@@ -48,7 +48,7 @@ import java.util.concurrent.TimeUnit;
  * The kubelet of one simulated node, speaking kubelet's real protocols over real Unix sockets: it
  * serves Registration and PodResources v1, takes the registering device plugin's ListAndWatch into the
  * Node's capacity and allocatable, and for every pod bound to its node asks the plugin
- * GetPreferredAllocation then Allocate, records the devices (PodResources, and the pod annotation
+ * GetPreferredAllocation (when the plugin offers it) then Allocate, records the devices (PodResources, and the pod annotation
  * {@value #DEVICES_ANNOTATION}) and marks the pod Running. It can restart (deleting every socket in
  * the device-plugin folder, as kubelet does) and vanish.
  *
@@ -75,6 +75,8 @@ public final class SimulatedKubelet implements AutoCloseable {
     private volatile Server registrationServer;
     private volatile Server podResourcesServer;
     private volatile ManagedChannel pluginChannel;
+    /** Whether the registered plugin offers GetPreferredAllocation (kubelet asks only then). */
+    private volatile boolean pluginPrefers;
     private SharedIndexInformer<Pod> pods;
 
     public SimulatedKubelet(String nodeName, String resourceName, KubeletFolders folders, KubernetesClient client) {
@@ -151,6 +153,7 @@ public final class SimulatedKubelet implements AutoCloseable {
                     return;
                 }
                 registrations.add(request);
+                pluginPrefers = request.getOptions().getGetPreferredAllocationAvailable();
                 connect(request.getEndpoint());
                 response.onNext(Empty.getDefaultInstance());
                 response.onCompleted();
@@ -257,7 +260,7 @@ public final class SimulatedKubelet implements AutoCloseable {
             throw new AdmissionException("requested " + size + " " + resourceName + ", " + available.size() + " available");
         }
         var plugin = DevicePluginGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
-        var preferred = plugin.getPreferredAllocation(PreferredAllocationRequest.newBuilder()
+        var preferred = !pluginPrefers ? List.<String>of() : plugin.getPreferredAllocation(PreferredAllocationRequest.newBuilder()
                 .addContainerRequests(ContainerPreferredAllocationRequest.newBuilder()
                         .addAllAvailableDeviceIDs(available).setAllocationSize(size))
                 .build()).getContainerResponses(0).getDeviceIDsList();
