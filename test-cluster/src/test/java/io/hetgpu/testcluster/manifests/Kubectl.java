@@ -61,6 +61,18 @@ final class Kubectl {
         return new Rendering(folder, documents);
     }
 
+    /** {@code kubectl ARGS}'s standard output; fails the test when kubectl exits with an error. */
+    static String output(List<String> args) {
+        var command = new ArrayList<String>();
+        command.add(executable().toString());
+        command.addAll(args);
+        var result = run(command);
+        if (result.exitCode() != 0) {
+            throw new AssertionError("`kubectl " + String.join(" ", args) + "` failed (exit " + result.exitCode() + "):\n" + result.stderr());
+        }
+        return result.stdout();
+    }
+
     /** kubectl's client and kustomize versions, for failure messages. */
     static String version() {
         var result = run(List.of(executable().toString(), "version", "--client"));
