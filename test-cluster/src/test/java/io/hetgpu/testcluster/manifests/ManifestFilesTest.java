@@ -1,10 +1,10 @@
 package io.hetgpu.testcluster.manifests;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
-import java.util.List;
 
 import static io.hetgpu.testcluster.manifests.ManifestTree.ROOT;
 import static io.hetgpu.testcluster.manifests.ManifestTree.SAMPLES;
@@ -47,7 +47,7 @@ class ManifestFilesTest {
         assertThat(ids).doesNotHaveDuplicates();
     }
 
-    private static String id(io.fabric8.kubernetes.api.model.HasMetadata object) {
+    private static String id(HasMetadata object) {
         return object.getKind() + "/" + object.getMetadata().getNamespace() + "/" + object.getMetadata().getName();
     }
 }

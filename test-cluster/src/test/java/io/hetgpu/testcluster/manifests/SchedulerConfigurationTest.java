@@ -8,12 +8,18 @@ import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.hetgpu.extender.ExtenderConfig;
+import io.hetgpu.testcluster.cluster.DeployedConfiguration;
+import io.hetgpu.testcluster.scheduler.SchedulerSettings;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.DEVICE_PLUGIN;
@@ -61,6 +67,22 @@ class SchedulerConfigurationTest {
         return configuration.path("extenders").get(0);
     }
 
+    /**
+     * The test cluster (demo, end-to-end tests, simulator equality) reads base/'s files without kubectl;
+     * what it reads must be what every install deploys.
+     */
+    @ParameterizedTest
+    @MethodSource("io.hetgpu.testcluster.manifests.KustomizationsTest#installs")
+    void theTestClusterRunsTheConfigurationEveryInstallDeploys(Path folder) throws Exception {
+        Rendering rendering = Kubectl.kustomize(folder);
+        var deployed = DeployedConfiguration.load(ManifestTree.ROOT);
+        String extenderYaml = rendering.one(ConfigMap.class, ExpectedDeployment.EXTENDER_CONFIG_MAP).getData()
+                .get(DeployedConfiguration.EXTENDER_CONFIG_KEY);
+        assertThat(deployed.extender()).isEqualTo(ExtenderConfig.parse(extenderYaml, folder.toString()));
+        assertThat(deployed.scheduler()).isEqualTo(SchedulerSettings.parse(
+                rendering.one(ConfigMap.class, SCHEDULER_CONFIG_MAP).getData().get(SCHEDULER_CONFIG_KEY)));
+    }
+
     @Test
     void usesOnlyFieldNamesOfTheV1Api() {
         assertThat(configuration.path("apiVersion").asText()).isEqualTo(KUBE_SCHEDULER_CONFIG_API);
@@ -80,9 +102,9 @@ class SchedulerConfigurationTest {
     }
 
     /** In every rendering a user applies, not only the default one: an overlay could rename or move the Service. */
-    @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.MethodSource("io.hetgpu.testcluster.manifests.KustomizationsTest#installs")
-    void theExtenderUrlOfEveryInstallNamesItsExtenderServiceAndAPortThatReachesTheExtender(java.nio.file.Path folder) {
+    @ParameterizedTest
+    @MethodSource("io.hetgpu.testcluster.manifests.KustomizationsTest#installs")
+    void theExtenderUrlOfEveryInstallNamesItsExtenderServiceAndAPortThatReachesTheExtender(Path folder) {
         Rendering rendering = Kubectl.kustomize(folder);
         JsonNode config = ManifestTree.yaml(rendering.one(ConfigMap.class, SCHEDULER_CONFIG_MAP).getData().get(SCHEDULER_CONFIG_KEY));
         URI url = URI.create(config.path("extenders").get(0).path("urlPrefix").asText());
@@ -165,7 +187,7 @@ class SchedulerConfigurationTest {
         Deployment scheduler = install.one(Deployment.class, SCHEDULER_NAME);
         String account = scheduler.getSpec().getTemplate().getSpec().getServiceAccountName();
         List<PolicyRule> leaseRules = install.grantsOf(NAMESPACE, account).stream()
-                .filter(g -> g.namespace().equals(java.util.Optional.of(NAMESPACE)))
+                .filter(g -> g.namespace().equals(Optional.of(NAMESPACE)))
                 .map(Rendering.Grant::rule)
                 .filter(r -> r.getResources().contains("leases"))
                 .toList();
