@@ -59,7 +59,7 @@ public final class ExtenderBenchmark {
         double seconds = 20;
         var forms = List.of("Nodes", "NodeNames");
         boolean cold = false;
-        // The JVM of manifests/scheduler-extender.yaml: MaxRAMPercentage=75 of its 1536Mi limit, and the serial
+        // The JVM of manifests/base/scheduler-extender.yaml: MaxRAMPercentage=75 of its 1536Mi limit, and the serial
         // collector that the JVM picks by itself in a container with under 1792 MB.
         var serverJvm = List.of("-Xmx1152m", "-XX:+UseSerialGC");
         for (int i = 0; i < args.length - 1; i += 2) {

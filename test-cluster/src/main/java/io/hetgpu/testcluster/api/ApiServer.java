@@ -8,11 +8,16 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
  * The test cluster's Kubernetes API: fabric8's mock server in CRUD mode on a loopback port. The real
@@ -22,20 +27,44 @@ import java.util.HashMap;
  * <p>What it does not enforce: authentication and RBAC (every request is allowed), admission
  * (no defaulting, no validation, no quota, no PriorityClass resolution into {@code spec.priority}),
  * the {@code pods/binding} subresource (the scheduler sets {@code spec.nodeName} by patch), field
- * immutability, and garbage collection. {@code manifests/} is checked separately for RBAC and shape.
+ * immutability, and garbage collection. {@code manifests/} is checked separately for RBAC and shape:
+ * {@link #observe} shows each request, so that a test can compare what a component asks for with what
+ * its ClusterRole allows.
  */
 public final class ApiServer implements AutoCloseable {
 
-    private final KubernetesMockServer server;
+    /** One request as it reached the server: HTTP method, path with query, and the client's User-Agent (who asked). */
+    public record Request(String method, String path, String userAgent) {
+    }
 
-    private ApiServer(KubernetesMockServer server) {
+    private final KubernetesMockServer server;
+    private final List<Consumer<Request>> observers;
+
+    private ApiServer(KubernetesMockServer server, List<Consumer<Request>> observers) {
         this.server = server;
+        this.observers = observers;
     }
 
     public static ApiServer start() {
-        var server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+        List<Consumer<Request>> observers = new CopyOnWriteArrayList<>();
+        var dispatcher = new KubernetesCrudDispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest request) {
+                if (!observers.isEmpty()) {
+                    var seen = new Request(request.getMethod(), request.getPath(), request.getHeader("User-Agent"));
+                    observers.forEach(observer -> observer.accept(seen));
+                }
+                return super.dispatch(request);
+            }
+        };
+        var server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
         server.init(InetAddress.getLoopbackAddress(), 0);
-        return new ApiServer(server);
+        return new ApiServer(server, observers);
+    }
+
+    /** Calls {@code observer} with every request from now on, on the server's threads, before it is answered. */
+    public void observe(Consumer<Request> observer) {
+        observers.add(observer);
     }
 
     /** Where clients connect: {@code http://127.0.0.1:PORT}. */

@@ -13,18 +13,23 @@ import java.util.function.BiPredicate;
 import java.util.stream.Stream;
 
 /**
- * The configuration a real cluster runs, read from {@code manifests/}: the extender's config file
+ * The configuration a real cluster runs, read from {@code manifests/base/}: the extender's config file
  * (ConfigMap key {@value #EXTENDER_CONFIG_KEY}) and hetgpu-scheduler's KubeSchedulerConfiguration. The
- * test cluster changes only addresses (ports on loopback), never policy.
+ * test cluster changes only addresses (ports on loopback), never policy. (The manifests tests check that
+ * {@code kubectl kustomize manifests/} renders these same ConfigMaps, so no kustomization changes them.)
  */
 public record DeployedConfiguration(ExtenderConfig extender, SchedulerSettings scheduler) {
 
     public static final String EXTENDER_CONFIG_KEY = "extender.yaml";
+    /** The folder of {@code manifests/} that holds the objects; the kustomizations around it add images and overlays. */
+    public static final String BASE = "base";
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
+    /** Reads the configuration from {@code manifests}, the checkout's {@code manifests/} folder. */
     public static DeployedConfiguration load(Path manifests) throws IOException {
-        var extender = configMapValue(manifests, (key, text) -> key.equals(EXTENDER_CONFIG_KEY));
-        var scheduler = configMapValue(manifests, (key, text) -> text.contains("kind: KubeSchedulerConfiguration"));
+        var base = manifests.resolve(BASE);
+        var extender = configMapValue(base, (key, text) -> key.equals(EXTENDER_CONFIG_KEY));
+        var scheduler = configMapValue(base, (key, text) -> text.contains("kind: KubeSchedulerConfiguration"));
         try {
             return new DeployedConfiguration(ExtenderConfig.parse(extender.text(), extender.file() + " " + EXTENDER_CONFIG_KEY),
                     SchedulerSettings.parse(scheduler.text()));
@@ -46,9 +51,9 @@ public record DeployedConfiguration(ExtenderConfig extender, SchedulerSettings s
     private record ConfigMapValue(String file, String text) {
     }
 
-    /** The first ConfigMap data value in {@code manifests/} (top level, files in name order) that {@code wanted} accepts. */
-    private static ConfigMapValue configMapValue(Path manifests, BiPredicate<String, String> wanted) throws IOException {
-        try (Stream<Path> files = Files.list(manifests)) {
+    /** The first ConfigMap data value in {@code folder} (its files in name order) that {@code wanted} accepts. */
+    private static ConfigMapValue configMapValue(Path folder, BiPredicate<String, String> wanted) throws IOException {
+        try (Stream<Path> files = Files.list(folder)) {
             for (var file : files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
                 for (var document : YAML.readValues(YAML.createParser(file.toFile()), JsonNode.class).readAll()) {
                     if (document == null || !"ConfigMap".equals(document.path("kind").asText())) {
@@ -56,12 +61,12 @@ public record DeployedConfiguration(ExtenderConfig extender, SchedulerSettings s
                     }
                     for (var entry : document.path("data").properties()) {
                         if (entry.getValue().isTextual() && wanted.test(entry.getKey(), entry.getValue().asText())) {
-                            return new ConfigMapValue(file.getFileName().toString(), entry.getValue().asText());
+                            return new ConfigMapValue(BASE + "/" + file.getFileName(), entry.getValue().asText());
                         }
                     }
                 }
             }
         }
-        throw new IOException("no ConfigMap in " + manifests + " holds the configuration looked for");
+        throw new IOException("no ConfigMap in " + folder + " holds the configuration looked for");
     }
 }

@@ -15,7 +15,10 @@ final class ExpectedDeployment {
     // Device plugin.
     static final String DEVICE_PLUGIN = "hetgpu-device-plugin";
     static final String RESOURCE_NAME = HetgpuKeys.DEFAULT_RESOURCE_NAME;
-    static final int DEVICE_PLUGIN_HTTP_PORT = 8080;
+    /** The plugin's status port: its code default, which the manifests and the Dockerfile's EXPOSE use too. */
+    static final int DEVICE_PLUGIN_HTTP_PORT = Integer.parseInt(Program.DEVICE_PLUGIN.defaultValue("--http-port"));
+    /** The label that hands a node to hetgpu's device plugin. */
+    static final String GPU_NODE_LABEL = "hetgpu.io/gpu-node";
     static final String KUBELET_DEVICE_PLUGIN_DIR = "/var/lib/kubelet/device-plugins";
     static final String KUBELET_POD_RESOURCES_DIR = "/var/lib/kubelet/pod-resources";
     static final String KUBELET_POD_RESOURCES_SOCKET = KUBELET_POD_RESOURCES_DIR + "/kubelet.sock";

@@ -18,14 +18,16 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * The manifests/ folder as kubectl would read it: every YAML document of every file parsed into a
- * typed fabric8 object, plus the kustomization files as plain trees (kustomize is not available
- * here, so the tests check what kustomize would be given).
+ * The files in manifests/, each YAML document parsed into a typed fabric8 object, for what rendering
+ * cannot show: kubectl kustomize passes unknown fields through unchecked, and the samples are applied
+ * with {@code kubectl apply -f}, not through a kustomization. What a kustomization deploys comes from
+ * {@link Kubectl#kustomize}.
  */
 final class ManifestTree {
 
     /** Tests run in the module's folder; the manifests sit beside it. */
     static final Path ROOT = Path.of("..", "manifests");
+    static final Path BASE = ROOT.resolve(io.hetgpu.testcluster.cluster.DeployedConfiguration.BASE);
     static final Path SIMULATED_OVERLAY = ROOT.resolve("overlays/simulated");
     static final Path SAMPLES = ROOT.resolve("samples");
     static final Path IMAGES_COMPONENT = ROOT.resolve("images");
@@ -57,10 +59,18 @@ final class ManifestTree {
 
     /** Every manifest file (kustomization files excluded), sorted for stable messages. */
     static List<Path> yamlFiles() {
+        return files().stream().filter(f -> !f.getFileName().toString().equals(KUSTOMIZATION)).toList();
+    }
+
+    /** Every folder of manifests/ that holds a kustomization (a Kustomization or a Component). */
+    static List<Path> kustomizations() {
+        return files().stream().filter(f -> f.getFileName().toString().equals(KUSTOMIZATION)).map(Path::getParent).toList();
+    }
+
+    private static List<Path> files() {
         try (Stream<Path> files = Files.walk(ROOT)) {
             return files.filter(Files::isRegularFile)
                     .filter(f -> f.getFileName().toString().endsWith(".yaml"))
-                    .filter(f -> !f.getFileName().toString().equals(KUSTOMIZATION))
                     .sorted()
                     .toList();
         } catch (IOException e) {
@@ -69,12 +79,20 @@ final class ManifestTree {
     }
 
     static List<JsonNode> readDocuments(Path file) {
-        try (var parser = YAML.createParser(file.toFile())) {
+        try {
+            return readDocuments(Files.readString(file));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file, e);
+        }
+    }
+
+    static List<JsonNode> readDocuments(String text) {
+        try (var parser = YAML.createParser(text)) {
             return YAML.readValues(parser, JsonNode.class).readAll().stream()
                     .filter(node -> node != null && !node.isNull() && !node.isMissingNode())
                     .toList();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + file, e);
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -94,28 +112,12 @@ final class ManifestTree {
         return documents;
     }
 
-    /** The documents of the files the base kustomization lists. */
-    List<ManifestDocument> base() {
-        var listed = new ArrayList<Path>();
-        kustomization(ROOT).path("resources").forEach(r -> listed.add(ROOT.resolve(r.asText()).normalize()));
-        return documents.stream().filter(d -> listed.contains(d.file().normalize())).toList();
-    }
-
     List<ManifestDocument> in(Path folder) {
         return documents.stream().filter(d -> d.file().startsWith(folder)).toList();
     }
 
-    <T extends HasMetadata> List<T> all(List<ManifestDocument> documents, Class<T> type) {
+    static <T extends HasMetadata> List<T> all(List<ManifestDocument> documents, Class<T> type) {
         return documents.stream().map(ManifestDocument::object).filter(type::isInstance).map(type::cast).toList();
-    }
-
-    <T extends HasMetadata> T baseObject(Class<T> type, String name) {
-        return all(base(), type).stream()
-                .filter(o -> o.getMetadata().getName().equals(name))
-                .reduce((a, b) -> {
-                    throw new AssertionError("two " + type.getSimpleName() + " named " + name);
-                })
-                .orElseThrow(() -> new AssertionError("no " + type.getSimpleName() + " named " + name + " in the base"));
     }
 
     /**

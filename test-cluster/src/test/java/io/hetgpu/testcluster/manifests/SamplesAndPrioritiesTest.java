@@ -40,6 +40,7 @@ class SamplesAndPrioritiesTest {
     private static final Set<String> ROLES = Set.of("ps", "worker", "chief", "evaluator");
 
     private final ManifestTree manifests = ManifestTree.load();
+    private final Rendering install = Kubectl.kustomize(ManifestTree.ROOT);
     private final List<HasMetadata> samples = manifests.in(SAMPLES).stream().map(ManifestDocument::object).toList();
     @Test
     void priorityClassesBracketTheExtenderThresholds() throws Exception {
@@ -47,8 +48,8 @@ class SamplesAndPrioritiesTest {
         var thresholds = io.hetgpu.testcluster.cluster.DeployedConfiguration.load(ManifestTree.ROOT).extender().priority();
         int high = thresholds.high();
         int low = thresholds.low();
-        PriorityClass training = manifests.baseObject(PriorityClass.class, HIGH_PRIORITY_CLASS);
-        PriorityClass sweep = manifests.baseObject(PriorityClass.class, LOW_PRIORITY_CLASS);
+        PriorityClass training = install.one(PriorityClass.class, HIGH_PRIORITY_CLASS);
+        PriorityClass sweep = install.one(PriorityClass.class, LOW_PRIORITY_CLASS);
 
         assertThat(training.getValue()).isGreaterThanOrEqualTo(high);
         assertThat(sweep.getValue()).isLessThanOrEqualTo(low);
@@ -73,7 +74,7 @@ class SamplesAndPrioritiesTest {
         List<PodTemplateSpec> templates = samples.stream().flatMap(o -> PodTemplates.of(o).stream()).toList();
         assertThat(templates).filteredOn(t -> PodTemplates.gpus(t, RESOURCE_NAME) > 0).hasSizeGreaterThanOrEqualTo(2)
                 .allSatisfy(t -> assertThat(t.getSpec().getSchedulerName()).isEqualTo(SCHEDULER_NAME));
-        Set<String> classes = manifests.all(manifests.base(), PriorityClass.class).stream()
+        Set<String> classes = install.all(PriorityClass.class).stream()
                 .map(c -> c.getMetadata().getName()).collect(Collectors.toSet());
         assertThat(templates).allSatisfy(t -> assertThat(classes).contains(t.getSpec().getPriorityClassName()));
     }

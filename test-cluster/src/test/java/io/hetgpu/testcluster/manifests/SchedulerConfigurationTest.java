@@ -8,14 +8,18 @@ import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
-import io.fabric8.kubernetes.api.model.rbac.Role;
-import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.hetgpu.extender.ExtenderConfig;
+import io.hetgpu.testcluster.cluster.DeployedConfiguration;
+import io.hetgpu.testcluster.scheduler.SchedulerSettings;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.DEVICE_PLUGIN;
@@ -53,14 +57,30 @@ class SchedulerConfigurationTest {
     private static final Set<String> LEADER_ELECTION_FIELDS = Set.of("leaderElect", "leaseDuration",
             "renewDeadline", "retryPeriod", "resourceLock", "resourceName", "resourceNamespace");
 
-    private final ManifestTree manifests = ManifestTree.load();
+    private final Rendering install = Kubectl.kustomize(ManifestTree.ROOT);
     private final JsonNode configuration = ManifestTree.yaml(
-            manifests.baseObject(ConfigMap.class, SCHEDULER_CONFIG_MAP).getData().get(SCHEDULER_CONFIG_KEY));
+            install.one(ConfigMap.class, SCHEDULER_CONFIG_MAP).getData().get(SCHEDULER_CONFIG_KEY));
     private final JsonNode extender = onlyExtender();
 
     private JsonNode onlyExtender() {
         assertThat(configuration.path("extenders")).hasSize(1);
         return configuration.path("extenders").get(0);
+    }
+
+    /**
+     * The test cluster (demo, end-to-end tests, simulator equality) reads base/'s files without kubectl;
+     * what it reads must be what every install deploys.
+     */
+    @ParameterizedTest
+    @MethodSource("io.hetgpu.testcluster.manifests.KustomizationsTest#installs")
+    void theTestClusterRunsTheConfigurationEveryInstallDeploys(Path folder) throws Exception {
+        Rendering rendering = Kubectl.kustomize(folder);
+        var deployed = DeployedConfiguration.load(ManifestTree.ROOT);
+        String extenderYaml = rendering.one(ConfigMap.class, ExpectedDeployment.EXTENDER_CONFIG_MAP).getData()
+                .get(DeployedConfiguration.EXTENDER_CONFIG_KEY);
+        assertThat(deployed.extender()).isEqualTo(ExtenderConfig.parse(extenderYaml, folder.toString()));
+        assertThat(deployed.scheduler()).isEqualTo(SchedulerSettings.parse(
+                rendering.one(ConfigMap.class, SCHEDULER_CONFIG_MAP).getData().get(SCHEDULER_CONFIG_KEY)));
     }
 
     @Test
@@ -81,10 +101,38 @@ class SchedulerConfigurationTest {
         assertThat(profile.path("percentageOfNodesToScore").asInt()).isEqualTo(100);
     }
 
+    /** In every rendering a user applies, not only the default one: an overlay could rename or move the Service. */
+    @ParameterizedTest
+    @MethodSource("io.hetgpu.testcluster.manifests.KustomizationsTest#installs")
+    void theExtenderUrlOfEveryInstallNamesItsExtenderServiceAndAPortThatReachesTheExtender(Path folder) {
+        Rendering rendering = Kubectl.kustomize(folder);
+        JsonNode config = ManifestTree.yaml(rendering.one(ConfigMap.class, SCHEDULER_CONFIG_MAP).getData().get(SCHEDULER_CONFIG_KEY));
+        URI url = URI.create(config.path("extenders").get(0).path("urlPrefix").asText());
+        String[] host = url.getHost().split("\\.");
+        assertThat(host.length).as(url.toString()).isGreaterThanOrEqualTo(3);
+        assertThat(host[2]).as(url.toString()).isEqualTo("svc");
+        Service service = rendering.all(Service.class).stream()
+                .filter(s -> s.getMetadata().getName().equals(host[0]) && s.getMetadata().getNamespace().equals(host[1]))
+                .findFirst().orElseThrow(() -> new AssertionError(folder + ": no Service " + host[1] + "/" + host[0] + " for " + url));
+        ServicePort port = service.getSpec().getPorts().stream().filter(p -> p.getPort() == url.getPort()).findFirst()
+                .orElseThrow(() -> new AssertionError(folder + ": Service " + host[0] + " has no port " + url.getPort()));
+        Deployment extenderDeployment = rendering.one(Deployment.class, EXTENDER);
+        assertThat(extenderDeployment.getSpec().getTemplate().getMetadata().getLabels())
+                .containsAllEntriesOf(service.getSpec().getSelector());
+        Container container = PodTemplates.onlyContainer(extenderDeployment.getSpec().getTemplate());
+        var target = port.getTargetPort();
+        int targetPort = target.getIntVal() != null ? target.getIntVal()
+                : container.getPorts().stream().filter(p -> target.getStrVal().equals(p.getName())).findFirst()
+                        .orElseThrow(() -> new AssertionError("no container port named " + target.getStrVal())).getContainerPort();
+        // The port the extender listens on, as its own parser and config reader make it out.
+        assertThat(targetPort).isEqualTo(ContainerFlagsTest.listeningPort(rendering, Program.SCHEDULER_EXTENDER,
+                new Rendering.Running(new Rendering.Workload(extenderDeployment, extenderDeployment.getSpec().getTemplate()), container)));
+    }
+
     @Test
     void theExtenderUrlNamesTheExtenderServiceAndItsPort() {
         URI url = URI.create(extender.path("urlPrefix").asText());
-        Service service = manifests.baseObject(Service.class, EXTENDER);
+        Service service = install.one(Service.class, EXTENDER);
 
         assertThat(url.getScheme()).isEqualTo(extender.path("enableHTTPS").asBoolean() ? "https" : "http");
         assertThat(url.getHost()).isIn(
@@ -116,7 +164,7 @@ class SchedulerConfigurationTest {
     /** Any managed resource must be the one the device plugin registers; none at all lets CPU-only pods through. */
     @Test
     void managedResourcesIfAnyAreTheDevicePluginsResource() {
-        Container plugin = PodTemplates.onlyContainer(manifests.baseObject(DaemonSet.class, DEVICE_PLUGIN).getSpec().getTemplate());
+        Container plugin = PodTemplates.onlyContainer(install.one(DaemonSet.class, DEVICE_PLUGIN).getSpec().getTemplate());
         String registered = PodTemplates.flags(plugin).get("resource-name");
         assertThat(registered).isEqualTo(RESOURCE_NAME);
 
@@ -136,14 +184,11 @@ class SchedulerConfigurationTest {
         assertThat(lease).isEqualTo(SCHEDULER_NAME).isNotEqualTo("kube-scheduler");
         assertThat(election.path("resourceNamespace").asText()).isEqualTo(NAMESPACE);
 
-        Deployment scheduler = manifests.baseObject(Deployment.class, SCHEDULER_NAME);
+        Deployment scheduler = install.one(Deployment.class, SCHEDULER_NAME);
         String account = scheduler.getSpec().getTemplate().getSpec().getServiceAccountName();
-        List<Role> roles = manifests.all(manifests.base(), RoleBinding.class).stream()
-                .filter(b -> b.getMetadata().getNamespace().equals(NAMESPACE))
-                .filter(b -> b.getSubjects().stream().anyMatch(s -> s.getName().equals(account)))
-                .map(b -> manifests.baseObject(Role.class, b.getRoleRef().getName()))
-                .toList();
-        List<PolicyRule> leaseRules = roles.stream().flatMap(r -> r.getRules().stream())
+        List<PolicyRule> leaseRules = install.grantsOf(NAMESPACE, account).stream()
+                .filter(g -> g.namespace().equals(Optional.of(NAMESPACE)))
+                .map(Rendering.Grant::rule)
                 .filter(r -> r.getResources().contains("leases"))
                 .toList();
         assertThat(leaseRules).anySatisfy(r -> {
@@ -155,10 +200,10 @@ class SchedulerConfigurationTest {
 
     @Test
     void theSchedulerRunsTheStockImageWithThisConfiguration() {
-        Deployment scheduler = manifests.baseObject(Deployment.class, SCHEDULER_NAME);
+        Deployment scheduler = install.one(Deployment.class, SCHEDULER_NAME);
         var template = scheduler.getSpec().getTemplate();
         Container container = PodTemplates.onlyContainer(template);
-        assertThat(container.getImage()).isEqualTo(KUBE_SCHEDULER_IMAGE);
+        assertThat(Rendering.repository(container.getImage())).isEqualTo(KUBE_SCHEDULER_IMAGE);
 
         Path config = Path.of(PodTemplates.flags(container).get("config"));
         assertThat(config.getFileName().toString()).isEqualTo(SCHEDULER_CONFIG_KEY);

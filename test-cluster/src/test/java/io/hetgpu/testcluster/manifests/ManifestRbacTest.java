@@ -1,0 +1,205 @@
+package io.hetgpu.testcluster.manifests;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.hetgpu.deviceplugin.DevicePlugin;
+import io.hetgpu.deviceplugin.devices.DeviceListStrategy;
+import io.hetgpu.extender.Extender;
+import io.hetgpu.extender.ExtenderConfig;
+import io.hetgpu.extender.http.ServerOptions;
+import io.hetgpu.gpu.inventory.HetgpuKeys;
+import io.hetgpu.gpu.profile.SimulatedGpuSource;
+import io.hetgpu.gpu.tier.CardCatalog;
+import io.hetgpu.testcluster.api.ApiServer;
+import io.hetgpu.testcluster.cluster.DeployedConfiguration;
+import io.hetgpu.testcluster.kubelet.KubeletFolders;
+import io.hetgpu.testcluster.kubelet.SimulatedKubelet;
+import io.hetgpu.testcluster.scheduler.Decision;
+import io.hetgpu.testcluster.scheduler.SchedulerDriver;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.net.http.HttpClient;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.EXTENDER_CONFIG_MAP;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.RESOURCE_NAME;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.SCHEDULER_NAME;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * RBAC that covers exactly the API calls hetgpu's programs make. A short run of the real device plugin
+ * and the real extender against the test cluster's API server records every request each one makes
+ * (told apart by User-Agent); the rendered ClusterRoles and Roles of each program's service account
+ * must allow every one of them, and every permission they grant must be used in the run or justified
+ * in {@link #JUSTIFIED}. A change in what the code requests fails here until the manifests follow.
+ */
+class ManifestRbacTest {
+
+    private static final List<String> NODES = List.of("gpu-1", "gpu-2");
+    private static final Map<String, Quantity> NODE_RESOURCES = Map.of(
+            "cpu", new Quantity("64"), "memory", new Quantity("256Gi"), "pods", new Quantity("110"));
+    private static final String NAMESPACE = "default";
+    private static final Duration PATIENCE = Duration.ofSeconds(30);
+
+    /**
+     * Permissions the run does not exercise, as "PROGRAM verb group/resource" with why the program
+     * needs them anyway. Empty: each permission of both programs is used in the run.
+     */
+    private static final Map<String, String> JUSTIFIED = Map.of();
+
+    private static final Map<Program, List<ApiCall>> CALLS = new EnumMap<>(Program.class);
+
+    @BeforeAll
+    static void runThePluginAndTheExtender(@TempDir Path dir) throws Exception {
+        var recorded = new ConcurrentLinkedQueue<ApiServer.Request>();
+        try (var api = ApiServer.start();
+             var admin = api.newClient();
+             var kubeletClient = client(api, "test-kubelet");
+             var schedulerClient = client(api, "test-scheduler");
+             var pluginClient = client(api, userAgent(Program.DEVICE_PLUGIN));
+             var extenderClient = client(api, userAgent(Program.SCHEDULER_EXTENDER))) {
+            api.observe(recorded::add);
+            // Two GPU nodes: with one feasible node kube-scheduler skips prioritize, and with it the placement Event.
+            var components = new ArrayList<AutoCloseable>();
+            try {
+                for (String node : NODES) {
+                    admin.nodes().resource(new NodeBuilder().withNewMetadata().withName(node)
+                            .addToLabels("kubernetes.io/hostname", node).addToLabels(ExpectedDeployment.GPU_NODE_LABEL, "true").endMetadata()
+                            .withNewStatus().addToCapacity(NODE_RESOURCES).addToAllocatable(NODE_RESOURCES)
+                            .addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus().build()).create();
+                    var folders = KubeletFolders.under(dir.resolve(node));
+                    components.add(new SimulatedKubelet(node, RESOURCE_NAME, folders, kubeletClient).start());
+                    components.add(DevicePlugin.start(new DevicePlugin.Settings(folders.devicePlugins(), folders.podResourcesSocket(),
+                            RESOURCE_NAME, Set.of(DeviceListStrategy.ENVVAR), Duration.ofMillis(200), 0, node, CardCatalog.defaults()),
+                            SimulatedGpuSource.open("dgx1-v100", node), Optional.of(pluginClient)));
+                }
+                for (String node : NODES) {
+                    admin.nodes().withName(node).waitUntilCondition(n -> n != null && n.getMetadata().getAnnotations() != null
+                            && n.getMetadata().getAnnotations().containsKey(HetgpuKeys.ANNOTATION_FREE)
+                            && n.getStatus().getAllocatable().containsKey(RESOURCE_NAME), PATIENCE.toSeconds(), TimeUnit.SECONDS);
+                }
+
+                // The extender as deployed: its configuration from the rendered ConfigMap (events on).
+                var rendered = Kubectl.kustomize(ManifestTree.ROOT).one(ConfigMap.class, EXTENDER_CONFIG_MAP)
+                        .getData().get(DeployedConfiguration.EXTENDER_CONFIG_KEY);
+                var config = ExtenderConfig.parse(rendered, EXTENDER_CONFIG_MAP);
+                assertThat(config.events()).as("the deployed extender posts Events").isTrue();
+                try (var extender = Extender.start(config, new ServerOptions("127.0.0.1", 0, ServerOptions.DEFAULT_BODY_LIMIT, null, null),
+                        Optional.of(extenderClient))) {
+                    extender.synced().orTimeout(PATIENCE.toSeconds(), TimeUnit.SECONDS).join();
+                    admin.pods().resource(new PodBuilder().withNewMetadata().withName("train").withNamespace(NAMESPACE).withUid("uid-train")
+                            .endMetadata().withNewSpec().withSchedulerName(SCHEDULER_NAME)
+                            .addNewContainer().withName("main").withImage("train").withNewResources()
+                            .addToLimits(RESOURCE_NAME, new Quantity("2")).endResources().endContainer().endSpec()
+                            .withNewStatus().withPhase("Pending").endStatus().build()).create();
+                    var scheduler = new SchedulerDriver(schedulerClient, DeployedConfiguration.load(ManifestTree.ROOT)
+                            .schedulerCalling("http://127.0.0.1:" + extender.port()), HttpClient.newHttpClient(), 1);
+                    assertThat(scheduler.scheduleRound()).singleElement().isInstanceOf(Decision.Bound.class);
+                    // The placement Event is posted off the request path.
+                    await().atMost(PATIENCE).until(() -> admin.v1().events().inNamespace(NAMESPACE).list().getItems().stream()
+                            .anyMatch(e -> "HetgpuPlacement".equals(e.getReason())));
+                }
+            } finally {
+                for (var component : components.reversed()) {
+                    component.close();
+                }
+            }
+        }
+        for (Program program : Program.values()) {
+            CALLS.put(program, recorded.stream().filter(r -> userAgent(program).equals(r.userAgent())).map(ApiCall::of).toList());
+        }
+    }
+
+    static List<Path> installs() {
+        return KustomizationsTest.installs();
+    }
+
+    @ParameterizedTest
+    @MethodSource("installs")
+    void everyRequestOfEachProgramIsAllowedByItsServiceAccountsRoles(Path folder) {
+        Rendering rendering = Kubectl.kustomize(folder);
+        var denied = new ArrayList<String>();
+        for (Program program : Program.values()) {
+            assertThat(CALLS.get(program)).as(program + " made requests in the run").isNotEmpty();
+            var grants = grants(rendering, program);
+            for (ApiCall call : CALLS.get(program)) {
+                if (grants.stream().noneMatch(g -> holds(g, call) && call.allowedBy(g.rule()))) {
+                    denied.add(program + ": " + call.describe());
+                }
+            }
+        }
+        assertThat(denied).as("requests the rendered RBAC of " + folder + " would refuse (403)").isEmpty();
+    }
+
+    @ParameterizedTest
+    @MethodSource("installs")
+    void everyPermissionOfEachProgramIsUsedOrJustified(Path folder) {
+        Rendering rendering = Kubectl.kustomize(folder);
+        var unused = new TreeSet<String>();
+        for (Program program : Program.values()) {
+            for (Rendering.Grant grant : grants(rendering, program)) {
+                var rule = grant.rule();
+                assertThat(rule.getVerbs()).as(grant.source()).doesNotContain("*");
+                assertThat(rule.getResources()).as(grant.source()).doesNotContain("*");
+                assertThat(rule.getApiGroups()).as(grant.source()).doesNotContain("*");
+                for (String verb : rule.getVerbs()) {
+                    for (String group : rule.getApiGroups()) {
+                        for (String resource : rule.getResources()) {
+                            String permission = program + " " + verb + " " + (group.isEmpty() ? "" : group + "/") + resource;
+                            boolean used = CALLS.get(program).stream().anyMatch(call -> call.verb().equals(verb)
+                                    && call.group().equals(group) && call.resource().equals(resource) && holds(grant, call)
+                                    && call.allowedBy(rule));
+                            if (!used && !JUSTIFIED.containsKey(permission)) {
+                                unused.add(permission + " (" + grant.source() + ")");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(unused).as("permissions no request of the run used; drop them or justify them in JUSTIFIED").isEmpty();
+    }
+
+    private static List<Rendering.Grant> grants(Rendering rendering, Program program) {
+        var accounts = rendering.running(ImageSetting.of(program).repository()).stream()
+                .map(r -> r.workload().object().getMetadata().getNamespace() + "/" + r.workload().template().getSpec().getServiceAccountName())
+                .distinct().toList();
+        assertThat(accounts).as(program + " runs under one service account").hasSize(1);
+        String[] account = accounts.getFirst().split("/");
+        var grants = rendering.grantsOf(account[0], account[1]);
+        assertThat(grants).as(program + "'s service account " + accounts.getFirst() + " is granted something").isNotEmpty();
+        return grants;
+    }
+
+    /** A ClusterRoleBinding's rules hold in every namespace and for cluster objects; a RoleBinding's in its namespace only. */
+    private static boolean holds(Rendering.Grant grant, ApiCall call) {
+        return grant.namespace().isEmpty() || grant.namespace().equals(call.namespace());
+    }
+
+    private static String userAgent(Program program) {
+        return "hetgpu-test/" + program.name().toLowerCase();
+    }
+
+    private static KubernetesClient client(ApiServer api, String userAgent) {
+        return new KubernetesClientBuilder().withConfig(new ConfigBuilder(api.config()).withUserAgent(userAgent).build()).build();
+    }
+}
