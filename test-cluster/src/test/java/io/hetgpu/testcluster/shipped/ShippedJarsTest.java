@@ -17,6 +17,7 @@ import io.hetgpu.gpu.inventory.InventoryCodec;
 import io.hetgpu.testcluster.api.ApiServer;
 import io.hetgpu.testcluster.kubelet.KubeletFolders;
 import io.hetgpu.testcluster.kubelet.SimulatedKubelet;
+import io.hetgpu.testcluster.manifests.RenderedManifests;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -34,8 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The two jars that ship, each in its own JVM ({@code java -jar}), with the JVM options of its
- * Dockerfile and the arguments, environment and mounted files its workload in {@code manifests/}
- * gives it, against the test cluster's API server: they become ready and do their job. This is the
+ * Dockerfile and the arguments, environment and mounted files its workload gets from the install
+ * as {@code kubectl kustomize} renders it, against the test cluster's API server: they become ready and do their job. This is the
  * test that the classpath of the other tests cannot stand in for (a jar that lacked a class fabric8
  * needs at run time crashed against every API server while every other test passed).
  *
@@ -61,7 +62,7 @@ class ShippedJarsTest {
     private KubernetesClient client;
     private SimulatedKubelet kubelet;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    private final List<HasMetadata> manifests = ShippedManifests.load();
+    private final List<HasMetadata> manifests = RenderedManifests.simulatedInstall();
 
     @BeforeEach
     void startCluster() throws IOException {
