@@ -29,7 +29,7 @@ public final class DemoWorkload {
     public static final String DATA_CLAIM = "imagenet";
     private static final String GPU = HetgpuKeys.DEFAULT_RESOURCE_NAME;
 
-    /** The values of manifests/priority-classes.yaml. */
+    /** The values of manifests/base/priority-classes.yaml. */
     static final int HIGH = 1000;
     static final int LOW = -100;
 
