@@ -1,5 +1,6 @@
 package io.hetgpu.extender;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hetgpu.extender.cluster.ClusterView;
 import io.hetgpu.extender.cluster.InformerClusterView;
@@ -10,6 +11,7 @@ import io.hetgpu.extender.http.ExtenderService;
 import io.hetgpu.extender.http.Preemption;
 import io.hetgpu.extender.http.ServerOptions;
 import io.hetgpu.extender.model.NodeStateFactory;
+import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.gpu.tier.CardCatalog;
@@ -18,8 +20,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One running scheduler extender: configuration, cluster state (informers when an API client is
@@ -27,6 +31,9 @@ import java.util.concurrent.Executors;
  * test cluster both start it here, so the test cluster runs the very same wiring.
  */
 public final class Extender implements AutoCloseable {
+
+    /** Events waiting for the API server; one a minute per pending pod is plenty for a cluster's worth. */
+    private static final int EVENT_QUEUE = 1024;
 
     private final Vertx vertx;
     private final ExtenderServer server;
@@ -63,9 +70,12 @@ public final class Extender implements AutoCloseable {
             informers = Optional.of(view);
             cluster = view;
             if (settings.events()) {
-                var writer = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("events").factory());
+                // A bounded queue: while the API server is slow, newer advice is dropped rather than queued without end.
+                var writer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(EVENT_QUEUE),
+                        Thread.ofPlatform().daemon().name("events").factory(), new ThreadPoolExecutor.DiscardPolicy());
                 eventWriter = Optional.of(writer);
-                listener = new PlacementEvents(client.get(), Clock.systemUTC(), Duration.ofSeconds(settings.eventIntervalSeconds()), writer);
+                listener = new PlacementEvents(client.get(), Clock.systemUTC(), Duration.ofSeconds(settings.eventIntervalSeconds()), writer,
+                        pod -> isKnown(view.podByUid(pod.uid()), pod));
             }
         }
         var metrics = new ExtenderMetrics();
@@ -90,6 +100,10 @@ public final class Extender implements AutoCloseable {
             throw new IllegalStateException("cannot listen on " + options.host() + ":" + options.port() + ": "
                     + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()), e);
         }
+    }
+
+    private static boolean isKnown(Pod known, PodRequest pod) {
+        return known != null && pod.namespace().equals(known.getMetadata().getNamespace()) && pod.name().equals(known.getMetadata().getName());
     }
 
     public int port() {

@@ -17,6 +17,13 @@ public final class TestPods {
         return PodRequest.gpus("p", count);
     }
 
+    /** The pod as the API server has it: with a UID. */
+    public static PodRequest uid(PodRequest pod, String uid) {
+        return new PodRequest(pod.namespace(), pod.name(), uid, pod.gpuCount(), pod.models(), pod.minMemoryMiB(),
+                pod.minComputeCapability(), pod.requireNvlink(), pod.specPriority(), pod.priorityHint(), pod.preference(),
+                pod.job(), pod.role(), pod.claimNames(), pod.workload());
+    }
+
     public static PodRequest models(PodRequest pod, String... models) {
         return new PodRequest(pod.namespace(), pod.name(), pod.uid(), pod.gpuCount(), Set.of(models), pod.minMemoryMiB(),
                 pod.minComputeCapability(), pod.requireNvlink(), pod.specPriority(), pod.priorityHint(), pod.preference(),

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,6 +20,10 @@ import org.slf4j.LoggerFactory;
  * Tells users where their pod would go and why: one Kubernetes Event per pod per {@code interval}
  * (kube-scheduler may prioritize a pod many times while it waits), posted off the request path.
  * Also logs every full score table at debug level.
+ *
+ * <p>Only pods the API server has (as the informers know them: same UID, namespace and name) get an
+ * Event: the extender answers whoever reaches its port, and an invented pod in a request must not
+ * make it write Events into any namespace the caller names.
  */
 public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable> {
 
@@ -32,6 +37,7 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
     private final Clock clock;
     private final Duration interval;
     private final Executor executor;
+    private final Predicate<PodRequest> known;
     /** Last event per pod, oldest first, bounded; its only job is the throttle. */
     private final Map<String, Instant> lastSent = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
@@ -40,11 +46,16 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
         }
     };
 
-    public PlacementEvents(KubernetesClient client, Clock clock, Duration interval, Executor executor) {
+    /**
+     * @param executor where Events are posted; bound its queue, so that a slow API server costs advice, not memory
+     * @param known    whether the API server has this pod, as the informers know it
+     */
+    public PlacementEvents(KubernetesClient client, Clock clock, Duration interval, Executor executor, Predicate<PodRequest> known) {
         this.client = client;
         this.clock = clock;
         this.interval = interval;
         this.executor = executor;
+        this.known = known;
     }
 
     /** Only the debug log, for an extender without an API server. */
@@ -55,7 +66,10 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
     @Override
     public void accept(PodRequest pod, ScoreTable table) {
         debug(pod, table);
-        var key = pod.uid().isEmpty() ? pod.displayName() : pod.uid();
+        if (pod.uid().isEmpty() || !known.test(pod)) {
+            return;
+        }
+        var key = pod.uid();
         var now = clock.instant();
         synchronized (lastSent) {
             var last = lastSent.get(key);
@@ -74,7 +88,7 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
                 .withNewMetadata().withNamespace(pod.namespace())
                 .withName(pod.name() + "." + Long.toHexString(now.toEpochMilli())).endMetadata()
                 .withNewInvolvedObject().withKind("Pod").withApiVersion("v1").withNamespace(pod.namespace())
-                .withName(pod.name()).withUid(pod.uid().isEmpty() ? null : pod.uid()).endInvolvedObject()
+                .withName(pod.name()).withUid(pod.uid()).endInvolvedObject()
                 .withReason(REASON).withType("Normal").withMessage(text)
                 .withNewSource().withComponent(COMPONENT).endSource()
                 .withReportingComponent(COMPONENT)

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.hetgpu.extender.TestNodes;
+import io.hetgpu.extender.TestPods;
 import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
@@ -26,8 +27,8 @@ class PlacementEventsTest {
     @Test
     void postsOneThrottledEventPerPod() {
         var clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
-        var events = new PlacementEvents(client, clock, Duration.ofMinutes(1), Runnable::run);
-        var pod = PodRequest.gpus("train-0", 1);
+        var pod = TestPods.uid(PodRequest.gpus("train-0", 1), "uid-train-0");
+        var events = new PlacementEvents(client, clock, Duration.ofMinutes(1), Runnable::run, known -> true);
         var table = new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS)
                 .prioritize(pod, List.of(TestNodes.gpu("t4", TestTopologies::t4x4)), PlacementContext.EMPTY);
 
@@ -42,6 +43,25 @@ class PlacementEventsTest {
         assertThat(posted.getFirst().getReason()).isEqualTo("HetgpuPlacement");
         assertThat(posted.getFirst().getInvolvedObject().getName()).isEqualTo("train-0");
         assertThat(posted.getFirst().getMessage()).startsWith("best: t4 (");
+    }
+
+    @Test
+    void podsTheApiServerDoesNotHaveGetNoEvent() {
+        var clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+        var real = TestPods.uid(PodRequest.gpus("train-0", 1), "uid-train-0");
+        var events = new PlacementEvents(client, clock, Duration.ofMinutes(1), Runnable::run, pod -> pod.uid().equals(real.uid()));
+        var table = new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS)
+                .prioritize(real, List.of(TestNodes.gpu("t4", TestTopologies::t4x4)), PlacementContext.EMPTY);
+
+        // A caller on the extender's port invents pods in other namespaces: nothing is written for them.
+        for (int i = 0; i < 50; i++) {
+            events.accept(TestPods.uid(PodRequest.gpus("invented-" + i, 1), "uid-invented-" + i), table);
+        }
+        assertThat(client.v1().events().inAnyNamespace().list().getItems()).isEmpty();
+
+        events.accept(real, table);
+        assertThat(client.v1().events().inAnyNamespace().list().getItems()).extracting(e -> e.getInvolvedObject().getName())
+                .containsExactly("train-0");
     }
 
     private static final class MutableClock extends Clock {
