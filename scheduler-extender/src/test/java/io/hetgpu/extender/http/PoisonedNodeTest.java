@@ -111,6 +111,35 @@ class PoisonedNodeTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(Form.class)
+    void aNameGivenTwiceIsAnsweredOnceAndAnEmptyNameIsRefusedAlone(Form form) {
+        var nameless = WireCluster.node(null, Map.of(), Map.of(), null);
+        try (var cluster = new WireCluster(form, List.of(DGX, CPU, DEEP_INVENTORY, nameless))) {
+            var asked = List.of("dgx-v100-07", "cpu-12", "dgx-v100-07", "deep-inventory", "", "deep-inventory", "cpu-12", "");
+
+            var filter = cluster.ask("filter", WireCluster.GPU_POD, asked);
+            assertThat(filter.status()).isEqualTo(200);
+            assertThat(filter.body().get("Error").asText()).isEmpty();
+            assertThat(keptNames(filter, form)).containsExactly("dgx-v100-07");
+            var unresolvable = filter.body().get("FailedAndUnresolvableNodes");
+            assertThat(fieldNames(unresolvable)).containsExactly("cpu-12", "deep-inventory", "");
+            assertThat(unresolvable.get("").asText()).isEqualTo(ExtenderService.UNNAMED_NODE);
+            assertThat(scores(cluster.ask("prioritize", WireCluster.GPU_POD, asked)))
+                    .containsOnlyKeys("dgx-v100-07", "cpu-12", "deep-inventory", "").containsEntry("", 0);
+
+            var cpuPod = cluster.ask("filter", WireCluster.CPU_POD, asked);
+            assertThat(keptNames(cpuPod, form)).containsExactly("dgx-v100-07", "cpu-12", "deep-inventory");
+            assertThat(fieldNames(cpuPod.body().get("FailedAndUnresolvableNodes"))).containsExactly("");
+        }
+    }
+
+    static List<String> fieldNames(com.fasterxml.jackson.databind.JsonNode object) {
+        var names = new java.util.ArrayList<String>();
+        object.fieldNames().forEachRemaining(names::add);
+        return names;
+    }
+
     static List<String> keptNames(WireCluster.Answer filter, Form form) {
         var names = new java.util.ArrayList<String>();
         if (form == Form.NODES) {

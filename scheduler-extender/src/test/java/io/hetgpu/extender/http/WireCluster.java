@@ -54,7 +54,11 @@ final class WireCluster implements AutoCloseable {
         if (form == Form.NODE_NAMES) {
             var facts = new ArrayList<NodeFacts>();
             for (var node : nodes) {
-                facts.add(NodeFacts.of(read(node, Node.class)));
+                var object = read(node, Node.class);
+                if (object.getMetadata().getName() != null) {
+                    // An API server has no node without a name.
+                    facts.add(NodeFacts.of(object));
+                }
             }
             var snapshot = NodeSnapshot.of(facts, Map.of());
             cluster = new SnapshotClusterView(() -> snapshot);
@@ -99,8 +103,16 @@ final class WireCluster implements AutoCloseable {
     Answer post(String path, String body) {
         var response = ExtenderServerTest.join(client.post(server.port(), "127.0.0.1", path)
                 .putHeader("content-type", "application/json").sendBuffer(Buffer.buffer(body)));
-        return new Answer(response.statusCode(), read(response.bodyAsString(), JsonNode.class));
+        try {
+            return new Answer(response.statusCode(), ANSWERS.readTree(response.bodyAsString()));
+        } catch (IOException e) {
+            throw new AssertionError("not JSON, or a key given twice: " + response.bodyAsString(), e);
+        }
     }
+
+    /** Reads answers strictly: a key given twice in one object is an error, not the last value. */
+    private static final ObjectMapper ANSWERS = new ObjectMapper(com.fasterxml.jackson.core.JsonFactory.builder()
+            .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION).build());
 
     String metrics() {
         return metrics.scrape();
