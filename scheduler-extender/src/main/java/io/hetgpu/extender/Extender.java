@@ -85,6 +85,7 @@ public final class Extender implements AutoCloseable {
                     metrics.placed(pod, table);
                     events.accept(pod, table);
                 });
+        metrics.watchNodes(service.nodeStates());
         if (settings.reserve().isOn()) {
             metrics.watchReserve(service);
         }

@@ -19,7 +19,16 @@ public final class FreeDevicesCodec {
         return json.write(root);
     }
 
+    /** The free list, or {@link InventoryFormatException} for any text that is not one (never another exception). */
     public FreeDevices decode(String text) throws InventoryFormatException {
+        try {
+            return read(text);
+        } catch (RuntimeException e) {
+            throw new InventoryFormatException("gpu-free: unreadable (" + e + ")");
+        }
+    }
+
+    private FreeDevices read(String text) throws InventoryFormatException {
         var root = JsonFields.root(json.parse(text, "gpu-free"), "gpu-free");
         var uuids = root.strings(root.required("devices"), "devices");
         for (int i = 0; i < uuids.size(); i++) {

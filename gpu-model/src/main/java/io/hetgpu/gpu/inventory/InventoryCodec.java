@@ -1,6 +1,9 @@
 package io.hetgpu.gpu.inventory;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -12,6 +15,7 @@ import io.hetgpu.gpu.GpuDevice;
 import io.hetgpu.gpu.GpuLink;
 import io.hetgpu.gpu.LinkMatrix;
 import io.hetgpu.gpu.NodeTopology;
+import io.hetgpu.gpu.allocation.DeviceMask;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,12 +31,28 @@ import java.util.List;
  *
  * Links use {@code nvidia-smi topo -m} tokens ({@link GpuLink#token()}); {@code numaNode} is omitted when unknown.
  * Decoding is strict: anything hetgpu would not have written is rejected with a message naming the field.
+ * Whatever the text (any size, depth, number or key), decoding either returns a topology or throws
+ * {@link InventoryFormatException}: one node's annotation must never fail a caller with anything else.
+ *
+ * <p>A node has at most {@value DeviceMask#MAX_DEVICES} GPUs: device sets are bit masks of a {@code long}
+ * in the allocator the device plugin and the extender share. An inventory listing more is refused, naming
+ * the limit, rather than read in part (the GPUs beyond 64 could not be allocated or told apart).
  */
 public final class InventoryCodec {
 
     public static final int SCHEMA = 1;
 
-    private final ObjectMapper mapper = new ObjectMapper();
+    /**
+     * Deepest nesting an annotation may have: hetgpu writes 3 levels ({@code links[i][j]}); the margin only
+     * keeps the message about depth from hiding a more useful one. Deeper text is refused before it is
+     * built into a tree.
+     */
+    static final int MAX_DEPTH = 16;
+
+    private final ObjectMapper mapper = new ObjectMapper(JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build())
+            .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .build());
 
     public String encode(NodeTopology topology) {
         var root = mapper.createObjectNode();
@@ -66,13 +86,27 @@ public final class InventoryCodec {
     }
 
     public NodeTopology decode(String json) throws InventoryFormatException {
+        try {
+            return read(json);
+        } catch (RuntimeException e) {
+            // A case the checks below missed: still this annotation's fault, still one node's problem.
+            throw new InventoryFormatException("gpu-inventory: unreadable (" + e + ")");
+        }
+    }
+
+    private NodeTopology read(String json) throws InventoryFormatException {
         var root = JsonFields.root(parse(json, "gpu-inventory"), "gpu-inventory");
         long schema = root.integer("schema", 1);
         if (schema != SCHEMA) {
             throw new InventoryFormatException("schema: this hetgpu reads schema " + SCHEMA + ", got " + schema);
         }
+        var entries = root.objects("devices");
+        if (entries.size() > DeviceMask.MAX_DEVICES) {
+            throw new InventoryFormatException("devices: " + entries.size() + " devices, but hetgpu handles at most "
+                    + DeviceMask.MAX_DEVICES + " GPUs per node");
+        }
         var devices = new ArrayList<GpuDevice>();
-        for (var entry : root.objects("devices")) {
+        for (var entry : entries) {
             devices.add(device(entry));
         }
         var links = links(root, devices.size());
@@ -84,7 +118,7 @@ public final class InventoryCodec {
     }
 
     private static GpuDevice device(JsonFields entry) throws InventoryFormatException {
-        var index = (int) entry.integer("index", 0);
+        var index = (int) entry.integer("index", 0, Integer.MAX_VALUE);
         var uuid = entry.text("uuid");
         var product = entry.text("product");
         var model = entry.text("model");
@@ -92,7 +126,7 @@ public final class InventoryCodec {
         var ccText = entry.text("computeCapability");
         var memory = entry.integer("memoryMiB", 1);
         var pciBusId = entry.text("pciBusId");
-        var numa = entry.node().has("numaNode") ? (int) entry.integer("numaNode", 0) : GpuDevice.NUMA_UNKNOWN;
+        var numa = entry.node().has("numaNode") ? (int) entry.integer("numaNode", 0, Integer.MAX_VALUE) : GpuDevice.NUMA_UNKNOWN;
         var healthText = entry.text("health");
         GpuArchitecture family;
         ComputeCapability cc;
@@ -158,11 +192,22 @@ public final class InventoryCodec {
         }
         try {
             return mapper.readTree(json);
+        } catch (StreamConstraintsException e) {
+            // Depth, number and string-length limits: reported without a location.
+            throw new InventoryFormatException(annotation + ": " + (e.getMessage().contains("nesting depth")
+                    ? "nested deeper than " + MAX_DEPTH + " levels" : firstLine(e.getOriginalMessage())));
         } catch (JsonProcessingException e) {
             var location = e.getLocation();
-            throw new InventoryFormatException(annotation + ": not JSON at line " + location.getLineNr() + ", column " + location.getColumnNr()
-                    + ": " + e.getOriginalMessage().replaceAll("\\s*\\(start marker.*", ""));
+            throw new InventoryFormatException(annotation + ": not JSON" + (location == null ? ""
+                    : " at line " + location.getLineNr() + ", column " + location.getColumnNr())
+                    + ": " + firstLine(String.valueOf(e.getOriginalMessage())).replaceAll("\\s*\\(start marker.*", ""));
         }
+    }
+
+    /** The first line of a parser's message, at most 200 characters: it may quote the annotation. */
+    private static String firstLine(String message) {
+        var line = message.lines().findFirst().orElse("");
+        return line.length() > 200 ? line.substring(0, 197) + "..." : line;
     }
 
     String write(ObjectNode root) {

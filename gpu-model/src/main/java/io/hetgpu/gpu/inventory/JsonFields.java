@@ -34,9 +34,14 @@ record JsonFields(JsonNode node, String path) {
     }
 
     long integer(String field, long min) throws InventoryFormatException {
+        return integer(field, min, Long.MAX_VALUE);
+    }
+
+    long integer(String field, long min, long max) throws InventoryFormatException {
         var value = required(field);
-        if (!value.isIntegralNumber() || !value.canConvertToLong() || value.asLong() < min) {
-            throw new InventoryFormatException(at(field) + ": expected an integer >= " + min + ", got " + describe(value));
+        if (!value.isIntegralNumber() || !value.canConvertToLong() || value.asLong() < min || value.asLong() > max) {
+            throw new InventoryFormatException(at(field) + ": expected an integer " + (max == Long.MAX_VALUE ? ">= " + min
+                    : "from " + min + " to " + max) + ", got " + describe(value));
         }
         return value.asLong();
     }

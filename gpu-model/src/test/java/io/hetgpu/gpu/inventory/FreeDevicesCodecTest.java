@@ -30,4 +30,14 @@ class FreeDevicesCodecTest {
         assertThatThrownBy(() -> codec.decode("{\"readAt\":\"2026-11-21T17:20:00Z\"}"))
                 .hasMessage("devices: missing");
     }
+
+    @Test
+    void deepDuplicatedOrOutOfRangeTextIsAFormatException() {
+        assertThatThrownBy(() -> codec.decode("{\"devices\":" + "[".repeat(5_000) + "]".repeat(5_000) + "}"))
+                .isInstanceOf(InventoryFormatException.class).hasMessage("gpu-free: nested deeper than 16 levels");
+        assertThatThrownBy(() -> codec.decode("{\"devices\":[],\"devices\":[],\"readAt\":\"2026-11-21T17:20:00Z\"}"))
+                .isInstanceOf(InventoryFormatException.class).hasMessageContaining("Duplicate field 'devices'");
+        assertThatThrownBy(() -> codec.decode("{\"devices\":[],\"readAt\":\"2026-13-45T25:61:00Z\"}"))
+                .isInstanceOf(InventoryFormatException.class).hasMessageStartingWith("readAt: ");
+    }
 }

@@ -92,4 +92,43 @@ class InventoryCodecTest {
 
         assertThatThrownBy(() -> codec.decode(json)).hasMessage("links[0]: expected 8 entries, got 1");
     }
+
+    @Test
+    void refusesMoreThanSixtyFourDevicesNamingTheLimit() {
+        var devices = new java.util.ArrayList<GpuDevice>();
+        for (int i = 0; i < 65; i++) {
+            devices.add(io.hetgpu.gpu.Fixtures.device(i, "Tesla T4", new io.hetgpu.gpu.ComputeCapability(7, 5), 15360));
+        }
+        var wide = new NodeTopology("535.104.05", "12.2", devices,
+                io.hetgpu.gpu.LinkMatrix.builder(65, new io.hetgpu.gpu.GpuLink.Pcie(io.hetgpu.gpu.PcieRelation.ACROSS_SOCKETS)).build());
+
+        assertThatThrownBy(() -> codec.decode(codec.encode(wide))).isInstanceOf(InventoryFormatException.class)
+                .hasMessage("devices: 65 devices, but hetgpu handles at most 64 GPUs per node");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            nested past the limit   | gpu-inventory: nested deeper than 16 levels
+            nested 100,000 deep     | gpu-inventory: nested deeper than 16 levels
+            a 2,000-digit number    | gpu-inventory: Number value length (
+            an index past int       | devices[0].index: expected an integer from 0 to 2147483647, got 4294967296
+            a duplicate key         | gpu-inventory: not JSON at line 1, column
+            a lone surrogate        | devices[0].family: unknown GPU family
+            a float memory size     | devices[0].memoryMiB: expected an integer >= 1, got 1.0E300
+            """)
+    void anyTextIsAnInventoryOrAFormatExceptionNeverAnotherException(String name, String message) {
+        var good = codec.encode(dgx1);
+        var json = switch (name) {
+            case "nested past the limit" -> "[".repeat(17) + "]".repeat(17);
+            case "nested 100,000 deep" -> "{\"a\":".repeat(100_000) + "1" + "}".repeat(100_000);
+            case "a 2,000-digit number" -> good.replaceFirst("\"memoryMiB\":16160", "\"memoryMiB\":" + "9".repeat(2_000));
+            case "an index past int" -> good.replaceFirst("\"index\":0,", "\"index\":4294967296,");
+            case "a duplicate key" -> good.replaceFirst("\"schema\":1,", "\"schema\":1,\"schema\":1,");
+            case "a lone surrogate" -> good.replaceFirst("\"family\":\"volta\"", "\"family\":\"\\\\ud800\"");
+            case "a float memory size" -> good.replaceFirst("\"memoryMiB\":16160", "\"memoryMiB\":1e300");
+            default -> throw new IllegalArgumentException(name);
+        };
+
+        assertThatThrownBy(() -> codec.decode(json)).isInstanceOf(InventoryFormatException.class).hasMessageStartingWith(message);
+    }
 }

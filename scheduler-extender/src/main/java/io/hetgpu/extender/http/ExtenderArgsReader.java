@@ -196,9 +196,9 @@ public final class ExtenderArgsReader {
                         var annotation = parser.currentName();
                         parser.nextToken();
                         if (annotation.equals(HetgpuKeys.ANNOTATION_INVENTORY)) {
-                            inventory = parser.getValueAsString();
+                            inventory = annotation(parser);
                         } else if (annotation.equals(HetgpuKeys.ANNOTATION_FREE)) {
-                            free = parser.getValueAsString();
+                            free = annotation(parser);
                         } else {
                             parser.skipChildren();
                         }
@@ -209,10 +209,18 @@ public final class ExtenderArgsReader {
             }
         }
         int end = (int) parser.currentTokenLocation().getByteOffset() + 1;
-        if (name == null || name.isEmpty()) {
-            throw new WireFormatException("Nodes.items[" + index + "].metadata.name: missing");
-        }
-        return new WireNode(new NodeFacts(name, resourceVersion, labels, inventory, free, allocatable), body, start, end);
+        // A node without a name is refused by the service, that node only: not the whole request.
+        return new WireNode(new NodeFacts(name == null ? "" : name, resourceVersion, labels, inventory, free, allocatable), body, start, end);
+    }
+
+    /**
+     * An annotation's value; one that is not a string (never from an API server) is skipped and read as "",
+     * which the codecs refuse for that node.
+     */
+    private static String annotation(JsonParser parser) throws IOException {
+        var value = parser.getValueAsString();
+        parser.skipChildren();
+        return value == null ? "" : value;
     }
 
     /** {@code status.allocatable[resourceName]} as written, or null; the parser left at the end of status. */

@@ -52,6 +52,18 @@ public final class ExtenderMetrics {
                 .register(registry);
     }
 
+    /**
+     * Node versions found unreadable, as a counter rather than a gauge of nodes unreadable now: it rises with
+     * each warning logged (once per node resourceVersion), so {@code increase(...) > 0} alerts on new damage,
+     * and it stays true where the extender never hears that a node went away (nodes sent whole in requests).
+     */
+    public void watchNodes(io.hetgpu.extender.model.NodeStateFactory nodes) {
+        io.micrometer.core.instrument.FunctionCounter.builder("hetgpu.extender.unreadable.nodes", nodes,
+                        io.hetgpu.extender.model.NodeStateFactory::unreadableNodeVersions)
+                .description("node versions whose GPU annotations could not be read: GPU pods are kept off them")
+                .register(registry);
+    }
+
     public String scrape() {
         return registry.scrape();
     }

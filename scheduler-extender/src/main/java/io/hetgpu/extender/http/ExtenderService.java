@@ -35,6 +35,7 @@ public final class ExtenderService {
     static final String NO_NODE_CACHE = "NodeNames given, but this extender runs without an API server (--kubeconfig none) "
             + "and knows no nodes: configure it in kube-scheduler with nodeCacheCapable: false, or give it a kubeconfig";
     static final String UNKNOWN_NODE = "node not in the extender's cache yet (informer still catching up)";
+    static final String UNNAMED_NODE = "node without a name (empty metadata.name or NodeNames entry): nothing to place a pod on";
 
     private final ClusterView cluster;
     private final PodRequestParser parser;
@@ -144,11 +145,15 @@ public final class ExtenderService {
      * @param byPosition the memos of a NodeNames request's snapshot, else null
      * @param wire      per state, the request's node (Nodes), else null
      */
+    /**
+     * @param unknown names the cluster view does not know, each once
+     * @param unnamed whether the request named a node "" (or sent one without a name)
+     */
     record Resolved(NodeState[] states, NodeFacts[] facts, Memo[] memos, int[] positions, PositionMemos byPosition,
-                    List<WireNode> wire, List<String> unknown, String error) {
+                    List<WireNode> wire, List<String> unknown, boolean unnamed, String error) {
 
         static Resolved error(String message) {
-            return new Resolved(new NodeState[0], new NodeFacts[0], new Memo[0], null, null, null, List.of(), message);
+            return new Resolved(new NodeState[0], new NodeFacts[0], new Memo[0], null, null, null, List.of(), false, message);
         }
 
         int size() {
@@ -197,18 +202,38 @@ public final class ExtenderService {
         return next;
     }
 
+    /**
+     * The request's nodes, each name once: a name given again is the node already answered for (kube-scheduler
+     * takes the returned NodeNames as the filtered set and adds up the scores per host, so a name answered twice
+     * would be a node kept twice or scored twice). In a Nodes request the first object of a name is the one
+     * judged and handed back. Nodes come from one API server and never share a name: this only keeps a hand-made
+     * or broken request from getting an inconsistent answer.
+     */
     Resolved resolve(ExtenderArgs args) {
         if (args.nodes() != null) {
             int size = args.nodes().size();
             var states = new NodeState[size];
             var memos = new Memo[size];
-            for (int i = 0; i < size; i++) {
-                var facts = args.nodes().get(i).facts();
-                states[i] = nodes.state(facts, cluster.boundPods(facts.name()));
-                memos[i] = assessments.get(facts.name());
+            var wire = new ArrayList<WireNode>(size);
+            var seen = new HashSet<String>(size * 2);
+            boolean unnamed = false;
+            for (var node : args.nodes()) {
+                var facts = node.facts();
+                if (facts.name().isEmpty()) {
+                    unnamed = true;
+                    continue;
+                }
+                if (!seen.add(facts.name())) {
+                    continue;
+                }
+                states[wire.size()] = nodes.state(facts, cluster.boundPods(facts.name()));
+                memos[wire.size()] = assessments.get(facts.name());
+                wire.add(node);
             }
+            int kept = wire.size();
             // Facts read from a request are new objects every time: nothing to key a state on.
-            return new Resolved(states, new NodeFacts[size], memos, null, null, args.nodes(), List.of(), "");
+            return new Resolved(kept == size ? states : Arrays.copyOf(states, kept), new NodeFacts[kept],
+                    kept == size ? memos : Arrays.copyOf(memos, kept), null, null, wire, List.of(), unnamed, "");
         }
         if (args.nodeNames() == null) {
             return Resolved.error(NO_NODES);
@@ -224,13 +249,29 @@ public final class ExtenderService {
         var memos = new Memo[names.size()];
         var positions = new int[names.size()];
         var unknown = new ArrayList<String>();
+        HashSet<String> unknownSeen = null;
+        var seen = new BitSet(snapshot.size());
+        boolean unnamed = false;
         int known = 0;
         for (var name : names) {
-            int position = snapshot.positionOf(name);
-            if (position < 0) {
-                unknown.add(name);
+            if (name.isEmpty()) {
+                unnamed = true;
                 continue;
             }
+            int position = snapshot.positionOf(name);
+            if (position < 0) {
+                if (unknownSeen == null) {
+                    unknownSeen = new HashSet<>();
+                }
+                if (unknownSeen.add(name)) {
+                    unknown.add(name);
+                }
+                continue;
+            }
+            if (seen.get(position)) {
+                continue;
+            }
+            seen.set(position);
             var facts = snapshot.facts(position);
             var bound = snapshot.boundPods(position);
             var memo = byPositions.memos().get(position);
@@ -248,7 +289,7 @@ public final class ExtenderService {
             memos = Arrays.copyOf(memos, known);
             positions = Arrays.copyOf(positions, known);
         }
-        return new Resolved(states, keys, memos, positions, byPositions, null, unknown, "");
+        return new Resolved(states, keys, memos, positions, byPositions, null, unknown, unnamed, "");
     }
 
     public FilterResult filter(ExtenderArgs args) {
@@ -285,13 +326,11 @@ public final class ExtenderService {
                 unresolvable.add(i, resolved.states()[i].name(), reason);
             }
         }
-        if (!resolved.unknown().isEmpty()) {
-            var listed = new HashSet<String>();
-            for (var name : resolved.unknown()) {
-                if (listed.add(name)) {
-                    failed.addUnknown(name, UNKNOWN_NODE);
-                }
-            }
+        for (var name : resolved.unknown()) {
+            failed.addUnknown(name, UNKNOWN_NODE);
+        }
+        if (resolved.unnamed()) {
+            unresolvable.addUnknown("", UNNAMED_NODE);
         }
         return kept != null
                 ? new FilterResult(kept, null, failed.map(), unresolvable.map(), "")
@@ -299,35 +338,28 @@ public final class ExtenderService {
     }
 
     /**
-     * One of the filter answer's reason maps as it fills, in request order. A NodeNames request names
-     * snapshot positions: a name it repeats is the same node with the same reason, listed once (by
-     * position, no hashing), and thousands of entries go into two arrays. A Nodes request may repeat a
-     * name with different node objects; as before, the last one's reason wins.
+     * One of the filter answer's reason maps as it fills, in request order, each node once (the resolved
+     * nodes are distinct). A NodeNames request's thousands of entries go into two arrays.
      */
     private static final class Refusals {
-        private final int[] positions;
-        private final BitSet listed;
         private final NodeReasons.Builder byPosition;
         private final LinkedHashMap<String, String> byName;
 
         Refusals(Resolved resolved) {
-            positions = resolved.positions();
-            listed = positions == null ? null : new BitSet();
-            byPosition = positions == null ? null : NodeReasons.builder(resolved.size());
-            byName = positions == null ? new LinkedHashMap<>() : null;
+            byPosition = resolved.positions() == null ? null : NodeReasons.builder(resolved.size());
+            byName = resolved.positions() == null ? new LinkedHashMap<>() : null;
         }
 
         /** The node at {@code index} of the resolved states. */
         void add(int index, String node, String reason) {
             if (byName != null) {
                 byName.put(node, reason);
-            } else if (!listed.get(positions[index])) {
-                listed.set(positions[index]);
+            } else {
                 byPosition.put(node, reason);
             }
         }
 
-        /** A name the cluster view does not know (each once). */
+        /** A name the resolved states do not hold (each once). */
         void addUnknown(String node, String reason) {
             if (byName != null) {
                 byName.put(node, reason);
@@ -362,15 +394,25 @@ public final class ExtenderService {
             for (var state : resolved.states()) {
                 zeros.add(new HostPriority(state.name(), 0));
             }
-            resolved.unknown().forEach(name -> zeros.add(new HostPriority(name, 0)));
+            zeros.addAll(unjudged(resolved));
             return new Priorities(zeros, "");
         }
         var table = policy.score(pod, Arrays.asList(assess(pod, resolved)), cluster.contextOf(pod));
-        var priorities = new ArrayList<HostPriority>(table.rows().size() + resolved.unknown().size());
+        var priorities = new ArrayList<HostPriority>(table.rows().size() + resolved.unknown().size() + 1);
         table.rows().forEach(row -> priorities.add(new HostPriority(row.node(), row.score())));
-        resolved.unknown().forEach(name -> priorities.add(new HostPriority(name, 0)));
+        priorities.addAll(unjudged(resolved));
         onPrioritized.accept(pod, table);
         return new Priorities(priorities, "");
+    }
+
+    /** Score 0 for each name that was asked about but not judged: unknown to the cluster view, or empty. */
+    private static List<HostPriority> unjudged(Resolved resolved) {
+        var zeros = new ArrayList<HostPriority>(resolved.unknown().size() + 1);
+        resolved.unknown().forEach(name -> zeros.add(new HostPriority(name, 0)));
+        if (resolved.unnamed()) {
+            zeros.add(new HostPriority("", 0));
+        }
+        return zeros;
     }
 
     private PlacementPolicy.Assessment[] assess(PodRequest pod, Resolved resolved) {

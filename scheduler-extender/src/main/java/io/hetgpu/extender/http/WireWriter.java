@@ -235,12 +235,32 @@ public final class WireWriter {
     }
 
     private byte[] quote(String value) {
-        var escaped = encoder.quoteAsUTF8(value);
+        byte[] escaped;
+        try {
+            escaped = encoder.quoteAsUTF8(value);
+        } catch (IllegalArgumentException e) {
+            // A lone surrogate (a node name, or an annotation a reason quotes) has no UTF-8 form.
+            escaped = encoder.quoteAsUTF8(wellFormed(value));
+        }
         var quoted = new byte[escaped.length + 2];
         quoted[0] = '"';
         System.arraycopy(escaped, 0, quoted, 1, escaped.length);
         quoted[quoted.length - 1] = '"';
         return quoted;
+    }
+
+    /** The text with each lone surrogate replaced by U+FFFD, as Go's encoding/json writes invalid text. */
+    static String wellFormed(String text) {
+        var out = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                out.append(c).append(text.charAt(++i));
+            } else {
+                out.append(Character.isSurrogate(c) ? '\uFFFD' : c);
+            }
+        }
+        return out.toString();
     }
 
     private static byte[] ascii(String text) {

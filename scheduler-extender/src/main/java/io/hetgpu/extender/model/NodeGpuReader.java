@@ -34,8 +34,10 @@ public final class NodeGpuReader {
         if (node.inventory() != null) {
             try {
                 return NodeGpus.of(inventoryCodec.decode(node.inventory()), catalog);
-            } catch (InventoryFormatException e) {
-                var problem = HetgpuKeys.ANNOTATION_INVENTORY + " unreadable: " + e.getMessage();
+            } catch (InventoryFormatException | RuntimeException e) {
+                // Whatever fails in reading it, the inventory is this node's problem only.
+                var problem = HetgpuKeys.ANNOTATION_INVENTORY + " unreadable: "
+                        + (e instanceof InventoryFormatException ? e.getMessage() : e.toString());
                 if (node.gpuAllocatable() == null) {
                     return NodeGpus.unreadable(problem);
                 }

@@ -10,6 +10,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Builds {@link NodeState}s from node facts and the pods bound to each node.
@@ -26,8 +29,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * node not served by hetgpu's device plugin (which has no such annotation) the free count is the
  * allocatable count minus the GPUs of the pods bound there. Which source a node's GPUs come from is
  * {@link NodeGpuReader}'s rule.
+ *
+ * <p>Reading one node never fails a request: annotations that cannot be read (the inventory with nothing
+ * else to describe the node's GPUs, or the free list) or any failure while reading them make that node
+ * <em>unreadable</em>: a state whose GPUs carry the reason, which the policy refuses GPU pods with and
+ * scores last for the others. Each unreadable node version (resourceVersion) is logged and counted once.
  */
 public final class NodeStateFactory {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeStateFactory.class);
 
     /**
      * Bounds the cache when nodes come only from requests and removals are never seen (with an API server,
@@ -39,6 +49,7 @@ public final class NodeStateFactory {
     private final NodeGpuReader reader;
     private final FreeDevicesCodec freeCodec = new FreeDevicesCodec();
     private final ConcurrentHashMap<String, Cached> cache = new ConcurrentHashMap<>();
+    private final LongAdder unreadable = new LongAdder();
 
     /**
      * @param facts the facts it was built from (a view that hands out the same object while the node is
@@ -48,9 +59,13 @@ public final class NodeStateFactory {
     private record Cached(NodeFacts facts, NodeGpus gpus, FreeList freeList, NodeState base) {
     }
 
-    /** The decoded {@code hetgpu.io/gpu-free} annotation: positions listed, and when they were read. */
-    private record FreeList(long mask, Instant readAt) {
-        static final FreeList ABSENT = new FreeList(-1L, Instant.MIN);
+    /**
+     * The decoded {@code hetgpu.io/gpu-free} annotation: positions listed, and when they were read.
+     *
+     * @param problem why the annotation could not be read ("" when it could, or is absent)
+     */
+    private record FreeList(long mask, Instant readAt, String problem) {
+        static final FreeList ABSENT = new FreeList(-1L, Instant.MIN, "");
     }
 
     public NodeStateFactory(CardCatalog catalog, String rackLabel) {
@@ -76,6 +91,14 @@ public final class NodeStateFactory {
     /** Drops what was decoded for a node the cluster no longer has. */
     public void forget(String nodeName) {
         cache.remove(nodeName);
+    }
+
+    /**
+     * How many node versions were found unreadable: each node once per resourceVersion (or, for nodes without
+     * one, per reason), however many requests name it.
+     */
+    public long unreadableNodeVersions() {
+        return unreadable.sum();
     }
 
     /** How many nodes' decoded annotations are kept. */
@@ -105,6 +128,29 @@ public final class NodeStateFactory {
             // A resourceVersion names one version of the whole object: labels included.
             return cached;
         }
+        Cached fresh;
+        try {
+            fresh = read(node, cached);
+        } catch (RuntimeException e) {
+            // A case the readers did not foresee: still this node's problem, and only its own.
+            var unreadableGpus = NodeGpus.unreadable("GPU annotations unreadable: " + e);
+            fresh = new Cached(node, unreadableGpus, FreeList.ABSENT, new NodeState(node.name(), "", "", unreadableGpus, 0));
+        }
+        var damage = damage(fresh);
+        if (!damage.isEmpty() && !(cached != null && damage.equals(damage(cached))
+                && cached.facts().resourceVersion().equals(node.resourceVersion()))) {
+            unreadable.increment();
+            LOG.warn("node {} (resourceVersion {}) has GPU annotations the extender cannot read: {}", node.name(),
+                    node.resourceVersion().isEmpty() ? "none" : node.resourceVersion(), damage);
+        }
+        if (cache.size() >= MAX_CACHED_NODES) {
+            cache.clear();
+        }
+        cache.put(node.name(), fresh);
+        return fresh;
+    }
+
+    private Cached read(NodeFacts node, Cached cached) {
         NodeGpus gpus;
         FreeList freeList;
         if (cached != null && sameGpuFacts(cached, node)) {
@@ -114,14 +160,24 @@ public final class NodeStateFactory {
             gpus = reader.read(node);
             freeList = freeList(gpus, node.free());
         }
+        // A free list that cannot be read says nothing of which devices pods hold: the node cannot be judged.
+        var judged = freeList.problem().isEmpty() ? gpus : NodeGpus.unreadable(freeList.problem());
         var base = new NodeState(node.name(), node.labels().getOrDefault(rackLabel, ""),
-                node.labels().getOrDefault(HetgpuKeys.LABEL_ZONE, ""), gpus, freeMask(gpus, freeList, List.of()));
-        var fresh = new Cached(node, gpus, freeList, base);
-        if (cache.size() >= MAX_CACHED_NODES) {
-            cache.clear();
+                node.labels().getOrDefault(HetgpuKeys.LABEL_ZONE, ""), judged, freeMask(judged, freeList, List.of()));
+        return new Cached(node, gpus, freeList, base);
+    }
+
+    /**
+     * Why some of the node's annotations could not be read, or "": the node is unreadable (its GPUs carry the
+     * problem), or hetgpu's inventory is there but the GPUs came from another source (which says why).
+     */
+    private static String damage(Cached cached) {
+        var judged = cached.base().gpus();
+        if (!judged.problem().isEmpty()) {
+            return judged.problem();
         }
-        cache.put(node.name(), fresh);
-        return fresh;
+        var inventoryUnread = cached.facts().inventory() != null && !(cached.gpus().source() instanceof NodeGpuSource.HetgpuInventory);
+        return inventoryUnread ? "read as " + cached.gpus().summary() : "";
     }
 
     /** Whether everything a node's GPUs are read from is as it was: the inventory, the allocatable count, GFD's labels. */
@@ -163,10 +219,9 @@ public final class NodeStateFactory {
                     listed |= 1L << position.get();
                 }
             }
-            return new FreeList(listed, free.readAt());
+            return new FreeList(listed, free.readAt(), "");
         } catch (InventoryFormatException e) {
-            // An unreadable free list is treated as absent: every bound pod is subtracted instead.
-            return FreeList.ABSENT;
+            return new FreeList(-1L, Instant.MIN, HetgpuKeys.ANNOTATION_FREE + " unreadable: " + e.getMessage());
         }
     }
 
