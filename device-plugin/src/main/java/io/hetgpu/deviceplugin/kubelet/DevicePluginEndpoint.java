@@ -197,8 +197,11 @@ public final class DevicePluginEndpoint implements AutoCloseable {
             } else if (!kubelet.equals(registeredWith)) {
                 register(kubelet);
             }
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException e) {
             waitForKubelet("cannot watch " + folder + ": " + FailureCause.of(e));
+        } catch (RuntimeException e) {
+            // Whatever it was, retrying is the only way on; a daemon that stops here stays unregistered.
+            waitForKubelet("unexpected failure: " + FailureCause.of(e));
         }
     }
 
