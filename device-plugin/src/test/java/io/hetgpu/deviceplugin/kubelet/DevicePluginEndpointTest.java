@@ -15,19 +15,30 @@ import io.hetgpu.deviceplugin.api.v1beta1.PreferredAllocationRequest;
 import io.hetgpu.deviceplugin.devices.DeviceListStrategy;
 import io.hetgpu.deviceplugin.devices.GpuInventory;
 import io.hetgpu.deviceplugin.status.PluginMetrics;
+import io.hetgpu.deviceplugin.status.StatusServer;
 import io.hetgpu.gpu.DeviceHealth;
 import io.hetgpu.gpu.Fixtures;
 import io.hetgpu.gpu.GpuDevice;
 import io.hetgpu.gpu.NodeTopology;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -217,12 +228,96 @@ class DevicePluginEndpointTest {
     }
 
     @Test
+    void keepsRetryingUntilKubeletAcceptsTheRegistrationThenHealthzTurns200() throws Exception {
+        var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        quickRetries();
+        kubelet.refuseRegistrations(6, Status.UNAVAILABLE.withDescription("kubelet is still starting")).start();
+        var logged = new ByteArrayOutputStream();
+        var stderr = System.err;
+        System.setErr(new PrintStream(logged, true, StandardCharsets.UTF_8)); // slf4j-simple writes to System.err as it is now
+        try (var status = new StatusServer(0, registry, () -> endpoint.state() == DevicePluginEndpoint.State.REGISTERED)) {
+            endpoint.start();
+
+            // Refused once by start() and once after each wait: only a retry loop that never stops gets past six.
+            assertThat(kubelet.nextRegistration().getResourceName()).isEqualTo(RESOURCE);
+            assertThat(kubelet.refusedRegistrations()).isEqualTo(6);
+            await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.state() == DevicePluginEndpoint.State.REGISTERED);
+            var healthz = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + status.port() + "/healthz")).timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(healthz.statusCode()).isEqualTo(200);
+        } finally {
+            System.setErr(stderr);
+        }
+        // Six refusals, one cause: one warning, naming kubelet's reason.
+        assertThat(logged.toString(StandardCharsets.UTF_8).lines().filter(line -> line.contains("Not registered with kubelet")))
+                .singleElement().asString()
+                .contains("kubelet did not accept the registration: UNAVAILABLE kubelet is still starting");
+    }
+
+    @Test
+    void watchesTheFolderAgainWhenItIsDeletedAndCreatedAgain() throws Exception {
+        quickRetries();
+        kubelet.start();
+        endpoint.start();
+        kubelet.nextRegistration();
+
+        kubelet.stopRegistration();
+        deleteRecursively(Files.move(folder, temp.resolve("device-plugins.old"))); // deleted as a whole, as `rm -r` would
+        await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.waitingFor().orElse(""),
+                cause -> cause.contains("device-plugin folder " + folder + " does not exist"));
+
+        // Back, but with something at our socket's path that cannot be replaced: the cause says what is wrong.
+        var blocker = Files.createDirectories(folder.resolve("hetgpu-nvidia.com_gpu.sock"));
+        Files.writeString(blocker.resolve("file"), "x");
+        await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.waitingFor().orElse(""),
+                cause -> cause.contains("cannot serve at " + blocker) && cause.contains("directory not empty"));
+
+        deleteRecursively(blocker);
+        kubelet.start();
+        assertThat(kubelet.nextRegistration().getEndpoint()).isEqualTo("hetgpu-nvidia.com_gpu.sock");
+        await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.state() == DevicePluginEndpoint.State.REGISTERED);
+
+        // Registered and no retry pending: only the re-armed folder watch can notice this kubelet restart.
+        kubelet.restart();
+        assertThat(kubelet.nextRegistration().getEndpoint()).isEqualTo("hetgpu-nvidia.com_gpu.sock");
+        assertThat(folder.resolve("hetgpu-nvidia.com_gpu.sock")).exists();
+    }
+
+    @Test
+    void refusesToStartAtASocketPathItCannotReplaceAndSaysWhy() throws Exception {
+        var blocker = Files.createDirectories(folder.resolve("hetgpu-nvidia.com_gpu.sock"));
+        Files.writeString(blocker.resolve("file"), "x");
+
+        assertThatThrownBy(endpoint::start).isInstanceOf(IOException.class)
+                .hasMessageContaining("cannot serve the device plugin API at " + blocker)
+                .hasMessageContaining("directory not empty");
+    }
+
+    @Test
     void refusesToStartWithoutTheDevicePluginFolder() {
         var missing = new DevicePluginEndpoint(transport, temp.resolve("absent"), RESOURCE,
                 new DevicePluginService(inventory, Set.of(DeviceListStrategy.ENVVAR), PluginMetrics.unscraped(inventory), ids -> { }),
                 PluginMetrics.unscraped(inventory));
         assertThatThrownBy(missing::start).isInstanceOf(IOException.class).hasMessageContaining("absent").hasMessageContaining("does not exist");
         missing.close();
+    }
+
+    /** Retries within milliseconds, so that a test sees many of them without waiting. */
+    private void quickRetries() {
+        endpoint.close();
+        var service = new DevicePluginService(inventory, Set.of(DeviceListStrategy.ENVVAR),
+                PluginMetrics.unscraped(inventory), allocations::add);
+        endpoint = new DevicePluginEndpoint(transport, folder, RESOURCE, service, PluginMetrics.unscraped(inventory),
+                new Backoff(Duration.ofMillis(1), Duration.ofMillis(20), 0.5));
+    }
+
+    private static void deleteRecursively(Path path) throws IOException {
+        try (var files = Files.walk(path)) {
+            for (var file : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(file);
+            }
+        }
     }
 
     private static AllocateRequest request(String... ids) {

@@ -3,6 +3,7 @@ package io.hetgpu.deviceplugin.kubelet;
 import io.grpc.Context;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
+import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import io.hetgpu.deviceplugin.api.podresources.v1.ListPodResourcesRequest;
 import io.hetgpu.deviceplugin.api.podresources.v1.ListPodResourcesResponse;
@@ -21,6 +22,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -38,6 +40,9 @@ public final class KubeletStandIn implements AutoCloseable {
     private final List<ManagedChannel> pluginChannels = new CopyOnWriteArrayList<>();
     private final AtomicReference<ListPodResourcesResponse> podResources =
             new AtomicReference<>(ListPodResourcesResponse.getDefaultInstance());
+    private final AtomicInteger refusalsLeft = new AtomicInteger();
+    private final AtomicInteger refused = new AtomicInteger();
+    private volatile Status refusal = Status.UNAVAILABLE;
     private Server registration;
     private Server podResourcesServer;
     private volatile ManagedChannel pluginChannel;
@@ -51,6 +56,11 @@ public final class KubeletStandIn implements AutoCloseable {
         registration = transport.serve(folder.resolve(KubeletDevices.KUBELET_SOCKET), new RegistrationGrpc.RegistrationImplBase() {
             @Override
             public void register(RegisterRequest request, StreamObserver<Empty> response) {
+                if (refusalsLeft.getAndUpdate(left -> Math.max(0, left - 1)) > 0) {
+                    refused.incrementAndGet();
+                    response.onError(refusal.asRuntimeException());
+                    return;
+                }
                 registrations.add(request);
                 var channel = transport.connect(folder.resolve(request.getEndpoint()));
                 pluginChannels.add(channel);
@@ -102,6 +112,17 @@ public final class KubeletStandIn implements AutoCloseable {
         registration.shutdown().awaitTermination(2, TimeUnit.SECONDS);
         registration.shutdownNow();
         Files.deleteIfExists(folder.resolve(KubeletDevices.KUBELET_SOCKET)) ;
+    }
+
+    /** Refuses the next {@code count} registrations with {@code status}, as a kubelet still starting up does. */
+    public KubeletStandIn refuseRegistrations(int count, Status status) {
+        refusal = status;
+        refusalsLeft.set(count);
+        return this;
+    }
+
+    public int refusedRegistrations() {
+        return refused.get();
     }
 
     public RegisterRequest nextRegistration() throws InterruptedException {

@@ -8,11 +8,16 @@ import io.hetgpu.gpu.Fixtures;
 import io.hetgpu.gpu.discovery.HealthChange;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.net.Socket;
+import java.net.SocketException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -72,6 +77,69 @@ class StatusServerTest {
                 .contains("hetgpu_device_plugin_allocated_devices_total 2.0")
                 .contains("hetgpu_device_plugin_allocation_refusals_total 1.0")
                 .contains("hetgpu_device_plugin_preferred_allocation_seconds_count 0");
+    }
+
+    @Test
+    void healthzIsAnsweredWhileClientsHoldHalfSentRequests() throws Exception {
+        registered.set(true);
+        var holders = new ArrayList<Socket>();
+        try {
+            for (int i = 0; i < StatusServer.THREADS - 1; i++) {
+                holders.add(halfSentRequest(server.port()));
+            }
+
+            // A bounded wait, not a measurement: the probe's own timeout is 1 s.
+            var response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/healthz"))
+                    .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).isEqualTo(200);
+        } finally {
+            for (var holder : holders) {
+                holder.close();
+            }
+        }
+    }
+
+    @Test
+    void aStalledRequestIsCutOffAtTheDeadlineSoStalledClientsCannotTakeEveryThread() throws Exception {
+        registered.set(true);
+        try (var strict = new StatusServer(0, registry, registered::get, Duration.ofMillis(200))) {
+            var holders = new ArrayList<Socket>();
+            try {
+                for (int i = 0; i < StatusServer.THREADS * 2; i++) {
+                    holders.add(halfSentRequest(strict.port()));
+                }
+                for (var holder : holders) {
+                    assertThat(closedByServer(holder)).as("stalled connection closed by the server").isTrue();
+                }
+            } finally {
+                for (var holder : holders) {
+                    holder.close();
+                }
+            }
+
+            var response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + strict.port() + "/healthz"))
+                    .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).isEqualTo(200);
+        }
+    }
+
+    /** A client that sends a request line and one header, then nothing more (no blank line ending the head). */
+    private static Socket halfSentRequest(int port) throws IOException {
+        var socket = new Socket("127.0.0.1", port);
+        var out = socket.getOutputStream();
+        out.write("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n".getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        return socket;
+    }
+
+    /** Whether the server ends the connection; a server that never does fails the read's 10 s bound instead. */
+    private static boolean closedByServer(Socket socket) throws IOException {
+        socket.setSoTimeout(10_000);
+        try {
+            return socket.getInputStream().read() == -1;
+        } catch (SocketException reset) {
+            return true;
+        }
     }
 
     private HttpResponse<String> get(String path) throws Exception {
