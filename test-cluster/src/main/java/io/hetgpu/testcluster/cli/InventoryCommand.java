@@ -7,8 +7,11 @@ import io.hetgpu.gpu.tier.CardCatalog;
 import io.hetgpu.nvml.GpuSources;
 import io.hetgpu.nvml.InventoryText;
 import io.hetgpu.nvml.NvmlOptions;
-import java.io.PrintWriter;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -30,32 +33,43 @@ final class InventoryCommand implements Callable<Integer> {
     @Option(names = "--node-name", defaultValue = "demo-node", description = "Node name (seeds simulated UUIDs). Default: ${DEFAULT-VALUE}.")
     String nodeName;
 
-    @Option(names = "--json", description = "Also print the hetgpu.io/gpu-inventory annotation the device plugin would publish.")
+    @Option(names = "--json", description = "Print only JSON, for tools such as jq: the hetgpu.io/gpu-inventory annotation the device plugin "
+            + "would publish (with --gpu-source), or an object of them by source (without).")
     boolean json;
 
     @Override
-    public Integer call() {
+    public Integer call() throws JsonProcessingException {
         var out = spec.commandLine().getOut();
         var sources = gpuSource == null
                 ? SimulatedGpuSource.shippedProfiles().stream().map(p -> GpuSources.SIMULATED_PREFIX + p).toList()
                 : List.of(gpuSource);
+        var inventories = new LinkedHashMap<String, String>();
         for (var name : sources) {
             try (var source = GpuSources.open(name, nodeName, NvmlOptions.defaults())) {
-                print(out, source.description(), source.topology());
+                if (json) {
+                    inventories.put(name, new InventoryCodec().encode(source.topology()));
+                } else {
+                    out.println(InventoryText.render("== " + source.description(), source.topology(), CardCatalog.defaults()));
+                }
             } catch (GpuDiscoveryException e) {
                 spec.commandLine().getErr().println("hetgpu: " + e.getMessage());
                 return 1;
             }
         }
+        if (json) {
+            out.println(inventories.size() == 1 && gpuSource != null ? inventories.values().iterator().next() : byName(inventories));
+        }
+        out.flush();
         return 0;
     }
 
-    private void print(PrintWriter out, String title, io.hetgpu.gpu.NodeTopology topology) {
-        out.println(InventoryText.render("== " + title, topology, CardCatalog.defaults()));
-        if (json) {
-            out.println(new InventoryCodec().encode(topology));
-            out.println();
+    /** {"simulated:dgx-a100": {...}, ...}: each annotation embedded as JSON, not as a string. */
+    private static String byName(Map<String, String> inventories) throws JsonProcessingException {
+        var mapper = new ObjectMapper();
+        var all = mapper.createObjectNode();
+        for (var entry : inventories.entrySet()) {
+            all.set(entry.getKey(), mapper.readTree(entry.getValue()));
         }
-        out.flush();
+        return mapper.writeValueAsString(all);
     }
 }

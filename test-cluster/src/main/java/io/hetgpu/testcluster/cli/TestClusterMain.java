@@ -23,6 +23,17 @@ public final class TestClusterMain {
 
     static CommandLine commandLine() {
         var commandLine = new CommandLine(new TestClusterMain());
+        // The launcher says how the user typed the command, so help and errors name it that way.
+        var typed = System.getProperty("hetgpu.command");
+        if (typed != null && !typed.isBlank()) {
+            commandLine.setCommandName(typed);
+        }
+        // A bad argument: one line naming it and where help is, not the whole usage.
+        commandLine.setParameterExceptionHandler((e, arguments) -> {
+            var command = e.getCommandLine();
+            command.getErr().println("hetgpu: " + e.getMessage() + " (see " + command.getCommandSpec().qualifiedName() + " --help)");
+            return 2;
+        });
         // What went wrong in one line, never a stack trace.
         commandLine.setExecutionExceptionHandler((e, cmd, parsed) -> {
             cmd.getErr().println("hetgpu: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
