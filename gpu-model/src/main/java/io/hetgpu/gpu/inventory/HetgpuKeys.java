@@ -1,6 +1,6 @@
 package io.hetgpu.gpu.inventory;
 
-/** Every label and annotation name of the hetgpu contract (DESIGN.md), in one place. */
+/** Every label and annotation name of the hetgpu contract, in one place; docs/reference.md explains each to users. */
 public final class HetgpuKeys {
 
     public static final String PREFIX = "hetgpu.io/";
