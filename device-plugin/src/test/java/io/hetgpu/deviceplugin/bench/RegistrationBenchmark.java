@@ -14,12 +14,13 @@ import java.util.regex.Pattern;
 /**
  * Figures, not a test: how long the shaded jar takes from process launch to kubelet's Register call,
  * how long re-registration takes after a kubelet restart, the plugin's resident memory once registered,
- * and whether SIGTERM removes the socket. Runs the real jar (simulated DGX A100, no API server, so no
+ * and whether SIGTERM removes the socket. Runs the real jar (simulated DGX A100; by default no API server, so no
  * inventory publishing) against the kubelet stand-in, with the JVM options of the image's ENTRYPOINT and
  * the DaemonSet's JAVA_TOOL_OPTIONS ({@link ShippedJvm}).
  *
- * <pre>./hetgpu bench registration [RESTARTS] [--settle SECONDS] [--java-tool-options "OPTIONS"]</pre>
- * {@code --java-tool-options} replaces the manifest's value, to try other settings.
+ * <pre>./hetgpu bench registration [RESTARTS] [--settle SECONDS] [--java-tool-options "OPTIONS"] [--api-server URL]</pre>
+ * {@code --java-tool-options} replaces the manifest's value, to try other settings; {@code --api-server} has the
+ * plugin publish its inventory on Node {@code gpu-1} there (anything that answers GET and PATCH on it).
  */
 public final class RegistrationBenchmark {
 
@@ -29,10 +30,12 @@ public final class RegistrationBenchmark {
         var jar = Path.of(args.length > 0 ? args[0] : "device-plugin/target/hetgpu-device-plugin.jar").toAbsolutePath();
         int restarts = 5;
         var settle = Duration.ofSeconds(12);
+        String apiServer = null;
         var shipped = ShippedJvm.read(Path.of("device-plugin/Dockerfile"), Path.of("manifests/base/device-plugin.yaml"));
         for (int i = 1; i < args.length; i++) {
             switch (args[i]) {
                 case "--settle" -> settle = Duration.ofSeconds(Long.parseLong(args[++i]));
+                case "--api-server" -> apiServer = args[++i];
                 case "--java-tool-options" -> shipped = new ShippedJvm(shipped.entrypointOptions(), args[++i], shipped.memoryLimitMiB());
                 default -> restarts = Integer.parseInt(args[i]);
             }
@@ -45,9 +48,15 @@ public final class RegistrationBenchmark {
         System.out.printf("plugin JVM (java %d): %s, JAVA_TOOL_OPTIONS=\"%s\"%n", Runtime.version().feature(),
                 String.join(" ", command.subList(1, command.size() - 2)), shipped.javaToolOptions());
         try (var kubelet = new KubeletStandIn(folder, podResources).start()) {
-            command.addAll(List.of("--gpu-source", "simulated:dgx-a100", "--publish-node-inventory", "false",
-                    "--device-plugin-dir", folder.toString(), "--pod-resources-socket", podResources.toString(), "--http-port", "0"));
+            command.addAll(List.of("--gpu-source", "simulated:dgx-a100", "--publish-node-inventory", Boolean.toString(apiServer != null),
+                    "--node-name", "gpu-1", "--device-plugin-dir", folder.toString(), "--pod-resources-socket", podResources.toString(),
+                    "--http-port", "0"));
             var launch = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(temp.resolve("plugin.log").toFile());
+            if (apiServer != null) {
+                // fabric8's client reads these; no kubeconfig, so nothing of the caller's own cluster is used.
+                launch.environment().put("KUBERNETES_MASTER", apiServer);
+                launch.environment().put("KUBECONFIG", temp.resolve("no-kubeconfig").toString());
+            }
             launch.environment().put("JAVA_TOOL_OPTIONS", shipped.javaToolOptions());
             long launched = System.nanoTime();
             var plugin = launch.start();
@@ -70,8 +79,9 @@ public final class RegistrationBenchmark {
             }
             var status = Files.readAllLines(Path.of("/proc", Long.toString(plugin.pid()), "status"));
             System.out.printf("RSS after registration: %d MiB (peak %d MiB) with the manifest's JVM options, %d s later "
-                            + "(limit %d Mi; no CDS archive, which only the image has)%n",
-                    mib(status, "VmRSS:"), mib(status, "VmHWM:"), settle.toSeconds(), shipped.memoryLimitMiB());
+                            + "(limit %d Mi; %s; no CDS archive, which only the image has)%n",
+                    mib(status, "VmRSS:"), mib(status, "VmHWM:"), settle.toSeconds(), shipped.memoryLimitMiB(),
+                    apiServer == null ? "not publishing the node inventory: no API server" : "publishing the node inventory to " + apiServer);
 
             long term = System.nanoTime();
             plugin.destroy(); // SIGTERM
