@@ -36,7 +36,7 @@ public final class RegistrationBenchmark {
             switch (args[i]) {
                 case "--settle" -> settle = Duration.ofSeconds(Long.parseLong(args[++i]));
                 case "--api-server" -> apiServer = args[++i];
-                case "--java-tool-options" -> shipped = new ShippedJvm(shipped.entrypointOptions(), args[++i], shipped.memoryLimitMiB());
+                case "--java-tool-options" -> shipped = new ShippedJvm(shipped.entrypointOptions(), args[++i], shipped.mallocArenaMax(), shipped.memoryLimitMiB());
                 default -> restarts = Integer.parseInt(args[i]);
             }
         }
@@ -46,7 +46,8 @@ public final class RegistrationBenchmark {
         var java = ProcessHandle.current().info().command().orElse("java");
         var command = new ArrayList<>(shipped.command(java, jar));
         System.out.printf("plugin JVM (java %d): %s, JAVA_TOOL_OPTIONS=\"%s\"%n", Runtime.version().feature(),
-                String.join(" ", command.subList(1, command.size() - 2)), shipped.javaToolOptions());
+                String.join(" ", command.subList(1, command.size() - 2)), shipped.javaToolOptions()
+                        + (shipped.mallocArenaMax() == null ? "" : "\", MALLOC_ARENA_MAX=" + shipped.mallocArenaMax()));
         try (var kubelet = new KubeletStandIn(folder, podResources).start()) {
             command.addAll(List.of("--gpu-source", "simulated:dgx-a100", "--publish-node-inventory", Boolean.toString(apiServer != null),
                     "--node-name", "gpu-1", "--device-plugin-dir", folder.toString(), "--pod-resources-socket", podResources.toString(),
@@ -58,6 +59,9 @@ public final class RegistrationBenchmark {
                 launch.environment().put("KUBECONFIG", temp.resolve("no-kubeconfig").toString());
             }
             launch.environment().put("JAVA_TOOL_OPTIONS", shipped.javaToolOptions());
+            if (shipped.mallocArenaMax() != null) {
+                launch.environment().put("MALLOC_ARENA_MAX", shipped.mallocArenaMax());
+            }
             long launched = System.nanoTime();
             var plugin = launch.start();
             var first = kubelet.nextRegistration();

@@ -11,13 +11,14 @@ import java.util.regex.Pattern;
 /**
  * The device plugin's JVM as shipped, read from the files that ship it rather than copied here: the options
  * between {@code java} and {@code -jar} in the image's ENTRYPOINT, and the DaemonSet's JAVA_TOOL_OPTIONS and
- * memory limit. The class-data sharing archive exists only in the image, so its option is left out.
+ * memory limit (and MALLOC_ARENA_MAX, glibc's, where it sets one). The class-data sharing archive exists only in the image, so its option is left out.
  */
-record ShippedJvm(List<String> entrypointOptions, String javaToolOptions, long memoryLimitMiB) {
+record ShippedJvm(List<String> entrypointOptions, String javaToolOptions, String mallocArenaMax, long memoryLimitMiB) {
 
     private static final Pattern QUOTED = Pattern.compile("\"([^\"]*)\"");
     private static final Pattern TOOL_OPTIONS =
             Pattern.compile("- name: JAVA_TOOL_OPTIONS\\s+value: \"([^\"]*)\"");
+    private static final Pattern ARENAS = Pattern.compile("- name: MALLOC_ARENA_MAX\\s+value: \"(\\d+)\"");
     private static final Pattern LIMIT = Pattern.compile("limits:\\s+memory: (\\d+)Mi");
 
     static ShippedJvm read(Path dockerfile, Path manifest) throws IOException {
@@ -34,8 +35,9 @@ record ShippedJvm(List<String> entrypointOptions, String javaToolOptions, long m
         }
         var options = words.subList(1, jar).stream().filter(o -> !o.startsWith("-XX:SharedArchiveFile=")).toList();
         var yaml = Files.readString(manifest);
+        var arenas = ARENAS.matcher(yaml);
         return new ShippedJvm(options, find(TOOL_OPTIONS, yaml, manifest, "env JAVA_TOOL_OPTIONS"),
-                Long.parseLong(find(LIMIT, yaml, manifest, "resources.limits.memory (in Mi)")));
+                arenas.find() ? arenas.group(1) : null, Long.parseLong(find(LIMIT, yaml, manifest, "resources.limits.memory (in Mi)")));
     }
 
     private static String find(Pattern pattern, String text, Path file, String what) {
