@@ -2,33 +2,68 @@ package io.hetgpu.deviceplugin.bench;
 
 import io.hetgpu.deviceplugin.kubelet.KubeletStandIn;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 /**
  * Figures, not a test: how long the shaded jar takes from process launch to kubelet's Register call,
- * how long re-registration takes after a kubelet restart, and whether SIGTERM removes the socket.
- * Runs the real jar (simulated DGX-1 V100, no API server) against the kubelet stand-in.
+ * how long re-registration takes after a kubelet restart, the plugin's resident memory once registered,
+ * and whether SIGTERM removes the socket. Runs the real jar (simulated DGX A100; by default no API server, so no
+ * inventory publishing) against the kubelet stand-in, with the JVM options of the image's ENTRYPOINT and
+ * the DaemonSet's JAVA_TOOL_OPTIONS ({@link ShippedJvm}).
  *
- * <pre>./hetgpu mvn -q -pl device-plugin -am package -DskipTests, then run this class with the test classpath:
- *   java -cp device-plugin/target/test-classes:$(cat device-plugin/target/test-classpath.txt) \
- *     io.hetgpu.deviceplugin.bench.RegistrationBenchmark device-plugin/target/hetgpu-device-plugin.jar 5</pre>
+ * <pre>./hetgpu bench registration [RESTARTS] [--settle SECONDS] [--java-tool-options "OPTIONS"] [--api-server URL]</pre>
+ * {@code --java-tool-options} replaces the manifest's value, to try other settings; {@code --api-server} has the
+ * plugin publish its inventory on Node {@code gpu-1} there (anything that answers GET and PATCH on it).
  */
 public final class RegistrationBenchmark {
 
+    private static final Pattern KIB = Pattern.compile("\\s*(\\d+) kB");
+
     public static void main(String[] args) throws Exception {
         var jar = Path.of(args.length > 0 ? args[0] : "device-plugin/target/hetgpu-device-plugin.jar").toAbsolutePath();
-        int restarts = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+        int restarts = 5;
+        var settle = Duration.ofSeconds(12);
+        String apiServer = null;
+        var shipped = ShippedJvm.read(Path.of("device-plugin/Dockerfile"), Path.of("manifests/base/device-plugin.yaml"));
+        for (int i = 1; i < args.length; i++) {
+            switch (args[i]) {
+                case "--settle" -> settle = Duration.ofSeconds(Long.parseLong(args[++i]));
+                case "--api-server" -> apiServer = args[++i];
+                case "--java-tool-options" -> shipped = new ShippedJvm(shipped.entrypointOptions(), args[++i], shipped.mallocArenaMax(), shipped.memoryLimitMiB());
+                default -> restarts = Integer.parseInt(args[i]);
+            }
+        }
         var temp = Files.createTempDirectory("hetgpu-bench");
         var folder = Files.createDirectory(temp.resolve("device-plugins"));
+        var podResources = temp.resolve("pod-resources.sock");
         var java = ProcessHandle.current().info().command().orElse("java");
-        try (var kubelet = new KubeletStandIn(folder, temp.resolve("pod-resources.sock")).start()) {
+        var command = new ArrayList<>(shipped.command(java, jar));
+        System.out.printf("plugin JVM (java %d): %s, JAVA_TOOL_OPTIONS=\"%s\"%n", Runtime.version().feature(),
+                String.join(" ", command.subList(1, command.size() - 2)), shipped.javaToolOptions()
+                        + (shipped.mallocArenaMax() == null ? "" : "\", MALLOC_ARENA_MAX=" + shipped.mallocArenaMax()));
+        try (var kubelet = new KubeletStandIn(folder, podResources).start()) {
+            command.addAll(List.of("--gpu-source", "simulated:dgx-a100", "--publish-node-inventory", Boolean.toString(apiServer != null),
+                    "--node-name", "gpu-1", "--device-plugin-dir", folder.toString(), "--pod-resources-socket", podResources.toString(),
+                    "--http-port", "0"));
+            var launch = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(temp.resolve("plugin.log").toFile());
+            if (apiServer != null) {
+                // fabric8's client reads these; no kubeconfig, so nothing of the caller's own cluster is used.
+                launch.environment().put("KUBERNETES_MASTER", apiServer);
+                launch.environment().put("KUBECONFIG", temp.resolve("no-kubeconfig").toString());
+            }
+            launch.environment().put("JAVA_TOOL_OPTIONS", shipped.javaToolOptions());
+            if (shipped.mallocArenaMax() != null) {
+                launch.environment().put("MALLOC_ARENA_MAX", shipped.mallocArenaMax());
+            }
             long launched = System.nanoTime();
-            var plugin = new ProcessBuilder(java, "-jar", jar.toString(), "--gpu-source", "simulated:dgx1-v100",
-                    "--publish-node-inventory", "false", "--device-plugin-dir", folder.toString(), "--http-port", "0")
-                    .redirectErrorStream(true).redirectOutput(temp.resolve("plugin.log").toFile()).start();
+            var plugin = launch.start();
             var first = kubelet.nextRegistration();
             System.out.printf("process launch -> Register received: %d ms (%s as %s)%n",
                     (System.nanoTime() - launched) / 1_000_000, first.getResourceName(), first.getEndpoint());
@@ -42,6 +77,16 @@ public final class RegistrationBenchmark {
             }
             System.out.printf("kubelet restart (sockets deleted) -> Register received again, %d rounds: %s ms%n", restarts, again);
 
+            // Steady state: let it serve ListAndWatch and poll PodResources a few times before reading its memory.
+            if (plugin.waitFor(settle.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("the plugin exited with " + plugin.exitValue() + "; see " + temp.resolve("plugin.log"));
+            }
+            var status = Files.readAllLines(Path.of("/proc", Long.toString(plugin.pid()), "status"));
+            System.out.printf("RSS after registration: %d MiB (peak %d MiB) with the manifest's JVM options, %d s later "
+                            + "(limit %d Mi; %s; no CDS archive, which only the image has)%n",
+                    mib(status, "VmRSS:"), mib(status, "VmHWM:"), settle.toSeconds(), shipped.memoryLimitMiB(),
+                    apiServer == null ? "not publishing the node inventory: no API server" : "publishing the node inventory to " + apiServer);
+
             long term = System.nanoTime();
             plugin.destroy(); // SIGTERM
             int code = plugin.waitFor();
@@ -49,5 +94,13 @@ public final class RegistrationBenchmark {
                     (System.nanoTime() - term) / 1_000_000, Files.exists(folder.resolve(first.getEndpoint())));
             System.out.println("plugin log: " + temp.resolve("plugin.log"));
         }
+    }
+
+    private static long mib(List<String> procStatus, String field) throws IOException {
+        return procStatus.stream().filter(line -> line.startsWith(field))
+                .map(line -> KIB.matcher(line.substring(field.length())))
+                .filter(java.util.regex.Matcher::matches)
+                .mapToLong(m -> Long.parseLong(m.group(1)) / 1024)
+                .findFirst().orElseThrow(() -> new IOException("/proc/<pid>/status has no " + field));
     }
 }
