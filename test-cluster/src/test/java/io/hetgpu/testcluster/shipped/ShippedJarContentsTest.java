@@ -37,6 +37,15 @@ class ShippedJarContentsTest {
                     "io.grpc.NameResolverProvider",
                     "io.grpc.LoadBalancerProvider"));
 
+    /**
+     * fabric8's HTTP client in each jar: Vert.x (fabric8's default) in the extender, which serves HTTP with
+     * Vert.x anyway; the JDK's own in the device plugin, which only reads and patches its Node and would
+     * otherwise carry Vert.x and a second Netty in every GPU node's memory.
+     */
+    private static final Map<ShippedArtifacts, String> HTTP_CLIENT = Map.of(
+            ShippedArtifacts.SCHEDULER_EXTENDER, "io.fabric8.kubernetes.client.vertx.VertxHttpClientFactory",
+            ShippedArtifacts.DEVICE_PLUGIN, "io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory");
+
     @TempDir
     Path dir;
 
@@ -77,7 +86,7 @@ class ShippedJarContentsTest {
             assertThat(services.stream().map(f -> f.substring("META-INF/services/".length())))
                     .containsAll(NEEDED_SERVICES.get(program));
             var httpClients = providers(jar.getInputStream(jar.getEntry("META-INF/services/io.fabric8.kubernetes.client.http.HttpClient$Factory")));
-            assertThat(httpClients).as("fabric8's HTTP client").contains("io.fabric8.kubernetes.client.vertx.VertxHttpClientFactory");
+            assertThat(httpClients).as("fabric8's HTTP client").containsExactly(HTTP_CLIENT.get(program));
         }
     }
 
