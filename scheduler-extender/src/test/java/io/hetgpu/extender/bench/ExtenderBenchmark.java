@@ -40,7 +40,8 @@ import java.util.List;
  * </pre>
  *
  * <p>The soak ({@code --soak CLIENTS}) has that many clients send filter and prioritize for the largest size
- * without pause, alternating the node forms between clients, for {@code --soak-seconds} (60 by default), while
+ * without pause (node names, as the shipped nodeCacheCapable configuration sends; {@code --forms Nodes,NodeNames}
+ * alternates the forms between clients), for {@code --soak-seconds} (60 by default), while
  * a probe asks {@code /healthz} four times a second with a 1 s timeout as the kubelet would. A 429 is retried after its
  * Retry-After, as kube-scheduler retries a failed attempt; a request is lost when it fails otherwise or is not
  * answered within 30 s. It prints requests answered, refused and lost, p50/p99 per answered request, the probe's
@@ -65,7 +66,7 @@ public final class ExtenderBenchmark {
         var floorBinary = "/tmp/extender-floor";
         var sizes = new int[] {100, 1000, 5000};
         double seconds = 20;
-        var forms = List.of("Nodes", "NodeNames");
+        List<String> forms = null;
         boolean cold = false;
         // The JVM of manifests/base/scheduler-extender.yaml: MaxRAMPercentage=75 of its 1536Mi limit, and the serial
         // collector that the JVM picks by itself in a container with under 1792 MB.
@@ -88,6 +89,10 @@ public final class ExtenderBenchmark {
             }
         }
         int largest = Arrays.stream(sizes).max().orElseThrow();
+        if (forms == null) {
+            // The soak sends what the shipped configuration (nodeCacheCapable: true) has kube-scheduler send.
+            forms = soakClients > 0 ? List.of("NodeNames") : List.of("Nodes", "NodeNames");
+        }
         var java = ProcessHandle.current().info().command().orElse("java");
         var command = new ArrayList<String>(List.of(java));
         command.addAll(serverJvm);
