@@ -98,6 +98,11 @@ public final class Extender implements AutoCloseable {
             informers.ifPresent(InformerClusterView::close);
             eventWriter.ifPresent(ExecutorService::shutdownNow);
             vertx.close();
+            var cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof IllegalArgumentException) {
+                // A TLS certificate and key that cannot be used: the message names the files.
+                throw new IllegalStateException(cause.getMessage(), cause);
+            }
             throw new IllegalStateException("cannot listen on " + options.host() + ":" + options.port() + ": "
                     + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()), e);
         }

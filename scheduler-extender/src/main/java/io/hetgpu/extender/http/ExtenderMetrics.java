@@ -64,6 +64,23 @@ public final class ExtenderMetrics {
                 .register(registry);
     }
 
+    /** Request bytes taken from the bytes in flight now: near the limit, callers start to get 429s. */
+    public void watchBytesInFlight(java.util.function.LongSupplier taken) {
+        io.micrometer.core.instrument.Gauge.builder("hetgpu.extender.request.bytes.in.flight", taken, supplier -> supplier.getAsLong())
+                .description("request body bytes the extender holds or has admitted, against its bytesInFlight limit")
+                .baseUnit("bytes")
+                .register(registry);
+    }
+
+    /** A request refused with 429 because the bytes in flight were at their limit. */
+    public void refused(String verb) {
+        Counter.builder("hetgpu.extender.requests.refused")
+                .description("requests refused with 429 because too many request bytes were in flight")
+                .tag("verb", verb)
+                .register(registry)
+                .increment();
+    }
+
     public String scrape() {
         return registry.scrape();
     }

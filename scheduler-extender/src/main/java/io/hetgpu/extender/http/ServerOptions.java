@@ -1,22 +1,75 @@
 package io.hetgpu.extender.http;
 
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
- * How the HTTP front listens.
+ * How the HTTP front listens, and how much it lets callers hold.
  *
- * @param host           address to bind
- * @param port           port (0 picks a free one, for tests)
- * @param bodyLimitBytes larger request bodies are refused with 413
- * @param tlsCert        PEM certificate for HTTPS, or null for plain HTTP
- * @param tlsKey         PEM private key for HTTPS, or null
+ * @param host               address to bind
+ * @param port               port (0 picks a free one, for tests)
+ * @param bodyLimitBytes     larger request bodies are refused with 413
+ * @param tlsCert            PEM certificate for HTTPS, or null for plain HTTP
+ * @param tlsKey             PEM private key for HTTPS, or null
+ * @param bytesInFlightLimit request bodies read or being answered at once, in declared bytes (a body without a
+ *                           Content-Length counts as the body limit); a request beyond it is refused with 429
+ * @param readTimeout        a request whose body is not complete this long after its headers is cut off
+ * @param idleTimeout        a connection that sends and receives nothing this long is closed
+ * @param eventLoops         HTTP servers on as many event loops, sharing the port
  */
-public record ServerOptions(String host, int port, long bodyLimitBytes, Path tlsCert, Path tlsKey) {
+public record ServerOptions(String host, int port, long bodyLimitBytes, Path tlsCert, Path tlsKey,
+                            long bytesInFlightLimit, Duration readTimeout, Duration idleTimeout, int eventLoops) {
 
-    public static final long DEFAULT_BODY_LIMIT = 64L * 1024 * 1024;
+    /**
+     * With {@code nodeCacheCapable: true} (the shipped configuration) kube-scheduler sends the pod and node names:
+     * 5,000 nodes of 253-character names and a pod at etcd's 1.5 MiB object limit stay under 3 MiB. Whole Node
+     * objects ({@code nodeCacheCapable: false}) are 3 to 20 KiB each (status.images dominates), so 16 MiB carries
+     * a few hundred to several thousand of them; such clusters raise {@code bodyLimitBytes}.
+     */
+    public static final long DEFAULT_BODY_LIMIT = 16L * 1024 * 1024;
+    /** Longer than kube-scheduler's extender httpTimeout (5 s shipped, 30 s at most in practice) needs to send a body. */
+    public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * Longer than Go's idle-connection timeout (90 s), so that kube-scheduler closes a kept-alive connection
+     * before the extender does, and never sends a request on a connection the extender is closing.
+     */
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(120);
+
+    public ServerOptions {
+        if (bytesInFlightLimit < bodyLimitBytes) {
+            // A body the limit allows must be answerable when it is the only one.
+            throw new IllegalArgumentException("bytesInFlightLimit (" + bytesInFlightLimit + ") must be at least bodyLimitBytes (" + bodyLimitBytes + ")");
+        }
+        if (eventLoops < 1) {
+            throw new IllegalArgumentException("eventLoops: expected at least 1, got " + eventLoops);
+        }
+    }
+
+    /** The defaults for what callers may hold: bytes in flight from the heap, timeouts, one event loop per core. */
+    public ServerOptions(String host, int port, long bodyLimitBytes, Path tlsCert, Path tlsKey) {
+        this(host, port, bodyLimitBytes, tlsCert, tlsKey, defaultBytesInFlight(bodyLimitBytes, Runtime.getRuntime().maxMemory()),
+                DEFAULT_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT, Runtime.getRuntime().availableProcessors());
+    }
 
     public static ServerOptions plain(int port) {
         return new ServerOptions("0.0.0.0", port, DEFAULT_BODY_LIMIT, null, null);
+    }
+
+    /**
+     * An eighth of the heap, and never less than one body: a request costs several times its body on the heap
+     * while it is answered (the buffer, the parsed objects, the answer), so an eighth leaves room for the informer
+     * caches and the garbage collector.
+     */
+    public static long defaultBytesInFlight(long bodyLimitBytes, long maxHeapBytes) {
+        return Math.max(bodyLimitBytes, maxHeapBytes / 8);
+    }
+
+    public ServerOptions withBytesInFlightLimit(long bytes) {
+        return new ServerOptions(host, port, bodyLimitBytes, tlsCert, tlsKey, bytes, readTimeout, idleTimeout, eventLoops);
+    }
+
+    public ServerOptions withTimeouts(Duration read, Duration idle) {
+        return new ServerOptions(host, port, bodyLimitBytes, tlsCert, tlsKey, bytesInFlightLimit, read, idle, eventLoops);
     }
 
     public boolean tls() {

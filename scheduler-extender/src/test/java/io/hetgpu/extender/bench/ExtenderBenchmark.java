@@ -35,8 +35,17 @@ import java.util.List;
  *   (cd ../shared/bench/extender-floor && GOFLAGS=-buildvcs=false go build -o /tmp/extender-floor .)
  *   java -cp scheduler-extender/target/test-classes:scheduler-extender/target/classes:$(cat scheduler-extender/target/bench.cp) \
  *       io.hetgpu.extender.bench.ExtenderBenchmark [--floor /tmp/extender-floor] [--sizes 100,1000,5000] [--forms Nodes,NodeNames] [--pods same|alternating] [--seconds 20]
- *       [--server-jvm "-Xmx1152m -XX:+UseSerialGC"]   (the extender's JVM options; default: the Deployment's)
+ *       [--server-jvm "-Xmx922m -XX:+UseSerialGC ..."]   (the extender's JVM options; default: the Deployment's)
+ *       [--soak 64 [--soak-seconds 60]]   (instead: CLIENTS clients at once for a while; no Go floor needed)
  * </pre>
+ *
+ * <p>The soak ({@code --soak CLIENTS}) has that many clients send filter and prioritize for the largest size
+ * without pause (node names, as the shipped nodeCacheCapable configuration sends; {@code --forms Nodes,NodeNames}
+ * alternates the forms between clients), for {@code --soak-seconds} (60 by default), while
+ * a probe asks {@code /healthz} four times a second with a 1 s timeout as the kubelet would. A 429 is retried after its
+ * Retry-After, as kube-scheduler retries a failed attempt; a request is lost when it fails otherwise or is not
+ * answered within 30 s. It prints requests answered, refused and lost, p50/p99 per answered request, the probe's
+ * slowest answer, and the extender's peak RSS (VmHWM).
  *
  * Every case is first run once unmeasured (5 s per target), then measured after its own 5 s warm-up.
  * The extender runs in a child JVM (mode {@code serve}) holding the generated cluster as its informer
@@ -45,7 +54,7 @@ import java.util.List;
 public final class ExtenderBenchmark {
 
     private static final long SEED = 42;
-    private static final int HETGPU_PORT = 18899;
+    static final int HETGPU_PORT = 18899;
     private static final int FLOOR_PORT = 18888;
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -57,11 +66,15 @@ public final class ExtenderBenchmark {
         var floorBinary = "/tmp/extender-floor";
         var sizes = new int[] {100, 1000, 5000};
         double seconds = 20;
-        var forms = List.of("Nodes", "NodeNames");
+        List<String> forms = null;
         boolean cold = false;
         // The JVM of manifests/base/scheduler-extender.yaml: MaxRAMPercentage=75 of its 1536Mi limit, and the serial
         // collector that the JVM picks by itself in a container with under 1792 MB.
-        var serverJvm = List.of("-Xmx1152m", "-XX:+UseSerialGC");
+        // Heap 60% of 1536Mi and the capped native pools, as the Deployment's JAVA_TOOL_OPTIONS set them.
+        var serverJvm = List.of("-Xmx922m", "-XX:+UseSerialGC", "-XX:MaxMetaspaceSize=128m", "-XX:ReservedCodeCacheSize=64m",
+                "-XX:MaxDirectMemorySize=128m", "-XX:+ExitOnOutOfMemoryError");
+        int soakClients = 0;
+        double soakSeconds = 60;
         for (int i = 0; i < args.length - 1; i += 2) {
             switch (args[i]) {
                 case "--floor" -> floorBinary = args[i + 1];
@@ -70,17 +83,35 @@ public final class ExtenderBenchmark {
                 case "--forms" -> forms = List.of(args[i + 1].split(","));
                 case "--pods" -> cold = args[i + 1].equals("alternating");
                 case "--server-jvm" -> serverJvm = List.of(args[i + 1].split(" "));
+                case "--soak" -> soakClients = Integer.parseInt(args[i + 1]);
+                case "--soak-seconds" -> soakSeconds = Double.parseDouble(args[i + 1]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
         int largest = Arrays.stream(sizes).max().orElseThrow();
+        if (forms == null) {
+            // The soak sends what the shipped configuration (nodeCacheCapable: true) has kube-scheduler send.
+            forms = soakClients > 0 ? List.of("NodeNames") : List.of("Nodes", "NodeNames");
+        }
         var java = ProcessHandle.current().info().command().orElse("java");
         var command = new ArrayList<String>(List.of(java));
         command.addAll(serverJvm);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), ExtenderBenchmark.class.getName(), "serve",
                 Integer.toString(largest)));
         System.out.println("hetgpu extender JVM: " + String.join(" ", serverJvm));
-        var hetgpu = new ProcessBuilder(command).inheritIO().start();
+        var server = new ProcessBuilder(command).inheritIO();
+        server.environment().put("MALLOC_ARENA_MAX", "2");
+        var hetgpu = server.start();
+        if (soakClients > 0) {
+            try {
+                var client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+                waitFor(client, "http://127.0.0.1:" + HETGPU_PORT + "/readyz");
+                Soak.run(client, new BenchCluster(largest, SEED), largest, forms, soakClients, soakSeconds, hetgpu.pid());
+            } finally {
+                hetgpu.destroy();
+            }
+            return;
+        }
         var floor = new ProcessBuilder(floorBinary, "-addr", "127.0.0.1:" + FLOOR_PORT).inheritIO().start();
         try {
             var client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
@@ -208,7 +239,7 @@ public final class ExtenderBenchmark {
                 percentile(samples, 50), percentile(samples, 99), samples.size() * 1000 / totalMs, requestBytes, responseBytes);
     }
 
-    private static double percentile(List<Double> samples, int percentile) {
+    static double percentile(List<Double> samples, int percentile) {
         var sorted = samples.stream().mapToDouble(Double::doubleValue).sorted().toArray();
         int index = (int) Math.ceil(percentile / 100.0 * sorted.length) - 1;
         return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
@@ -225,7 +256,7 @@ public final class ExtenderBenchmark {
         return response;
     }
 
-    private static void waitFor(HttpClient client, String url) throws InterruptedException {
+    static void waitFor(HttpClient client, String url) throws InterruptedException {
         for (int attempt = 0; attempt < 600; attempt++) {
             try {
                 if (client.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
@@ -252,7 +283,8 @@ public final class ExtenderBenchmark {
                     metrics.placed(pod, table);
                     log.accept(pod, table);
                 });
-        ExtenderServer.start(Vertx.vertx(), new ServerOptions("127.0.0.1", HETGPU_PORT, ServerOptions.DEFAULT_BODY_LIMIT, null, null),
+        // Whole 5,000-node requests pass 16 MiB: this cluster has raised bodyLimitBytes, as such clusters must.
+        ExtenderServer.start(Vertx.vertx(), new ServerOptions("127.0.0.1", HETGPU_PORT, 64L * 1024 * 1024, null, null),
                 service, new Preemption(service), metrics).toCompletionStage().toCompletableFuture().join();
     }
 }
