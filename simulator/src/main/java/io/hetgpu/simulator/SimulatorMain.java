@@ -53,7 +53,7 @@ public final class SimulatorMain implements Callable<Integer> {
     int reserve = Experiment.RESERVE;
 
     @Option(names = "--policies", paramLabel = "REGEX", description = {
-            "a regular expression over the policy names: simulate only the policies it matches in full (kubernetes-default, the baseline, "
+            "a regular expression over the policy names: simulate only the policies it matches (kubernetes-default, the baseline, "
                     + "always runs); default all. The names: kubernetes-default, hetgpu, hetgpu-no-tier, hetgpu-no-nvlink, hetgpu-no-job, "
                     + "hetgpu-no-data, hetgpu-no-cpu; with --workload gavel also hetgpu-workload-aware, hetgpu-workload-aware-min0.35 and "
                     + "hetgpu-workload-aware-min0.35-reserve10 (the numbers are --minimum-speed-share and --high-priority-reserve)"})
