@@ -52,11 +52,13 @@ public final class SimulatorMain implements Callable<Integer> {
     @Option(names = "--high-priority-reserve", description = "the highPriorityReserve (top-tier GPUs) of the last workload-aware run; default ${DEFAULT-VALUE}")
     int reserve = Experiment.RESERVE;
 
+    // One name a line: picocli breaks an over-long word at its dots (hetgpu-workload-aware-min0. / 35).
     @Option(names = "--policies", paramLabel = "REGEX", description = {
             "a regular expression over the policy names: simulate only the policies it matches (kubernetes-default, the baseline, "
-                    + "always runs); default all. The names: kubernetes-default, hetgpu, hetgpu-no-tier, hetgpu-no-nvlink, hetgpu-no-job, "
-                    + "hetgpu-no-data, hetgpu-no-cpu; with --workload gavel also hetgpu-workload-aware, hetgpu-workload-aware-min0.35 and "
-                    + "hetgpu-workload-aware-min0.35-reserve10 (the numbers are --minimum-speed-share and --high-priority-reserve)"})
+                    + "always runs); default all. The names (the last three with --workload gavel; their numbers are "
+                    + "--minimum-speed-share and --high-priority-reserve):",
+            "  kubernetes-default", "  hetgpu", "  hetgpu-no-tier", "  hetgpu-no-nvlink", "  hetgpu-no-job", "  hetgpu-no-data",
+            "  hetgpu-no-cpu", "  hetgpu-workload-aware", "  hetgpu-workload-aware-min0.35", "  hetgpu-workload-aware-min0.35-reserve10"})
     java.util.regex.Pattern policies = java.util.regex.Pattern.compile(".*");
 
     @Option(names = "--seed", description = "seed of the generator and of kube-scheduler's tie-breaks; default ${DEFAULT-VALUE}")
