@@ -1,9 +1,13 @@
 package io.hetgpu.simulator;
 
+import java.awt.Color;
+import java.awt.Font;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -11,6 +15,11 @@ import java.util.SortedMap;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.CategorySeries;
+import org.knowm.xchart.style.AxesChartStyler;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.lines.SeriesLines;
+import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /** The report: a Markdown table per workload and PNG bar charts made with XChart. */
 public final class Report {
@@ -18,34 +27,131 @@ public final class Report {
     private Report() {
     }
 
-    /** The figures of every policy; the first summary is the baseline the speed-up column compares with. */
+    /** The widest a line of the report may be: it is read in terminals and diffs as well as rendered. */
+    static final int COLUMNS = 100;
+
+    /**
+     * The figures of every policy, in four tables narrow enough for {@link #COLUMNS}; the first summary is
+     * the baseline the × columns compare with. Under them, which policies came out identical to an earlier one.
+     */
     public static String table(List<Summary> summaries) {
         var baseline = summaries.getFirst();
         var text = new StringBuilder();
-        text.append("| policy | jobs | mean JCT high (h) | high vs " + baseline.policy() + " | p99 JCT high (h) | mean JCT other (h) "
-                + "| p99 JCT other (h) | mean JCT all (h) | all vs " + baseline.policy() + " | makespan (h) | mean queueing (h) | GPU util "
-                + "| high GPU-h on top tier | multi-GPU on NVLink | cross-rack ps/worker traffic (TB) |\n");
-        text.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-        for (var s : summaries) {
-            text.append(String.format(Locale.ROOT, "| %s | %d%s | %.2f | %s | %.2f | %.2f | %.2f | %.2f | %s | %.1f | %.2f | %.1f %% | %.1f %% | %.1f %% | %.2f |%n",
-                    s.policy(), s.jobs(), s.neverPlaced() == 0 ? "" : " (+" + s.neverPlaced() + " never placed)",
-                    s.meanJctHigh(), speedUp(baseline.meanJctHigh(), s.meanJctHigh()), s.p99JctHigh(), s.meanJctOther(), s.p99JctOther(),
-                    s.meanJct(), speedUp(baseline.meanJct(), s.meanJct()), s.makespan(), s.meanQueueing(),
-                    100 * s.gpuUtilisation(), 100 * s.highOnTopTier(), 100 * s.multiGpuOnNvlink(), s.crossRackTb()));
+        text.append(wrap("**High-priority jobs**: completion time (arrival to end) in hours; × is the speed-up of the "
+                + "mean against " + baseline.policy() + ".")).append("\n\n");
+        text.append(markdown(List.of("policy", "mean", "×", "p99"), summaries.stream().map(s -> List.of(s.policy(),
+                twoDecimals(s.meanJctHigh()), speedUp(baseline.meanJctHigh(), s.meanJctHigh()), twoDecimals(s.p99JctHigh()))).toList()));
+        text.append('\n').append(wrap("**Other jobs** (neutral and low priority) and **all jobs**: completion time in hours.")).append("\n\n");
+        text.append(markdown(List.of("policy", "other mean", "other p99", "all mean", "all ×"), summaries.stream().map(s -> List.of(
+                s.policy(), twoDecimals(s.meanJctOther()), twoDecimals(s.p99JctOther()), twoDecimals(s.meanJct()), speedUp(baseline.meanJct(), s.meanJct())))
+                .toList()));
+        text.append('\n').append(wrap("**The cluster**: jobs placed, first arrival to last completion (makespan), mean wait from "
+                + "arrival to start, and GPU-hours used over GPUs × makespan.")).append("\n\n");
+        text.append(markdown(List.of("policy", "jobs", "makespan h", "queueing h", "GPU util"), summaries.stream().map(s -> List.of(
+                s.policy(), Integer.toString(s.jobs()), String.format(Locale.ROOT, "%.1f", s.makespan()), twoDecimals(s.meanQueueing()),
+                percent(s.gpuUtilisation()))).toList()));
+        text.append('\n').append(wrap("**Placement**: share of high-priority GPU-hours on the top-tier cards, share of multi-GPU "
+                + "jobs on one NVLink-connected set, and ps/worker gradient traffic that crossed racks.")).append("\n\n");
+        text.append(markdown(List.of("policy", "high on top tier", "NVLink sets", "cross-rack TB"), summaries.stream().map(s -> List.of(
+                s.policy(), percent(s.highOnTopTier()), percent(s.multiGpuOnNvlink()), twoDecimals(s.crossRackTb()))).toList()));
+        var notes = new StringBuilder();
+        summaries.stream().filter(s -> s.neverPlaced() > 0).forEach(s -> notes.append(wrap("- "
+                + s.policy() + ": " + s.neverPlaced() + " jobs never placed (no node could ever take them), left out of the figures.", "  ")).append('\n'));
+        sameAsEarlier(summaries).forEach((policy, earlier) -> notes.append(wrap("- "
+                + policy + " is identical to " + earlier + " in every figure: on this trace, what it changes makes no difference.", "  "))
+                .append('\n'));
+        if (!notes.isEmpty()) {
+            text.append('\n').append(notes);
         }
         return text.toString();
     }
 
+    /**
+     * Each policy whose figures equal an earlier policy's, with the first such: an ablation that changes
+     * nothing on a trace (hetgpu-no-cpu where no pod without GPUs has a CPU node to go to) says so rather than
+     * looking like a measured effect of zero.
+     */
+    static Map<String, String> sameAsEarlier(List<Summary> summaries) {
+        var same = new LinkedHashMap<String, String>();
+        for (int i = 1; i < summaries.size(); i++) {
+            var figures = summaries.get(i);
+            summaries.stream().limit(i).filter(earlier -> earlier.withPolicy("").equals(figures.withPolicy(""))).findFirst()
+                    .ifPresent(earlier -> same.put(figures.policy(), earlier.policy()));
+        }
+        return same;
+    }
+
+    /** A Markdown table whose columns are padded, so that the raw text lines up as well; the first column left, the rest right. */
+    static String markdown(List<String> headers, List<List<String>> rows) {
+        var widths = new int[headers.size()];
+        for (int c = 0; c < widths.length; c++) {
+            widths[c] = Math.max(3, headers.get(c).length());
+            for (var row : rows) {
+                widths[c] = Math.max(widths[c], row.get(c).length());
+            }
+        }
+        var text = new StringBuilder();
+        appendRow(text, headers, widths);
+        text.append('|');
+        for (int c = 0; c < widths.length; c++) {
+            text.append(c == 0 ? "-".repeat(widths[c] + 2) : "-".repeat(widths[c] + 1) + ":").append('|');
+        }
+        text.append('\n');
+        rows.forEach(row -> appendRow(text, row, widths));
+        return text.toString();
+    }
+
+    private static void appendRow(StringBuilder text, List<String> cells, int[] widths) {
+        text.append('|');
+        for (int c = 0; c < widths.length; c++) {
+            var pad = " ".repeat(widths[c] - cells.get(c).length());
+            text.append(' ').append(c == 0 ? cells.get(c) + pad : pad + cells.get(c)).append(" |");
+        }
+        text.append('\n');
+    }
+
+    /** The text broken at spaces into lines of at most {@link #COLUMNS} characters (a longer word keeps its own line). */
+    static String wrap(String text) {
+        return wrap(text, "");
+    }
+
+    /** The same, each line after the first starting with {@code indent} (a list item's continuation). */
+    static String wrap(String text, String indent) {
+        var lines = new ArrayList<String>();
+        var line = new StringBuilder();
+        for (var word : text.split(" ")) {
+            int prefix = lines.isEmpty() ? 0 : indent.length();
+            if (!line.isEmpty() && prefix + line.length() + 1 + word.length() > COLUMNS) {
+                lines.add(line.toString());
+                line.setLength(0);
+            }
+            if (!line.isEmpty()) {
+                line.append(' ');
+            }
+            line.append(word);
+        }
+        lines.add(line.toString());
+        return String.join("\n" + indent, lines);
+    }
+
+    private static String twoDecimals(double value) {
+        return String.format(Locale.ROOT, "%.2f", value);
+    }
+
+    private static String percent(double share) {
+        return String.format(Locale.ROOT, "%.1f %%", 100 * share);
+    }
+
     /** What the ceiling says about the same trace: how far any scheduler could get past the baseline. */
     public static String ceiling(PlacementCeiling ceiling, Summary baseline) {
-        return String.format(Locale.ROOT, """
+        return wrap(String.format(Locale.ROOT, """
                 **Ceiling** (every job started on arrival on its fastest cards and layout; no scheduler, preemptive or \
                 not, does better): mean JCT high %.2f h (at most %s against %s), other %.2f h, all %.2f h (at most %s). \
                 Offered load at those speeds: %.2f of the cluster's GPU-hours between the first and last arrival%s.%s
                 """, ceiling.meanJctHigh(), speedUp(baseline.meanJctHigh(), ceiling.meanJctHigh()), baseline.policy(),
                 ceiling.meanJctRest(), ceiling.meanJct(), speedUp(baseline.meanJct(), ceiling.meanJct()), ceiling.offeredLoad(),
                 ceiling.offeredLoad() > 1 ? " (above 1: no scheduler keeps up; completion times grow with the trace's length)" : "",
-                ceiling.unplaceable() == 0 ? "" : " " + ceiling.unplaceable() + " jobs fit no node and are left out.");
+                ceiling.unplaceable() == 0 ? "" : " " + ceiling.unplaceable() + " jobs fit no node and are left out.").strip()) + "\n";
     }
 
     /**
@@ -97,14 +203,32 @@ public final class Report {
         return value > 0 ? String.format(Locale.ROOT, "%.2f×", baseline / value) : "–";
     }
 
-    /** Writes {@code <name>-jct.png} (mean JCT by priority) and {@code <name>-p99.png} under {@code dir}; returns their names. */
-    public static List<String> charts(String name, List<Summary> summaries, Path dir) throws IOException {
+    /**
+     * Writes {@code <name>-jct.png} (mean JCT by priority, the ceiling as dashed lines), {@code <name>-p99.png} and
+     * {@code <name>-quality.png} under {@code dir}; returns their names.
+     */
+    public static List<String> charts(String name, List<Summary> summaries, PlacementCeiling ceiling, Path dir) throws IOException {
         Files.createDirectories(dir);
+        var charts = charts(name, summaries, ceiling);
+        for (var chart : charts.entrySet()) {
+            BitmapEncoder.saveBitmap(chart.getValue(), dir.resolve(chart.getKey()).toString(), BitmapEncoder.BitmapFormat.PNG);
+        }
+        return List.copyOf(charts.keySet());
+    }
+
+    /** The charts by file name: one group of bars per policy, every group labelled with the policy's name. */
+    static Map<String, CategoryChart> charts(String name, List<Summary> summaries, PlacementCeiling ceiling) {
         var policies = summaries.stream().map(Summary::policy).toList();
         var mean = chart(name + ": mean job completion time", "hours");
         mean.addSeries("high priority", policies, summaries.stream().map(Summary::meanJctHigh).toList());
         mean.addSeries("other jobs", policies, summaries.stream().map(Summary::meanJctOther).toList());
         mean.addSeries("all", policies, summaries.stream().map(Summary::meanJct).toList());
+        var colours = mean.getStyler().getSeriesColors();
+        // A line series takes a bar's slot in each group: those empty slots are the gaps between groups here.
+        mean.getStyler().setAvailableSpaceFill(1.0);
+        ceilingLine(mean, String.format(Locale.ROOT, "ceiling, high priority (%.2f h)", ceiling.meanJctHigh()), policies,
+                ceiling.meanJctHigh(), colours[0]);
+        ceilingLine(mean, String.format(Locale.ROOT, "ceiling, all (%.2f h)", ceiling.meanJct()), policies, ceiling.meanJct(), colours[2]);
         var p99 = chart(name + ": 99th percentile job completion time", "hours");
         p99.addSeries("high priority", policies, summaries.stream().map(Summary::p99JctHigh).toList());
         p99.addSeries("other jobs", policies, summaries.stream().map(Summary::p99JctOther).toList());
@@ -112,17 +236,38 @@ public final class Report {
         shares.addSeries("GPU utilisation", policies, summaries.stream().map(s -> 100 * s.gpuUtilisation()).toList());
         shares.addSeries("high GPU-h on top tier", policies, summaries.stream().map(s -> 100 * s.highOnTopTier()).toList());
         shares.addSeries("multi-GPU jobs on NVLink", policies, summaries.stream().map(s -> 100 * s.multiGpuOnNvlink()).toList());
-        var files = List.of(name + "-jct.png", name + "-p99.png", name + "-quality.png");
-        BitmapEncoder.saveBitmap(mean, dir.resolve(files.get(0)).toString(), BitmapEncoder.BitmapFormat.PNG);
-        BitmapEncoder.saveBitmap(p99, dir.resolve(files.get(1)).toString(), BitmapEncoder.BitmapFormat.PNG);
-        BitmapEncoder.saveBitmap(shares, dir.resolve(files.get(2)).toString(), BitmapEncoder.BitmapFormat.PNG);
-        return files;
+        var charts = new LinkedHashMap<String, CategoryChart>();
+        charts.put(name + "-jct.png", mean);
+        charts.put(name + "-p99.png", p99);
+        charts.put(name + "-quality.png", shares);
+        return charts;
+    }
+
+    private static void ceilingLine(CategoryChart chart, String label, List<String> policies, double value, Color colour) {
+        var line = chart.addSeries(label, policies, policies.stream().map(policy -> value).toList());
+        line.setChartCategorySeriesRenderStyle(CategorySeries.CategorySeriesRenderStyle.Line);
+        line.setLineStyle(SeriesLines.DASH_DASH);
+        line.setLineColor(colour);
+        line.setMarker(SeriesMarkers.NONE);
     }
 
     private static CategoryChart chart(String title, String unit) {
-        var chart = new CategoryChartBuilder().width(1100).height(500).title(title).yAxisTitle(unit).build();
-        chart.getStyler().setXAxisLabelRotation(30);
-        chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNE);
+        var chart = new CategoryChartBuilder().width(1400).height(700).title(title).yAxisTitle(unit).build();
+        var styler = chart.getStyler();
+        // Rotated labels end at their tick (right-aligned, tops level under the axis) and so stay inside the picture;
+        // centred, the last long policy name ran past the edge and XChart dropped it.
+        styler.setXAxisLabelRotation(45);
+        styler.setXAxisLabelAlignment(AxesChartStyler.TextAlignment.Right);
+        styler.setXAxisLabelAlignmentVertical(AxesChartStyler.TextAlignment.Right);
+        styler.setLegendPosition(Styler.LegendPosition.OutsideS);
+        styler.setLegendLayout(Styler.LegendLayout.Horizontal);
+        styler.setAvailableSpaceFill(0.85);
+        styler.setYAxisDecimalPattern("#0.0");
+        styler.setLabelsVisible(true);
+        // Each value inside the top of its bar, dark or light against the bar's colour.
+        styler.setLabelsPosition(1.0);
+        styler.setLabelsFontColorAutomaticEnabled(true);
+        styler.setLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 9));
         return chart;
     }
 }

@@ -52,7 +52,13 @@ public final class SimulatorMain implements Callable<Integer> {
     @Option(names = "--high-priority-reserve", description = "the highPriorityReserve (top-tier GPUs) of the last workload-aware run; default ${DEFAULT-VALUE}")
     int reserve = Experiment.RESERVE;
 
-    @Option(names = "--policies", description = "a regular expression: simulate only the policies it matches (kubernetes-default always); default all")
+    // One name a line: picocli breaks an over-long word at its dots (hetgpu-workload-aware-min0. / 35).
+    @Option(names = "--policies", paramLabel = "REGEX", description = {
+            "a regular expression over the policy names: simulate only the policies it matches (kubernetes-default, the baseline, "
+                    + "always runs); default all. The names (the last three with --workload gavel; their numbers are "
+                    + "--minimum-speed-share and --high-priority-reserve):",
+            "  kubernetes-default", "  hetgpu", "  hetgpu-no-tier", "  hetgpu-no-nvlink", "  hetgpu-no-job", "  hetgpu-no-data",
+            "  hetgpu-no-cpu", "  hetgpu-workload-aware", "  hetgpu-workload-aware-min0.35", "  hetgpu-workload-aware-min0.35-reserve10"})
     java.util.regex.Pattern policies = java.util.regex.Pattern.compile(".*");
 
     @Option(names = "--seed", description = "seed of the generator and of kube-scheduler's tie-breaks; default ${DEFAULT-VALUE}")
@@ -100,13 +106,14 @@ public final class SimulatorMain implements Callable<Integer> {
         var summaries = experiment.run(seed, name -> policies.matcher(name).matches());
         double seconds = (System.nanoTime() - started) / 1e9;
         var table = Report.table(summaries);
-        var charts = Report.charts(experiment.name(), summaries, out);
+        var ceiling = PlacementCeiling.of(experiment.jobs(), experiment.inventory(), experiment.speed());
+        var charts = Report.charts(experiment.name(), summaries, ceiling, out);
         var report = new StringBuilder("# " + experiment.name() + "\n\n");
         report.append(String.format(Locale.ROOT, "%d jobs on %d GPUs (%d nodes), seed %d; %d policies simulated in %.1f s.%n%n",
                 experiment.jobs().size(), experiment.inventory().gpuCount(), experiment.inventory().nodes().size(), seed,
                 summaries.size(), seconds));
         report.append(table).append('\n');
-        report.append(Report.ceiling(PlacementCeiling.of(experiment.jobs(), experiment.inventory(), experiment.speed()), summaries.getFirst()))
+        report.append(Report.ceiling(ceiling, summaries.getFirst()))
                 .append('\n');
         charts.forEach(chart -> report.append("![").append(chart).append("](").append(chart).append(")\n"));
         Files.writeString(out.resolve(experiment.name() + ".md"), report);
@@ -155,7 +162,7 @@ public final class SimulatorMain implements Callable<Integer> {
         throw new IllegalArgumentException("--seeds: expected FROM..TO with FROM <= TO, such as 1..10, got \"" + text + "\"");
     }
 
-    private Experiment experiment(long seed) {
+    Experiment experiment(long seed) {
         return switch (workload) {
             case gavel -> {
                 var throughputs = GavelThroughputs.shipped();

@@ -43,6 +43,12 @@ public record Summary(String policy, int jobs, double meanJctHigh, double p99Jct
                 runs.stream().mapToDouble(JobRun::crossRackGb).sum() / 1000, result.neverPlaced());
     }
 
+    /** The same figures under another name: what two policies that behaved alike have in common. */
+    public Summary withPolicy(String name) {
+        return new Summary(name, jobs, meanJctHigh, p99JctHigh, meanJctOther, p99JctOther, meanJct, makespan, meanQueueing, gpuUtilisation,
+                highOnTopTier, multiGpuOnNvlink, crossRackTb, neverPlaced);
+    }
+
     private static double mean(List<JobRun> runs, Predicate<JobRun> which) {
         return runs.stream().filter(which).mapToDouble(JobRun::completionHours).average().orElse(0);
     }

@@ -1,0 +1,101 @@
+package io.hetgpu.simulator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategorySeries;
+import picocli.CommandLine;
+
+/** The report a reader opens: charts with a label on every group, tables that fit a terminal, and ablations that say when they did nothing. */
+class ReportTest {
+
+    @BeforeAll
+    static void headless() {
+        System.setProperty("java.awt.headless", "true");
+    }
+
+    /** The Gavel experiment as {@code ./hetgpu simulate} builds it, with few jobs. */
+    private static Experiment gavel(int jobs) {
+        var main = new SimulatorMain();
+        new CommandLine(main).parseArgs("--jobs", Integer.toString(jobs));
+        return main.experiment(1);
+    }
+
+    private static List<String> policyNames() {
+        return gavel(10).placers(1).stream().map(Placer::name).toList();
+    }
+
+    /** Figures wide enough to stress every column: four-digit hours, a never-placed count. */
+    private static List<Summary> summaries(List<String> policies) {
+        return IntStream.range(0, policies.size()).mapToObj(i -> new Summary(policies.get(i), 10_000, 1234.56 + i, 9876.54, 1234.56, 9876.54,
+                1234.56 + 2 * i, 12_345.6, 1234.56, 0.999, 0.999, 1.0, 12_345.67, i == 1 ? 123 : 0)).toList();
+    }
+
+    @Test
+    void everyChartHasOneLabelledGroupPerPolicyRun() throws Exception {
+        var policies = policyNames();
+        var charts = Report.charts("gavel", summaries(policies), new PlacementCeiling(15.26, 15.6, 15.53, 0.73, 0));
+
+        assertThat(charts.keySet()).containsExactly("gavel-jct.png", "gavel-p99.png", "gavel-quality.png");
+        for (var chart : charts.values()) {
+            for (var series : chart.getSeriesCollection()) {
+                assertThat(List.<Object>copyOf(series.getXData())).as(series.getName()).containsExactlyElementsOf(policies);
+            }
+            assertThat(chart.getStyler().isLabelsVisible()).isTrue();
+            assertThat(BitmapEncoder.getBufferedImage(chart).getWidth()).isPositive();
+        }
+        var mean = charts.get("gavel-jct.png");
+        assertThat(mean.getSeriesCollection()).filteredOn(series -> series.getChartCategorySeriesRenderStyle().equals(Optional.of(CategorySeries.CategorySeriesRenderStyle.Line)))
+                .extracting(series -> series.getName())
+                .containsExactly("ceiling, high priority (15.26 h)", "ceiling, all (15.53 h)");
+        assertThat(mean.getSeries("ceiling, all (15.53 h)").getYData()).containsOnly(15.53);
+    }
+
+    @Test
+    void everyLineOfTheReportFitsOneHundredColumns() {
+        var summaries = summaries(policyNames());
+        var report = Report.table(summaries) + Report.ceiling(new PlacementCeiling(15.26, 15.6, 15.53, 1.73, 12), summaries.getFirst());
+
+        assertThat(report.lines()).allSatisfy(line -> assertThat(line.length()).as(line).isLessThanOrEqualTo(Report.COLUMNS));
+        // Every figure of the old 15-column table is still there, each policy in each of the four tables.
+        assertThat(report.lines().filter(line -> line.startsWith("| hetgpu-workload-aware-min0.35-reserve10 "))).hasSize(4);
+        assertThat(report).contains("| hetgpu                                  | 10000 |", "hetgpu: 123 jobs never placed");
+    }
+
+    @Test
+    void anAblationThatChangesNothingOnATraceSaysSo() {
+        // The Gavel cluster has no CPU-only node, so turning the CPU-node scorer off cannot move any pod.
+        var summaries = gavel(60).run(1, name -> name.equals("hetgpu") || name.equals("hetgpu-no-cpu") || name.equals("hetgpu-no-tier"));
+
+        var table = Report.table(summaries);
+
+        assertThat(Report.sameAsEarlier(summaries)).containsExactly(java.util.Map.entry("hetgpu-no-cpu", "hetgpu"));
+        assertThat(table).contains("- hetgpu-no-cpu is identical to hetgpu in every figure");
+        assertThat(table).doesNotContain("hetgpu-no-tier is identical");
+    }
+
+    @Test
+    void helpNamesEveryPolicyThatPoliciesMatches() {
+        var help = new CommandLine(new SimulatorMain()).getUsageMessage();
+
+        for (var policy : policyNames()) {
+            assertThat(help).as(policy).containsPattern("(?<![\\w-])" + java.util.regex.Pattern.quote(policy) + "(?![\\w-])");
+        }
+    }
+
+    @Test
+    void wrappingBreaksBetweenWordsAndIndentsContinuations() {
+        var text = "word ".repeat(60).strip();
+
+        var wrapped = Report.wrap("- " + text, "  ");
+
+        assertThat(wrapped.lines()).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(Report.COLUMNS));
+        assertThat(wrapped.lines().skip(1)).allSatisfy(line -> assertThat(line).startsWith("  word"));
+        assertThat(wrapped.replace("\n  ", " ")).isEqualTo("- " + text);
+    }
+}
