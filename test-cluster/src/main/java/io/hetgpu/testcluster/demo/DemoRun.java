@@ -77,7 +77,11 @@ final class DemoRun {
             progress.accept(scheduler.title + ": every bound pod was admitted by its kubelet");
             var reader = new PlacementReader(client, cluster.nodes());
             var explanations = explanations(client.v1().events().inNamespace(DemoWorkload.NAMESPACE).list().getItems());
-            return new Outcome(scheduler, decisions, reader.placements(explanations), reader.nodes(), explanations, choices.byPod());
+            // Where kube-scheduler overruled the extender's best, the reason says so after the extender's own.
+            var reasons = new java.util.HashMap<>(explanations);
+            choices.byPod().forEach((pod, choice) -> choice.detour().ifPresent(line ->
+                    reasons.merge(pod, "kube-scheduler: " + line, (extender, detour) -> extender + "\n" + detour)));
+            return new Outcome(scheduler, decisions, reader.placements(reasons), reader.nodes(), explanations, choices.byPod());
         } finally {
             deleteRecursively(workDir);
         }

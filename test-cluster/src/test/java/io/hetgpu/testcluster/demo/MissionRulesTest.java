@@ -78,6 +78,9 @@ class MissionRulesTest {
         // The CPU nodes tie in the extender's eyes; kube-scheduler's own spreading puts serving-0 beside no parameter server.
         assertThat(outcome.choices().get("serving-0").detour()).hasValueSatisfying(line -> assertThat(line)
                 .startsWith("went to cpu-b1, not cpu-a1: the extender scored both 10/10").contains("kube-scheduler's own scores"));
+        // The page's tooltip carries both: the extender's reason, then why kube-scheduler chose otherwise.
+        assertThat(outcome.placements()).filteredOn(p -> p.pod().equals("serving-0")).singleElement()
+                .satisfies(p -> assertThat(p.reason()).startsWith("best: cpu-a1").contains("\nkube-scheduler: went to cpu-b1, not cpu-a1"));
         assertThat(outcome.explanations().get("bert-large-0")).startsWith("best: dgx-h100-1 scores 10/10 (8x H100, tier 85, 18 NVLinks per GPU pair)");
         assertThat(outcome.placements()).filteredOn(p -> p.pod().equals("resnet-worker-0")).singleElement()
                 .satisfies(p -> assertThat(p.reason()).startsWith("best: dgx-a100-1").contains("tier 40 V100 vs 70"));
