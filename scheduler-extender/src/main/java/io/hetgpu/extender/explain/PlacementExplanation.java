@@ -2,12 +2,19 @@ package io.hetgpu.extender.explain;
 
 import io.hetgpu.extender.model.NodeGpuSource;
 import io.hetgpu.extender.policy.ScoreTable;
+import io.hetgpu.gpu.GpuLink;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
- * One sentence on where a pod would go and why the best alternatives lost, from a score table:
- * "best: h100-1 (10; 2x H100, link 1800); dgx-2 scored 6 (tier 0.40 vs 1.00); k80-1 scored 0 (tier 0.00 vs 1.00, nvlink 0.03 vs 1.00)".
+ * One sentence on where a pod would go and why the best alternatives lost, from a score table, in
+ * units a user can check elsewhere:
+ * "best: h100-1 scores 10/10 (2x H100, tier 85, 18 NVLinks per GPU pair); v100-2 3/10 (nvlink 2 vs 18 links per GPU pair, tier 40 V100 vs 85, newest preferred)".
+ * Scores are the extender's 0..10 (what kube-scheduler multiplies by the extender's weight); a tier is
+ * the card's rank in the tier table, as {@code hetgpu.io/gpu.tier} and the inventory print it; NVLink
+ * quality is counted in links between the GPUs of the set; data and job locality name where the data
+ * or the job's other pods are, seen from the node.
  */
 public final class PlacementExplanation {
 
@@ -24,11 +31,12 @@ public final class PlacementExplanation {
                     .map(row -> row.node() + ": " + row.rejection()).reduce((a, b) -> a + "; " + b).orElse("no nodes");
         }
         var best = fitting.getFirst();
-        var text = new StringBuilder("best: ").append(best.node()).append(" (").append(best.score()).append("; ").append(offer(best)).append(')');
+        var text = new StringBuilder("best: ").append(best.node()).append(" scores ").append(best.score()).append("/10 (")
+                .append(offer(best)).append(')');
         for (var other : fitting.subList(1, Math.min(fitting.size(), ALTERNATIVES + 1))) {
-            text.append("; ").append(other.node()).append(" scored ").append(other.score());
+            text.append("; ").append(other.node()).append(' ').append(other.score()).append("/10");
             var behind = behind(table.scorers(), best, other);
-            text.append(behind.isEmpty() ? " (tied on every preference)" : " (" + String.join(", ", behind) + ")");
+            text.append(behind.isEmpty() ? " (tied with the best on every preference)" : " (" + String.join(", ", behind) + ")");
         }
         int refused = table.rows().size() - fitting.size();
         if (refused > 0) {
@@ -38,20 +46,23 @@ public final class PlacementExplanation {
     }
 
     private static String offer(ScoreTable.Row row) {
-        var set = row.candidate().set();
-        var gpus = row.candidate().node().gpus();
+        var candidate = row.candidate();
+        var set = candidate.set();
+        var gpus = candidate.node().gpus();
         if (set.size() == 0) {
-            return row.candidate().node().isGpuNode() ? "GPU node" : "CPU node";
+            return candidate.node().isGpuNode() ? "GPU node, no GPU taken" : "CPU node";
         }
         return switch (gpus.source()) {
-            case NodeGpuSource.FeatureDiscoveryLabels labels -> set.size() + "x " + row.candidate().model()
-                    + ", from GPU Feature Discovery labels" + (set.size() > 1 && !labels.knowsNvlink() ? ", links unknown" : "");
+            case NodeGpuSource.FeatureDiscoveryLabels labels -> set.size() + "x " + candidate.model()
+                    + ", from GPU Feature Discovery labels" + (set.size() > 1 && !labels.knowsNvlink() ? ", links unknown" : "")
+                    + ", tier " + candidate.tierRank();
             case NodeGpuSource.AllocatableOnly allocatable -> set.size() + "x GPU of unknown model, from allocatable only";
-            default -> set.size() + "x " + row.candidate().model() + (set.size() > 1 ? ", link " + set.linkScore() : "");
+            default -> set.size() + "x " + candidate.model() + ", tier " + candidate.tierRank()
+                    + (set.size() > 1 ? ", " + links(row) : "");
         };
     }
 
-    /** The preferences on which the other node trails the best, largest gap first. */
+    /** The preferences on which the other node trails the best, largest gap first, each in its own unit. */
     private static List<String> behind(List<String> scorers, ScoreTable.Row best, ScoreTable.Row other) {
         var gaps = new ArrayList<double[]>();
         for (int s = 0; s < scorers.size(); s++) {
@@ -64,8 +75,98 @@ public final class PlacementExplanation {
         var parts = new ArrayList<String>();
         for (var gap : gaps) {
             int s = (int) gap[0];
-            parts.add(String.format("%s %.2f vs %.2f", scorers.get(s), other.parts()[s], best.parts()[s]));
+            parts.add(difference(scorers.get(s), other.parts()[s], best.parts()[s], other, best));
         }
         return parts;
+    }
+
+    private static String difference(String scorer, double otherPart, double bestPart, ScoreTable.Row other, ScoreTable.Row best) {
+        return switch (scorer) {
+            case "tier" -> tier(other, best, otherPart, bestPart);
+            case "nvlink" -> "nvlink " + nvlink(other, best);
+            case "data" -> "data " + closeness(otherPart) + " vs " + closeness(bestPart);
+            case "job" -> "job's pods " + closeness(otherPart) + " vs " + closeness(bestPart);
+            case "cpu" -> "a GPU node vs a CPU node";
+            default -> String.format(Locale.ROOT, "%s %.2f vs %.2f", scorer, otherPart, bestPart);
+        };
+    }
+
+    /** Tier ranks from the tier table; when they are equal, the pod's own speed decided (an admin's throughput table). */
+    private static String tier(ScoreTable.Row other, ScoreTable.Row best, double otherPart, double bestPart) {
+        int otherRank = other.candidate().tierRank();
+        int bestRank = best.candidate().tierRank();
+        if (otherRank == bestRank || other.candidate().set().size() == 0) {
+            return String.format(Locale.ROOT, "speed on these cards %.0f%% vs %.0f%% of the fastest", 100 * otherPart, 100 * bestPart);
+        }
+        return "tier " + otherRank + " " + other.candidate().model() + " vs " + bestRank
+                + (otherRank > bestRank ? ", oldest preferred" : ", newest preferred");
+    }
+
+    private static String nvlink(ScoreTable.Row other, ScoreTable.Row best) {
+        var mine = links(other);
+        var theirs = links(best);
+        var unit = " NVLinks per GPU pair";
+        if (mine.endsWith(unit) && theirs.endsWith(unit)) {
+            return mine.substring(0, mine.length() - unit.length()) + " vs " + theirs.substring(0, theirs.length() - unit.length())
+                    + " links per GPU pair";
+        }
+        return mine + " vs " + theirs;
+    }
+
+    /**
+     * How the set's GPUs are joined, in links: "12 NVLinks per GPU pair", "1-2 NVLinks per GPU pair",
+     * "NVLink on 4 of 6 GPU pairs" or "PCIe only (SYS)", the worst PCIe path named.
+     */
+    static String links(ScoreTable.Row row) {
+        var candidate = row.candidate();
+        var gpus = candidate.node().gpus();
+        if (!gpus.source().knowsNvlink()) {
+            return "links unknown";
+        }
+        var positions = candidate.set().positions();
+        var matrix = gpus.topology().links();
+        int pairs = 0;
+        int nvlinkPairs = 0;
+        int fewest = Integer.MAX_VALUE;
+        int most = 0;
+        GpuLink worst = null;
+        for (int i = 0; i < positions.size(); i++) {
+            for (int j = i + 1; j < positions.size(); j++) {
+                var link = matrix.link(positions.get(i), positions.get(j));
+                pairs++;
+                if (link instanceof GpuLink.Nvlink nvlink) {
+                    nvlinkPairs++;
+                    fewest = Math.min(fewest, nvlink.links());
+                    most = Math.max(most, nvlink.links());
+                } else if (worst == null || link.score() < worst.score()) {
+                    worst = link;
+                }
+            }
+        }
+        if (nvlinkPairs == pairs) {
+            return (fewest == most ? String.valueOf(most) : fewest + "-" + most) + " NVLinks per GPU pair";
+        }
+        if (nvlinkPairs == 0) {
+            return "PCIe only (" + worst.token() + ")";
+        }
+        return "NVLink on " + nvlinkPairs + " of " + pairs + " GPU pairs";
+    }
+
+    /** A locality score on the node > rack > zone scale, as where the data or the pods are. */
+    private static String closeness(double value) {
+        if (value >= 0.995) {
+            return "on the node";
+        }
+        if (Math.abs(value - 0.6) < 0.005) {
+            return "same rack";
+        }
+        if (Math.abs(value - 0.3) < 0.005) {
+            return "same zone";
+        }
+        if (value < 0.005) {
+            return "elsewhere";
+        }
+        // A mean over several volumes or pods: the figure, with its scale.
+        return String.format(Locale.ROOT, "closeness %.2f (node 1, rack 0.6, zone 0.3)", value);
     }
 }

@@ -42,7 +42,7 @@ class PlacementEventsTest {
         assertThat(posted).hasSize(2);
         assertThat(posted.getFirst().getReason()).isEqualTo("HetgpuPlacement");
         assertThat(posted.getFirst().getInvolvedObject().getName()).isEqualTo("train-0");
-        assertThat(posted.getFirst().getMessage()).startsWith("best: t4 (");
+        assertThat(posted.getFirst().getMessage()).startsWith("best: t4 scores ");
     }
 
     @Test

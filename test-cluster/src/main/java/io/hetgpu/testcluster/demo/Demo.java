@@ -3,6 +3,9 @@ package io.hetgpu.testcluster.demo;
 import io.hetgpu.testcluster.cluster.DeployedConfiguration;
 import io.hetgpu.testcluster.cluster.ProjectFiles;
 import io.hetgpu.testcluster.report.ClusterPicture;
+import io.hetgpu.testcluster.report.DataVolume;
+import io.hetgpu.testcluster.report.NodeView;
+import io.hetgpu.gpu.tier.CardCatalog;
 import io.hetgpu.testcluster.report.PlacementTable;
 import io.hetgpu.testcluster.scheduler.Decision;
 import java.io.PrintWriter;
@@ -36,11 +39,17 @@ public final class Demo {
         out.print(PlacementTable.render(hetgpu.placements()));
         failures(hetgpu);
         out.println();
-        out.println("Why (the extender's explanation, as the Event on each pod says it):");
+        out.println("Why (the extender's explanation, as the Event on each pod says it). n/10 is the extender's score, which");
+        out.println("kube-scheduler multiplies by the extender's weight and 10 and adds to its own 0-200; a tier is the card's rank");
+        out.println("in the tier table (" + tiers(configuration, hetgpu.nodes()) + "), the TIER `./hetgpu cluster inventory` prints:");
         for (var pod : EXPLAINED) {
             var text = hetgpu.explanations().get(pod);
             if (text != null) {
                 out.println("  " + pod + ": " + text);
+            }
+            var choice = hetgpu.choices().get(pod);
+            if (choice != null) {
+                choice.detour().ifPresent(line -> out.println("    -> " + line));
             }
         }
         out.println();
@@ -58,12 +67,20 @@ public final class Demo {
         panels.put("kube-scheduler alone", baseline.placements());
         var page = html.toAbsolutePath();
         Files.createDirectories(page.getParent());
-        Files.writeString(page, ClusterPicture.render("hetgpu demo: the same jobs on the same cluster", hetgpu.nodes(), panels));
+        Files.writeString(page, ClusterPicture.render("hetgpu demo: the same jobs on the same cluster", hetgpu.nodes(), panels,
+                new DataVolume(DemoWorkload.DATA_CLAIM, DemoCluster.DATA_RACK, "ImageNet, 2 TiB over NFS"), DemoSummary.rows(summaries)));
         out.println();
         out.printf("Picture of racks, nodes and GPUs: %s%n", page);
         progress(String.format("done in %.1f s", (System.nanoTime() - started) / 1e9));
         out.flush();
         return 0;
+    }
+
+    /** The ranks of the demo's cards, oldest first, as the deployed extender's tier table gives them. */
+    private static String tiers(DeployedConfiguration configuration, List<NodeView> nodes) {
+        var catalog = CardCatalog.defaults().withOverrides(configuration.extender().tiers());
+        return catalog.cards().stream().filter(card -> nodes.stream().anyMatch(node -> node.card().equals(card.model())))
+                .map(card -> card.model() + " " + card.rank()).collect(java.util.stream.Collectors.joining(", "));
     }
 
     private void failures(DemoRun.Outcome outcome) {

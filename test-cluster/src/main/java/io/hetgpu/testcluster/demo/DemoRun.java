@@ -37,9 +37,10 @@ final class DemoRun {
 
     /**
      * @param explanations the extender's event text per pod (hetgpu only)
+     * @param choices      per pod scored over more than one node: kube-scheduler's own and the extender's scores (hetgpu only)
      */
     record Outcome(Scheduler scheduler, List<Decision> decisions, List<Placement> placements, List<NodeView> nodes,
-                   Map<String, String> explanations) {
+                   Map<String, String> explanations, Map<String, HostChoice> choices) {
     }
 
     private DemoRun() {
@@ -63,7 +64,9 @@ final class DemoRun {
             pods.forEach(pod -> client.resource(pod).create());
             progress.accept(scheduler.title + ": " + pods.size() + " pods submitted; scheduling one at a time, highest priority first");
             var driver = new SchedulerDriver(client, settings, HttpClient.newHttpClient(), seed);
-            var decisions = driver.scheduleRound();
+            var choices = new HostChoices(client.nodes().list().getItems(), pods,
+                    settings.extenders().isEmpty() ? 0 : settings.extenders().getFirst().weight());
+            var decisions = driver.scheduleRound(choices::record);
             for (var decision : decisions) {
                 if (decision instanceof Decision.Bound bound) {
                     var name = bound.pod().substring(bound.pod().indexOf('/') + 1);
@@ -73,8 +76,12 @@ final class DemoRun {
             }
             progress.accept(scheduler.title + ": every bound pod was admitted by its kubelet");
             var reader = new PlacementReader(client, cluster.nodes());
-            return new Outcome(scheduler, decisions, reader.placements(), reader.nodes(), explanations(client.v1().events()
-                    .inNamespace(DemoWorkload.NAMESPACE).list().getItems()));
+            var explanations = explanations(client.v1().events().inNamespace(DemoWorkload.NAMESPACE).list().getItems());
+            // Where kube-scheduler overruled the extender's best, the reason says so after the extender's own.
+            var reasons = new java.util.HashMap<>(explanations);
+            choices.byPod().forEach((pod, choice) -> choice.detour().ifPresent(line ->
+                    reasons.merge(pod, "kube-scheduler: " + line, (extender, detour) -> extender + "\n" + detour)));
+            return new Outcome(scheduler, decisions, reader.placements(reasons), reader.nodes(), explanations, choices.byPod());
         } finally {
             deleteRecursively(workDir);
         }

@@ -38,6 +38,22 @@ record DemoSummary(Map<String, String> figures) {
         return total == 0 ? "-" : String.format("%d of %d (%d%%)", matching, total, Math.round(100.0 * matching / total));
     }
 
+    /** The comparison as rows, the header first: metric, then one column per scheduler. */
+    static List<List<String>> rows(Map<String, DemoSummary> bySchedulers) {
+        var rows = new java.util.ArrayList<List<String>>();
+        var header = new java.util.ArrayList<String>();
+        header.add("");
+        header.addAll(bySchedulers.keySet());
+        rows.add(header);
+        for (var metric : bySchedulers.values().iterator().next().figures().keySet()) {
+            var row = new java.util.ArrayList<String>();
+            row.add(metric);
+            bySchedulers.values().forEach(summary -> row.add(summary.figures().get(metric)));
+            rows.add(row);
+        }
+        return rows;
+    }
+
     /** Side by side: metric, then one column per scheduler. */
     static String compare(Map<String, DemoSummary> bySchedulers) {
         var metrics = bySchedulers.values().iterator().next().figures().keySet();

@@ -2,6 +2,7 @@ package io.hetgpu.testcluster.demo;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hetgpu.gpu.GpuLink;
 import io.hetgpu.gpu.NodeTopology;
 import io.hetgpu.gpu.allocation.DeviceMask;
 import io.hetgpu.gpu.allocation.NvlinkIsland;
@@ -42,19 +43,53 @@ final class PlacementReader {
     List<NodeView> nodes() {
         return specs.values().stream().sorted(Comparator.comparing(NodeSpec::name)).map(spec -> {
             var topology = topologies.get(spec.name());
-            return new NodeView(spec.name(), spec.rack(), spec.profile().orElse("cpu"),
-                    topology == null ? "cpu" : topology.device(0).model(), topology == null ? 0 : topology.size());
+            if (topology == null) {
+                return NodeView.cpu(spec.name(), spec.rack(), spec.zone());
+            }
+            var islands = NvlinkIsland.among(topology.links(), DeviceMask.all(topology.size())).stream()
+                    .filter(island -> island.size() > 1).map(NvlinkIsland::positions).toList();
+            return new NodeView(spec.name(), spec.rack(), spec.zone(), spec.profile().orElse("cpu"), topology.device(0).model(),
+                    topology.size(), Math.round(topology.device(0).memoryMiB() / 1024.0), islands, interconnect(topology));
         }).toList();
     }
 
-    List<Placement> placements() {
+    /** How a node's GPUs are joined, in links: what NVLink islands alone do not show. */
+    static String interconnect(NodeTopology topology) {
+        int pairs = 0;
+        int nvlinkPairs = 0;
+        int fewest = Integer.MAX_VALUE;
+        int most = 0;
+        boolean nvswitch = false;
+        for (int i = 0; i < topology.size(); i++) {
+            for (int j = i + 1; j < topology.size(); j++) {
+                pairs++;
+                if (topology.links().link(i, j) instanceof GpuLink.Nvlink nvlink) {
+                    nvlinkPairs++;
+                    fewest = Math.min(fewest, nvlink.links());
+                    most = Math.max(most, nvlink.links());
+                    nvswitch |= nvlink.viaNvswitch();
+                }
+            }
+        }
+        if (nvlinkPairs == 0) {
+            return "PCIe only";
+        }
+        var count = fewest == most ? String.valueOf(most) : fewest + "-" + most;
+        if (nvswitch) {
+            return "NVSwitch, " + count + " NVLinks per GPU";
+        }
+        return nvlinkPairs == pairs ? count + " NVLinks per GPU pair" : "NVLink on " + nvlinkPairs + " of " + pairs + " GPU pairs (" + count + " links)";
+    }
+
+    /** @param reasons the extender's explanation per pod name (empty without an extender) */
+    List<Placement> placements(Map<String, String> reasons) {
         return client.pods().inNamespace(DemoWorkload.NAMESPACE).list().getItems().stream()
                 .sorted(Comparator.comparing((Pod p) -> -Objects.requireNonNullElse(p.getSpec().getPriority(), 0))
                         .thenComparing(p -> p.getMetadata().getName()))
-                .map(this::placement).toList();
+                .map(pod -> placement(pod, reasons.getOrDefault(pod.getMetadata().getName(), ""))).toList();
     }
 
-    private Placement placement(Pod pod) {
+    private Placement placement(Pod pod, String reason) {
         var labels = Objects.requireNonNullElse(pod.getMetadata().getLabels(), Map.<String, String>of());
         var priority = Objects.requireNonNullElse(pod.getSpec().getPriority(), 0);
         var priorityText = priority >= DemoWorkload.HIGH ? "high" : priority <= DemoWorkload.LOW ? "low" : "normal";
@@ -64,7 +99,7 @@ final class PlacementReader {
                 .anyMatch(v -> v.getPersistentVolumeClaim() != null && DemoWorkload.DATA_CLAIM.equals(v.getPersistentVolumeClaim().getClaimName()));
         if (nodeName == null || nodeName.isEmpty()) {
             return new Placement(name, labels.getOrDefault(HetgpuKeys.POD_JOB, "-"), labels.getOrDefault(HetgpuKeys.POD_ROLE, "-"),
-                    priorityText, "", "", "", List.of(), false, DataDistance.NO_DATA);
+                    priorityText, "", "", "", List.of(), false, DataDistance.NO_DATA, request(pod, priorityText), reason);
         }
         var spec = specs.get(nodeName);
         var topology = topologies.get(nodeName);
@@ -77,9 +112,44 @@ final class PlacementReader {
         }
         positions.sort(Integer::compare);
         boolean nvlink = topology != null && NvlinkIsland.among(topology.links(), DeviceMask.of(positions)).size() <= 1;
-        var card = topology == null ? "cpu" : positions.isEmpty() ? topology.device(0).model() + " (none)" : topology.device(positions.get(0)).model();
+        var card = topology == null ? "cpu" : topology.device(positions.isEmpty() ? 0 : positions.get(0)).model();
         return new Placement(name, labels.getOrDefault(HetgpuKeys.POD_JOB, "-"), labels.getOrDefault(HetgpuKeys.POD_ROLE, "-"),
-                priorityText, nodeName, spec.rack(), card, positions, nvlink, usesData ? distanceToData(spec) : DataDistance.NO_DATA);
+                priorityText, nodeName, spec.rack(), card, positions, nvlink, usesData ? distanceToData(spec) : DataDistance.NO_DATA,
+                request(pod, priorityText), reason);
+    }
+
+    /**
+     * What the pod asks of its GPUs, in words: count, interconnect, memory, card models, and the card
+     * class its priority (or {@code hetgpu.io/gpu-preference}) makes hetgpu prefer.
+     */
+    static String request(Pod pod, String priority) {
+        var annotations = Objects.requireNonNullElse(pod.getMetadata().getAnnotations(), Map.<String, String>of());
+        int gpus = pod.getSpec().getContainers().stream()
+                .map(c -> c.getResources() == null || c.getResources().getLimits() == null ? null
+                        : c.getResources().getLimits().get(HetgpuKeys.DEFAULT_RESOURCE_NAME))
+                .filter(Objects::nonNull).mapToInt(q -> q.getNumericalAmount().intValue()).sum();
+        if (gpus == 0) {
+            return "no GPU (a CPU node first)";
+        }
+        var parts = new ArrayList<String>();
+        parts.add(gpus == 1 ? "1 GPU" : gpus + " GPUs");
+        if (annotations.containsKey(HetgpuKeys.POD_INTERCONNECT)) {
+            parts.add(annotations.get(HetgpuKeys.POD_INTERCONNECT).equals("nvlink") ? "NVLink" : annotations.get(HetgpuKeys.POD_INTERCONNECT));
+        }
+        if (annotations.containsKey(HetgpuKeys.POD_MIN_GPU_MEMORY)) {
+            parts.add(">= " + annotations.get(HetgpuKeys.POD_MIN_GPU_MEMORY) + " per GPU");
+        }
+        if (annotations.containsKey(HetgpuKeys.POD_GPU_MODELS)) {
+            parts.add("only " + annotations.get(HetgpuKeys.POD_GPU_MODELS));
+        }
+        var preference = annotations.getOrDefault(HetgpuKeys.POD_GPU_PREFERENCE,
+                priority.equals("high") ? "newest" : priority.equals("low") ? "oldest" : "any");
+        parts.add(switch (preference) {
+            case "newest" -> "newest card first";
+            case "oldest" -> "oldest card that fits";
+            default -> "any card";
+        });
+        return String.join(", ", parts);
     }
 
     private static DataDistance distanceToData(NodeSpec node) {

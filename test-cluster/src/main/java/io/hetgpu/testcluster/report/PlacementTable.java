@@ -16,7 +16,7 @@ public final class PlacementTable {
         var rows = new ArrayList<List<String>>();
         rows.add(HEADER);
         for (var p : placements) {
-            rows.add(List.of(p.pod(), p.job(), p.role(), p.priority(), p.isPlaced() ? p.node() : "(pending)", p.rack(), p.card(),
+            rows.add(List.of(p.pod(), p.job(), p.role(), p.priority(), p.isPlaced() ? p.node() : "(pending)", p.rack(), p.cardText(),
                     p.gpus().isEmpty() ? "-" : p.gpus().stream().map(String::valueOf).collect(Collectors.joining(",")),
                     p.gpus().size() < 2 ? "-" : p.nvlinkSet() ? "yes" : "NO", p.data().text()));
         }

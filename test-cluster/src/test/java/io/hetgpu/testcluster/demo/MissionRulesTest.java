@@ -21,10 +21,11 @@ class MissionRulesTest {
 
     private static List<Placement> placements;
     private static List<Decision> decisions;
+    private static DemoRun.Outcome outcome;
 
     @BeforeAll
     static void runTheDemoWorkload() throws Exception {
-        var outcome = DemoRun.run(DemoRun.Scheduler.HETGPU, DeployedConfiguration.load(ProjectFiles.manifests()), 42, message -> { });
+        outcome = DemoRun.run(DemoRun.Scheduler.HETGPU, DeployedConfiguration.load(ProjectFiles.manifests()), 42, message -> { });
         placements = outcome.placements();
         decisions = outcome.decisions();
     }
@@ -70,5 +71,18 @@ class MissionRulesTest {
     void cpuOnlyPodsStayOffGpuNodes() {
         var cpuNodes = Set.copyOf(DemoCluster.nodes().stream().filter(n -> !n.hasGpus()).map(n -> n.name()).toList());
         assertThat(where(p -> p.gpus().isEmpty())).hasSize(5).allSatisfy(p -> assertThat(p.node()).isIn(cpuNodes));
+    }
+
+    @Test
+    void theDemoSaysWhyAPodLeftTheExtendersBestNode() {
+        // The CPU nodes tie in the extender's eyes; kube-scheduler's own spreading puts serving-0 beside no parameter server.
+        assertThat(outcome.choices().get("serving-0").detour()).hasValueSatisfying(line -> assertThat(line)
+                .startsWith("went to cpu-b1, not cpu-a1: the extender scored both 10/10").contains("kube-scheduler's own scores"));
+        // The page's tooltip carries both: the extender's reason, then why kube-scheduler chose otherwise.
+        assertThat(outcome.placements()).filteredOn(p -> p.pod().equals("serving-0")).singleElement()
+                .satisfies(p -> assertThat(p.reason()).startsWith("best: cpu-a1").contains("\nkube-scheduler: went to cpu-b1, not cpu-a1"));
+        assertThat(outcome.explanations().get("bert-large-0")).startsWith("best: dgx-h100-1 scores 10/10 (8x H100, tier 85, 18 NVLinks per GPU pair)");
+        assertThat(outcome.placements()).filteredOn(p -> p.pod().equals("resnet-worker-0")).singleElement()
+                .satisfies(p -> assertThat(p.reason()).startsWith("best: dgx-a100-1").contains("tier 40 V100 vs 70"));
     }
 }
