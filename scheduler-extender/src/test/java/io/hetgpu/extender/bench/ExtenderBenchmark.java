@@ -95,6 +95,8 @@ public final class ExtenderBenchmark {
         }
         var java = ProcessHandle.current().info().command().orElse("java");
         var command = new ArrayList<String>(List.of(java));
+        // As the image's ENTRYPOINT: Netty's sun.misc.Unsafe use allowed, so JDK 23+ prints no warning.
+        command.addAll(List.of("-XX:+IgnoreUnrecognizedVMOptions", "--sun-misc-unsafe-memory-access=allow"));
         command.addAll(serverJvm);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), ExtenderBenchmark.class.getName(), "serve",
                 Integer.toString(largest)));
