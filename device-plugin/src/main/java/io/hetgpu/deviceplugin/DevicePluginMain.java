@@ -57,7 +57,7 @@ public final class DevicePluginMain implements Callable<Integer> {
     Path podResourcesSocket;
 
     @Option(names = "--resource-name", paramLabel = "NAME", defaultValue = HetgpuKeys.DEFAULT_RESOURCE_NAME,
-            description = "Extended resource to advertise. Default: ${DEFAULT-VALUE}")
+            description = "Extended resource to advertise.%nDefault: ${DEFAULT-VALUE}")
     String resourceName;
 
     @Option(names = "--gpu-source", paramLabel = "SOURCE", defaultValue = GpuSources.NVML,
@@ -83,8 +83,9 @@ public final class DevicePluginMain implements Callable<Integer> {
     List<DeviceListStrategy> deviceListStrategies;
 
     @Option(names = "--tier-table", paramLabel = "FILE",
-            description = "YAML/JSON file whose tiers: list overrides or extends the card table used for the hetgpu.io/gpu.tier label "
-                    + "(the scheduler extender's config file, so both rank cards alike). Default: the built-in table.")
+            // %n before a dotted name: help text wraps at 80 columns and would otherwise break it at its dot.
+            description = "YAML/JSON file whose tiers: list overrides or extends the card table behind the label%n"
+                    + "hetgpu.io/gpu.tier (the scheduler extender's config file, so both rank cards alike). Default: the built-in table.")
     Path tierTable;
 
     @Option(names = "--health-skip-xids", paramLabel = "XIDS|all", converter = XidSelectionConverter.class,

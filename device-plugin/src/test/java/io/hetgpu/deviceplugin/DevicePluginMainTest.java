@@ -107,6 +107,14 @@ class DevicePluginMainTest {
                 .isEqualTo("hetgpu-device-plugin: --tier-table: no such file " + temp.resolve("none.yaml"));
     }
 
+    @Test
+    void helpNeverBreaksANameAtItsDot() {
+        var usage = DevicePluginMain.commandLine().getUsageMessage();
+        assertThat(usage).contains("nvidia.com/gpu", "hetgpu.io/gpu.tier");
+        // "nvidia." at a line's end and "com/gpu" at the next line's start: a name cut in two.
+        assertThat(usage).doesNotContainPattern("[a-z0-9]\\.\\R\\s+[a-z0-9][-a-z0-9.]*/");
+    }
+
     private static String run(String... args) {
         var err = new StringWriter();
         var commandLine = DevicePluginMain.commandLine();

@@ -33,7 +33,7 @@ final class InventoryCommand implements Callable<Integer> {
     @Option(names = "--node-name", defaultValue = "demo-node", description = "Node name (seeds simulated UUIDs). Default: ${DEFAULT-VALUE}.")
     String nodeName;
 
-    @Option(names = "--json", description = "Print only JSON, for tools such as jq: the hetgpu.io/gpu-inventory annotation the device plugin "
+    @Option(names = "--json", description = "Print only JSON, for tools such as jq: the%nhetgpu.io/gpu-inventory annotation the device plugin "
             + "would publish (with --gpu-source), or an object of them by source (without).")
     boolean json;
 

@@ -62,6 +62,13 @@ class InventoryCommandTest {
     }
 
     @Test
+    void helpNeverBreaksANameAtItsDot() {
+        var usage = TestClusterMain.commandLine().getSubcommands().get("inventory").getUsageMessage();
+        assertThat(usage).contains("hetgpu.io/gpu-inventory");
+        assertThat(usage).doesNotContainPattern("[a-z0-9]\\.\\R\\s+[a-z0-9][-a-z0-9.]*/");
+    }
+
+    @Test
     void helpNamesTheCommandAsTheLauncherTypedIt() {
         System.setProperty("hetgpu.command", "./hetgpu cluster");
         try {
