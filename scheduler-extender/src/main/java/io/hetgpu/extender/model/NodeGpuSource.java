@@ -12,51 +12,27 @@ import io.hetgpu.gpu.inventory.HetgpuKeys;
  */
 public sealed interface NodeGpuSource {
 
-    /** What reasons call the node's GPUs of this source, after the device summary. */
-    String describe();
-
-    /** Whether the card model, memory and compute capability are known (the device filters can judge). */
-    boolean knowsModel();
-
-    /** Whether the links between the node's GPUs are known (an NVLink request can be judged). */
-    boolean knowsNvlink();
-
-    /** No GPUs: a CPU node. */
-    record NoGpus() implements NodeGpuSource {
-
-        @Override
-        public String describe() {
-            return "";
-        }
-
-        @Override
-        public boolean knowsModel() {
-            return true;
-        }
-
-        @Override
-        public boolean knowsNvlink() {
-            return true;
-        }
+    /** What reasons call the node's GPUs of this source, after the device summary ("" when the summary says it all). */
+    default String describe() {
+        return "";
     }
 
-    /** hetgpu's device plugin serves the node and publishes {@code hetgpu.io/gpu-inventory}. */
+    /** Whether the card model, memory and compute capability are known (the device filters can judge). */
+    default boolean knowsModel() {
+        return true;
+    }
+
+    /** Whether the links between the node's GPUs are known (an NVLink request can be judged). */
+    default boolean knowsNvlink() {
+        return true;
+    }
+
+    /** No GPUs: a CPU node; nothing about GPUs is left unknown. */
+    record NoGpus() implements NodeGpuSource {
+    }
+
+    /** hetgpu's device plugin serves the node and publishes {@code hetgpu.io/gpu-inventory}: everything is known. */
     record HetgpuInventory(NodeTopology topology) implements NodeGpuSource {
-
-        @Override
-        public String describe() {
-            return "";
-        }
-
-        @Override
-        public boolean knowsModel() {
-            return true;
-        }
-
-        @Override
-        public boolean knowsNvlink() {
-            return true;
-        }
     }
 
     /**
@@ -78,11 +54,6 @@ public sealed interface NodeGpuSource {
         public String describe() {
             return "from GPU Feature Discovery labels" + (replicas > 1 ? ", each GPU shared " + replicas + " ways" : "")
                     + (nvlinkFabric ? ", in one NVLink clique" : ", links unknown") + (notes.isEmpty() ? "" : "; " + notes);
-        }
-
-        @Override
-        public boolean knowsModel() {
-            return true;
         }
 
         @Override
