@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SortedMap;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
@@ -154,41 +156,60 @@ public final class Report {
                 ceiling.unplaceable() == 0 ? "" : " " + ceiling.unplaceable() + " jobs fit no node and are left out.").strip()) + "\n";
     }
 
+    /** Seeds per table, so that a table of the longest policy name stays within 100 columns. */
+    private static final int SEEDS_PER_TABLE = 3;
+
     /**
      * Each policy's speed-up over the baseline (the first summary of each seed), high priority / all jobs,
-     * one column per seed, then the least, median and most high-priority speed-up; the ceiling last.
+     * in tables of {@value #SEEDS_PER_TABLE} seeds each, then a table of the least, median and most
+     * high-priority speed-up over the seeds; the ceiling last in each.
      */
     public static String seedTable(SortedMap<Long, List<Summary>> bySeed, Map<Long, PlacementCeiling> ceilings) {
         var seeds = List.copyOf(bySeed.keySet());
-        var text = new StringBuilder("| policy (high × / all ×) |");
-        seeds.forEach(seed -> text.append(" seed ").append(seed).append(" |"));
-        text.append(" least high × | median | most |\n|---|");
-        text.append("---:|".repeat(seeds.size() + 3)).append('\n');
+        var rows = new LinkedHashMap<String, List<String>>();
+        var highRatios = new LinkedHashMap<String, double[]>();
         var policies = bySeed.get(seeds.getFirst()).stream().skip(1).map(Summary::policy).toList();
         for (int p = 0; p < policies.size(); p++) {
-            var ratios = new double[seeds.size()];
-            text.append("| ").append(policies.get(p)).append(" |");
-            for (int i = 0; i < seeds.size(); i++) {
-                var summaries = bySeed.get(seeds.get(i));
-                var baseline = summaries.getFirst();
-                var summary = summaries.get(p + 1);
-                ratios[i] = baseline.meanJctHigh() / summary.meanJctHigh();
-                text.append(' ').append(speedUp(baseline.meanJctHigh(), summary.meanJctHigh())).append(" / ")
-                        .append(speedUp(baseline.meanJct(), summary.meanJct())).append(" |");
+            int position = p + 1;
+            row(rows, highRatios, policies.get(p), seeds, seed -> bySeed.get(seed).getFirst(),
+                    seed -> bySeed.get(seed).get(position).meanJctHigh(), seed -> bySeed.get(seed).get(position).meanJct());
+        }
+        row(rows, highRatios, "ceiling (any scheduler)", seeds, seed -> bySeed.get(seed).getFirst(),
+                seed -> ceilings.get(seed).meanJctHigh(), seed -> ceilings.get(seed).meanJct());
+        var text = new StringBuilder();
+        for (int from = 0; from < seeds.size(); from += SEEDS_PER_TABLE) {
+            int to = Math.min(seeds.size(), from + SEEDS_PER_TABLE);
+            text.append("| policy (high × / all ×) |");
+            seeds.subList(from, to).forEach(seed -> text.append(" seed ").append(seed).append(" |"));
+            text.append("\n|---|").append("---:|".repeat(to - from)).append('\n');
+            for (var row : rows.entrySet()) {
+                text.append("| ").append(row.getKey()).append(" |");
+                row.getValue().subList(from, to).forEach(cell -> text.append(' ').append(cell).append(" |"));
+                text.append('\n');
             }
+            text.append('\n');
+        }
+        text.append("| policy | least high × | median | most |\n|---|---:|---:|---:|\n");
+        highRatios.forEach((policy, ratios) -> {
+            text.append("| ").append(policy).append(" |");
             appendSpread(text, ratios);
-        }
-        var ratios = new double[seeds.size()];
-        text.append("| ceiling (any scheduler) |");
-        for (int i = 0; i < seeds.size(); i++) {
-            var baseline = bySeed.get(seeds.get(i)).getFirst();
-            var ceiling = ceilings.get(seeds.get(i));
-            ratios[i] = baseline.meanJctHigh() / ceiling.meanJctHigh();
-            text.append(' ').append(speedUp(baseline.meanJctHigh(), ceiling.meanJctHigh())).append(" / ")
-                    .append(speedUp(baseline.meanJct(), ceiling.meanJct())).append(" |");
-        }
-        appendSpread(text, ratios);
+        });
         return text.toString();
+    }
+
+    private static void row(Map<String, List<String>> rows, Map<String, double[]> highRatios, String policy, List<Long> seeds,
+                            Function<Long, Summary> baselineOf,
+                            ToDoubleFunction<Long> high, ToDoubleFunction<Long> all) {
+        var cells = new ArrayList<String>();
+        var ratios = new double[seeds.size()];
+        for (int i = 0; i < seeds.size(); i++) {
+            var seed = seeds.get(i);
+            var baseline = baselineOf.apply(seed);
+            ratios[i] = baseline.meanJctHigh() / high.applyAsDouble(seed);
+            cells.add(speedUp(baseline.meanJctHigh(), high.applyAsDouble(seed)) + " / " + speedUp(baseline.meanJct(), all.applyAsDouble(seed)));
+        }
+        rows.put(policy, cells);
+        highRatios.put(policy, ratios);
     }
 
     private static void appendSpread(StringBuilder text, double[] ratios) {

@@ -26,9 +26,27 @@ class SeedTableTest {
         var table = Report.seedTable(bySeed, Map.of(1L, ceiling, 2L, ceiling, 3L, ceiling));
 
         assertThat(table.lines()).contains(
-                "| policy (high × / all ×) | seed 1 | seed 2 | seed 3 | least high × | median | most |",
-                "| hetgpu | 2.00× / 2.00× | 1.50× / 0.80× | 5.00× / 2.00× | 1.50× | 2.00× | 5.00× |",
-                "| ceiling (any scheduler) | 4.00× / 20.00× | 3.00× / 10.00× | 5.00× / 10.00× | 3.00× | 4.00× | 5.00× |");
+                "| policy (high × / all ×) | seed 1 | seed 2 | seed 3 |",
+                "| hetgpu | 2.00× / 2.00× | 1.50× / 0.80× | 5.00× / 2.00× |",
+                "| ceiling (any scheduler) | 4.00× / 20.00× | 3.00× / 10.00× | 5.00× / 10.00× |",
+                "| policy | least high × | median | most |",
+                "| hetgpu | 1.50× | 2.00× | 5.00× |",
+                "| ceiling (any scheduler) | 3.00× | 4.00× | 5.00× |");
+    }
+
+    @Test
+    void tenSeedsOfTheLongestPolicyNameStayWithinOneHundredColumns() {
+        var bySeed = new TreeMap<Long, List<Summary>>();
+        var ceilings = new java.util.HashMap<Long, PlacementCeiling>();
+        for (long seed = 1; seed <= 10; seed++) {
+            bySeed.put(seed, List.of(summary("kubernetes-default", 45.75, 202.08), summary("hetgpu-workload-aware-min0.35-reserve10", 10.5, 147.5)));
+            ceilings.put(seed, new PlacementCeiling(15.26, 15.3, 15.53, 0.9, 0));
+        }
+
+        var table = Report.seedTable(bySeed, ceilings);
+
+        assertThat(table.lines()).allSatisfy(line -> assertThat(line.length()).as(line).isLessThanOrEqualTo(100));
+        assertThat(table).contains("| seed 10 |");
     }
 
     @Test
