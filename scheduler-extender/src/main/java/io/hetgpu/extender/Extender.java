@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hetgpu.extender.cluster.ClusterView;
 import io.hetgpu.extender.cluster.InformerClusterView;
+import io.hetgpu.extender.cluster.NodeSnapshot;
 import io.hetgpu.extender.explain.PlacementEvents;
 import io.hetgpu.extender.http.ExtenderMetrics;
 import io.hetgpu.extender.http.ExtenderServer;
@@ -114,6 +115,14 @@ public final class Extender implements AutoCloseable {
 
     public int port() {
         return server.port();
+    }
+
+    /**
+     * The nodes and bound pods as this extender's informers see them now (empty without an API server):
+     * for tools and tests that must wait until it has seen a change the API server already holds.
+     */
+    public NodeSnapshot view() {
+        return informers.map(InformerClusterView::nodes).orElse(NodeSnapshot.EMPTY);
     }
 
     /** Completes when the informers have synced (at once without an API server); fails when they cannot start. */

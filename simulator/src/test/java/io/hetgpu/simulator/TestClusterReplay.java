@@ -2,6 +2,7 @@ package io.hetgpu.simulator;
 
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -115,7 +116,34 @@ final class TestClusterReplay {
                     expected.removeAll(Set.of(devices(pod).split(",")));
                 }
             }
-            if (!expected.equals(free.uuids())) {
+            if (!expected.equals(free.uuids()) || !extendersSee(node, pods)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Every extender's informers hold the node's free list and its bound GPU pods as the API server does: a
+     * decision taken before they caught up would depend on how fast a watch event travelled, not on the script.
+     */
+    private boolean extendersSee(Node node, List<Pod> pods) {
+        var name = node.getMetadata().getName();
+        var bound = new HashSet<String>();
+        for (var pod : pods) {
+            if (name.equals(pod.getSpec().getNodeName()) && devices(pod) != null && !devices(pod).isEmpty()) {
+                bound.add(pod.getMetadata().getUid());
+            }
+        }
+        for (var extender : cluster.extenders()) {
+            var view = extender.view();
+            var facts = view.facts(name);
+            if (facts == null || !node.getMetadata().getAnnotations().get(HetgpuKeys.ANNOTATION_FREE).equals(facts.free())) {
+                return false;
+            }
+            var seen = new HashSet<String>();
+            view.boundPods(name).forEach(pod -> seen.add(pod.uid()));
+            if (!seen.equals(bound)) {
                 return false;
             }
         }

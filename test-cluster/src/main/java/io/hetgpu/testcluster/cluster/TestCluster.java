@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -54,6 +55,7 @@ public final class TestCluster implements AutoCloseable {
     private final Map<String, SimulatedKubelet> kubelets = new LinkedHashMap<>();
     private final Map<String, SimulatedGpuSource> gpuSources = new LinkedHashMap<>();
     private final Map<String, DevicePlugin> plugins = new LinkedHashMap<>();
+    private final List<Extender> extenders = new CopyOnWriteArrayList<>();
     private final Map<String, PlainDevicePlugin> plainPlugins = new LinkedHashMap<>();
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
 
@@ -178,6 +180,7 @@ public final class TestCluster implements AutoCloseable {
             extender.synced().orTimeout(30, TimeUnit.SECONDS).join();
             resources.push(extenderClient);
             resources.push(extender);
+            extenders.add(extender);
             return extender;
         } catch (RuntimeException e) {
             extenderClient.close();
@@ -214,6 +217,11 @@ public final class TestCluster implements AutoCloseable {
 
     public KubernetesClient client() {
         return client;
+    }
+
+    /** The extenders started on this cluster, to wait until their informers have seen what the API server holds. */
+    public List<Extender> extenders() {
+        return List.copyOf(extenders);
     }
 
     public List<NodeSpec> nodes() {
