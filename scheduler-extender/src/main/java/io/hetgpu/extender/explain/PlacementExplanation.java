@@ -1,8 +1,9 @@
 package io.hetgpu.extender.explain;
 
 import io.hetgpu.extender.model.NodeGpuSource;
+import io.hetgpu.extender.policy.Proximity;
 import io.hetgpu.extender.policy.ScoreTable;
-import io.hetgpu.gpu.GpuLink;
+import io.hetgpu.gpu.PairLinks;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -84,8 +85,8 @@ public final class PlacementExplanation {
         return switch (scorer) {
             case "tier" -> tier(other, best, otherPart, bestPart);
             case "nvlink" -> "nvlink " + nvlink(other, best);
-            case "data" -> "data " + closeness(otherPart) + " vs " + closeness(bestPart);
-            case "job" -> "job's pods " + closeness(otherPart) + " vs " + closeness(bestPart);
+            case "data" -> "data " + Proximity.describe(otherPart) + " vs " + Proximity.describe(bestPart);
+            case "job" -> "job's pods " + Proximity.describe(otherPart) + " vs " + Proximity.describe(bestPart);
             case "cpu" -> "a GPU node vs a CPU node";
             default -> String.format(Locale.ROOT, "%s %.2f vs %.2f", scorer, otherPart, bestPart);
         };
@@ -123,50 +124,13 @@ public final class PlacementExplanation {
         if (!gpus.source().knowsNvlink()) {
             return "links unknown";
         }
-        var positions = candidate.set().positions();
-        var matrix = gpus.topology().links();
-        int pairs = 0;
-        int nvlinkPairs = 0;
-        int fewest = Integer.MAX_VALUE;
-        int most = 0;
-        GpuLink worst = null;
-        for (int i = 0; i < positions.size(); i++) {
-            for (int j = i + 1; j < positions.size(); j++) {
-                var link = matrix.link(positions.get(i), positions.get(j));
-                pairs++;
-                if (link instanceof GpuLink.Nvlink nvlink) {
-                    nvlinkPairs++;
-                    fewest = Math.min(fewest, nvlink.links());
-                    most = Math.max(most, nvlink.links());
-                } else if (worst == null || link.score() < worst.score()) {
-                    worst = link;
-                }
-            }
+        var links = PairLinks.among(gpus.topology().links(), candidate.set().positions());
+        if (links.nvlinkPairs() == links.pairs()) {
+            return links.linkCount() + " NVLinks per GPU pair";
         }
-        if (nvlinkPairs == pairs) {
-            return (fewest == most ? String.valueOf(most) : fewest + "-" + most) + " NVLinks per GPU pair";
+        if (links.nvlinkPairs() == 0) {
+            return "PCIe only (" + links.worstPcie().token() + ")";
         }
-        if (nvlinkPairs == 0) {
-            return "PCIe only (" + worst.token() + ")";
-        }
-        return "NVLink on " + nvlinkPairs + " of " + pairs + " GPU pairs";
-    }
-
-    /** A locality score on the node > rack > zone scale, as where the data or the pods are. */
-    private static String closeness(double value) {
-        if (value >= 0.995) {
-            return "on the node";
-        }
-        if (Math.abs(value - 0.6) < 0.005) {
-            return "same rack";
-        }
-        if (Math.abs(value - 0.3) < 0.005) {
-            return "same zone";
-        }
-        if (value < 0.005) {
-            return "elsewhere";
-        }
-        // A mean over several volumes or pods: the figure, with its scale.
-        return String.format(Locale.ROOT, "closeness %.2f (node 1, rack 0.6, zone 0.3)", value);
+        return "NVLink on " + links.nvlinkPairs() + " of " + links.pairs() + " GPU pairs";
     }
 }

@@ -3,21 +3,24 @@ package io.hetgpu.extender.http;
 import io.vertx.core.AbstractVerticle;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import io.vertx.core.Handler;
-import io.vertx.core.http.HttpHeaders;
-import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpServerOptions;
-import io.vertx.ext.web.Router;
-import io.vertx.ext.web.RoutingContext;
-import io.vertx.ext.web.handler.BodyHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,7 +90,7 @@ public final class ExtenderServer implements AutoCloseable {
         int port;
         try {
             port = options.port() == 0 ? freePort(options.host()) : options.port();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return Future.failedFuture(e);
         }
         extender.port = port;
@@ -99,8 +102,8 @@ public final class ExtenderServer implements AutoCloseable {
      * A port free now, for tests that ask for port 0: servers on several event loops share a port only when each
      * names it, and Vert.x binds each port 0 anew.
      */
-    private static int freePort(String host) throws java.io.IOException {
-        try (var socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName(host))) {
+    private static int freePort(String host) throws IOException {
+        try (var socket = new ServerSocket(0, 1, InetAddress.getByName(host))) {
             return socket.getLocalPort();
         }
     }

@@ -84,6 +84,11 @@ public final class FeatureDiscoveryReader {
         return CardModel.fromProductName(name.replace('-', ' '));
     }
 
+    /** The GPUs GFD counted on the node ({@code nvidia.com/gpu.count}), for when kubelet offers none of them. */
+    static int labelledCount(Map<String, String> labels) {
+        return (int) number(labels, NvidiaKeys.GFD_COUNT, "a number of GPUs such as 8");
+    }
+
     private static long number(Map<String, String> labels, String key, String expected) {
         var value = labels.get(key);
         if (value == null) {

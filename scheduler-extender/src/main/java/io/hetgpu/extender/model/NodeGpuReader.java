@@ -3,7 +3,6 @@ package io.hetgpu.extender.model;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.inventory.InventoryCodec;
 import io.hetgpu.gpu.inventory.InventoryFormatException;
-import io.hetgpu.gpu.inventory.NvidiaKeys;
 import io.hetgpu.gpu.tier.CardCatalog;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,7 +78,7 @@ public final class NodeGpuReader {
             if (offered == 0) {
                 // GFD saw GPUs that kubelet does not offer (unhealthy, or the plugin not registered yet):
                 // the node still has GPUs, none of them to give.
-                count = Math.min(NodeGpus.MAX_GPUS, labelledCount(node));
+                count = Math.min(NodeGpus.MAX_GPUS, FeatureDiscoveryReader.labelledCount(node.labels()));
                 if (count == 0) {
                     return null;
                 }
@@ -91,14 +90,5 @@ public final class NodeGpuReader {
             notes.add("GPU Feature Discovery labels unusable: " + e.getMessage());
             return null;
         }
-    }
-
-    private static int labelledCount(NodeFacts node) {
-        var value = node.labels().get(NvidiaKeys.GFD_COUNT);
-        if (value == null || !WHOLE_NUMBER.matcher(value).matches()) {
-            throw new IllegalArgumentException(NvidiaKeys.GFD_COUNT + ": expected a number of GPUs such as 8, got "
-                    + (value == null ? "none" : "\"" + value + "\""));
-        }
-        return Integer.parseInt(value);
     }
 }

@@ -2,7 +2,7 @@ package io.hetgpu.testcluster.demo;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.hetgpu.gpu.GpuLink;
+import io.hetgpu.gpu.PairLinks;
 import io.hetgpu.gpu.NodeTopology;
 import io.hetgpu.gpu.allocation.DeviceMask;
 import io.hetgpu.gpu.allocation.NvlinkIsland;
@@ -55,30 +55,15 @@ final class PlacementReader {
 
     /** How a node's GPUs are joined, in links: what NVLink islands alone do not show. */
     static String interconnect(NodeTopology topology) {
-        int pairs = 0;
-        int nvlinkPairs = 0;
-        int fewest = Integer.MAX_VALUE;
-        int most = 0;
-        boolean nvswitch = false;
-        for (int i = 0; i < topology.size(); i++) {
-            for (int j = i + 1; j < topology.size(); j++) {
-                pairs++;
-                if (topology.links().link(i, j) instanceof GpuLink.Nvlink nvlink) {
-                    nvlinkPairs++;
-                    fewest = Math.min(fewest, nvlink.links());
-                    most = Math.max(most, nvlink.links());
-                    nvswitch |= nvlink.viaNvswitch();
-                }
-            }
-        }
-        if (nvlinkPairs == 0) {
+        var links = PairLinks.among(topology);
+        if (links.nvlinkPairs() == 0) {
             return "PCIe only";
         }
-        var count = fewest == most ? String.valueOf(most) : fewest + "-" + most;
-        if (nvswitch) {
-            return "NVSwitch, " + count + " NVLinks per GPU";
+        if (links.viaNvswitch()) {
+            return "NVSwitch, " + links.linkCount() + " NVLinks per GPU";
         }
-        return nvlinkPairs == pairs ? count + " NVLinks per GPU pair" : "NVLink on " + nvlinkPairs + " of " + pairs + " GPU pairs (" + count + " links)";
+        return links.nvlinkPairs() == links.pairs() ? links.linkCount() + " NVLinks per GPU pair"
+                : "NVLink on " + links.nvlinkPairs() + " of " + links.pairs() + " GPU pairs (" + links.linkCount() + " links)";
     }
 
     /** @param reasons the extender's explanation per pod name (empty without an extender) */
