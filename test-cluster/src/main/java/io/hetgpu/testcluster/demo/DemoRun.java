@@ -15,6 +15,7 @@ import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -64,8 +65,7 @@ final class DemoRun {
             pods.forEach(pod -> client.resource(pod).create());
             progress.accept(scheduler.title + ": " + pods.size() + " pods submitted; scheduling one at a time, highest priority first");
             var driver = new SchedulerDriver(client, settings, HttpClient.newHttpClient(), seed);
-            var choices = new HostChoices(client.nodes().list().getItems(), pods,
-                    settings.extenders().isEmpty() ? 0 : settings.extenders().getFirst().weight());
+            var choices = new HostChoices(settings.extenders().isEmpty() ? 0 : settings.extenders().getFirst().weight());
             var decisions = driver.scheduleRound(choices::record);
             for (var decision : decisions) {
                 if (decision instanceof Decision.Bound bound) {
@@ -78,7 +78,7 @@ final class DemoRun {
             var reader = new PlacementReader(client, cluster.nodes());
             var explanations = explanations(client.v1().events().inNamespace(DemoWorkload.NAMESPACE).list().getItems());
             // Where kube-scheduler overruled the extender's best, the reason says so after the extender's own.
-            var reasons = new java.util.HashMap<>(explanations);
+            var reasons = new HashMap<>(explanations);
             choices.byPod().forEach((pod, choice) -> choice.detour().ifPresent(line ->
                     reasons.merge(pod, "kube-scheduler: " + line, (extender, detour) -> extender + "\n" + detour)));
             return new Outcome(scheduler, decisions, reader.placements(reasons), reader.nodes(), explanations, choices.byPod());

@@ -10,11 +10,14 @@ public sealed interface Decision {
     /**
      * The pod goes to {@code node}.
      *
-     * @param totals every feasible node's total score (plugin scores plus weighted extender scores)
+     * @param totals       every feasible node's total score (plugin scores plus weighted extender scores)
+     * @param pluginScores every feasible node's score from kube-scheduler's own plugins alone, the part of
+     *                     its total that is not the extenders'
      */
-    record Bound(String pod, String node, Map<String, Long> totals) implements Decision {
+    record Bound(String pod, String node, Map<String, Long> totals, Map<String, Long> pluginScores) implements Decision {
         public Bound {
             totals = Map.copyOf(totals);
+            pluginScores = Map.copyOf(pluginScores);
         }
     }
 

@@ -64,13 +64,14 @@ public final class SchedulingCycle {
         if (feasible.size() == 1) {
             // kube-scheduler skips scoring (its plugins' and the extenders') when one node is left.
             var only = feasible.get(0).getMetadata().getName();
-            return new Decision.Bound(key, only, Map.of(only, 0L));
+            return new Decision.Bound(key, only, Map.of(only, 0L), Map.of(only, 0L));
         }
-        var totals = new LinkedHashMap<String, Long>();
+        var pluginScores = new LinkedHashMap<String, Long>();
         for (var node : feasible) {
             var name = node.getMetadata().getName();
-            totals.put(name, DefaultScore.score(pod, node, podsByNode.getOrDefault(name, List.of())));
+            pluginScores.put(name, DefaultScore.score(pod, node, podsByNode.getOrDefault(name, List.of())));
         }
+        var totals = new LinkedHashMap<>(pluginScores);
         for (var extender : extenders) {
             if (!extender.settings().prioritizes() || !extender.isInterested(pod)) {
                 continue;
@@ -83,7 +84,7 @@ public final class SchedulingCycle {
                 // kube-scheduler logs and drops a failed prioritize call; the plugin scores still stand.
             }
         }
-        return new Decision.Bound(key, pickHighest(totals), totals);
+        return new Decision.Bound(key, pickHighest(totals), totals, pluginScores);
     }
 
     /** Highest total; among equals each has the same chance, like kube-scheduler's selectHost. */

@@ -85,7 +85,7 @@ class SchedulingCycleTest {
 
         var decision = cycle(settings(true, false, List.of())).schedule(pod("train", 1, 1000), nodes, Map.of());
 
-        assertThat(decision).isEqualTo(new Decision.Bound("default/train", "k80-1", Map.of("k80-1", 0L)));
+        assertThat(decision).isEqualTo(new Decision.Bound("default/train", "k80-1", Map.of("k80-1", 0L), Map.of("k80-1", 0L)));
         assertThat(extender.requestsFor("prioritize")).isEmpty();
     }
 
