@@ -86,7 +86,7 @@ public final class PlainDevicePlugin implements AutoCloseable {
             var answer = AllocateResponse.newBuilder();
             for (var container : request.getContainerRequestsList()) {
                 answer.addContainerResponses(ContainerAllocateResponse.newBuilder()
-                        .putEnvs("NVIDIA_VISIBLE_DEVICES", String.join(",", new ArrayList<>(container.getDevicesIdsList()))));
+                        .putEnvs("NVIDIA_VISIBLE_DEVICES", String.join(",", container.getDevicesIdsList())));
             }
             response.onNext(answer.build());
             response.onCompleted();

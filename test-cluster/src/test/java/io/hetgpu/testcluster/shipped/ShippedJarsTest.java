@@ -83,10 +83,7 @@ class ShippedJarsTest {
 
     @Test
     void theDevicePluginJarRegistersWithKubeletAndPublishesItsNode() throws Exception {
-        var folders = kubelet.folders();
-        var pod = PodSandbox.of(manifests, "DaemonSet", SIMULATED_PLUGIN, GPU_NODE, dir.resolve("plugin-pod"), Map.of(
-                "/var/lib/kubelet/device-plugins", folders.devicePlugins(),
-                "/var/lib/kubelet/pod-resources", folders.podResourcesSocket().getParent()));
+        var pod = pluginPod();
         try (var plugin = start(DEVICE_PLUGIN, pod, "device-plugin.log")) {
             await("the device plugin registers with kubelet and writes its Node").atMost(START).untilAsserted(() -> {
                 assertThat(plugin.isAlive()).as(plugin::describe).isTrue();
@@ -116,10 +113,7 @@ class ShippedJarsTest {
     @Test
     void theExtenderJarSyncsFromTheApiServerAndAnswersNodeNamesFromItsInformers() throws Exception {
         // The GPU node as the device plugin leaves it: hetgpu's labels and inventory, GPUs allocatable.
-        var folders = kubelet.folders();
-        var pluginPod = PodSandbox.of(manifests, "DaemonSet", SIMULATED_PLUGIN, GPU_NODE, dir.resolve("plugin-pod"), Map.of(
-                "/var/lib/kubelet/device-plugins", folders.devicePlugins(),
-                "/var/lib/kubelet/pod-resources", folders.podResourcesSocket().getParent()));
+        var pluginPod = pluginPod();
         var pod = PodSandbox.of(manifests, "Deployment", "hetgpu-scheduler-extender", CPU_NODE, dir.resolve("extender-pod"), Map.of());
         assertThat(pod.args()).as("the Deployment's flags").contains("--kubeconfig=in-cluster");
         try (var plugin = start(DEVICE_PLUGIN, pluginPod, "device-plugin.log");
@@ -146,6 +140,14 @@ class ShippedJarsTest {
             assertThat(extender.output()).as("start-up log").doesNotContain("sun.misc.Unsafe").doesNotContain("Exception");
             assertThat(extender.stop()).as(extender::describe).isIn(0, 143);
         }
+    }
+
+    /** The simulated DGX A100's device plugin pod, its host paths the simulated kubelet's folders. */
+    private PodSandbox pluginPod() {
+        var folders = kubelet.folders();
+        return PodSandbox.of(manifests, "DaemonSet", SIMULATED_PLUGIN, GPU_NODE, dir.resolve("plugin-pod"), Map.of(
+                "/var/lib/kubelet/device-plugins", folders.devicePlugins(),
+                "/var/lib/kubelet/pod-resources", folders.podResourcesSocket().getParent()));
     }
 
     private JarProcess start(ShippedArtifacts program, PodSandbox pod, String log) {
