@@ -17,7 +17,6 @@ import io.hetgpu.deviceplugin.api.v1beta1.RegistrationGrpc;
 import io.hetgpu.deviceplugin.kubelet.KubeletDevices;
 import io.hetgpu.deviceplugin.kubelet.UnixSocketTransport;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
