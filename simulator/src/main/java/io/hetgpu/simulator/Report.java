@@ -179,21 +179,17 @@ public final class Report {
         var text = new StringBuilder();
         for (int from = 0; from < seeds.size(); from += SEEDS_PER_TABLE) {
             int to = Math.min(seeds.size(), from + SEEDS_PER_TABLE);
-            text.append("| policy (high × / all ×) |");
-            seeds.subList(from, to).forEach(seed -> text.append(" seed ").append(seed).append(" |"));
-            text.append("\n|---|").append("---:|".repeat(to - from)).append('\n');
-            for (var row : rows.entrySet()) {
-                text.append("| ").append(row.getKey()).append(" |");
-                row.getValue().subList(from, to).forEach(cell -> text.append(' ').append(cell).append(" |"));
-                text.append('\n');
-            }
-            text.append('\n');
+            var headers = new ArrayList<>(List.of("policy (high × / all ×)"));
+            seeds.subList(from, to).forEach(seed -> headers.add("seed " + seed));
+            int first = from;
+            text.append(markdown(headers, rows.entrySet().stream().<List<String>>map(row -> {
+                var cells = new ArrayList<>(List.of(row.getKey()));
+                cells.addAll(row.getValue().subList(first, to));
+                return cells;
+            }).toList())).append('\n');
         }
-        text.append("| policy | least high × | median | most |\n|---|---:|---:|---:|\n");
-        highRatios.forEach((policy, ratios) -> {
-            text.append("| ").append(policy).append(" |");
-            appendSpread(text, ratios);
-        });
+        text.append(markdown(List.of("policy", "least high ×", "median", "most"), highRatios.entrySet().stream()
+                .map(entry -> spread(entry.getKey(), entry.getValue())).toList()));
         return text.toString();
     }
 
@@ -212,12 +208,14 @@ public final class Report {
         highRatios.put(policy, ratios);
     }
 
-    private static void appendSpread(StringBuilder text, double[] ratios) {
+    /** The policy, then its least, median and most speed-up over the seeds. */
+    private static List<String> spread(String policy, double[] ratios) {
         var sorted = ratios.clone();
         Arrays.sort(sorted);
         int n = sorted.length;
         double median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-        text.append(String.format(Locale.ROOT, " %.2f× | %.2f× | %.2f× |%n", sorted[0], median, sorted[n - 1]));
+        return List.of(policy, String.format(Locale.ROOT, "%.2f×", sorted[0]), String.format(Locale.ROOT, "%.2f×", median),
+                String.format(Locale.ROOT, "%.2f×", sorted[n - 1]));
     }
 
     private static String speedUp(double baseline, double value) {

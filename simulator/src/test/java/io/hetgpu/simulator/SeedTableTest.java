@@ -26,12 +26,12 @@ class SeedTableTest {
         var table = Report.seedTable(bySeed, Map.of(1L, ceiling, 2L, ceiling, 3L, ceiling));
 
         assertThat(table.lines()).contains(
-                "| policy (high × / all ×) | seed 1 | seed 2 | seed 3 |",
-                "| hetgpu | 2.00× / 2.00× | 1.50× / 0.80× | 5.00× / 2.00× |",
+                "| policy (high × / all ×) |         seed 1 |         seed 2 |         seed 3 |",
+                "| hetgpu                  |  2.00× / 2.00× |  1.50× / 0.80× |  5.00× / 2.00× |",
                 "| ceiling (any scheduler) | 4.00× / 20.00× | 3.00× / 10.00× | 5.00× / 10.00× |",
-                "| policy | least high × | median | most |",
-                "| hetgpu | 1.50× | 2.00× | 5.00× |",
-                "| ceiling (any scheduler) | 3.00× | 4.00× | 5.00× |");
+                "| policy                  | least high × | median |  most |",
+                "| hetgpu                  |        1.50× |  2.00× | 5.00× |",
+                "| ceiling (any scheduler) |        3.00× |  4.00× | 5.00× |");
     }
 
     @Test
@@ -46,7 +46,7 @@ class SeedTableTest {
         var table = Report.seedTable(bySeed, ceilings);
 
         assertThat(table.lines()).allSatisfy(line -> assertThat(line.length()).as(line).isLessThanOrEqualTo(100));
-        assertThat(table).contains("| seed 10 |");
+        assertThat(table).contains(" seed 10 |");
     }
 
     @Test
