@@ -14,13 +14,15 @@ import java.util.regex.Pattern;
 /**
  * Figures, not a test: how long the shaded jar takes from process launch to kubelet's Register call,
  * how long re-registration takes after a kubelet restart, the plugin's resident memory once registered,
- * and whether SIGTERM removes the socket. Runs the real jar (simulated DGX A100; by default no API server, so no
- * inventory publishing) against the kubelet stand-in, with the JVM options of the image's ENTRYPOINT and
- * the DaemonSet's JAVA_TOOL_OPTIONS ({@link ShippedJvm}).
+ * and whether SIGTERM removes the socket. Runs the real jar (simulated DGX A100) against the kubelet stand-in,
+ * with the JVM options of the image's ENTRYPOINT and the DaemonSet's JAVA_TOOL_OPTIONS ({@link ShippedJvm}),
+ * publishing its inventory on Node {@code gpu-1} of a stand-in API server over TLS, as on a cluster (the
+ * client's HTTPS stack is part of what the plugin's memory pays for).
  *
- * <pre>./hetgpu bench registration [RESTARTS] [--settle SECONDS] [--java-tool-options "OPTIONS"] [--api-server URL]</pre>
- * {@code --java-tool-options} replaces the manifest's value, to try other settings; {@code --api-server} has the
- * plugin publish its inventory on Node {@code gpu-1} there (anything that answers GET and PATCH on it).
+ * <pre>./hetgpu bench registration [RESTARTS] [--settle SECONDS] [--java-tool-options "OPTIONS"] [--api-server URL | --no-api-server]</pre>
+ * {@code --java-tool-options} replaces the manifest's value, to try other settings; {@code --api-server} publishes
+ * to that server instead (anything that answers GET and PATCH on Node {@code gpu-1}); {@code --no-api-server}
+ * does not publish.
  */
 public final class RegistrationBenchmark {
 
@@ -31,11 +33,13 @@ public final class RegistrationBenchmark {
         int restarts = 5;
         var settle = Duration.ofSeconds(12);
         String apiServer = null;
+        boolean publish = true;
         var shipped = ShippedJvm.read(Path.of("device-plugin/Dockerfile"), Path.of("manifests/base/device-plugin.yaml"));
         for (int i = 1; i < args.length; i++) {
             switch (args[i]) {
                 case "--settle" -> settle = Duration.ofSeconds(Long.parseLong(args[++i]));
                 case "--api-server" -> apiServer = args[++i];
+                case "--no-api-server" -> publish = false;
                 case "--java-tool-options" -> shipped = new ShippedJvm(shipped.entrypointOptions(), args[++i], shipped.mallocArenaMax(), shipped.memoryLimitMiB());
                 default -> restarts = Integer.parseInt(args[i]);
             }
@@ -48,7 +52,12 @@ public final class RegistrationBenchmark {
         System.out.printf("plugin JVM (java %d): %s, JAVA_TOOL_OPTIONS=\"%s\"%n", Runtime.version().feature(),
                 String.join(" ", command.subList(1, command.size() - 2)), shipped.javaToolOptions()
                         + (shipped.mallocArenaMax() == null ? "" : "\", MALLOC_ARENA_MAX=" + shipped.mallocArenaMax()));
-        try (var kubelet = new KubeletStandIn(folder, podResources).start()) {
+        try (var kubelet = new KubeletStandIn(folder, podResources).start(); var standIn = new StandInApiServer()) {
+            if (!publish) {
+                apiServer = null;
+            } else if (apiServer == null) {
+                apiServer = standIn.start("gpu-1");
+            }
             command.addAll(List.of("--gpu-source", "simulated:dgx-a100", "--publish-node-inventory", Boolean.toString(apiServer != null),
                     "--node-name", "gpu-1", "--device-plugin-dir", folder.toString(), "--pod-resources-socket", podResources.toString(),
                     "--http-port", "0"));
@@ -57,6 +66,8 @@ public final class RegistrationBenchmark {
                 // fabric8's client reads these; no kubeconfig, so nothing of the caller's own cluster is used.
                 launch.environment().put("KUBERNETES_MASTER", apiServer);
                 launch.environment().put("KUBECONFIG", temp.resolve("no-kubeconfig").toString());
+                // The stand-in's certificate is self-signed.
+                launch.environment().put("KUBERNETES_TRUST_CERTIFICATES", "true");
             }
             launch.environment().put("JAVA_TOOL_OPTIONS", shipped.javaToolOptions());
             if (shipped.mallocArenaMax() != null) {
@@ -78,15 +89,20 @@ public final class RegistrationBenchmark {
             System.out.printf("kubelet restart (sockets deleted) -> Register received again, %d rounds: %s ms%n", restarts, again);
 
             // Steady state: let it serve ListAndWatch and poll PodResources a few times before reading its memory.
-            if (plugin.waitFor(settle.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new IllegalStateException("the plugin exited with " + plugin.exitValue() + "; see " + temp.resolve("plugin.log"));
-            }
+            // CPU is read over the second half only: the first holds the inventory's first publishing and warm-up.
+            settleFor(plugin, settle.dividedBy(2), temp);
+            long cpuBefore = cpuMillis(plugin.pid());
+            settleFor(plugin, settle.dividedBy(2), temp);
             var status = Files.readAllLines(Path.of("/proc", Long.toString(plugin.pid()), "status"));
             System.out.printf("RSS after registration: %d MiB (peak %d MiB) with the manifest's JVM options, %d s later "
-                            + "(limit %d Mi; %s; no CDS archive, which only the image has)%n",
+                            + "(limit %d Mi; %s; no class-data archive, which only the image has)%n",
                     mib(status, "VmRSS:"), mib(status, "VmHWM:"), settle.toSeconds(), shipped.memoryLimitMiB(),
                     apiServer == null ? "not publishing the node inventory: no API server" : "publishing the node inventory to " + apiServer);
 
+            System.out.printf("CPU once settled: %d ms in the last %d s%n", cpuMillis(plugin.pid()) - cpuBefore, settle.toSeconds() / 2);
+            if (standIn.started()) {
+                System.out.printf("hetgpu.io keys the plugin wrote on the stand-in's Node: %d%n", standIn.hetgpuKeys("gpu-1"));
+            }
             long term = System.nanoTime();
             plugin.destroy(); // SIGTERM
             int code = plugin.waitFor();
@@ -94,6 +110,20 @@ public final class RegistrationBenchmark {
                     (System.nanoTime() - term) / 1_000_000, Files.exists(folder.resolve(first.getEndpoint())));
             System.out.println("plugin log: " + temp.resolve("plugin.log"));
         }
+    }
+
+    private static void settleFor(Process plugin, Duration time, Path temp) throws InterruptedException {
+        if (plugin.waitFor(time.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("the plugin exited with " + plugin.exitValue() + "; see " + temp.resolve("plugin.log"));
+        }
+    }
+
+    /** User plus system CPU time of a process, from /proc/PID/stat (fields 14 and 15, in clock ticks of 10 ms). */
+    private static long cpuMillis(long pid) throws IOException {
+        var stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        // The command name (field 2) may hold spaces; the fields after it start past its closing parenthesis.
+        var fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10;
     }
 
     private static long mib(List<String> procStatus, String field) throws IOException {

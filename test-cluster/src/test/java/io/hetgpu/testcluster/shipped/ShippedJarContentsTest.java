@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,6 +13,7 @@ import java.util.Map;
 import java.util.jar.JarFile;
 import java.util.jar.Manifest;
 import java.util.zip.ZipEntry;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -112,6 +114,24 @@ class ShippedJarContentsTest {
         assertThat(bad.await(30)).as(bad::describe).isEqualTo(2);
         assertThat(bad.output().strip().lines()).as(bad::describe).hasSize(1)
                 .allSatisfy(line -> assertThat(line).startsWith("hetgpu-").contains("--no-such-flag"));
+    }
+
+    /**
+     * A class-data archive holds objects in one header layout; trained with another than the ENTRYPOINT runs,
+     * the JVM refuses it and the plugin starts slower with more memory, silently.
+     */
+    @Test
+    void thePluginsClassDataArchiveIsTrainedWithTheHeaderLayoutItIsUsedWith() throws IOException {
+        var plugin = ShippedArtifacts.DEVICE_PLUGIN;
+        var training = Files.readAllLines(plugin.dockerfile()).stream()
+                .filter(line -> line.contains("-XX:ArchiveClassesAtExit=")).findFirst()
+                .orElseThrow(() -> new AssertionError(plugin.dockerfile() + ": no class-data training run"));
+        assertThat(headerLayout(List.of(training.split("\\s+")))).as("%s: the training run's header layout", plugin.dockerfile())
+                .isEqualTo(headerLayout(plugin.entrypoint()));
+    }
+
+    private static List<String> headerLayout(List<String> words) {
+        return words.stream().filter(word -> word.matches("-XX:[+-]UseCompactObjectHeaders")).toList();
     }
 
     private static boolean holds(JarFile jar, String className) {

@@ -1,0 +1,50 @@
+package io.hetgpu.deviceplugin.bench;
+
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+
+import java.net.InetAddress;
+import java.util.HashMap;
+import java.util.stream.Stream;
+
+/**
+ * An API server for the benchmark's plugin to publish to: fabric8's mock in CRUD mode, over HTTPS with a
+ * self-signed certificate, holding one Node. Started only when the benchmark needs it.
+ */
+final class StandInApiServer implements AutoCloseable {
+
+    private KubernetesMockServer server;
+
+    /** Starts the server with Node {@code nodeName} and returns its URL. */
+    String start(String nodeName) {
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), true);
+        server.init(InetAddress.getLoopbackAddress(), 0);
+        try (var client = server.createClient()) {
+            client.nodes().resource(new NodeBuilder().withNewMetadata().withName(nodeName).endMetadata().build()).create();
+        }
+        return "https://127.0.0.1:" + server.getPort();
+    }
+
+    /** The hetgpu.io keys the plugin has written on the Node so far, to show that it really published. */
+    long hetgpuKeys(String nodeName) {
+        try (var client = server.createClient()) {
+            var metadata = client.nodes().withName(nodeName).get().getMetadata();
+            return Stream.concat(metadata.getLabels().keySet().stream(), metadata.getAnnotations().keySet().stream())
+                    .filter(key -> key.startsWith("hetgpu.io/")).count();
+        }
+    }
+
+    boolean started() {
+        return server != null;
+    }
+
+    @Override
+    public void close() {
+        if (server != null) {
+            server.destroy();
+        }
+    }
+}
