@@ -2,7 +2,7 @@ package io.hetgpu.simulator;
 
 import io.hetgpu.extender.policy.WorkloadThroughputs;
 import io.hetgpu.gpu.tier.CardCatalog;
-import io.hetgpu.testcluster.scheduler.CpuMemory;
+import io.hetgpu.kubescheduler.CpuMemory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

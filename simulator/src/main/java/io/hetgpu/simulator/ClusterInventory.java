@@ -8,8 +8,7 @@ import io.hetgpu.gpu.NodeTopology;
 import io.hetgpu.gpu.profile.ProfileFormatException;
 import io.hetgpu.gpu.profile.ProfileLoader;
 import io.hetgpu.gpu.tier.CardCatalog;
-import io.hetgpu.testcluster.cluster.NodeSpec;
-import io.hetgpu.testcluster.scheduler.CpuMemory;
+import io.hetgpu.kubescheduler.CpuMemory;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -50,20 +49,7 @@ public record ClusterInventory(List<SimNode> nodes) {
         return builder.build();
     }
 
-    /**
-     * The nodes of a test cluster as the simulator sees them: each GPU node with its whole profile, the
-     * same names, racks, zones and allocatable cpu and memory.
-     */
-    public static ClusterInventory of(List<NodeSpec> specs, CardCatalog catalog) {
-        var nodes = new ArrayList<SimNode>(specs.size());
-        for (var spec : specs) {
-            var gpus = spec.profile().map(profile -> NodeGpus.of(load(profile, spec.name()), catalog)).orElse(NodeGpus.NONE);
-            nodes.add(new SimNode(spec.name(), spec.rack(), spec.zone(), gpus, CpuMemory.of(spec.cpus(), spec.memoryGi())));
-        }
-        return new ClusterInventory(nodes);
-    }
-
-    private static NodeTopology load(String profile, String nodeName) {
+    static NodeTopology load(String profile, String nodeName) {
         try {
             return ProfileLoader.load(profile).topology(nodeName);
         } catch (ProfileFormatException e) {

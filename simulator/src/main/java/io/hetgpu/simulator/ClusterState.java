@@ -2,7 +2,7 @@ package io.hetgpu.simulator;
 
 import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.gpu.allocation.GpuSet;
-import io.hetgpu.testcluster.scheduler.CpuMemory;
+import io.hetgpu.kubescheduler.CpuMemory;
 import java.util.ArrayList;
 import java.util.List;
 

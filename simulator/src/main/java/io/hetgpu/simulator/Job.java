@@ -1,6 +1,6 @@
 package io.hetgpu.simulator;
 
-import io.hetgpu.testcluster.scheduler.CpuMemory;
+import io.hetgpu.kubescheduler.CpuMemory;
 import java.util.List;
 import java.util.Set;
 

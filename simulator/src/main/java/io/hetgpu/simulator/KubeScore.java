@@ -1,7 +1,7 @@
 package io.hetgpu.simulator;
 
-import io.hetgpu.testcluster.scheduler.CpuMemory;
-import io.hetgpu.testcluster.scheduler.DefaultScore;
+import io.hetgpu.kubescheduler.CpuMemory;
+import io.hetgpu.kubescheduler.score.DefaultScore;
 
 /** kube-scheduler's own scoring, the part the simulation needs: the test cluster's scheduler's, over the simulator's numbers. */
 final class KubeScore {

@@ -1,8 +1,8 @@
 package io.hetgpu.simulator;
 
 import io.hetgpu.gpu.GpuDevice;
-import io.hetgpu.testcluster.scheduler.HostSelection;
-import io.hetgpu.testcluster.scheduler.TieBreak;
+import io.hetgpu.kubescheduler.selection.HostSelection;
+import io.hetgpu.kubescheduler.selection.TieBreak;
 import java.util.List;
 import java.util.Random;
 

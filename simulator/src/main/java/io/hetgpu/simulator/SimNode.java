@@ -1,7 +1,7 @@
 package io.hetgpu.simulator;
 
 import io.hetgpu.extender.model.NodeGpus;
-import io.hetgpu.testcluster.scheduler.CpuMemory;
+import io.hetgpu.kubescheduler.CpuMemory;
 
 /**
  * A node of the simulated cluster: its decoded GPUs (the extender's own form), where it stands and

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  */
 class DeviceChoiceTest {
 
-    private static final ClusterInventory MIXED = ClusterInventory.of(List.of(NodeSpec.gpu("mixed-1", "rack-a", "zone-1", "mixed")),
+    private static final ClusterInventory MIXED = TestClusterInventory.of(List.of(NodeSpec.gpu("mixed-1", "rack-a", "zone-1", "mixed")),
             CardCatalog.defaults());
 
     @Test

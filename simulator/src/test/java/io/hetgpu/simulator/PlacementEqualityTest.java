@@ -11,7 +11,7 @@ import io.hetgpu.testcluster.cluster.ProjectFiles;
 import io.hetgpu.testcluster.cluster.TestCluster;
 import io.hetgpu.testcluster.scheduler.SchedulerDriver;
 import io.hetgpu.testcluster.scheduler.SchedulerSettings;
-import io.hetgpu.testcluster.scheduler.TieBreak;
+import io.hetgpu.kubescheduler.selection.TieBreak;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
 import java.util.List;
@@ -57,7 +57,7 @@ class PlacementEqualityTest {
     void hetgpuPlacesInTheSimulatorAsInTheTestCluster() throws Exception {
         var configuration = DeployedConfiguration.load(ProjectFiles.manifests());
         var policy = new PlacementPolicy(configuration.extender().priority(), configuration.extender().weights());
-        var inventory = ClusterInventory.of(NODES, CardCatalog.defaults());
+        var inventory = TestClusterInventory.of(NODES, CardCatalog.defaults());
         var script = PlacementScript.play(inventory, new HetgpuPlacer("hetgpu", policy, false, ties()), RACKS, 180, true, SEED);
 
         var replayed = replay(script, cluster -> configuration.schedulerCalling("http://127.0.0.1:"
@@ -78,7 +78,7 @@ class PlacementEqualityTest {
     @Test
     void kubernetesAlonePlacesInTheSimulatorAsInTheTestCluster() throws Exception {
         var configuration = DeployedConfiguration.load(ProjectFiles.manifests());
-        var inventory = ClusterInventory.of(NODES, CardCatalog.defaults());
+        var inventory = TestClusterInventory.of(NODES, CardCatalog.defaults());
         var script = PlacementScript.play(inventory, new KubernetesDefaultPlacer(ties()), RACKS, 70, false, SEED);
         var replayed = replay(script, cluster -> configuration.scheduler().withoutExtenders());
 

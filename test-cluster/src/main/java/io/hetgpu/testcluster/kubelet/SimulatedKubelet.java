@@ -29,7 +29,7 @@ import io.hetgpu.deviceplugin.api.v1beta1.RegisterRequest;
 import io.hetgpu.deviceplugin.api.v1beta1.RegistrationGrpc;
 import io.hetgpu.deviceplugin.kubelet.KubeletDevices;
 import io.hetgpu.deviceplugin.kubelet.UnixSocketTransport;
-import io.hetgpu.testcluster.scheduler.ResourceRequest;
+import io.hetgpu.testcluster.scheduler.ApiObjects;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Instant;
@@ -219,7 +219,7 @@ public final class SimulatedKubelet implements AutoCloseable {
         var byContainer = new LinkedHashMap<String, List<String>>();
         try {
             for (var container : pod.getSpec().getContainers()) {
-                int wanted = ResourceRequest.of(new PodBuilder().withNewSpec().withContainers(container).endSpec().build())
+                int wanted = ApiObjects.request(new PodBuilder().withNewSpec().withContainers(container).endSpec().build())
                         .get(resourceName).intValue();
                 if (wanted > 0) {
                     byContainer.put(container.getName(), allocate(wanted, devicesOf(byContainer)));

@@ -43,7 +43,7 @@ public final class ExtenderClient {
         if (settings.managedResources().isEmpty()) {
             return true;
         }
-        var request = ResourceRequest.of(pod);
+        var request = ApiObjects.request(pod);
         return settings.managedResources().stream().anyMatch(request::requests);
     }
 

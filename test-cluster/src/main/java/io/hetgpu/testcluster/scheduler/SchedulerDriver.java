@@ -1,5 +1,6 @@
 package io.hetgpu.testcluster.scheduler;
 
+import io.hetgpu.kubescheduler.selection.TieBreak;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;

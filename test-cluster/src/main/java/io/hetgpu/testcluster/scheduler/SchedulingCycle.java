@@ -1,5 +1,9 @@
 package io.hetgpu.testcluster.scheduler;
 
+import io.hetgpu.kubescheduler.filter.NodeFit;
+import io.hetgpu.kubescheduler.score.DefaultScore;
+import io.hetgpu.kubescheduler.selection.HostSelection;
+import io.hetgpu.kubescheduler.selection.TieBreak;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
@@ -33,11 +37,12 @@ public final class SchedulingCycle {
 
     public Decision schedule(Pod pod, List<Node> nodes, Map<String, List<Pod>> podsByNode) {
         var key = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+        var asScheduled = ApiObjects.pod(pod);
         var reasons = new LinkedHashMap<String, String>();
         var feasible = new ArrayList<Node>();
         for (var node : nodes) {
             var name = node.getMetadata().getName();
-            NodeFit.check(pod, node, podsByNode.getOrDefault(name, List.of()))
+            NodeFit.check(asScheduled, ApiObjects.node(node), ApiObjects.requests(podsByNode.getOrDefault(name, List.of())))
                     .ifPresentOrElse(reason -> reasons.put(name, reason), () -> feasible.add(node));
         }
         for (var extender : extenders) {
@@ -69,7 +74,8 @@ public final class SchedulingCycle {
         var pluginScores = new LinkedHashMap<String, Long>();
         for (var node : feasible) {
             var name = node.getMetadata().getName();
-            pluginScores.put(name, DefaultScore.score(pod, node, podsByNode.getOrDefault(name, List.of())));
+            pluginScores.put(name, DefaultScore.score(asScheduled.request(), ApiObjects.node(node),
+                    ApiObjects.requests(podsByNode.getOrDefault(name, List.of()))));
         }
         var totals = new LinkedHashMap<>(pluginScores);
         for (var extender : extenders) {

@@ -1,11 +1,9 @@
-package io.hetgpu.testcluster.scheduler;
+package io.hetgpu.kubescheduler.score;
 
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Quantity;
-import java.math.BigDecimal;
+import io.hetgpu.kubescheduler.CpuMemory;
+import io.hetgpu.kubescheduler.ResourceRequest;
+import io.hetgpu.kubescheduler.SchedulingNode;
 import java.util.List;
-import java.util.Map;
 
 /**
  * kube-scheduler's default scoring as far as it shapes GPU placement: NodeResourcesFit with the
@@ -65,23 +63,12 @@ public final class DefaultScore {
         return (long) ((1 - deviation) * MAX_NODE_SCORE);
     }
 
-    /** The same over API objects: the node's allocatable, the pods already on it, and the pod. */
-    public static long score(Pod pod, Node node, List<Pod> podsOnNode) {
-        var requested = CpuMemory.of(ResourceRequest.of(pod));
+    /** The same over a node's allocatable, the requests of the pods already on it, and the pod's. */
+    public static long score(ResourceRequest pod, SchedulingNode node, List<ResourceRequest> podsOnNode) {
+        var requested = CpuMemory.of(pod);
         for (var other : podsOnNode) {
-            requested = requested.plus(CpuMemory.of(ResourceRequest.of(other)));
+            requested = requested.plus(CpuMemory.of(other));
         }
-        return score(requested, allocatable(node));
-    }
-
-    static CpuMemory allocatable(Node node) {
-        var allocatable = node.getStatus() == null || node.getStatus().getAllocatable() == null
-                ? Map.<String, Quantity>of() : node.getStatus().getAllocatable();
-        return CpuMemory.of(amount(allocatable, "cpu"), amount(allocatable, "memory"));
-    }
-
-    private static BigDecimal amount(Map<String, Quantity> quantities, String resource) {
-        var quantity = quantities.get(resource);
-        return quantity == null ? BigDecimal.ZERO : quantity.getNumericalAmount();
+        return score(requested, CpuMemory.of(node.allocatable("cpu"), node.allocatable("memory")));
     }
 }

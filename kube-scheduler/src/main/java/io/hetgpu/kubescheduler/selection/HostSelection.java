@@ -1,4 +1,4 @@
-package io.hetgpu.testcluster.scheduler;
+package io.hetgpu.kubescheduler.selection;
 
 /**
  * kube-scheduler's selectHost over nodes offered one at a time with their total scores: the highest

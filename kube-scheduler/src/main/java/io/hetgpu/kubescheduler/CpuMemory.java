@@ -1,4 +1,4 @@
-package io.hetgpu.testcluster.scheduler;
+package io.hetgpu.kubescheduler;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -22,12 +22,11 @@ public record CpuMemory(long milliCpu, long memory) {
 
     /** The cpu and memory of a request; cpu rounded up to whole milli-cores, as Quantity.MilliValue does. */
     public static CpuMemory of(ResourceRequest request) {
-        return new CpuMemory(request.get("cpu").movePointRight(3).setScale(0, RoundingMode.CEILING).longValueExact(),
-                request.get("memory").setScale(0, RoundingMode.CEILING).longValueExact());
+        return of(request.get("cpu"), request.get("memory"));
     }
 
-    /** From Quantity amounts (cores and bytes), absent ones as zero. */
-    static CpuMemory of(BigDecimal cores, BigDecimal bytes) {
+    /** From Quantity amounts (cores and bytes). */
+    public static CpuMemory of(BigDecimal cores, BigDecimal bytes) {
         return new CpuMemory(cores.movePointRight(3).setScale(0, RoundingMode.CEILING).longValueExact(),
                 bytes.setScale(0, RoundingMode.CEILING).longValueExact());
     }

@@ -1,4 +1,4 @@
-package io.hetgpu.testcluster.scheduler;
+package io.hetgpu.kubescheduler.selection;
 
 import java.util.Random;
 
