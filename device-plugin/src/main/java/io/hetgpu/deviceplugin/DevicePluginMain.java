@@ -84,7 +84,7 @@ public final class DevicePluginMain implements Callable<Integer> {
 
     @Option(names = "--tier-table", paramLabel = "FILE",
             // %n before a dotted name: help text wraps at 80 columns and would otherwise break it at its dot.
-            description = "YAML/JSON file whose tiers: list overrides or extends the card table behind the label%n"
+            description = "YAML/JSON file (version v1) whose policy.tiers list overrides or extends the card table behind the label%n"
                     + "hetgpu.io/gpu.tier (the scheduler extender's config file, so both rank cards alike). Default: the built-in table.")
     Path tierTable;
 

@@ -97,11 +97,11 @@ class DevicePluginMainTest {
 
     @Test
     void reportsABadTierTableNamingTheEntry() throws Exception {
-        var table = java.nio.file.Files.writeString(temp.resolve("extender.yaml"), "tiers:\n  - {model: T4, rank: top, computeCapability: '7.5', maxMemoryMiB: 15360}\n");
+        var table = java.nio.file.Files.writeString(temp.resolve("extender.yaml"), "version: v1\npolicy:\n  tiers:\n    - {model: T4, rank: top, computeCapability: '7.5', maxMemoryMiB: 15360}\n");
 
         assertThat(run("--gpu-source", "simulated:t4-4x", "--publish-node-inventory", "false", "--tier-table", table.toString(),
                 "--device-plugin-dir", temp.toString(), "--http-port", "0"))
-                .isEqualTo("hetgpu-device-plugin: " + table + ": tiers[0].rank: expected a whole number >= 1, got \"top\"");
+                .isEqualTo("hetgpu-device-plugin: " + table + ": policy.tiers[0].rank: expected a whole number >= 1, got \"top\"");
         assertThat(run("--gpu-source", "simulated:t4-4x", "--publish-node-inventory", "false", "--tier-table", temp.resolve("none.yaml").toString(),
                 "--device-plugin-dir", temp.toString(), "--http-port", "0"))
                 .isEqualTo("hetgpu-device-plugin: --tier-table: no such file " + temp.resolve("none.yaml"));

@@ -1,10 +1,5 @@
 package io.hetgpu.extender;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonMappingException;
-import com.fasterxml.jackson.databind.exc.InvalidFormatException;
-import com.fasterxml.jackson.databind.exc.MismatchedInputException;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.hetgpu.extender.http.ServerOptions;
 import io.hetgpu.extender.policy.HighPriorityReserve;
@@ -21,26 +16,31 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 
 /**
- * The extender's configuration file (YAML, or JSON, which YAML reads too). Every field is optional:
+ * The extender's configuration file (YAML, or JSON, which YAML reads too), version {@code v1}. Every field
+ * but {@code version} is optional; the placement policy's settings sit under {@code policy}:
  *
  * <pre>{@code
+ * version: v1
  * port: 8888
  * resourceName: nvidia.com/gpu
  * rackLabel: topology.hetgpu.io/rack
  * bodyLimitBytes: 16777216     # 16 MiB: NodeNames requests stay under 3 MiB at 5,000 nodes; raise for large Nodes requests
- * priority: {high: 1000, low: -1}
- * weights: {tier: 4, nvlink: 3, job: 3, data: 2, cpu: 5}
- * tiers:                      # added to or replacing entries of the built-in card table
- *   - {model: B300, rank: 110, computeCapability: "10.0", maxMemoryMiB: 294912}
  * events: {enabled: true, intervalSeconds: 60}
- * workloads:                  # optional: pods' speed per workload class and card (hetgpu.io/workload)
- *   resnet50: {K80: 1.8, P100: 11.7, V100: 18.0}
- * minimumSpeedShare: 0.25     # optional, with workloads: keep such pods off cards slower than this share of their best
- * highPriorityReserve: 8      # optional: the cluster's last 8 free top-tier GPUs go to high-priority pods only
+ * policy:
+ *   priority: {high: 1000, low: -1}
+ *   weights: {tier: 4, nvlink: 3, job: 3, data: 2, cpu: 5}   # by scorer name; 0 turns one off
+ *   tiers:                    # added to or replacing entries of the built-in card table
+ *     - {model: B300, rank: 110, computeCapability: "10.0", maxMemoryMiB: 294912}
+ *   workloads:                # optional: pods' speed per workload class and card (hetgpu.io/workload)
+ *     resnet50: {K80: 1.8, P100: 11.7, V100: 18.0}
+ *   minimumSpeedShare: 0.25   # optional, with workloads: keep such pods off cards slower than this share of their best
+ *   highPriorityReserve: 8    # optional: the cluster's last 8 free top-tier GPUs go to high-priority pods only
  * }</pre>
+ *
+ * <p>Every bad field is reported at once, each with its path and value, as kube-scheduler validates its
+ * plugins' args; the file version lets later forms change shape without misreading an older file.
  */
 public record ExtenderConfig(int port, String resourceName, String rackLabel, long bodyLimitBytes,
                              PriorityThresholds priority, ScoreWeights weights, List<KnownCard> tiers,
@@ -56,7 +56,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
         java.util.Objects.requireNonNull(reserve, "reserve");
     }
 
-    /** A configuration file that cannot be used; the message is one line naming the field and the value. */
+    /** A configuration file that cannot be used; the message is one line naming each bad field and its value. */
     public static final class ConfigException extends Exception {
         public ConfigException(String message) {
             super(message);
@@ -64,9 +64,6 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
     }
 
     // The file's shape: every field nullable, so that what is absent keeps its default.
-    record FileWeights(Integer tier, Integer nvlink, Integer job, Integer data, Integer cpu) {
-    }
-
     record FilePriority(Integer high, Integer low) {
     }
 
@@ -77,9 +74,12 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
     record FileEvents(Boolean enabled, Integer intervalSeconds) {
     }
 
-    record FileConfig(Integer port, String resourceName, String rackLabel, Long bodyLimitBytes, FilePriority priority,
-                      FileWeights weights, List<FileTier> tiers, FileEvents events, Map<String, Map<String, Double>> workloads,
-                      Double minimumSpeedShare, Integer highPriorityReserve) {
+    record FilePolicy(FilePriority priority, Map<String, Integer> weights, List<FileTier> tiers,
+                      Map<String, Map<String, Double>> workloads, Double minimumSpeedShare, Integer highPriorityReserve) {
+    }
+
+    record FileConfig(String version, Integer port, String resourceName, String rackLabel, Long bodyLimitBytes,
+                      FileEvents events, FilePolicy policy) {
     }
 
     public static ExtenderConfig load(Path file) throws ConfigException {
@@ -95,150 +95,119 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
     }
 
     public static ExtenderConfig parse(String text, String source) throws ConfigException {
-        var mapper = YAMLMapper.builder().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-                .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES).build();
+        if (text.isBlank()) {
+            return DEFAULTS;
+        }
+        var errors = new FieldErrors();
+        var mapper = YAMLMapper.builder().addHandler(errors.collector()).build();
         FileConfig file;
         try {
-            file = text.isBlank() ? null : mapper.readValue(text, FileConfig.class);
-        } catch (UnrecognizedPropertyException e) {
-            throw new ConfigException(source + ": unknown field " + path(e) + " (known: "
-                    + e.getKnownPropertyIds().stream().map(Object::toString).sorted().collect(Collectors.joining(", ")) + ")");
-        } catch (InvalidFormatException e) {
-            throw new ConfigException(source + ": " + path(e) + ": expected " + describe(e.getTargetType()) + ", got \"" + e.getValue() + "\"");
-        } catch (MismatchedInputException e) {
-            throw new ConfigException(source + ": " + path(e) + ": expected " + describe(e.getTargetType()));
+            var tree = mapper.readTree(text);
+            if (tree == null || tree.isMissingNode() || tree.isNull()) {
+                return DEFAULTS;
+            }
+            if (!tree.isObject()) {
+                throw new ConfigException(source + ": expected a mapping of settings, got " + tree.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
+            }
+            ConfigVersion.check(tree, source);
+            file = mapper.treeToValue(tree, FileConfig.class);
         } catch (IOException e) {
             throw new ConfigException(source + ": not YAML or JSON: " + e.getMessage().lines().findFirst().orElse(""));
         }
-        if (file == null) {
-            return DEFAULTS;
+        var config = DEFAULTS.with(file, errors);
+        if (errors.isEmpty()) {
+            try {
+                // The same reader the device plugin uses on this file, so both accept the same tier table.
+                config = config.withTiers(TierTableFile.read(text, source));
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(e.getMessage());
+            }
         }
-        List<KnownCard> tiers;
-        try {
-            // The same reader the device plugin uses on this file, so both accept the same tier table.
-            tiers = TierTableFile.read(text, source);
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException(e.getMessage());
-        }
-        return DEFAULTS.with(file, tiers, source);
+        errors.throwIfAny(source);
+        return config;
     }
 
-    private ExtenderConfig with(FileConfig file, List<KnownCard> fileTiers, String source) throws ConfigException {
+    private ExtenderConfig with(FileConfig file, FieldErrors errors) {
         int newPort = file.port() == null ? port : file.port();
-        if (newPort < 0 || newPort > 65535) {
-            throw new ConfigException(source + ": port: expected 0..65535, got " + newPort);
-        }
+        errors.check(newPort >= 0 && newPort <= 65535, "port", newPort, "expected 0..65535");
         var newResource = file.resourceName() == null ? resourceName : file.resourceName();
-        if (!newResource.matches("([a-z0-9.-]+/)?[A-Za-z0-9._-]+")) {
-            throw new ConfigException(source + ": resourceName: expected a resource name such as nvidia.com/gpu, got \"" + newResource + "\"");
-        }
+        errors.check(newResource.matches("([a-z0-9.-]+/)?[A-Za-z0-9._-]+"), "resourceName", newResource,
+                "expected a resource name such as nvidia.com/gpu");
         var newRack = file.rackLabel() == null ? rackLabel : file.rackLabel();
         long limit = file.bodyLimitBytes() == null ? bodyLimitBytes : file.bodyLimitBytes();
-        if (limit < 1024) {
-            throw new ConfigException(source + ": bodyLimitBytes: expected at least 1024, got " + limit);
-        }
-        var newPriority = priority;
-        if (file.priority() != null) {
-            int high = file.priority().high() == null ? priority.high() : file.priority().high();
-            int low = file.priority().low() == null ? priority.low() : file.priority().low();
-            try {
-                newPriority = new PriorityThresholds(high, low);
-            } catch (IllegalArgumentException e) {
-                throw new ConfigException(source + ": priority: " + e.getMessage());
-            }
-        }
-        var newWeights = weights;
-        if (file.weights() != null) {
-            var w = file.weights();
-            try {
-                newWeights = new ScoreWeights(or(w.tier(), weights.tier(), "tier", source), or(w.nvlink(), weights.nvlink(), "nvlink", source),
-                        or(w.job(), weights.job(), "job", source), or(w.data(), weights.data(), "data", source), or(w.cpu(), weights.cpu(), "cpu", source));
-            } catch (IllegalArgumentException e) {
-                throw new ConfigException(source + ": weights: " + e.getMessage());
-            }
-        }
-        var newTiers = new ArrayList<>(tiers);
-        newTiers.addAll(fileTiers);
+        errors.check(limit >= 1024, "bodyLimitBytes", limit, "expected at least 1024");
         boolean newEvents = events;
         int newInterval = eventIntervalSeconds;
         if (file.events() != null) {
             newEvents = file.events().enabled() == null ? events : file.events().enabled();
             newInterval = file.events().intervalSeconds() == null ? eventIntervalSeconds : file.events().intervalSeconds();
-            if (newInterval < 1) {
-                throw new ConfigException(source + ": events.intervalSeconds: expected at least 1, got " + newInterval);
-            }
+            errors.check(newInterval >= 1, "events.intervalSeconds", newInterval, "expected at least 1");
         }
-        var newWorkloads = workloads;
-        if (file.workloads() != null) {
-            try {
-                newWorkloads = new WorkloadThroughputs(file.workloads(), workloads.minimumShare());
-            } catch (IllegalArgumentException e) {
-                throw new ConfigException(source + ": " + e.getMessage());
-            }
-        }
-        if (file.minimumSpeedShare() != null) {
-            if (newWorkloads.isEmpty()) {
-                throw new ConfigException(source + ": minimumSpeedShare: " + file.minimumSpeedShare()
-                        + " needs a workloads: table to compare cards with");
-            }
-            try {
-                newWorkloads = newWorkloads.withMinimumShare(file.minimumSpeedShare());
-            } catch (IllegalArgumentException e) {
-                throw new ConfigException(source + ": " + e.getMessage());
-            }
-        }
-        var newReserve = reserve;
-        if (file.highPriorityReserve() != null) {
-            try {
-                newReserve = new HighPriorityReserve(file.highPriorityReserve());
-            } catch (IllegalArgumentException e) {
-                throw new ConfigException(source + ": " + e.getMessage());
-            }
-        }
-        return new ExtenderConfig(newPort, newResource, newRack, limit, newPriority, newWeights, newTiers, newEvents, newInterval,
-                newWorkloads, newReserve);
+        var policy = file.policy() == null ? new FilePolicy(null, null, null, null, null, null) : file.policy();
+        return new ExtenderConfig(newPort, newResource, newRack, limit, priorityOf(policy.priority(), errors),
+                weightsOf(policy.weights(), errors), tiers, newEvents, newInterval, workloadsOf(policy, errors),
+                errors.attempt("policy.", () -> policy.highPriorityReserve() == null ? reserve : new HighPriorityReserve(policy.highPriorityReserve()),
+                        reserve));
     }
 
-    private static int or(Integer value, int fallback, String field, String source) throws ConfigException {
-        int result = value == null ? fallback : value;
-        if (result < 0 || result > 100) {
-            throw new ConfigException(source + ": weights." + field + ": expected 0..100, got " + result);
+    private PriorityThresholds priorityOf(FilePriority file, FieldErrors errors) {
+        if (file == null) {
+            return priority;
+        }
+        int high = file.high() == null ? priority.high() : file.high();
+        int low = file.low() == null ? priority.low() : file.low();
+        return errors.attempt("policy.priority: ", () -> new PriorityThresholds(high, low), priority);
+    }
+
+    /** Weights by scorer name; a name not given keeps its default. */
+    private ScoreWeights weightsOf(Map<String, Integer> file, FieldErrors errors) {
+        if (file == null) {
+            return weights;
+        }
+        var named = new java.util.LinkedHashMap<String, Integer>(Map.of("tier", weights.tier(), "nvlink", weights.nvlink(),
+                "job", weights.job(), "data", weights.data(), "cpu", weights.cpu()));
+        boolean valid = true;
+        for (var entry : file.entrySet()) {
+            var path = "policy.weights." + entry.getKey();
+            if (entry.getValue() == null && errors.reported(path)) {
+                valid = false;
+            } else if (!named.containsKey(entry.getKey())) {
+                errors.add(path, entry.getValue(), "no scorer of that name (scorers: cpu, data, job, nvlink, tier)");
+                valid = false;
+            } else if (entry.getValue() == null || entry.getValue() < 0 || entry.getValue() > 100) {
+                errors.add(path, entry.getValue(), "expected 0..100");
+                valid = false;
+            } else {
+                named.put(entry.getKey(), entry.getValue());
+            }
+        }
+        if (!valid) {
+            return weights;
+        }
+        return errors.attempt("policy.weights: ", () -> new ScoreWeights(named.get("tier"), named.get("nvlink"), named.get("job"),
+                named.get("data"), named.get("cpu")), weights);
+    }
+
+    private WorkloadThroughputs workloadsOf(FilePolicy policy, FieldErrors errors) {
+        var result = workloads;
+        if (policy.workloads() != null) {
+            result = errors.attempt("policy.", () -> new WorkloadThroughputs(policy.workloads(), workloads.minimumShare()), workloads);
+        }
+        if (policy.minimumSpeedShare() != null) {
+            if (policy.workloads() == null && result.isEmpty()) {
+                errors.add("policy.minimumSpeedShare", policy.minimumSpeedShare(), "needs a policy.workloads table to compare cards with");
+            } else {
+                var withTable = result;
+                result = errors.attempt("policy.", () -> withTable.withMinimumShare(policy.minimumSpeedShare()), withTable);
+            }
         }
         return result;
     }
 
-    private static String path(JsonMappingException e) {
-        var text = new StringBuilder();
-        for (var reference : e.getPath()) {
-            if (reference.getFieldName() != null) {
-                text.append(text.isEmpty() ? "" : ".").append(reference.getFieldName());
-            } else {
-                text.append('[').append(reference.getIndex()).append(']');
-            }
-        }
-        return text.isEmpty() ? "(top level)" : text.toString();
-    }
-
-    private static String describe(Class<?> type) {
-        if (type == null) {
-            return "a different value";
-        }
-        if (type == Integer.class || type == int.class || type == Long.class || type == long.class) {
-            return "an integer";
-        }
-        if (type == Double.class || type == double.class) {
-            return "a number";
-        }
-        if (type == Boolean.class || type == boolean.class) {
-            return "true or false";
-        }
-        if (type == String.class) {
-            return "a string";
-        }
-        if (List.class.isAssignableFrom(type)) {
-            return "a list";
-        }
-        return "a mapping";
+    private ExtenderConfig withTiers(List<KnownCard> fileTiers) {
+        var all = new ArrayList<>(tiers);
+        all.addAll(fileTiers);
+        return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, all, events, eventIntervalSeconds, workloads, reserve);
     }
 
     public ExtenderConfig withPort(int newPort) {

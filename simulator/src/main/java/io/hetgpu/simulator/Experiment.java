@@ -20,9 +20,11 @@ import java.util.List;
  * @param workloads the admin's throughput table for the workload-aware run (NONE to skip that run)
  * @param slowCardShare the minimumSpeedShare of the last two workload-aware runs
  * @param reserve   the highPriorityReserve of the last run: top-tier GPUs kept for high-priority pods
+ * @param config    the extender configuration whose policy.priority and policy.weights every hetgpu run uses
+ *                  (the ablations zero one weight of them)
  */
 public record Experiment(String name, ClusterInventory inventory, List<Job> jobs, CardSpeed speed, WorkloadThroughputs workloads,
-                         double slowCardShare, int reserve) {
+                         double slowCardShare, int reserve, ExtenderConfig config) {
 
     /** The minimumSpeedShare the README's figures use; {@code --minimum-speed-share} gives others. */
     static final double SLOW_CARD_SHARE = 0.35;
@@ -33,12 +35,21 @@ public record Experiment(String name, ClusterInventory inventory, List<Job> jobs
         this(name, inventory, jobs, speed, workloads, SLOW_CARD_SHARE, RESERVE);
     }
 
+    public Experiment(String name, ClusterInventory inventory, List<Job> jobs, CardSpeed speed, WorkloadThroughputs workloads,
+                      double slowCardShare, int reserve) {
+        this(name, inventory, jobs, speed, workloads, slowCardShare, reserve, ExtenderConfig.DEFAULTS);
+    }
+
+    /** The same runs with the policy settings of an extender configuration file ({@code --config}). */
+    public Experiment withConfig(ExtenderConfig newConfig) {
+        return new Experiment(name, inventory, jobs, speed, workloads, slowCardShare, reserve, newConfig);
+    }
+
     /** The policies compared, each a fresh placer seeded alike. */
     public List<Placer> placers(long seed) {
-        var config = ExtenderConfig.DEFAULTS;
         var placers = new ArrayList<Placer>();
         placers.add(new KubernetesDefaultPlacer(seed));
-        // The extender's defaults, which are also what manifests/ deploys (a manifests test keeps them equal).
+        // By default the extender's defaults, which are also what manifests/ deploys (a manifests test keeps them equal).
         placers.add(hetgpu("hetgpu", config.weights(), WorkloadThroughputs.NONE, seed));
         var w = config.weights();
         placers.add(hetgpu("hetgpu-no-tier", new ScoreWeights(0, w.nvlink(), w.job(), w.data(), w.cpu()), WorkloadThroughputs.NONE, seed));
@@ -57,12 +68,12 @@ public record Experiment(String name, ClusterInventory inventory, List<Job> jobs
         return placers;
     }
 
-    private static Placer hetgpu(String name, ScoreWeights weights, WorkloadThroughputs workloads, long seed) {
+    private Placer hetgpu(String name, ScoreWeights weights, WorkloadThroughputs workloads, long seed) {
         return hetgpu(name, weights, workloads, HighPriorityReserve.NONE, seed);
     }
 
-    private static Placer hetgpu(String name, ScoreWeights weights, WorkloadThroughputs workloads, HighPriorityReserve reserve, long seed) {
-        var policy = new PlacementPolicy(ExtenderConfig.DEFAULTS.priority(), weights, workloads, reserve);
+    private Placer hetgpu(String name, ScoreWeights weights, WorkloadThroughputs workloads, HighPriorityReserve reserve, long seed) {
+        var policy = new PlacementPolicy(config.priority(), weights, workloads, reserve);
         return new HetgpuPlacer(name, policy, !workloads.isEmpty(), seed);
     }
 

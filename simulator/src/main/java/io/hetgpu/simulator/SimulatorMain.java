@@ -1,5 +1,6 @@
 package io.hetgpu.simulator;
 
+import io.hetgpu.extender.ExtenderConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,10 +47,17 @@ public final class SimulatorMain implements Callable<Integer> {
             + "or normal (no PriorityClass, neutral); default ${DEFAULT-VALUE}")
     Others others = Others.low;
 
-    @Option(names = "--minimum-speed-share", description = "the minimumSpeedShare of the workload-aware runs that use one; default ${DEFAULT-VALUE}")
+    @Option(names = "--config", paramLabel = "FILE", description = "an extender configuration file (version v1, as the ConfigMap's "
+            + "extender.yaml): its policy.priority and policy.weights for every hetgpu run; default the extender's built-in defaults, "
+            + "which manifests/ ships")
+    Path config;
+
+    private ExtenderConfig extenderConfig = ExtenderConfig.DEFAULTS;
+
+    @Option(names = "--minimum-speed-share", description = "the policy.minimumSpeedShare of the workload-aware runs that use one; default ${DEFAULT-VALUE}")
     double share = Experiment.SLOW_CARD_SHARE;
 
-    @Option(names = "--high-priority-reserve", description = "the highPriorityReserve (top-tier GPUs) of the last workload-aware run; default ${DEFAULT-VALUE}")
+    @Option(names = "--high-priority-reserve", description = "the policy.highPriorityReserve (top-tier GPUs) of the last workload-aware run; default ${DEFAULT-VALUE}")
     int reserve = Experiment.RESERVE;
 
     // One name a line: picocli breaks an over-long word at its dots (hetgpu-workload-aware-min0. / 35).
@@ -93,8 +101,14 @@ public final class SimulatorMain implements Callable<Integer> {
         long[] range;
         Experiment experiment;
         try {
+            if (config != null) {
+                extenderConfig = ExtenderConfig.load(config);
+            }
             range = seeds == null ? null : range(seeds);
             experiment = experiment(range == null ? seed : range[0]);
+        } catch (ExtenderConfig.ConfigException e) {
+            System.err.println("--config: " + e.getMessage());
+            return 2;
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             return 2;
@@ -163,6 +177,10 @@ public final class SimulatorMain implements Callable<Integer> {
     }
 
     Experiment experiment(long seed) {
+        return workloadExperiment(seed).withConfig(extenderConfig);
+    }
+
+    private Experiment workloadExperiment(long seed) {
         return switch (workload) {
             case gavel -> {
                 var throughputs = GavelThroughputs.shipped();

@@ -9,14 +9,18 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * An admin's card-table overrides: the {@code tiers:} list of a YAML (or JSON) document, other keys
- * ignored, so the device plugin (for its {@code gpu.tier} label) and the scheduler extender (for its
- * scores) can read the very same ConfigMap file:
+ * An admin's card-table overrides: the {@code policy.tiers} list of the extender's configuration file
+ * (version v1, YAML or JSON), other keys ignored, so the device plugin (for its {@code gpu.tier} label) and
+ * the scheduler extender (for its scores) read the very same ConfigMap file:
  *
  * <pre>{@code
- * tiers:
- *   - {model: L40S, rank: 65, computeCapability: "8.9", maxMemoryMiB: 46068}
+ * version: v1
+ * policy:
+ *   tiers:
+ *     - {model: L40S, rank: 65, computeCapability: "8.9", maxMemoryMiB: 46068}
  * }</pre>
+ *
+ * A top-level {@code tiers:} without a version is the unversioned form, refused with how to write it now.
  */
 public final class TierTableFile {
 
@@ -33,16 +37,23 @@ public final class TierTableFile {
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException(source + ": not YAML or JSON: " + e.getOriginalMessage());
         }
-        var tiers = root == null ? null : root.get("tiers");
+        if (root == null || !root.isObject()) {
+            return List.of();
+        }
+        if (!root.has("version") && root.has("tiers")) {
+            throw new IllegalArgumentException(source + ": tiers: at the top level is the unversioned form; write \"version: v1\""
+                    + " as the first line and put tiers under \"policy:\"");
+        }
+        var tiers = root.path("policy").get("tiers");
         if (tiers == null || tiers.isNull()) {
             return List.of();
         }
         if (!tiers.isArray()) {
-            throw new IllegalArgumentException(source + ": tiers: expected a list, got " + tiers);
+            throw new IllegalArgumentException(source + ": policy.tiers: expected a list, got " + tiers);
         }
         var cards = new ArrayList<KnownCard>();
         for (int i = 0; i < tiers.size(); i++) {
-            var path = source + ": tiers[" + i + "]";
+            var path = source + ": policy.tiers[" + i + "]";
             var entry = tiers.get(i);
             var model = entry.path("model").asText("");
             if (model.isBlank()) {

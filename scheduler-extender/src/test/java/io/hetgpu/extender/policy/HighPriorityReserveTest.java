@@ -104,11 +104,11 @@ class HighPriorityReserveTest {
 
     @Test
     void theConfigFileSetsTheReserveAndRefusesNonsense() throws Exception {
-        assertThat(ExtenderConfig.parse("highPriorityReserve: 8", "c.yaml").reserve()).isEqualTo(new HighPriorityReserve(8));
+        assertThat(ExtenderConfig.parse("version: v1\npolicy: {highPriorityReserve: 8}", "c.yaml").reserve()).isEqualTo(new HighPriorityReserve(8));
         assertThat(ExtenderConfig.DEFAULTS.reserve().isOn()).isFalse();
-        assertThatThrownBy(() -> ExtenderConfig.parse("highPriorityReserve: -2", "c.yaml"))
-                .hasMessage("c.yaml: highPriorityReserve: expected 0 or more GPUs, got -2");
-        assertThatThrownBy(() -> ExtenderConfig.parse("highPriorityReserve: some", "c.yaml"))
-                .hasMessage("c.yaml: highPriorityReserve: expected an integer, got \"some\"");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {highPriorityReserve: -2}", "c.yaml"))
+                .hasMessage("c.yaml: policy.highPriorityReserve: expected 0 or more GPUs, got -2");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {highPriorityReserve: some}", "c.yaml"))
+                .hasMessage("c.yaml: policy.highPriorityReserve: expected an integer, got \"some\"");
     }
 }

@@ -77,14 +77,16 @@ class WorkloadAwareTierTest {
     @Test
     void theConfigFileCarriesTheTableAndRefusesABadThroughput() throws Exception {
         var config = ExtenderConfig.parse("""
-                workloads:
-                  recommendation: {K80: 20.05, P100: 30.74, V100: 13.28}
+                version: v1
+                policy:
+                  workloads:
+                    recommendation: {K80: 20.05, P100: 30.74, V100: 13.28}
                 """, "c.yaml");
         assertThat(config.workloads().of("Recommendation", "V100")).isEqualTo(13.28);
         assertThat(ExtenderConfig.DEFAULTS.workloads().isEmpty()).isTrue();
-        assertThatThrownBy(() -> ExtenderConfig.parse("workloads: {recommendation: {V100: -1}}", "c.yaml"))
-                .hasMessage("c.yaml: workloads.recommendation.V100: expected a throughput above 0, got -1.0");
-        assertThatThrownBy(() -> ExtenderConfig.parse("workloads: {recommendation: {V100: fast}}", "c.yaml"))
-                .hasMessageContaining("workloads.recommendation.V100");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {workloads: {recommendation: {V100: -1}}}", "c.yaml"))
+                .hasMessage("c.yaml: policy.workloads.recommendation.V100: expected a throughput above 0, got -1.0");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {workloads: {recommendation: {V100: fast}}}", "c.yaml"))
+                .hasMessageContaining("policy.workloads.recommendation.V100");
     }
 }

@@ -62,18 +62,20 @@ class WorkloadSpeedFilterTest {
     @Test
     void theConfigFileSetsTheShareAndRefusesNonsense() throws Exception {
         var config = ExtenderConfig.parse("""
-                workloads:
-                  resnet50: {K80: 1.81, V100: 17.99}
-                minimumSpeedShare: 0.3
+                version: v1
+                policy:
+                  workloads:
+                    resnet50: {K80: 1.81, V100: 17.99}
+                  minimumSpeedShare: 0.3
                 """, "c.yaml");
         assertThat(config.workloads().minimumShare()).isEqualTo(0.3);
         assertThat(config.workloads().tooSlow("ResNet50", "K80")).isTrue();
         assertThat(ExtenderConfig.DEFAULTS.workloads().minimumShare()).isZero();
-        assertThatThrownBy(() -> ExtenderConfig.parse("workloads: {resnet50: {V100: 1}}\nminimumSpeedShare: 1.5", "c.yaml"))
-                .hasMessage("c.yaml: minimumSpeedShare: expected at least 0 and below 1, got 1.5");
-        assertThatThrownBy(() -> ExtenderConfig.parse("minimumSpeedShare: 0.3", "c.yaml"))
-                .hasMessage("c.yaml: minimumSpeedShare: 0.3 needs a workloads: table to compare cards with");
-        assertThatThrownBy(() -> ExtenderConfig.parse("workloads: {resnet50: {V100: 1}}\nminimumSpeedShare: lots", "c.yaml"))
-                .hasMessage("c.yaml: minimumSpeedShare: expected a number, got \"lots\"");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {workloads: {resnet50: {V100: 1}}, minimumSpeedShare: 1.5}", "c.yaml"))
+                .hasMessage("c.yaml: policy.minimumSpeedShare: expected at least 0 and below 1, got 1.5");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {minimumSpeedShare: 0.3}", "c.yaml"))
+                .hasMessage("c.yaml: policy.minimumSpeedShare: needs a policy.workloads table to compare cards with, got 0.3");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {workloads: {resnet50: {V100: 1}}, minimumSpeedShare: lots}", "c.yaml"))
+                .hasMessage("c.yaml: policy.minimumSpeedShare: expected a number, got \"lots\"");
     }
 }

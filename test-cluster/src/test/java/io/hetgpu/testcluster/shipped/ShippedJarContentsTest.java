@@ -116,6 +116,34 @@ class ShippedJarContentsTest {
                 .allSatisfy(line -> assertThat(line).startsWith("hetgpu-").contains("--no-such-flag"));
     }
 
+    /** What an admin sees when the ConfigMap holds mistakes: every one of them, on one line, and exit 2. */
+    @Test
+    void theExtenderRefusesABadConfigFileWithOneLineNamingEveryBadField() throws IOException {
+        var config = Files.writeString(dir.resolve("extender.yaml"), """
+                version: v1
+                port: 70000
+                policy:
+                  weights: {tier: 4, nvlnk: 3}
+                  highPriorityReserve: lots
+                """);
+        var extender = ShippedArtifacts.SCHEDULER_EXTENDER;
+        var run = JarProcess.start(extender.jar(), extender.dockerJvmOptions(), List.of("--config", config.toString(), "--kubeconfig", "none"),
+                Map.of(), dir.resolve("config.log"));
+        assertThat(run.await(30)).as(run::describe).isEqualTo(2);
+        assertThat(run.output().strip().lines()).as(run::describe).singleElement().satisfies(line -> assertThat(line)
+                .contains(config + ": 3 invalid fields")
+                .contains("port: expected 0..65535, got 70000")
+                .contains("policy.weights.nvlnk: no scorer of that name")
+                .contains("policy.highPriorityReserve: expected an integer, got \"lots\""));
+
+        var unversioned = Files.writeString(dir.resolve("old.yaml"), "port: 8888\nweights: {tier: 4}\n");
+        var old = JarProcess.start(extender.jar(), extender.dockerJvmOptions(), List.of("--config", unversioned.toString(), "--kubeconfig", "none"),
+                Map.of(), dir.resolve("old.log"));
+        assertThat(old.await(30)).as(old::describe).isEqualTo(2);
+        assertThat(old.output().strip().lines()).as(old::describe).singleElement()
+                .satisfies(line -> assertThat(line).contains("version: missing").contains("version: v1").contains("under \"policy:\""));
+    }
+
     /**
      * A class-data archive holds objects in one header layout; trained with another than the ENTRYPOINT runs,
      * the JVM refuses it and the plugin starts slower with more memory, silently.

@@ -1,0 +1,160 @@
+package io.hetgpu.extender;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.JsonDeserializer;
+import com.fasterxml.jackson.databind.deser.DeserializationProblemHandler;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+
+/**
+ * Every bad field of a configuration file, each with its path and value, so that one start reports them all
+ * (as kube-scheduler's {@code field.ErrorList} does for plugin args) instead of one per attempt.
+ */
+final class FieldErrors {
+
+    private final List<String> errors = new ArrayList<>();
+
+    void add(String path, Object value, String detail) {
+        errors.add(path + ": " + detail + ", got " + show(value));
+    }
+
+    void check(boolean valid, String path, Object value, String detail) {
+        if (!valid) {
+            add(path, value, detail);
+        }
+    }
+
+    /**
+     * A domain value built from the file's fields; its own check's message (which names its field) is kept
+     * after {@code prefix}, and {@code fallback} stands in so that the other fields are still checked.
+     */
+    <T> T attempt(String prefix, Supplier<T> build, T fallback) {
+        try {
+            return build.get();
+        } catch (IllegalArgumentException e) {
+            errors.add(prefix + e.getMessage());
+            return fallback;
+        }
+    }
+
+    /** Whether {@code path} already has an error (the reader's, whose value then arrives as null). */
+    boolean reported(String path) {
+        return errors.stream().anyMatch(error -> error.startsWith(path + ": "));
+    }
+
+    boolean isEmpty() {
+        return errors.isEmpty();
+    }
+
+    void throwIfAny(String source) throws ExtenderConfig.ConfigException {
+        if (errors.size() == 1) {
+            throw new ExtenderConfig.ConfigException(source + ": " + errors.getFirst());
+        }
+        if (!errors.isEmpty()) {
+            throw new ExtenderConfig.ConfigException(source + ": " + errors.size() + " invalid fields: " + String.join("; ", errors));
+        }
+    }
+
+    /** Jackson's reading problems (unknown keys, wrong types) recorded here instead of ending the reading. */
+    DeserializationProblemHandler collector() {
+        return new DeserializationProblemHandler() {
+            @Override
+            public boolean handleUnknownProperty(DeserializationContext context, JsonParser parser, JsonDeserializer<?> deserializer,
+                                                 Object bean, String name) throws IOException {
+                var known = new TreeSet<String>();
+                deserializer.getKnownPropertyNames().forEach(field -> known.add(String.valueOf(field)));
+                errors.add(path(parser.getParsingContext()) + ": unknown field (known: " + String.join(", ", known) + ")");
+                parser.skipChildren();
+                return true;
+            }
+
+            @Override
+            public Object handleWeirdStringValue(DeserializationContext context, Class<?> type, String value, String message) {
+                add(path(context.getParser().getParsingContext()), value, "expected " + describe(type));
+                return null;
+            }
+
+            @Override
+            public Object handleWeirdNumberValue(DeserializationContext context, Class<?> type, Number value, String message) {
+                add(path(context.getParser().getParsingContext()), value, "expected " + describe(type));
+                return null;
+            }
+
+            @Override
+            public Object handleUnexpectedToken(DeserializationContext context, JavaType type, JsonToken token, JsonParser parser,
+                                                String message) throws IOException {
+                var where = path(parser.getParsingContext());
+                errors.add(where + ": expected " + describe(type.getRawClass()) + ", got " + shape(token));
+                parser.skipChildren();
+                return null;
+            }
+        };
+    }
+
+    private static String path(JsonStreamContext context) {
+        var parts = new ArrayList<String>();
+        for (var at = context; at != null && !at.inRoot(); at = at.getParent()) {
+            if (at.inArray()) {
+                // An array just opened (the unexpected token itself) has no element yet.
+                if (at.hasCurrentIndex()) {
+                    parts.addFirst("[" + at.getCurrentIndex() + "]");
+                }
+            } else if (at.getCurrentName() != null) {
+                parts.addFirst(at.getCurrentName());
+            }
+        }
+        var text = new StringBuilder();
+        for (var part : parts) {
+            text.append(text.isEmpty() || part.startsWith("[") ? "" : ".").append(part);
+        }
+        return text.isEmpty() ? "(top level)" : text.toString();
+    }
+
+    private static String shape(JsonToken token) {
+        return switch (token) {
+            case START_OBJECT -> "a mapping";
+            case START_ARRAY -> "a list";
+            case VALUE_STRING -> "a string";
+            case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "a number";
+            case VALUE_TRUE, VALUE_FALSE -> "true or false";
+            default -> token.asString() == null ? token.name() : token.asString();
+        };
+    }
+
+    private static String show(Object value) {
+        return value instanceof String text ? "\"" + text + "\"" : String.valueOf(value);
+    }
+
+    static String describe(Class<?> type) {
+        if (type == null) {
+            return "a different value";
+        }
+        if (type == Integer.class || type == int.class || type == Long.class || type == long.class) {
+            return "an integer";
+        }
+        if (type == Double.class || type == double.class) {
+            return "a number";
+        }
+        if (type == Boolean.class || type == boolean.class) {
+            return "true or false";
+        }
+        if (type == String.class) {
+            return "a string";
+        }
+        if (List.class.isAssignableFrom(type)) {
+            return "a list";
+        }
+        if (Map.class.isAssignableFrom(type) || type.isRecord()) {
+            return "a mapping";
+        }
+        return "a " + type.getSimpleName();
+    }
+}
