@@ -8,9 +8,9 @@ import io.hetgpu.extender.cluster.NodeSnapshot;
 import io.hetgpu.extender.explain.PlacementEvents;
 import io.hetgpu.extender.http.ExtenderMetrics;
 import io.hetgpu.extender.http.ExtenderServer;
-import io.hetgpu.extender.http.ExtenderService;
-import io.hetgpu.extender.http.Preemption;
 import io.hetgpu.extender.http.ServerOptions;
+import io.hetgpu.extender.service.ExtenderService;
+import io.hetgpu.extender.service.ExtenderVerbs;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
@@ -81,18 +81,20 @@ public final class Extender implements AutoCloseable {
         }
         var metrics = new ExtenderMetrics();
         var events = listener;
-        var service = new ExtenderService(cluster, parser, new NodeStateFactory(catalog, settings.rackLabel(), settings.resourceName()),
-                new PlacementPolicy(settings.priority(), settings.weights(), settings.workloads(), settings.reserve()), (pod, table) -> {
-                    metrics.placed(pod, table);
-                    events.accept(pod, table);
-                });
-        metrics.watchNodes(service.nodeStates());
+        var nodeStates = new NodeStateFactory(catalog, settings.rackLabel(), settings.resourceName());
+        var policy = new PlacementPolicy(settings.priority(), settings.weights(), settings.workloads(), settings.reserve());
+        var verbs = ExtenderVerbs.of(cluster, parser, nodeStates, policy, (pod, table) -> {
+            metrics.placed(pod, table);
+            events.accept(pod, table);
+        });
+        var service = verbs.service();
+        metrics.watchNodes(nodeStates);
         if (settings.reserve().isOn()) {
             metrics.watchReserve(service);
         }
         var vertx = Vertx.vertx();
         try {
-            var server = ExtenderServer.start(vertx, options, service, new Preemption(service), metrics)
+            var server = ExtenderServer.start(vertx, options, verbs, metrics)
                     .toCompletionStage().toCompletableFuture().join();
             return new Extender(vertx, server, informers, synced, eventWriter);
         } catch (RuntimeException e) {

@@ -1,5 +1,8 @@
 package io.hetgpu.extender.http;
 
+import io.hetgpu.extender.wire.ExtenderArgs;
+import io.hetgpu.extender.wire.WireNode;
+
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;

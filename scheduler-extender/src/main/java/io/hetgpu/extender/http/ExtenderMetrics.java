@@ -1,5 +1,7 @@
 package io.hetgpu.extender.http;
 
+import io.hetgpu.extender.service.ExtenderService;
+
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.policy.ScoreTable;
 import io.micrometer.core.instrument.Counter;

@@ -1,5 +1,12 @@
 package io.hetgpu.extender.http;
 
+import io.hetgpu.extender.service.ExtenderService;
+import io.hetgpu.extender.service.ExtenderVerbs;
+import io.hetgpu.extender.service.Preemption;
+import io.hetgpu.extender.wire.ExtenderArgs;
+import io.hetgpu.extender.wire.FilterResult;
+import io.hetgpu.extender.wire.HostPriority;
+import io.hetgpu.extender.wire.WireNode;
 import io.vertx.core.AbstractVerticle;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
@@ -45,6 +52,7 @@ public final class ExtenderServer implements AutoCloseable {
 
     private final ExtenderService service;
     private final Preemption preemption;
+    private final PreemptionCodec preemptionCodec = new PreemptionCodec();
     private final ExtenderMetrics metrics;
     private final ExtenderArgsReader reader;
     private final WireWriter writer = new WireWriter();
@@ -59,7 +67,7 @@ public final class ExtenderServer implements AutoCloseable {
         this.vertx = vertx;
         this.options = options;
         this.service = service;
-        this.reader = new ExtenderArgsReader(ExtenderArgsReader.kubernetesMapper(), service.parser().resourceName());
+        this.reader = new ExtenderArgsReader(ExtenderArgsReader.kubernetesMapper(), service.resourceName());
         this.preemption = preemption;
         this.metrics = metrics;
         this.inFlight = new BytesInFlight(options.bytesInFlightLimit());
@@ -74,8 +82,7 @@ public final class ExtenderServer implements AutoCloseable {
      * @return fails with an {@link IllegalArgumentException} naming the files when TLS is on and the certificate
      *         and key cannot be read or do not match, so that a bad pair stops the start rather than every handshake
      */
-    public static Future<ExtenderServer> start(Vertx vertx, ServerOptions options, ExtenderService service,
-                                               Preemption preemption, ExtenderMetrics metrics) {
+    public static Future<ExtenderServer> start(Vertx vertx, ServerOptions options, ExtenderVerbs verbs, ExtenderMetrics metrics) {
         var httpOptions = new HttpServerOptions().setHost(options.host()).setPort(options.port())
                 .setCompressionSupported(false).setMaxFormAttributeSize(-1)
                 .setIdleTimeout((int) options.idleTimeout().toMillis()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
@@ -86,7 +93,7 @@ public final class ExtenderServer implements AutoCloseable {
                 return Future.failedFuture(e);
             }
         }
-        var extender = new ExtenderServer(vertx, options, service, preemption, metrics);
+        var extender = new ExtenderServer(vertx, options, verbs.service(), verbs.preemption(), metrics);
         int port;
         try {
             port = options.port() == 0 ? freePort(options.host()) : options.port();
@@ -139,7 +146,7 @@ public final class ExtenderServer implements AutoCloseable {
         router.post("/preempt").handler(this::admit).handler(body).handler(ctx -> work(ctx, "preempt", this::preempt));
         router.get("/healthz").handler(ctx -> ctx.response().end("ok"));
         router.get("/readyz").handler(ctx -> {
-            boolean ready = service.cluster().synced();
+            boolean ready = service.ready();
             ctx.response().setStatusCode(ready ? 200 : 503).end(ready ? "ok" : "informers not synced yet");
         });
         router.get("/metrics").handler(ctx -> ctx.response()
@@ -258,7 +265,7 @@ public final class ExtenderServer implements AutoCloseable {
         int status = 200;
         Buffer body;
         try {
-            body = Buffer.buffer(preemption.answer(bytes(ctx)));
+            body = Buffer.buffer(preemptionCodec.write(preemption.answer(preemptionCodec.read(bytes(ctx)))));
         } catch (WireFormatException e) {
             status = 400;
             body = writer.error(e.getMessage());

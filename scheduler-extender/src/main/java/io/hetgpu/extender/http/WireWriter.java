@@ -1,5 +1,8 @@
 package io.hetgpu.extender.http;
 
+import io.hetgpu.extender.wire.FilterResult;
+import io.hetgpu.extender.wire.HostPriority;
+
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import io.netty.buffer.Unpooled;
 import io.vertx.core.buffer.Buffer;

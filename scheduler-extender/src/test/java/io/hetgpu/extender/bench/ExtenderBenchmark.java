@@ -5,8 +5,7 @@ import io.hetgpu.extender.KubeJson;
 import io.hetgpu.extender.explain.PlacementEvents;
 import io.hetgpu.extender.http.ExtenderMetrics;
 import io.hetgpu.extender.http.ExtenderServer;
-import io.hetgpu.extender.http.ExtenderService;
-import io.hetgpu.extender.http.Preemption;
+import io.hetgpu.extender.service.ExtenderVerbs;
 import io.hetgpu.extender.http.ServerOptions;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequestParser;
@@ -279,7 +278,7 @@ public final class ExtenderBenchmark {
         var metrics = new ExtenderMetrics();
         var log = PlacementEvents.logOnly();
         // What Extender.start wires after each prioritize, less the throttled Kubernetes Event (no API server here).
-        var service = new ExtenderService(cluster.view(), new PodRequestParser("nvidia.com/gpu", catalog),
+        var verbs = ExtenderVerbs.of(cluster.view(), new PodRequestParser("nvidia.com/gpu", catalog),
                 new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
                 new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS), (pod, table) -> {
                     metrics.placed(pod, table);
@@ -287,6 +286,6 @@ public final class ExtenderBenchmark {
                 });
         // Whole 5,000-node requests pass 16 MiB: this cluster has raised bodyLimitBytes, as such clusters must.
         ExtenderServer.start(Vertx.vertx(), new ServerOptions("127.0.0.1", HETGPU_PORT, 64L * 1024 * 1024, null, null),
-                service, new Preemption(service), metrics).toCompletionStage().toCompletableFuture().join();
+                verbs, metrics).toCompletionStage().toCompletableFuture().join();
     }
 }

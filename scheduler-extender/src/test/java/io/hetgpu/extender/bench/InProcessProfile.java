@@ -2,7 +2,7 @@ package io.hetgpu.extender.bench;
 
 import io.hetgpu.extender.KubeJson;
 import io.hetgpu.extender.http.ExtenderArgsReader;
-import io.hetgpu.extender.http.ExtenderService;
+import io.hetgpu.extender.service.ExtenderService;
 import io.hetgpu.extender.http.WireWriter;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequestParser;

@@ -1,5 +1,11 @@
 package io.hetgpu.extender.http;
 
+import io.hetgpu.extender.wire.ExtenderArgs;
+import io.hetgpu.extender.wire.FilterResult;
+import io.hetgpu.extender.wire.HostPriority;
+import io.hetgpu.extender.wire.WireNode;
+import io.hetgpu.extender.service.ExtenderService;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;

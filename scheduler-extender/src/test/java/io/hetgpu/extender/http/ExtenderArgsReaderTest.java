@@ -1,5 +1,8 @@
 package io.hetgpu.extender.http;
 
+import io.hetgpu.extender.wire.ExtenderArgs;
+import io.hetgpu.extender.wire.WireNode;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

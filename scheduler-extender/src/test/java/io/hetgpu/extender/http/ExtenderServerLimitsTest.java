@@ -1,5 +1,7 @@
 package io.hetgpu.extender.http;
 
+import io.hetgpu.extender.service.ExtenderVerbs;
+
 import static io.hetgpu.extender.http.ExtenderServerTest.join;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -64,10 +66,10 @@ class ExtenderServerLimitsTest {
 
     private ExtenderServer startServer(ServerOptions options) {
         var catalog = CardCatalog.defaults();
-        var service = new ExtenderService(ClusterView.REQUEST_ONLY, new PodRequestParser("nvidia.com/gpu", catalog),
+        var verbs = ExtenderVerbs.of(ClusterView.REQUEST_ONLY, new PodRequestParser("nvidia.com/gpu", catalog),
                 new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
                 new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS), (pod, table) -> { });
-        var server = join(ExtenderServer.start(vertx, options, service, new Preemption(service), new ExtenderMetrics()));
+        var server = join(ExtenderServer.start(vertx, options, verbs, new ExtenderMetrics()));
         servers.add(server);
         return server;
     }

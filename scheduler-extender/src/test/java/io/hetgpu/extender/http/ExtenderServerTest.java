@@ -1,5 +1,9 @@
 package io.hetgpu.extender.http;
 
+import io.hetgpu.extender.wire.ExtenderArgs;
+import io.hetgpu.extender.service.ExtenderService;
+import io.hetgpu.extender.service.ExtenderVerbs;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -44,10 +48,10 @@ class ExtenderServerTest {
 
     private ExtenderServer startServer(ServerOptions options) {
         var catalog = CardCatalog.defaults();
-        var service = new ExtenderService(ClusterView.REQUEST_ONLY, new PodRequestParser("nvidia.com/gpu", catalog),
+        var verbs = ExtenderVerbs.of(ClusterView.REQUEST_ONLY, new PodRequestParser("nvidia.com/gpu", catalog),
                 new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
                 new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS), (pod, table) -> { });
-        return join(ExtenderServer.start(vertx, options, service, new Preemption(service), new ExtenderMetrics()));
+        return join(ExtenderServer.start(vertx, options, verbs, new ExtenderMetrics()));
     }
 
     @AfterEach

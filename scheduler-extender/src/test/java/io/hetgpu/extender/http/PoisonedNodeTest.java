@@ -1,5 +1,7 @@
 package io.hetgpu.extender.http;
 
+import io.hetgpu.extender.service.ExtenderService;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hetgpu.extender.KubeJson;

@@ -1,5 +1,7 @@
 package io.hetgpu.extender.http;
 
+import io.hetgpu.extender.service.ExtenderVerbs;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -63,12 +65,12 @@ final class WireCluster implements AutoCloseable {
             var snapshot = NodeSnapshot.of(facts, Map.of());
             cluster = new SnapshotClusterView(() -> snapshot);
         }
-        var service = new ExtenderService(cluster, new PodRequestParser("nvidia.com/gpu", catalog),
-                new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
+        var nodeStates = new NodeStateFactory(catalog, "topology.hetgpu.io/rack");
+        var verbs = ExtenderVerbs.of(cluster, new PodRequestParser("nvidia.com/gpu", catalog), nodeStates,
                 new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS), (pod, table) -> { });
-        metrics.watchNodes(service.nodeStates());
+        metrics.watchNodes(nodeStates);
         server = ExtenderServerTest.join(ExtenderServer.start(vertx, new ServerOptions("127.0.0.1", 0, 16 * 1024 * 1024, null, null),
-                service, new Preemption(service), metrics));
+                verbs, metrics));
     }
 
     /** A verb's answer: the HTTP status and the body as JSON. */

@@ -1,5 +1,8 @@
 package io.hetgpu.extender.http;
 
+import io.hetgpu.extender.wire.FilterResult;
+import io.hetgpu.extender.wire.HostPriority;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;

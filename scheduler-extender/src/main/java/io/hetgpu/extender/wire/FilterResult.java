@@ -1,4 +1,4 @@
-package io.hetgpu.extender.http;
+package io.hetgpu.extender.wire;
 
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.hetgpu.extender.http;
+package io.hetgpu.extender.service;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hetgpu.extender.cluster.ClusterView;
@@ -13,6 +13,11 @@ import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.ScoreTable;
 import io.hetgpu.extender.policy.TopTierHeadroom;
+import io.hetgpu.extender.wire.ExtenderArgs;
+import io.hetgpu.extender.wire.FilterResult;
+import io.hetgpu.extender.wire.HostPriority;
+import io.hetgpu.extender.wire.NodeReasons;
+import io.hetgpu.extender.wire.WireNode;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -25,17 +30,17 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiConsumer;
 
 /**
- * The extender verbs over decoded requests: resolves the request's nodes (from the request itself or
- * the cluster view), runs the policy and shapes the answer as kube-scheduler expects it. No HTTP here.
+ * The filter and prioritize verbs over decoded requests: resolves the request's nodes (from the request itself
+ * or the cluster view), runs the policy and shapes the answer as kube-scheduler expects it. No HTTP here.
  */
 public final class ExtenderService {
 
-    static final String NULL_POD = "Pod is null: kube-scheduler sends the pod to place in every ExtenderArgs";
-    static final String NO_NODES = "neither Nodes nor NodeNames given: nothing to filter";
-    static final String NO_NODE_CACHE = "NodeNames given, but this extender runs without an API server (--kubeconfig none) "
+    public static final String NULL_POD = "Pod is null: kube-scheduler sends the pod to place in every ExtenderArgs";
+    public static final String NO_NODES = "neither Nodes nor NodeNames given: nothing to filter";
+    public static final String NO_NODE_CACHE = "NodeNames given, but this extender runs without an API server (--kubeconfig none) "
             + "and knows no nodes: configure it in kube-scheduler with nodeCacheCapable: false, or give it a kubeconfig";
-    static final String UNKNOWN_NODE = "node not in the extender's cache yet (informer still catching up)";
-    static final String UNNAMED_NODE = "node without a name (empty metadata.name or NodeNames entry): nothing to place a pod on";
+    public static final String UNKNOWN_NODE = "node not in the extender's cache yet (informer still catching up)";
+    public static final String UNNAMED_NODE = "node without a name (empty metadata.name or NodeNames entry): nothing to place a pod on";
 
     private final ClusterView cluster;
     private final PodRequestParser parser;
@@ -119,20 +124,14 @@ public final class ExtenderService {
         this.onPrioritized = onPrioritized;
     }
 
-    public ClusterView cluster() {
-        return cluster;
+    /** Whether the cluster view has caught up with the API server (the extender is ready for kube-scheduler). */
+    public boolean ready() {
+        return cluster.synced();
     }
 
-    public PodRequestParser parser() {
-        return parser;
-    }
-
-    public NodeStateFactory nodeStates() {
-        return nodes;
-    }
-
-    public PlacementPolicy policy() {
-        return policy;
+    /** The extended resource the pods' GPU requests name. */
+    public String resourceName() {
+        return parser.resourceName();
     }
 
     /**

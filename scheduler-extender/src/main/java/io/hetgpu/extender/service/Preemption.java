@@ -1,28 +1,30 @@
-package io.hetgpu.extender.http;
+package io.hetgpu.extender.service;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.MapperFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.hetgpu.extender.cluster.ClusterView;
 import io.hetgpu.extender.model.BoundPod;
 import io.hetgpu.extender.model.DeviceHoldings;
 import io.hetgpu.extender.model.InvalidPodRequestException;
 import io.hetgpu.extender.model.NodeState;
+import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
 import io.hetgpu.extender.policy.PlacementPolicy;
-import java.io.IOException;
+import io.hetgpu.extender.wire.ExtenderPreemptionArgs;
+import io.hetgpu.extender.wire.ExtenderPreemptionArgs.MetaPod;
+import io.hetgpu.extender.wire.ExtenderPreemptionArgs.MetaVictims;
+import io.hetgpu.extender.wire.ExtenderPreemptionResult;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The preempt verb (kube-scheduler's ProcessPreemption). kube-scheduler proposes, per node, the pods it
+ * The preempt verb's rule (kube-scheduler's ProcessPreemption). kube-scheduler proposes, per node, the pods it
  * would evict; the extender keeps a node only if evicting them frees a GPU set the preemptor can use
  * (the right cards, an NVLink set when asked), so that no work is evicted for GPUs that then do not help.
  */
@@ -30,55 +32,31 @@ public final class Preemption {
 
     private static final Logger LOG = LoggerFactory.getLogger(Preemption.class);
 
-    /** Go's decoder matches keys case-insensitively; so does this mapper. */
-    private final ObjectMapper mapper = JsonMapper.builder()
-            .enable(MapperFeature.ACCEPT_CASE_INSENSITIVE_PROPERTIES)
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .build();
-    private final ExtenderService service;
+    private final ClusterView cluster;
+    private final PodRequestParser parser;
+    private final NodeStateFactory nodes;
+    private final PlacementPolicy policy;
+    private final Function<PodRequest, ClosedTier> closedTier;
 
-    public Preemption(ExtenderService service) {
-        this.service = service;
+    /**
+     * @param closedTier the tier a high-priority reserve closes to a pod now ({@link ExtenderService#closedTier}),
+     *                   so that preemption never frees cards the filter would then refuse the pod
+     */
+    public Preemption(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
+                      Function<PodRequest, ClosedTier> closedTier) {
+        this.cluster = cluster;
+        this.parser = parser;
+        this.nodes = nodes;
+        this.policy = policy;
+        this.closedTier = closedTier;
     }
 
-    // The wire types of k8s.io/kube-scheduler/extender/v1, with Go's field names.
-    public record MetaPod(@JsonProperty("UID") String uid) {
+    /** The nodes kept as candidates, with kube-scheduler's victims on each. */
+    public ExtenderPreemptionResult answer(ExtenderPreemptionArgs args) {
+        return new ExtenderPreemptionResult(decide(args));
     }
 
-    public record MetaVictims(@JsonProperty("Pods") List<MetaPod> pods, @JsonProperty("NumPDBViolations") long numPdbViolations) {
-    }
-
-    public record Victims(@JsonProperty("Pods") List<Pod> pods, @JsonProperty("NumPDBViolations") long numPdbViolations) {
-    }
-
-    public record PreemptionArgs(@JsonProperty("Pod") Pod pod,
-                                 @JsonProperty("NodeNameToVictims") Map<String, Victims> nodeNameToVictims,
-                                 @JsonProperty("NodeNameToMetaVictims") Map<String, MetaVictims> nodeNameToMetaVictims) {
-    }
-
-    public record PreemptionResult(@JsonProperty("NodeNameToMetaVictims") Map<String, MetaVictims> nodeNameToMetaVictims) {
-    }
-
-    public byte[] answer(byte[] body) throws WireFormatException {
-        PreemptionArgs args;
-        try {
-            args = mapper.readValue(body, PreemptionArgs.class);
-        } catch (JsonProcessingException e) {
-            throw new WireFormatException("request body is not valid ExtenderPreemptionArgs JSON: " + e.getOriginalMessage());
-        } catch (IOException e) {
-            throw new WireFormatException("request body could not be read: " + e.getMessage());
-        }
-        if (args == null || args.pod() == null) {
-            throw new WireFormatException(ExtenderService.NULL_POD);
-        }
-        try {
-            return mapper.writeValueAsBytes(new PreemptionResult(decide(args)));
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("records of strings and numbers always serialise", e);
-        }
-    }
-
-    Map<String, MetaVictims> decide(PreemptionArgs args) {
+    Map<String, MetaVictims> decide(ExtenderPreemptionArgs args) {
         var proposals = new LinkedHashMap<String, List<Pod>>();
         var pdb = new LinkedHashMap<String, Long>();
         var metaProposals = new LinkedHashMap<String, MetaVictims>();
@@ -96,7 +74,7 @@ public final class Preemption {
         }
         PodRequest pod;
         try {
-            pod = service.parser().parse(args.pod());
+            pod = parser.parse(args.pod());
         } catch (InvalidPodRequestException e) {
             return Map.of();
         }
@@ -118,14 +96,13 @@ public final class Preemption {
 
     /** Whether evicting these pods leaves the node a GPU set the pod can use. */
     private boolean helps(PodRequest pod, String nodeName, List<String> victimUids) {
-        var cluster = service.cluster();
         var facts = cluster.node(nodeName);
         if (facts == null) {
             // Without the node's inventory there is nothing to judge by; leave the decision to kube-scheduler.
             return true;
         }
         List<BoundPod> bound = cluster.boundPods(nodeName);
-        var state = service.nodeStates().state(facts, bound);
+        var state = nodes.state(facts, bound);
         var holdings = DeviceHoldings.predict(state.gpus(), bound);
         long freed = 0;
         var victims = new HashSet<>(victimUids);
@@ -136,7 +113,7 @@ public final class Preemption {
         }
         var after = new NodeState(state.name(), state.rack(), state.zone(), state.gpus(),
                 (state.freeMask() | freed) & state.gpus().healthyMask());
-        var assessment = service.policy().assess(pod, after, service.closedTier(pod));
+        var assessment = policy.assess(pod, after, closedTier.apply(pod));
         if (assessment instanceof PlacementPolicy.Misfit misfit) {
             LOG.debug("preemption on {} refused for {}: evicting {} would leave {}", nodeName, pod.displayName(),
                     victimUids, misfit.rejection().reason());

@@ -1,7 +1,8 @@
-package io.hetgpu.extender.http;
+package io.hetgpu.extender.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hetgpu.extender.http.WireWriter;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

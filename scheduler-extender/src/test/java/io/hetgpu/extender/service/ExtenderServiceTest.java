@@ -1,4 +1,8 @@
-package io.hetgpu.extender.http;
+package io.hetgpu.extender.service;
+
+import io.hetgpu.extender.wire.ExtenderArgs;
+import io.hetgpu.extender.wire.FilterResult;
+import io.hetgpu.extender.wire.WireNode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -12,6 +16,7 @@ import io.hetgpu.extender.model.BoundPod;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.http.ExtenderMetrics;
 import io.hetgpu.extender.policy.HighPriorityReserve;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.PriorityThresholds;
@@ -27,9 +32,10 @@ import org.junit.jupiter.api.Test;
 class ExtenderServiceTest {
 
     private final CardCatalog catalog = CardCatalog.defaults();
-    private final ExtenderService service = new ExtenderService(ClusterView.REQUEST_ONLY, new PodRequestParser("nvidia.com/gpu", catalog),
-            new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
-            new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS), (pod, table) -> { });
+    private final PodRequestParser parser = new PodRequestParser("nvidia.com/gpu", catalog);
+    private final PlacementPolicy policy = new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS);
+    private final ExtenderService service = new ExtenderService(ClusterView.REQUEST_ONLY, parser,
+            new NodeStateFactory(catalog, "topology.hetgpu.io/rack"), policy, (pod, table) -> { });
     private final io.hetgpu.gpu.NodeTopology dgx = TestTopologies.dgx1V100("dgx");
 
     @Test
@@ -59,7 +65,7 @@ class ExtenderServiceTest {
         // Gavel's single-GPU speeds: ResNet-50 crawls on a K80 (10 % of its V100 speed), Recommendation runs fastest there.
         var throughputs = new WorkloadThroughputs(Map.of(
                 "resnet50", Map.of("K80", 1.81, "V100", 17.99), "recommendation", Map.of("K80", 20.05, "V100", 13.28)));
-        var workloadAware = new ExtenderService(ClusterView.REQUEST_ONLY, service.parser(), new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
+        var workloadAware = new ExtenderService(ClusterView.REQUEST_ONLY, parser, new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
                 new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, throughputs.withMinimumShare(0.25)), (pod, table) -> { });
         var k80 = TestTopologies.k80x4("k80");
         var node = new WireNode(new NodeFacts("k80", "1", Map.of(), TestTopologies.inventory(k80), TestTopologies.allFree(k80)),
@@ -88,8 +94,8 @@ class ExtenderServiceTest {
         var facts = new NodeFacts("dgx", "1", Map.of(), TestTopologies.inventory(dgx), TestTopologies.allFree(dgx));
         var bound = new java.util.concurrent.atomic.AtomicReference<List<BoundPod>>(List.of());
         var cluster = new SnapshotClusterView(() -> NodeSnapshot.of(List.of(facts), Map.of("dgx", bound.get())));
-        var withCluster = new ExtenderService(cluster, service.parser(), new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
-                service.policy(), (pod, table) -> { });
+        var withCluster = new ExtenderService(cluster, parser, new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
+                policy, (pod, table) -> { });
         var args = new ExtenderArgs(KubeJson.trainingPod(), null, List.of("dgx"));
 
         assertThat(withCluster.filter(args).nodeNames()).containsExactly("dgx");
@@ -106,14 +112,14 @@ class ExtenderServiceTest {
         var b = dgxFacts("dgx-b", TestTopologies.free(TestTopologies.dgx1V100("dgx-b"), 7));
         var c = dgxFacts("dgx-c", TestTopologies.free(TestTopologies.dgx1V100("dgx-c"), 0, 1));
         var nodes = new AtomicReference<>(NodeSnapshot.of(List.of(a, b, c), Map.of()));
-        var withCluster = new ExtenderService(viewOf(nodes), service.parser(), new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
-                service.policy(), (pod, table) -> { });
+        var nodeStates = new NodeStateFactory(catalog, "topology.hetgpu.io/rack");
+        var withCluster = new ExtenderService(viewOf(nodes), parser, nodeStates, policy, (pod, table) -> { });
         var all = new ExtenderArgs(KubeJson.trainingPod(), null, List.of("dgx-a", "dgx-b", "dgx-c"));
 
         var first = withCluster.filter(all);
         assertThat(first.nodeNames()).containsExactly("dgx-a");
         assertThat(first.failedNodes()).containsOnlyKeys("dgx-b", "dgx-c");
-        assertThat(withCluster.nodeStates().cachedNodes()).isEqualTo(3);
+        assertThat(nodeStates.cachedNodes()).isEqualTo(3);
 
         // dgx-c takes dgx-a's position: what was kept for that position must not answer for it.
         nodes.set(nodes.get().withoutNode("dgx-a"));
@@ -122,7 +128,7 @@ class ExtenderServiceTest {
         assertThat(second.nodeNames()).isEmpty();
         assertThat(second.failedNodes()).containsExactlyEntriesOf(orderedMap(
                 "dgx-b", "1 free V100, pod needs 4", "dgx-c", "2 free V100, pod needs 4", "dgx-a", ExtenderService.UNKNOWN_NODE));
-        assertThat(withCluster.nodeStates().cachedNodes()).isEqualTo(2);
+        assertThat(nodeStates.cachedNodes()).isEqualTo(2);
     }
 
     @Test
@@ -130,8 +136,8 @@ class ExtenderServiceTest {
         var dgxA = TestTopologies.dgx1V100("dgx-a");
         var idle = NodeSnapshot.of(List.of(dgxFacts("dgx-a", TestTopologies.allFree(dgxA)), dgxFacts("cpu", null)), Map.of());
         var nodes = new AtomicReference<>(idle);
-        var withCluster = new ExtenderService(viewOf(nodes), service.parser(), new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
-                service.policy(), (pod, table) -> { });
+        var withCluster = new ExtenderService(viewOf(nodes), parser, new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
+                policy, (pod, table) -> { });
         var args = new ExtenderArgs(KubeJson.trainingPod(), null, List.of("dgx-a", "cpu"));
         var done = new java.util.concurrent.atomic.AtomicBoolean();
         // The free list changes (new facts object each time), the node is removed and added again, while requests run.
@@ -170,7 +176,7 @@ class ExtenderServiceTest {
         var a = dgxFacts("dgx-a", TestTopologies.allFree(TestTopologies.dgx1V100("dgx-a")));
         var idle = dgxFacts("dgx-b", TestTopologies.allFree(TestTopologies.dgx1V100("dgx-b")));
         var nodes = new AtomicReference<>(NodeSnapshot.of(List.of(a, idle), Map.of()));
-        var reserving = new ExtenderService(viewOf(nodes), service.parser(), new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
+        var reserving = new ExtenderService(viewOf(nodes), parser, new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
                 new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, WorkloadThroughputs.NONE,
                         new HighPriorityReserve(8)), (pod, table) -> { });
         var metrics = new ExtenderMetrics();
@@ -199,7 +205,7 @@ class ExtenderServiceTest {
         var b = dgxFacts("dgx-b", TestTopologies.free(TestTopologies.dgx1V100("dgx-b"), 7));
         var cpu = dgxFacts("cpu", null);
         var withCluster = new ExtenderService(viewOf(new AtomicReference<>(NodeSnapshot.of(List.of(b, cpu), Map.of()))),
-                service.parser(), new NodeStateFactory(catalog, "topology.hetgpu.io/rack"), service.policy(), (pod, table) -> { });
+                parser, new NodeStateFactory(catalog, "topology.hetgpu.io/rack"), policy, (pod, table) -> { });
 
         var result = withCluster.filter(new ExtenderArgs(KubeJson.trainingPod(), null, List.of("dgx-b", "cpu", "dgx-b", "ghost", "ghost", "cpu")));
 

@@ -1,4 +1,4 @@
-package io.hetgpu.extender.http;
+package io.hetgpu.extender.wire;
 
 import io.hetgpu.extender.model.NodeFacts;
 

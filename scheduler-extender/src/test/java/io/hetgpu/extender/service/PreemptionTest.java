@@ -1,4 +1,4 @@
-package io.hetgpu.extender.http;
+package io.hetgpu.extender.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -17,6 +17,7 @@ import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.PriorityThresholds;
+import io.hetgpu.extender.http.PreemptionCodec;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.gpu.tier.CardCatalog;
 import java.util.List;
@@ -33,7 +34,9 @@ class PreemptionTest {
     private static final String POD = KubeJson.text("pod-pytorch-worker.json");
 
     /** Full nodes: a DGX-1 with four 2-GPU pods (bound in order), a 4x V100 PCIe server and a T4 server with two each. */
-    private final Preemption preemption = new Preemption(service(cluster()));
+    private final ExtenderVerbs verbs = verbs(cluster());
+    /** Bodies in and out as the HTTP server reads and writes them. */
+    private final PreemptionCodec codec = new PreemptionCodec();
 
     @Test
     void keepsANodeWhereTheVictimsFreeAnNvlinkSet() throws Exception {
@@ -61,18 +64,22 @@ class PreemptionTest {
         var victim2 = "{\"metadata\":{\"name\":\"w1\",\"namespace\":\"ml\",\"uid\":\"w1\"}}";
         var body = "{\"Pod\":" + POD + ",\"NodeNameToVictims\":{\"dgx\":{\"Pods\":[" + victim + "," + victim2
                 + "],\"NumPDBViolations\":0}},\"NodeNameToMetaVictims\":null}";
-        var result = JSON.readTree(preemption.answer(body.getBytes()));
+        var result = JSON.readTree(answer(body));
         assertThat(result.get("NodeNameToMetaVictims").get("dgx").get("Pods")).hasSize(2);
     }
 
     @Test
     void aNullPodIsAnError() {
-        assertThatThrownBy(() -> preemption.answer("{\"Pod\":null,\"NodeNameToMetaVictims\":{}}".getBytes()))
+        assertThatThrownBy(() -> codec.read("{\"Pod\":null,\"NodeNameToMetaVictims\":{}}".getBytes()))
                 .hasMessage(ExtenderService.NULL_POD);
     }
 
+    private byte[] answer(String body) throws Exception {
+        return codec.write(verbs.preemption().answer(codec.read(body.getBytes())));
+    }
+
     private JsonNode preempt(String body) throws Exception {
-        return JSON.readTree(preemption.answer(body.getBytes()));
+        return JSON.readTree(answer(body));
     }
 
     private static String meta(Map<String, List<String>> victims) {
@@ -82,9 +89,9 @@ class PreemptionTest {
         return "{\"Pod\":" + POD + ",\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":{" + String.join(",", entries) + "}}";
     }
 
-    private static ExtenderService service(ClusterView cluster) {
+    private static ExtenderVerbs verbs(ClusterView cluster) {
         var catalog = CardCatalog.defaults();
-        return new ExtenderService(cluster, new PodRequestParser("nvidia.com/gpu", catalog), new NodeStateFactory(catalog, "rack"),
+        return ExtenderVerbs.of(cluster, new PodRequestParser("nvidia.com/gpu", catalog), new NodeStateFactory(catalog, "rack"),
                 new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS), (pod, table) -> { });
     }
 

@@ -1,4 +1,4 @@
-package io.hetgpu.extender.http;
+package io.hetgpu.extender.wire;
 
 import java.util.AbstractMap;
 import java.util.AbstractSet;
@@ -16,7 +16,7 @@ import java.util.function.BiConsumer;
  * scan (tests use them, the wire does not). Whoever builds one puts each name once: a map, and the
  * answer's JSON object, hold each key once.
  */
-final class NodeReasons extends AbstractMap<String, String> {
+public final class NodeReasons extends AbstractMap<String, String> {
 
     private final String[] names;
     private final String[] reasons;
@@ -28,11 +28,11 @@ final class NodeReasons extends AbstractMap<String, String> {
         this.size = size;
     }
 
-    static Builder builder(int expected) {
+    public static Builder builder(int expected) {
         return new Builder(expected);
     }
 
-    static final class Builder {
+    public static final class Builder {
         private String[] names;
         private String[] reasons;
         private int size;
@@ -43,7 +43,7 @@ final class NodeReasons extends AbstractMap<String, String> {
         }
 
         /** Adds a name not put before. */
-        Builder put(String name, String reason) {
+        public Builder put(String name, String reason) {
             if (size == names.length) {
                 names = Arrays.copyOf(names, size * 2);
                 reasons = Arrays.copyOf(reasons, size * 2);
@@ -54,7 +54,7 @@ final class NodeReasons extends AbstractMap<String, String> {
             return this;
         }
 
-        NodeReasons build() {
+        public NodeReasons build() {
             return new NodeReasons(Arrays.copyOf(names, size), Arrays.copyOf(reasons, size), size);
         }
     }
