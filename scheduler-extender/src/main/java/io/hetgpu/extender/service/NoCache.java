@@ -1,0 +1,90 @@
+package io.hetgpu.extender.service;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.cluster.NodeSnapshot;
+import io.hetgpu.extender.model.InvalidPodRequestException;
+import io.hetgpu.extender.model.NodeState;
+import io.hetgpu.extender.model.NodeStateFactory;
+import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
+import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.TopTierHeadroom;
+import io.hetgpu.extender.wire.ExtenderArgs;
+import io.hetgpu.extender.wire.WireNode;
+import java.util.ArrayList;
+import java.util.Arrays;
+
+/** Every request judged from scratch: the reference that {@link MemoizingCache} must answer exactly like. */
+final class NoCache implements RequestCache {
+
+    private final ClusterView cluster;
+    private final PodRequestParser parser;
+    private final NodeStateFactory nodes;
+    private final PlacementPolicy policy;
+    private volatile TopTierHeadroom last = TopTierHeadroom.NONE;
+
+    NoCache(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy) {
+        this.cluster = cluster;
+        this.parser = parser;
+        this.nodes = nodes;
+        this.policy = policy;
+    }
+
+    @Override
+    public ResolvedNodes resolve(ExtenderArgs args) {
+        return NodeResolution.resolve(args, cluster, new NodeResolution.States() {
+            @Override
+            public void begin(NodeSnapshot snapshot, int capacity) {
+            }
+
+            @Override
+            public NodeState ofRequestNode(WireNode node, int index) {
+                return nodes.state(node.facts(), cluster.boundPods(node.facts().name()));
+            }
+
+            @Override
+            public NodeState ofClusterNode(NodeSnapshot snapshot, int position, int index) {
+                return nodes.state(snapshot.facts(position), snapshot.boundPods(position));
+            }
+
+            @Override
+            public Trace end(int kept) {
+                return Trace.NONE;
+            }
+        });
+    }
+
+    @Override
+    public PodRequest parse(Pod pod) throws InvalidPodRequestException {
+        return parser.parse(pod);
+    }
+
+    @Override
+    public PlacementPolicy.Assessment[] assess(PodRequest pod, ClosedTier closed, ResolvedNodes resolved) {
+        return policy.assessAll(pod, Arrays.asList(resolved.states()), closed).toArray(PlacementPolicy.Assessment[]::new);
+    }
+
+    @Override
+    public TopTierHeadroom headroom(ResolvedNodes resolved) {
+        last = cluster.knowsNodes() ? clusterHeadroom() : TopTierHeadroom.of(Arrays.asList(resolved.states()));
+        return last;
+    }
+
+    @Override
+    public TopTierHeadroom clusterHeadroom() {
+        var snapshot = cluster.nodes();
+        var states = new ArrayList<NodeState>(snapshot.size());
+        for (int i = 0; i < snapshot.size(); i++) {
+            states.add(nodes.state(snapshot.facts(i), snapshot.boundPods(i)));
+        }
+        last = TopTierHeadroom.of(states);
+        return last;
+    }
+
+    @Override
+    public TopTierHeadroom lastHeadroom() {
+        return last;
+    }
+}

@@ -1,0 +1,102 @@
+package io.hetgpu.extender.service;
+
+import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.cluster.NodeSnapshot;
+import io.hetgpu.extender.model.NodeState;
+import io.hetgpu.extender.wire.ExtenderArgs;
+import io.hetgpu.extender.wire.WireNode;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashSet;
+import java.util.List;
+
+/**
+ * Which of a request's nodes are judged, the same for every {@link RequestCache}: each name once (kube-scheduler
+ * takes the returned NodeNames as the filtered set and adds up the scores per host, so a name answered twice
+ * would be a node kept twice or scored twice); in a Nodes request the first object of a name is the one
+ * judged and handed back. Nodes come from one API server and never share a name: this only keeps a hand-made
+ * or broken request from getting an inconsistent answer. How a node becomes a state is the cache's.
+ */
+final class NodeResolution {
+
+    /** A cache's way to a node's state, told each node resolved in turn. */
+    interface States {
+        /** Before the first node: the cluster snapshot of a NodeNames request (null for Nodes), and at most how many come. */
+        void begin(NodeSnapshot snapshot, int capacity);
+
+        NodeState ofRequestNode(WireNode node, int index);
+
+        NodeState ofClusterNode(NodeSnapshot snapshot, int position, int index);
+
+        /** After the last node: what the cache keeps of the {@code kept} nodes until they are assessed. */
+        RequestCache.Trace end(int kept);
+    }
+
+    private NodeResolution() {
+    }
+
+    static ResolvedNodes resolve(ExtenderArgs args, ClusterView cluster, States lookup) {
+        if (args.nodes() != null) {
+            return requestNodes(args.nodes(), lookup);
+        }
+        if (args.nodeNames() == null) {
+            return ResolvedNodes.error(ExtenderService.NO_NODES);
+        }
+        if (!cluster.knowsNodes()) {
+            return ResolvedNodes.error(ExtenderService.NO_NODE_CACHE);
+        }
+        return clusterNodes(args.nodeNames(), cluster.nodes(), lookup);
+    }
+
+    private static ResolvedNodes requestNodes(List<WireNode> nodes, States lookup) {
+        lookup.begin(null, nodes.size());
+        var states = new NodeState[nodes.size()];
+        var wire = new ArrayList<WireNode>(nodes.size());
+        var seen = new HashSet<String>(nodes.size() * 2);
+        boolean unnamed = false;
+        for (var node : nodes) {
+            var name = node.facts().name();
+            if (name.isEmpty()) {
+                unnamed = true;
+            } else if (seen.add(name)) {
+                states[wire.size()] = lookup.ofRequestNode(node, wire.size());
+                wire.add(node);
+            }
+        }
+        int kept = wire.size();
+        return new ResolvedNodes(kept == states.length ? states : Arrays.copyOf(states, kept), wire, List.of(), unnamed, "",
+                lookup.end(kept));
+    }
+
+    private static ResolvedNodes clusterNodes(List<String> names, NodeSnapshot snapshot, States lookup) {
+        lookup.begin(snapshot, names.size());
+        var states = new NodeState[names.size()];
+        var unknown = new ArrayList<String>();
+        HashSet<String> unknownSeen = null;
+        var seen = new BitSet(snapshot.size());
+        boolean unnamed = false;
+        int known = 0;
+        for (var name : names) {
+            if (name.isEmpty()) {
+                unnamed = true;
+                continue;
+            }
+            int position = snapshot.positionOf(name);
+            if (position < 0) {
+                if (unknownSeen == null) {
+                    unknownSeen = new HashSet<>();
+                }
+                if (unknownSeen.add(name)) {
+                    unknown.add(name);
+                }
+            } else if (!seen.get(position)) {
+                seen.set(position);
+                states[known] = lookup.ofClusterNode(snapshot, position, known);
+                known++;
+            }
+        }
+        return new ResolvedNodes(known == states.length ? states : Arrays.copyOf(states, known), null, unknown, unnamed, "",
+                lookup.end(known));
+    }
+}

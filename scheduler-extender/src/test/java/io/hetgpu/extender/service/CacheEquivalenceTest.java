@@ -1,0 +1,262 @@
+package io.hetgpu.extender.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.hetgpu.extender.KubeJson;
+import io.hetgpu.extender.TestTopologies;
+import io.hetgpu.extender.cluster.NodeSnapshot;
+import io.hetgpu.extender.cluster.SnapshotClusterView;
+import io.hetgpu.extender.http.PreemptionCodec;
+import io.hetgpu.extender.http.WireWriter;
+import io.hetgpu.extender.model.BoundPod;
+import io.hetgpu.extender.model.NodeFacts;
+import io.hetgpu.extender.model.NodeStateFactory;
+import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.policy.HighPriorityReserve;
+import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PriorityThresholds;
+import io.hetgpu.extender.policy.ScoreWeights;
+import io.hetgpu.extender.policy.WorkloadThroughputs;
+import io.hetgpu.extender.wire.ExtenderArgs;
+import io.hetgpu.extender.wire.ExtenderPreemptionArgs;
+import io.hetgpu.extender.wire.ExtenderPreemptionArgs.MetaPod;
+import io.hetgpu.extender.wire.ExtenderPreemptionArgs.MetaVictims;
+import io.hetgpu.extender.wire.WireNode;
+import io.hetgpu.gpu.NodeTopology;
+import io.hetgpu.gpu.tier.CardCatalog;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The service with its caches answers exactly as the service that recomputes everything, byte for byte on the
+ * wire, while nodes come, go and change, pods are bound and deleted, and kube-scheduler's three verbs arrive in
+ * both node forms with the same pods again and again (as kube-scheduler sends one pod to filter, then
+ * prioritize). This is what makes the caches safe to change.
+ */
+class CacheEquivalenceTest {
+
+    private static final int STEPS = 400;
+    private static final CardCatalog CATALOG = CardCatalog.defaults();
+    private static final List<Function<String, NodeTopology>> MACHINES = List.of(TestTopologies::dgx1V100, TestTopologies::dgxA100,
+            TestTopologies::dgxH100, TestTopologies::t4x4, TestTopologies::k80x4, name -> TestTopologies.v100Pcie(name, 4));
+
+    private final WireWriter writer = new WireWriter();
+    private final PreemptionCodec codec = new PreemptionCodec();
+
+    /** One service under test: its own node-state factory, so that nothing derived is shared between the two. */
+    private record Side(ExtenderService service, Preemption preemption) {
+
+        static Side of(SnapshotClusterView cluster, PlacementPolicy policy, boolean cached) {
+            var parser = new PodRequestParser("nvidia.com/gpu", CATALOG);
+            var nodes = new NodeStateFactory(CATALOG, "topology.hetgpu.io/rack");
+            var service = cached ? new ExtenderService(cluster, parser, nodes, policy, (pod, table) -> { })
+                    : ExtenderService.uncached(cluster, parser, nodes, policy);
+            return new Side(service, new Preemption(cluster, parser, nodes, policy, service::closedTier));
+        }
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1, 2, 3})
+    void theCachedServiceAnswersAsTheUncachedOne(long seed) {
+        var random = new Random(seed);
+        var throughputs = new WorkloadThroughputs(Map.of("resnet50", Map.of("K80", 1.81, "V100", 17.99, "T4", 6.0, "A100", 40.0)));
+        // Odd seeds with a high-priority reserve and a speed floor: the headroom counter and closed tiers take part.
+        var policy = seed % 2 == 1
+                ? new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, throughputs.withMinimumShare(0.2), new HighPriorityReserve(8))
+                : new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS);
+        var cluster = new Cluster(random);
+        var view = new SnapshotClusterView(cluster.snapshot::get);
+        var cached = Side.of(view, policy, true);
+        var uncached = Side.of(view, policy, false);
+        var pods = pods();
+
+        for (int step = 0; step < STEPS; step++) {
+            if (random.nextInt(10) < 3) {
+                cluster.change(step);
+            }
+            var pod = pods.get(random.nextInt(pods.size()));
+            var args = random.nextInt(10) < 7 ? new ExtenderArgs(pod, null, cluster.names(random))
+                    : new ExtenderArgs(pod, cluster.wireNodes(random), null);
+            var what = "seed " + seed + ", step " + step + ", pod " + pod.getMetadata().getName()
+                    + (args.nodes() == null ? ", NodeNames " + args.nodeNames() : ", " + args.nodes().size() + " Nodes");
+            assertThat(filter(cached, args)).as("filter, %s", what).isEqualTo(filter(uncached, args));
+            if (random.nextInt(10) < 8) {
+                assertThat(prioritize(cached, args)).as("prioritize, %s", what).isEqualTo(prioritize(uncached, args));
+            }
+            if (random.nextInt(10) < 2) {
+                var preempt = cluster.preemption(pod, random);
+                assertThat(preempt(cached, preempt)).as("preempt, %s", what).isEqualTo(preempt(uncached, preempt));
+            }
+        }
+        assertThat(cached.service().lastHeadroom()).isEqualTo(uncached.service().lastHeadroom());
+        assertThat(cached.service().heldByReserve()).isEqualTo(uncached.service().heldByReserve());
+    }
+
+    private String filter(Side side, ExtenderArgs args) {
+        return writer.filterResult(side.service().filter(args)).toString(StandardCharsets.UTF_8);
+    }
+
+    private String prioritize(Side side, ExtenderArgs args) {
+        var answer = side.service().prioritize(args);
+        return (answer.error().isEmpty() ? writer.hostPriorities(answer.priorities()) : writer.error(answer.error())).toString(StandardCharsets.UTF_8);
+    }
+
+    private String preempt(Side side, ExtenderPreemptionArgs args) {
+        return new String(codec.write(side.preemption().answer(args)), StandardCharsets.UTF_8);
+    }
+
+    /** The pods kube-scheduler keeps sending: the same objects again, as the request reader hands them out. */
+    private static List<Pod> pods() {
+        var pods = new ArrayList<Pod>();
+        for (int gpus : new int[] {1, 2, 4, 8}) {
+            for (int priority : new int[] {1000, 0, -1}) {
+                var pod = KubeJson.trainingPod();
+                pod.getMetadata().setName("p" + gpus + "-" + priority);
+                pod.getSpec().setPriority(priority);
+                var resources = pod.getSpec().getContainers().getFirst().getResources();
+                resources.getLimits().put("nvidia.com/gpu", new Quantity(Integer.toString(gpus)));
+                resources.getRequests().put("nvidia.com/gpu", new Quantity(Integer.toString(gpus)));
+                pods.add(pod);
+            }
+        }
+        var workload = KubeJson.trainingPod();
+        workload.getMetadata().setName("resnet");
+        workload.getMetadata().getAnnotations().put("hetgpu.io/workload", "resnet50");
+        pods.add(workload);
+        var cpuOnly = KubeJson.trainingPod();
+        cpuOnly.getMetadata().setName("cpu");
+        cpuOnly.getSpec().getContainers().getFirst().getResources().getLimits().remove("nvidia.com/gpu");
+        cpuOnly.getSpec().getContainers().getFirst().getResources().getRequests().remove("nvidia.com/gpu");
+        pods.add(cpuOnly);
+        var invalid = KubeJson.trainingPod();
+        invalid.getMetadata().setName("invalid");
+        invalid.getSpec().getContainers().getFirst().getResources().getLimits().put("nvidia.com/gpu", new Quantity("1.5"));
+        pods.add(invalid);
+        return pods;
+    }
+
+    /** The cluster the informers would show: nodes of several machines, free lists and bound pods that change. */
+    private static final class Cluster {
+        private final Random random;
+        private final AtomicReference<NodeSnapshot> snapshot = new AtomicReference<>(NodeSnapshot.EMPTY);
+        private final Map<String, NodeTopology> machines = new LinkedHashMap<>();
+        private final Map<String, List<BoundPod>> bound = new HashMap<>();
+        private int created;
+
+        Cluster(Random random) {
+            this.random = random;
+            for (int i = 0; i < 8; i++) {
+                add(0);
+            }
+            snapshot.set(snapshot.get().withNode(new NodeFacts("cpu-0", "1", Map.of(), null, null)));
+        }
+
+        void change(int step) {
+            var names = new ArrayList<>(machines.keySet());
+            var name = names.get(random.nextInt(names.size()));
+            switch (random.nextInt(6)) {
+                case 0 -> add(step);
+                case 1 -> {
+                    if (machines.size() > 2) {
+                        machines.remove(name);
+                        bound.remove(name);
+                        snapshot.set(snapshot.get().withoutNode(name));
+                    }
+                }
+                case 2 -> publish(name, step);
+                case 3 -> {
+                    // A pod bound since the free list was read: the extender predicts its devices.
+                    var pods = new ArrayList<>(bound.getOrDefault(name, List.of()));
+                    pods.add(new BoundPod(name + "-pod-" + step, 1 + random.nextInt(4), random.nextBoolean(),
+                            TestTopologies.READ_AT.plusSeconds(step + 1)));
+                    bound.put(name, List.copyOf(pods));
+                    snapshot.set(snapshot.get().withBoundPods(name, bound.get(name)));
+                }
+                case 4 -> {
+                    bound.remove(name);
+                    snapshot.set(snapshot.get().withBoundPods(name, List.of()));
+                }
+                default -> {
+                    // The same node again as a new object with the same content (an informer resync).
+                    var facts = snapshot.get().facts(name);
+                    snapshot.set(snapshot.get().withNode(new NodeFacts(facts.name(), facts.resourceVersion(), facts.labels(),
+                            facts.inventory(), facts.free())));
+                }
+            }
+        }
+
+        private void add(int step) {
+            var name = "gpu-" + created++;
+            machines.put(name, MACHINES.get(random.nextInt(MACHINES.size())).apply(name));
+            publish(name, step);
+        }
+
+        /** A new free list for the node: some of its GPUs taken. */
+        private void publish(String name, int step) {
+            var topology = machines.get(name);
+            var free = new ArrayList<Integer>();
+            for (int i = 0; i < topology.devices().size(); i++) {
+                if (random.nextInt(3) > 0) {
+                    free.add(i);
+                }
+            }
+            var facts = new NodeFacts(name, Integer.toString(step + 1), Map.of("topology.hetgpu.io/rack", "rack-" + random.nextInt(3)),
+                    TestTopologies.inventory(topology), TestTopologies.free(topology, free.stream().mapToInt(Integer::intValue).toArray()));
+            snapshot.set(snapshot.get().withNode(facts));
+        }
+
+        /** Some of the cluster's nodes, in a random order, now and then one named twice, an unknown one or "". */
+        List<String> names(Random random) {
+            var names = new ArrayList<String>();
+            var all = snapshot.get();
+            for (int i = 0; i < all.size(); i++) {
+                if (random.nextInt(4) > 0) {
+                    names.add(all.facts(i).name());
+                }
+            }
+            java.util.Collections.shuffle(names, random);
+            if (!names.isEmpty() && random.nextInt(10) == 0) {
+                names.add(names.getFirst());
+            }
+            if (random.nextInt(10) == 0) {
+                names.add("ghost");
+            }
+            if (random.nextInt(20) == 0) {
+                names.add("");
+            }
+            return names;
+        }
+
+        /** The same as whole Node objects (a nodeCacheCapable: false extender). */
+        List<WireNode> wireNodes(Random random) {
+            var nodes = new ArrayList<WireNode>();
+            for (var name : names(random)) {
+                var facts = name.equals("ghost") || name.isEmpty() ? new NodeFacts(name, "", Map.of(), null, null) : snapshot.get().facts(name);
+                var body = ("{\"metadata\":{\"name\":\"" + name + "\"}}").getBytes(StandardCharsets.UTF_8);
+                nodes.add(new WireNode(facts, body, 0, body.length));
+            }
+            return nodes;
+        }
+
+        /** kube-scheduler's victims by UID: on some nodes, some of the pods bound there. */
+        ExtenderPreemptionArgs preemption(Pod pod, Random random) {
+            var victims = new LinkedHashMap<String, MetaVictims>();
+            for (var entry : bound.entrySet().stream().sorted(Map.Entry.comparingByKey()).toList()) {
+                var uids = entry.getValue().stream().filter(p -> random.nextBoolean()).map(p -> new MetaPod(p.uid())).toList();
+                victims.put(entry.getKey(), new MetaVictims(uids, random.nextInt(2)));
+            }
+            return new ExtenderPreemptionArgs(pod, null, victims);
+        }
+    }
+}
