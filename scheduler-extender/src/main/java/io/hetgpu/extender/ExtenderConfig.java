@@ -1,7 +1,6 @@
 package io.hetgpu.extender;
 
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import io.hetgpu.extender.http.ServerOptions;
 import io.hetgpu.extender.policy.HighPriorityReserve;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
@@ -46,8 +45,16 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
                              PriorityThresholds priority, ScoreWeights weights, List<KnownCard> tiers,
                              boolean events, int eventIntervalSeconds, WorkloadThroughputs workloads, HighPriorityReserve reserve) {
 
+    /**
+     * With {@code nodeCacheCapable: true} (the shipped configuration) kube-scheduler sends the pod and node names:
+     * 5,000 nodes of 253-character names and a pod at etcd's 1.5 MiB object limit stay under 3 MiB. Whole Node
+     * objects ({@code nodeCacheCapable: false}) are 3 to 20 KiB each (status.images dominates), so 16 MiB carries
+     * a few hundred to several thousand of them; such clusters raise {@code bodyLimitBytes}.
+     */
+    public static final long DEFAULT_BODY_LIMIT_BYTES = 16L * 1024 * 1024;
+
     public static final ExtenderConfig DEFAULTS = new ExtenderConfig(8888, HetgpuKeys.DEFAULT_RESOURCE_NAME, HetgpuKeys.LABEL_RACK,
-            ServerOptions.DEFAULT_BODY_LIMIT, PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, List.of(), true, 60, WorkloadThroughputs.NONE,
+            DEFAULT_BODY_LIMIT_BYTES, PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, List.of(), true, 60, WorkloadThroughputs.NONE,
             HighPriorityReserve.NONE);
 
     public ExtenderConfig {

@@ -20,13 +20,6 @@ import java.time.Duration;
 public record ServerOptions(String host, int port, long bodyLimitBytes, Path tlsCert, Path tlsKey,
                             long bytesInFlightLimit, Duration readTimeout, Duration idleTimeout, int eventLoops) {
 
-    /**
-     * With {@code nodeCacheCapable: true} (the shipped configuration) kube-scheduler sends the pod and node names:
-     * 5,000 nodes of 253-character names and a pod at etcd's 1.5 MiB object limit stay under 3 MiB. Whole Node
-     * objects ({@code nodeCacheCapable: false}) are 3 to 20 KiB each (status.images dominates), so 16 MiB carries
-     * a few hundred to several thousand of them; such clusters raise {@code bodyLimitBytes}.
-     */
-    public static final long DEFAULT_BODY_LIMIT = 16L * 1024 * 1024;
     /** Longer than kube-scheduler's extender httpTimeout (5 s shipped, 30 s at most in practice) needs to send a body. */
     public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(10);
     /**
@@ -49,10 +42,6 @@ public record ServerOptions(String host, int port, long bodyLimitBytes, Path tls
     public ServerOptions(String host, int port, long bodyLimitBytes, Path tlsCert, Path tlsKey) {
         this(host, port, bodyLimitBytes, tlsCert, tlsKey, defaultBytesInFlight(bodyLimitBytes, Runtime.getRuntime().maxMemory()),
                 DEFAULT_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT, Runtime.getRuntime().availableProcessors());
-    }
-
-    public static ServerOptions plain(int port) {
-        return new ServerOptions("0.0.0.0", port, DEFAULT_BODY_LIMIT, null, null);
     }
 
     /**

@@ -175,7 +175,7 @@ public final class TestCluster implements AutoCloseable {
     public Extender startExtender(ExtenderConfig config) {
         var extenderClient = api.newClient();
         try {
-            var extender = Extender.start(config, new ServerOptions("127.0.0.1", 0, ServerOptions.DEFAULT_BODY_LIMIT, null, null),
+            var extender = Extender.start(config, new ServerOptions("127.0.0.1", 0, config.bodyLimitBytes(), null, null),
                     Optional.of(extenderClient));
             extender.synced().orTimeout(30, TimeUnit.SECONDS).join();
             resources.push(extenderClient);

@@ -103,7 +103,7 @@ class ManifestRbacTest {
                         .getData().get(DeployedConfiguration.EXTENDER_CONFIG_KEY);
                 var config = ExtenderConfig.parse(rendered, EXTENDER_CONFIG_MAP);
                 assertThat(config.events()).as("the deployed extender posts Events").isTrue();
-                try (var extender = Extender.start(config, new ServerOptions("127.0.0.1", 0, ServerOptions.DEFAULT_BODY_LIMIT, null, null),
+                try (var extender = Extender.start(config, new ServerOptions("127.0.0.1", 0, config.bodyLimitBytes(), null, null),
                         Optional.of(extenderClient))) {
                     extender.synced().orTimeout(PATIENCE.toSeconds(), TimeUnit.SECONDS).join();
                     admin.pods().resource(new PodBuilder().withNewMetadata().withName("train").withNamespace(NAMESPACE).withUid("uid-train")
