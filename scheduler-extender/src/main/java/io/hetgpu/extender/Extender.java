@@ -82,7 +82,7 @@ public final class Extender implements AutoCloseable {
         var metrics = new ExtenderMetrics();
         var events = listener;
         var nodeStates = new NodeStateFactory(catalog, settings.rackLabel(), settings.resourceName());
-        var policy = new PlacementPolicy(settings.priority(), settings.weights(), settings.workloads(), settings.reserve());
+        var policy = new PlacementPolicy(settings.policy());
         var verbs = ExtenderVerbs.of(cluster, parser, nodeStates, policy, (pod, table) -> {
             metrics.placed(pod, table);
             events.accept(pod, table);

@@ -2,6 +2,7 @@ package io.hetgpu.extender;
 
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.hetgpu.extender.policy.HighPriorityReserve;
+import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.extender.policy.WorkloadThroughputs;
@@ -215,6 +216,11 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
         var all = new ArrayList<>(tiers);
         all.addAll(fileTiers);
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, all, events, eventIntervalSeconds, workloads, reserve);
+    }
+
+    /** The placement settings of the file's {@code policy:} group. */
+    public PolicySettings policy() {
+        return new PolicySettings(priority, weights, workloads, reserve);
     }
 
     public ExtenderConfig withPort(int newPort) {

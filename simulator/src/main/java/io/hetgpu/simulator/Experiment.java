@@ -73,7 +73,7 @@ public record Experiment(String name, ClusterInventory inventory, List<Job> jobs
     }
 
     private Placer hetgpu(String name, ScoreWeights weights, WorkloadThroughputs workloads, HighPriorityReserve reserve, long seed) {
-        var policy = new PlacementPolicy(config.priority(), weights, workloads, reserve);
+        var policy = new PlacementPolicy(config.policy().withWeights(weights).withThroughputs(workloads).withReserve(reserve));
         return new HetgpuPlacer(name, policy, !workloads.isEmpty(), seed);
     }
 

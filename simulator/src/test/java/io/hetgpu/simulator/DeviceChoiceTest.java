@@ -27,7 +27,7 @@ class DeviceChoiceTest {
     void onANodeWithTwoKindsOfCardAPodThatNeedsTheBigCardsIsGivenAT4() {
         var job = new Job(0, 0, true, Job.HIGH_PRIORITY, "", List.of(new Job.Pod(1, "")), 0, Set.of(), 32 * 1024, 0, "");
         var cluster = new ClusterState(MIXED);
-        var policy = new PlacementPolicy(ExtenderConfig.DEFAULTS.priority(), ExtenderConfig.DEFAULTS.weights());
+        var policy = new PlacementPolicy(ExtenderConfig.DEFAULTS.policy());
         var topology = MIXED.nodes().getFirst().gpus().topology();
 
         var offered = policy.prioritize(HetgpuPlacer.request(job, 0, false), cluster.states(), HetgpuPlacer.context(job, List.of(), cluster))

@@ -56,7 +56,7 @@ class PlacementEqualityTest {
     @Test
     void hetgpuPlacesInTheSimulatorAsInTheTestCluster() throws Exception {
         var configuration = DeployedConfiguration.load(ProjectFiles.manifests());
-        var policy = new PlacementPolicy(configuration.extender().priority(), configuration.extender().weights());
+        var policy = new PlacementPolicy(configuration.extender().policy());
         var inventory = TestClusterInventory.of(NODES, CardCatalog.defaults());
         var script = PlacementScript.play(inventory, new HetgpuPlacer("hetgpu", policy, false, ties()), RACKS, 180, true, SEED);
 

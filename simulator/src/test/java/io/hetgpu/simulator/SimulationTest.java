@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hetgpu.extender.policy.HighPriorityReserve;
 import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.extender.policy.WorkloadThroughputs;
@@ -120,7 +121,7 @@ class SimulationTest {
     }
 
     private static Placer reserving(int gpus) {
-        var policy = new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, WorkloadThroughputs.NONE, new HighPriorityReserve(gpus));
+        var policy = new PlacementPolicy(PolicySettings.DEFAULTS.withReserve(new HighPriorityReserve(gpus)));
         return new HetgpuPlacer("reserve" + gpus, policy, false, 1);
     }
 

@@ -33,28 +33,15 @@ public final class PlacementPolicy {
     /** The score of every fitting node when no scorer can tell them apart. */
     static final int NEUTRAL_SCORE = 5;
 
-    public PlacementPolicy(PriorityThresholds thresholds, ScoreWeights weights) {
-        this(thresholds, weights, WorkloadThroughputs.NONE);
-    }
-
-    /**
-     * With an admin's throughput table, which ranks pods that name their workload class by their own speed
-     * (and, with a minimum share, keeps them off cards they run too slowly on).
-     */
-    public PlacementPolicy(PriorityThresholds thresholds, ScoreWeights weights, WorkloadThroughputs throughputs) {
-        this(thresholds, weights, throughputs, HighPriorityReserve.NONE);
-    }
-
-    /** With a reserve of top-tier GPUs that only high-priority pods may take. */
-    public PlacementPolicy(PriorityThresholds thresholds, ScoreWeights weights, WorkloadThroughputs throughputs,
-                           HighPriorityReserve reserve) {
-        this.thresholds = thresholds;
-        this.reserve = reserve;
+    public PlacementPolicy(PolicySettings settings) {
+        this.thresholds = settings.thresholds();
+        this.reserve = settings.reserve();
         this.deviceFilters = List.of(new CardModelFilter(), new GpuMemoryFilter(), new ComputeCapabilityFilter(),
-                new WorkloadSpeedFilter(throughputs));
-        this.scorers = List.of(new TierScorer(thresholds, throughputs), new NvlinkScorer(), new JobLocalityScorer(),
+                new WorkloadSpeedFilter(settings.throughputs()));
+        this.scorers = List.of(new TierScorer(thresholds, settings.throughputs()), new NvlinkScorer(), new JobLocalityScorer(),
                 new DataLocalityScorer(), new CpuNodeScorer());
         this.scorerNames = scorers.stream().map(NodeScorer::name).toList();
+        var weights = settings.weights();
         this.weights = new int[] {weights.tier(), weights.nvlink(), weights.job(), weights.data(), weights.cpu()};
     }
 

@@ -10,6 +10,7 @@ import io.hetgpu.extender.http.ServerOptions;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.gpu.tier.CardCatalog;
@@ -280,7 +281,7 @@ public final class ExtenderBenchmark {
         // What Extender.start wires after each prioritize, less the throttled Kubernetes Event (no API server here).
         var verbs = ExtenderVerbs.of(cluster.view(), new PodRequestParser("nvidia.com/gpu", catalog),
                 new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
-                new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS), (pod, table) -> {
+                new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> {
                     metrics.placed(pod, table);
                     log.accept(pod, table);
                 });

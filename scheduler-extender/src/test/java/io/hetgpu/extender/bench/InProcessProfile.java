@@ -7,6 +7,7 @@ import io.hetgpu.extender.http.WireWriter;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.gpu.tier.CardCatalog;
@@ -32,7 +33,7 @@ public final class InProcessProfile {
         var catalog = CardCatalog.defaults();
         var service = new ExtenderService(cluster.view(), new PodRequestParser("nvidia.com/gpu", catalog),
                 new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
-                new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS), (pod, table) -> { });
+                new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> { });
         var reader = new ExtenderArgsReader(ExtenderArgsReader.kubernetesMapper());
         var writer = new WireWriter();
         var pod = KubeJson.text("pod-pytorch-worker.json")

@@ -17,6 +17,7 @@ import io.hetgpu.extender.service.ExtenderService;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.gpu.tier.CardCatalog;
@@ -106,7 +107,7 @@ class InformerClusterViewTest {
         await().atMost(Duration.ofSeconds(10)).until(view::synced);
         var catalog = CardCatalog.defaults();
         var service = new ExtenderService(view, parser, new NodeStateFactory(catalog, RACK),
-                new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS), (pod, table) -> { });
+                new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> { });
 
         var result = service.filter(new ExtenderArgs(pod("w2", null, 4, "job-b"), null, List.of("dgx-1", "cpu-1", "ghost")));
 
@@ -124,7 +125,7 @@ class InformerClusterViewTest {
         var catalog = CardCatalog.defaults();
         var states = new NodeStateFactory(catalog, RACK);
         var service = new ExtenderService(view, parser, states,
-                new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS), (pod, table) -> { });
+                new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> { });
         var args = new ExtenderArgs(pod("w3", null, 1, ""), null, List.of("dgx-1", "cpu-1"));
         assertThat(service.filter(args).nodeNames()).containsExactly("dgx-1");
         assertThat(states.cachedNodes()).isEqualTo(2);

@@ -10,6 +10,7 @@ import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import java.time.Clock;
@@ -29,7 +30,7 @@ class PlacementEventsTest {
         var clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
         var pod = TestPods.uid(PodRequest.gpus("train-0", 1), "uid-train-0");
         var events = new PlacementEvents(client, clock, Duration.ofMinutes(1), Runnable::run, known -> true);
-        var table = new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS)
+        var table = new PlacementPolicy(PolicySettings.DEFAULTS)
                 .prioritize(pod, List.of(TestNodes.gpu("t4", TestTopologies::t4x4)), PlacementContext.EMPTY);
 
         events.accept(pod, table);
@@ -50,7 +51,7 @@ class PlacementEventsTest {
         var clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
         var real = TestPods.uid(PodRequest.gpus("train-0", 1), "uid-train-0");
         var events = new PlacementEvents(client, clock, Duration.ofMinutes(1), Runnable::run, pod -> pod.uid().equals(real.uid()));
-        var table = new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS)
+        var table = new PlacementPolicy(PolicySettings.DEFAULTS)
                 .prioritize(real, List.of(TestNodes.gpu("t4", TestTopologies::t4x4)), PlacementContext.EMPTY);
 
         // A caller on the extender's port invents pods in other namespaces: nothing is written for them.

@@ -19,6 +19,7 @@ import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.gpu.NodeTopology;
@@ -165,7 +166,7 @@ class AnnotationFuzzTest {
 
     private static ExtenderService service(ClusterView cluster) {
         return new ExtenderService(cluster, new PodRequestParser("nvidia.com/gpu", CATALOG), new NodeStateFactory(CATALOG, "topology.hetgpu.io/rack"),
-                new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS), (pod, table) -> { });
+                new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> { });
     }
 
     /** Which names a request asks about: every node's, some twice, sometimes an empty one. */

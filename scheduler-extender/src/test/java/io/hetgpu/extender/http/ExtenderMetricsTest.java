@@ -8,6 +8,7 @@ import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import java.util.List;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 class ExtenderMetricsTest {
 
-    private final PlacementPolicy policy = new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS);
+    private final PlacementPolicy policy = new PlacementPolicy(PolicySettings.DEFAULTS);
 
     @Test
     void countsPlacementsByTheModelOfTheBestNode() {

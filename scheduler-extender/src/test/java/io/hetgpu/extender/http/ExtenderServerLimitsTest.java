@@ -13,6 +13,7 @@ import io.hetgpu.extender.cluster.ClusterView;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.gpu.tier.CardCatalog;
@@ -68,7 +69,7 @@ class ExtenderServerLimitsTest {
         var catalog = CardCatalog.defaults();
         var verbs = ExtenderVerbs.of(ClusterView.REQUEST_ONLY, new PodRequestParser("nvidia.com/gpu", catalog),
                 new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
-                new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS), (pod, table) -> { });
+                new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> { });
         var server = join(ExtenderServer.start(vertx, options, verbs, new ExtenderMetrics()));
         servers.add(server);
         return server;

@@ -14,6 +14,7 @@ import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.gpu.tier.CardCatalog;
@@ -67,7 +68,7 @@ final class WireCluster implements AutoCloseable {
         }
         var nodeStates = new NodeStateFactory(catalog, "topology.hetgpu.io/rack");
         var verbs = ExtenderVerbs.of(cluster, new PodRequestParser("nvidia.com/gpu", catalog), nodeStates,
-                new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS), (pod, table) -> { });
+                new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> { });
         metrics.watchNodes(nodeStates);
         server = ExtenderServerTest.join(ExtenderServer.start(vertx, new ServerOptions("127.0.0.1", 0, 16 * 1024 * 1024, null, null),
                 verbs, metrics));

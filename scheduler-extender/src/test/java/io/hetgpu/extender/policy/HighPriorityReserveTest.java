@@ -19,8 +19,7 @@ import org.junit.jupiter.api.Test;
 /** Eight V100 kept for high-priority pods on a cluster of two DGX-1 V100 and a K80 server. */
 class HighPriorityReserveTest {
 
-    private final PlacementPolicy policy = new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS,
-            WorkloadThroughputs.NONE, new HighPriorityReserve(8));
+    private final PlacementPolicy policy = new PlacementPolicy(PolicySettings.DEFAULTS.withReserve(new HighPriorityReserve(8)));
     private final NodeState k80 = TestNodes.gpu("k80", TestTopologies::k80x4);
 
     private static PodRequest pod(int gpus, int priority, PriorityHint hint, GpuPreference preference) {
@@ -87,7 +86,7 @@ class HighPriorityReserveTest {
     @Test
     void offByDefaultAndWithoutAnyHeadroomKnown() {
         var nodes = cluster();
-        var shipped = new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS);
+        var shipped = new PlacementPolicy(PolicySettings.DEFAULTS);
         assertThat(shipped.filter(ordinary(4), nodes, TopTierHeadroom.of(nodes)).fitting()).containsExactly("dgx-a", "k80");
         assertThat(policy.filter(ordinary(4), nodes).fitting()).containsExactly("dgx-a", "k80");
         assertThat(policy.filter(TestPods.gpus(0), nodes, TopTierHeadroom.of(nodes)).fitting()).hasSize(3);

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 /** GPU nodes whose GPUs come from GPU Feature Discovery's labels or the allocatable count alone, under the whole policy. */
 class NodesNotServedByHetgpuTest {
 
-    private final PlacementPolicy policy = new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS);
+    private final PlacementPolicy policy = new PlacementPolicy(PolicySettings.DEFAULTS);
 
     private static final String UNKNOWN_MODEL = "GPU model unknown: node has 4 GPUs of unknown model (no GPU Feature Discovery labels), pod needs ";
 

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 class PlacementPolicyTest {
 
-    private final PlacementPolicy policy = new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS);
+    private final PlacementPolicy policy = new PlacementPolicy(PolicySettings.DEFAULTS);
 
     @Test
     void filterSortsNodesIntoFittingRetryableAndUnresolvable() {

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /** The scorers other than the tier one, each on candidates the policy itself produced. */
 class ScorersTest {
 
-    private static final PlacementPolicy POLICY = new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS);
+    private static final PlacementPolicy POLICY = new PlacementPolicy(PolicySettings.DEFAULTS);
 
     private final NodeState h100 = TestNodes.gpu("h100", TestTopologies::dgxH100);
 

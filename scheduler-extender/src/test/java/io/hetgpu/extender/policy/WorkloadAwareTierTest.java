@@ -66,10 +66,10 @@ class WorkloadAwareTierTest {
 
     @Test
     void thePolicyPlacesARecommendationJobOnTheOlderFasterCard() {
-        var policy = new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, GAVEL);
+        var policy = new PlacementPolicy(PolicySettings.DEFAULTS.withThroughputs(GAVEL));
         var table = policy.prioritize(pod("recommendation", 5000), List.of(v100, k80), PlacementContext.EMPTY);
         assertThat(table.ranked().getFirst().node()).isEqualTo("k80");
-        var shipped = new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS);
+        var shipped = new PlacementPolicy(PolicySettings.DEFAULTS);
         assertThat(shipped.prioritize(pod("recommendation", 5000), List.of(v100, k80), PlacementContext.EMPTY)
                 .ranked().getFirst().node()).isEqualTo("v100");
     }

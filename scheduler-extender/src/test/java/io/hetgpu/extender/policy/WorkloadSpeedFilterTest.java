@@ -30,7 +30,7 @@ class WorkloadSpeedFilterTest {
     }
 
     private static PlacementPolicy policy(double share) {
-        return new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, GAVEL.withMinimumShare(share));
+        return new PlacementPolicy(PolicySettings.DEFAULTS.withThroughputs(GAVEL.withMinimumShare(share)));
     }
 
     @Test

@@ -16,6 +16,7 @@ import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.HighPriorityReserve;
 import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.extender.policy.WorkloadThroughputs;
@@ -73,8 +74,8 @@ class CacheEquivalenceTest {
         var throughputs = new WorkloadThroughputs(Map.of("resnet50", Map.of("K80", 1.81, "V100", 17.99, "T4", 6.0, "A100", 40.0)));
         // Odd seeds with a high-priority reserve and a speed floor: the headroom counter and closed tiers take part.
         var policy = seed % 2 == 1
-                ? new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, throughputs.withMinimumShare(0.2), new HighPriorityReserve(8))
-                : new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS);
+                ? new PlacementPolicy(PolicySettings.DEFAULTS.withThroughputs(throughputs.withMinimumShare(0.2)).withReserve(new HighPriorityReserve(8)))
+                : new PlacementPolicy(PolicySettings.DEFAULTS);
         var cluster = new Cluster(random);
         var view = new SnapshotClusterView(cluster.snapshot::get);
         var cached = Side.of(view, policy, true);

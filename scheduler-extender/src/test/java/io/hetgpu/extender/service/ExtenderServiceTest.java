@@ -19,6 +19,7 @@ import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.http.ExtenderMetrics;
 import io.hetgpu.extender.policy.HighPriorityReserve;
 import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.extender.policy.WorkloadThroughputs;
@@ -33,7 +34,7 @@ class ExtenderServiceTest {
 
     private final CardCatalog catalog = CardCatalog.defaults();
     private final PodRequestParser parser = new PodRequestParser("nvidia.com/gpu", catalog);
-    private final PlacementPolicy policy = new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS);
+    private final PlacementPolicy policy = new PlacementPolicy(PolicySettings.DEFAULTS);
     private final ExtenderService service = new ExtenderService(ClusterView.REQUEST_ONLY, parser,
             new NodeStateFactory(catalog, "topology.hetgpu.io/rack"), policy, (pod, table) -> { });
     private final io.hetgpu.gpu.NodeTopology dgx = TestTopologies.dgx1V100("dgx");
@@ -66,7 +67,7 @@ class ExtenderServiceTest {
         var throughputs = new WorkloadThroughputs(Map.of(
                 "resnet50", Map.of("K80", 1.81, "V100", 17.99), "recommendation", Map.of("K80", 20.05, "V100", 13.28)));
         var workloadAware = new ExtenderService(ClusterView.REQUEST_ONLY, parser, new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
-                new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, throughputs.withMinimumShare(0.25)), (pod, table) -> { });
+                new PlacementPolicy(PolicySettings.DEFAULTS.withThroughputs(throughputs.withMinimumShare(0.25))), (pod, table) -> { });
         var k80 = TestTopologies.k80x4("k80");
         var node = new WireNode(new NodeFacts("k80", "1", Map.of(), TestTopologies.inventory(k80), TestTopologies.allFree(k80)),
                 new byte[] {'{', '}'}, 0, 2);
@@ -177,8 +178,7 @@ class ExtenderServiceTest {
         var idle = dgxFacts("dgx-b", TestTopologies.allFree(TestTopologies.dgx1V100("dgx-b")));
         var nodes = new AtomicReference<>(NodeSnapshot.of(List.of(a, idle), Map.of()));
         var reserving = new ExtenderService(viewOf(nodes), parser, new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
-                new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, WorkloadThroughputs.NONE,
-                        new HighPriorityReserve(8)), (pod, table) -> { });
+                new PlacementPolicy(PolicySettings.DEFAULTS.withReserve(new HighPriorityReserve(8))), (pod, table) -> { });
         var metrics = new ExtenderMetrics();
         metrics.watchReserve(reserving);
         var ordinary = KubeJson.trainingPod();

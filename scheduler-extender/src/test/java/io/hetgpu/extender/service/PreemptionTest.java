@@ -16,6 +16,7 @@ import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.http.PreemptionCodec;
 import io.hetgpu.extender.policy.ScoreWeights;
@@ -92,7 +93,7 @@ class PreemptionTest {
     private static ExtenderVerbs verbs(ClusterView cluster) {
         var catalog = CardCatalog.defaults();
         return ExtenderVerbs.of(cluster, new PodRequestParser("nvidia.com/gpu", catalog), new NodeStateFactory(catalog, "rack"),
-                new PlacementPolicy(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS), (pod, table) -> { });
+                new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> { });
     }
 
     /** An in-memory cluster: every GPU held, pods bound one after another before the free list was read. */

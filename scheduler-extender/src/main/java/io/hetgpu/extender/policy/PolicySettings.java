@@ -1,0 +1,41 @@
+package io.hetgpu.extender.policy;
+
+import java.util.Objects;
+
+/**
+ * Everything an admin sets about placement (the {@code policy:} group of the extender's configuration file).
+ *
+ * @param thresholds  spec.priority at or above {@code high} prefers the newest cards, at or below {@code low} the oldest
+ * @param weights     how much each scorer counts, by name
+ * @param throughputs the admin's speed table per workload class and card, and its minimum share
+ * @param reserve     top-tier GPUs kept for high-priority pods
+ */
+public record PolicySettings(PriorityThresholds thresholds, ScoreWeights weights, WorkloadThroughputs throughputs,
+                             HighPriorityReserve reserve) {
+
+    public static final PolicySettings DEFAULTS = new PolicySettings(PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS,
+            WorkloadThroughputs.NONE, HighPriorityReserve.NONE);
+
+    public PolicySettings {
+        Objects.requireNonNull(thresholds, "thresholds");
+        Objects.requireNonNull(weights, "weights");
+        Objects.requireNonNull(throughputs, "throughputs");
+        Objects.requireNonNull(reserve, "reserve");
+    }
+
+    public PolicySettings withThresholds(PriorityThresholds newThresholds) {
+        return new PolicySettings(newThresholds, weights, throughputs, reserve);
+    }
+
+    public PolicySettings withWeights(ScoreWeights newWeights) {
+        return new PolicySettings(thresholds, newWeights, throughputs, reserve);
+    }
+
+    public PolicySettings withThroughputs(WorkloadThroughputs newThroughputs) {
+        return new PolicySettings(thresholds, weights, newThroughputs, reserve);
+    }
+
+    public PolicySettings withReserve(HighPriorityReserve newReserve) {
+        return new PolicySettings(thresholds, weights, throughputs, newReserve);
+    }
+}
