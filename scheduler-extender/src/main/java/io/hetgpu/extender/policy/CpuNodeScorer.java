@@ -5,8 +5,8 @@ import io.hetgpu.extender.model.PodRequest;
 import java.util.List;
 
 /**
- * Pods without GPUs belong on CPU nodes. {@link PlacementPolicy} also makes this a hard ordering: while
- * a CPU node is among the candidates, every GPU node scores below every CPU node.
+ * Pods without GPUs belong on CPU nodes: a weighted preference, and a hard order on top of it (while a CPU node
+ * is among the candidates, every GPU node scores below every CPU node, whatever locality says).
  */
 public final class CpuNodeScorer implements NodeScorer {
 
@@ -25,5 +25,13 @@ public final class CpuNodeScorer implements NodeScorer {
             scores[i] = candidates.get(i).node().isGpuNode() ? 0 : 1;
         }
         return scores;
+    }
+
+    @Override
+    public ScoreOrder order(PodRequest pod, List<Candidate> candidates) {
+        if (pod.needsGpus() || candidates.stream().allMatch(candidate -> candidate.node().isGpuNode())) {
+            return ScoreOrder.NONE;
+        }
+        return (candidate, score) -> candidate.node().isGpuNode() ? 0 : Math.max(1, score);
     }
 }

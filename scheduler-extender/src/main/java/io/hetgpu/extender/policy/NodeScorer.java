@@ -15,4 +15,20 @@ public interface NodeScorer {
     String name();
 
     double[] score(PodRequest pod, List<Candidate> candidates, PlacementContext context);
+
+    /**
+     * A hard order this preference imposes on the final 0..10 scores, whatever its weight (which only shapes
+     * the weighted sum); none by default.
+     */
+    default ScoreOrder order(PodRequest pod, List<Candidate> candidates) {
+        return ScoreOrder.NONE;
+    }
+
+    /** Turns a candidate's weighted score into its final one. */
+    @FunctionalInterface
+    interface ScoreOrder {
+        ScoreOrder NONE = (candidate, score) -> score;
+
+        int apply(Candidate candidate, int score);
+    }
 }

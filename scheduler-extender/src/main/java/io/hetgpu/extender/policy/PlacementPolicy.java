@@ -209,7 +209,7 @@ public final class PlacementPolicy {
             active[s] = weights[s] > 0 && spread(columns[s]);
             activeWeight += active[s] ? weights[s] : 0;
         }
-        boolean cpuNodeAvailable = !pod.needsGpus() && candidates.stream().anyMatch(c -> !c.node().isGpuNode());
+        var orders = scorers.stream().map(scorer -> scorer.order(pod, candidates)).filter(order -> order != NodeScorer.ScoreOrder.NONE).toList();
 
         var rows = new ArrayList<ScoreTable.Row>(assessments.size());
         int next = 0;
@@ -225,9 +225,8 @@ public final class PlacementPolicy {
                         sum += active[s] ? weights[s] * parts[s] : 0;
                     }
                     int score = activeWeight == 0 ? NEUTRAL_SCORE : (int) Math.round(10 * sum / activeWeight);
-                    if (cpuNodeAvailable) {
-                        // A hard order, not a weight: GPU nodes lose to every CPU node, whatever locality says.
-                        score = fit.candidate().node().isGpuNode() ? 0 : Math.max(1, score);
+                    for (var order : orders) {
+                        score = order.apply(fit.candidate(), score);
                     }
                     rows.add(new ScoreTable.Row(fit.candidate().name(), Math.clamp(score, 0, 10), parts, fit.candidate(), ""));
                 }
