@@ -8,6 +8,7 @@ import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PriorityHint;
 import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.service.PolicyStep;
 import io.hetgpu.extender.policy.TopTierHeadroom;
 import io.hetgpu.kubescheduler.selection.HostSelection;
 import io.hetgpu.kubescheduler.selection.TieBreak;
@@ -18,8 +19,8 @@ import java.util.Set;
 
 /**
  * kube-scheduler with hetgpu's extender, as the test cluster's scheduler runs it: kube-scheduler's own
- * filter (room for the pod's cpu, memory and GPUs) first; the extender's own {@link PlacementPolicy}
- * (built as {@code ExtenderService} builds its input) filters and scores the nodes left; when more than
+ * filter (room for the pod's cpu, memory and GPUs) first; the extender's own {@link PlacementPolicy}, through the
+ * service's own step ({@link PolicyStep}), filters and scores the nodes left; when more than
  * one fits, each node's total is kube-scheduler's default score plus 10 x {@link KubeScore#EXTENDER_WEIGHT}
  * x hetgpu's score, and ties are broken as its selectHost does. The pod's GPUs are what the device plugin
  * prefers among the node's free ones, which is what kubelet gives it.
@@ -83,10 +84,10 @@ final class HetgpuPlacer implements Placer {
         if (feasible.isEmpty()) {
             return null;
         }
-        // The extender's filter and scores in one pass: its scores depend only on the nodes that pass its filter.
-        // A reserve weighs the whole cluster's free top-tier GPUs, as the extender counts them from its informers.
-        var headroom = policy.reservesTopTier() ? TopTierHeadroom.of(cluster.states()) : TopTierHeadroom.NONE;
-        var table = policy.prioritize(request(job, podIndex, namesWorkload), states, context(job, earlier, cluster), headroom);
+        // The extender's filter and scores in one pass, its own step: its scores depend only on the nodes that pass
+        // its filter. A reserve weighs the whole cluster's free top-tier GPUs, as the extender counts them from its informers.
+        var table = PolicyStep.scores(policy, request(job, podIndex, namesWorkload), states, () -> TopTierHeadroom.of(cluster.states()),
+                context(job, earlier, cluster));
         var rows = table.rows();
         var fitting = new ArrayList<Integer>();
         for (int r = 0; r < rows.size(); r++) {

@@ -1,5 +1,7 @@
 package io.hetgpu.simulator;
 
+import io.hetgpu.extender.policy.TopTierHeadroom;
+import io.hetgpu.extender.service.PolicyStep;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hetgpu.deviceplugin.devices.PreferredAllocation;
@@ -30,7 +32,8 @@ class DeviceChoiceTest {
         var policy = new PlacementPolicy(ExtenderConfig.DEFAULTS.policy());
         var topology = MIXED.nodes().getFirst().gpus().topology();
 
-        var offered = policy.prioritize(HetgpuPlacer.request(job, 0, false), cluster.states(), HetgpuPlacer.context(job, List.of(), cluster))
+        var offered = PolicyStep.scores(policy, HetgpuPlacer.request(job, 0, false), cluster.states(), () -> TopTierHeadroom.NONE,
+                        HetgpuPlacer.context(job, List.of(), cluster))
                 .rows().getFirst().candidate().set().positions();
         var uuids = topology.devices().stream().map(device -> device.uuid()).toList();
         var preferred = new PreferredAllocation(topology).choose(uuids, List.of(), 1);

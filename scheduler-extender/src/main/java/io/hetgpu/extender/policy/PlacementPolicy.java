@@ -7,13 +7,14 @@ import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * hetgpu's placement policy: device filters narrow each node's GPUs to those the pod accepts, node
- * filters decide whether the node fits, and weighted scorers rank the nodes that do. A
+ * filters decide whether the node fits, and weighted scorers rank the nodes that do. One API for every
+ * caller: {@link #assessAll} judges nodes (the filter answer is the service's to shape), {@link #score}
+ * ranks the ones that fit; {@code service.PolicyStep} chains them as a request does. A
  * {@link HighPriorityReserve} may also close the top tier to a pod, from the cluster-wide headroom the
  * caller counts. Pure: no I/O, no clocks, no state, so any replica gives the same answer to the same
  * request and the same headroom.
@@ -53,10 +54,6 @@ public final class PlacementPolicy {
     }
 
     public record Misfit(String node, Verdict.Rejected rejection) implements Assessment {
-    }
-
-    public Assessment assess(PodRequest pod, NodeState node) {
-        return assess(pod, node, ClosedTier.NONE);
     }
 
     /** The node judged for a pod that may not take the cards of the closed tier. */
@@ -144,11 +141,6 @@ public final class PlacementPolicy {
         return new Fit(new Candidate(node, offer, weakest));
     }
 
-    /** Every node judged for the pod, in order. */
-    public List<Assessment> assessAll(PodRequest pod, List<NodeState> nodes) {
-        return assessAll(pod, nodes, ClosedTier.NONE);
-    }
-
     /** Every node judged for a pod that may not take the cards of the closed tier. */
     public List<Assessment> assessAll(PodRequest pod, List<NodeState> nodes, ClosedTier closed) {
         var assessments = new ArrayList<Assessment>(nodes.size());
@@ -157,38 +149,6 @@ public final class PlacementPolicy {
             assessments.add(assess(pod, node, admitted, closed));
         }
         return assessments;
-    }
-
-    public FilterOutcome filter(PodRequest pod, List<NodeState> nodes) {
-        return filter(pod, nodes, TopTierHeadroom.NONE);
-    }
-
-    /** The filter answer while the cluster has this much top-tier headroom (which a reserve may keep from the pod). */
-    public FilterOutcome filter(PodRequest pod, List<NodeState> nodes, TopTierHeadroom headroom) {
-        return outcome(assessAll(pod, nodes, closedTier(pod, headroom)));
-    }
-
-    /** The filter answer from assessments made earlier (a caller may keep them while nothing changes). */
-    public FilterOutcome outcome(List<Assessment> assessments) {
-        var fitting = new ArrayList<String>(assessments.size());
-        var failed = new LinkedHashMap<String, String>();
-        var unresolvable = new LinkedHashMap<String, String>();
-        for (var assessment : assessments) {
-            switch (assessment) {
-                case Fit fit -> fitting.add(fit.candidate().name());
-                case Misfit misfit -> (misfit.rejection().unresolvable() ? unresolvable : failed)
-                        .put(misfit.node(), misfit.rejection().reason());
-            }
-        }
-        return new FilterOutcome(fitting, failed, unresolvable);
-    }
-
-    public ScoreTable prioritize(PodRequest pod, List<NodeState> nodes, PlacementContext context) {
-        return prioritize(pod, nodes, context, TopTierHeadroom.NONE);
-    }
-
-    public ScoreTable prioritize(PodRequest pod, List<NodeState> nodes, PlacementContext context, TopTierHeadroom headroom) {
-        return score(pod, assessAll(pod, nodes, closedTier(pod, headroom)), context);
     }
 
     /** Scores from assessments made earlier for this pod. */

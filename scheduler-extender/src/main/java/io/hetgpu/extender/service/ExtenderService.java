@@ -124,7 +124,7 @@ public final class ExtenderService {
     }
 
     private PlacementPolicy.Assessment[] assess(PodRequest pod, ResolvedNodes nodes) {
-        var closed = policy.reservesTopTier() ? policy.closedTier(pod, cache.headroom(nodes)) : ClosedTier.NONE;
+        var closed = PolicyStep.closedTier(policy, pod, () -> cache.headroom(nodes));
         if (closed != ClosedTier.NONE) {
             heldByReserve.increment();
         }
@@ -143,7 +143,7 @@ public final class ExtenderService {
 
     /** The tier a reserve closes to the pod now (for preemption, which judges one node with the cluster view). */
     public ClosedTier closedTier(PodRequest pod) {
-        return policy.reservesTopTier() && cluster.knowsNodes() ? policy.closedTier(pod, cache.clusterHeadroom()) : ClosedTier.NONE;
+        return cluster.knowsNodes() ? PolicyStep.closedTier(policy, pod, cache::clusterHeadroom) : ClosedTier.NONE;
     }
 
     static String podName(ExtenderArgs args) {

@@ -1,5 +1,6 @@
 package io.hetgpu.extender.explain;
 
+import io.hetgpu.extender.policy.PolicyAnswers;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -30,8 +31,7 @@ class PlacementEventsTest {
         var clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
         var pod = TestPods.uid(PodRequest.gpus("train-0", 1), "uid-train-0");
         var events = new PlacementEvents(client, clock, Duration.ofMinutes(1), Runnable::run, known -> true);
-        var table = new PlacementPolicy(PolicySettings.DEFAULTS)
-                .prioritize(pod, List.of(TestNodes.gpu("t4", TestTopologies::t4x4)), PlacementContext.EMPTY);
+        var table = PolicyAnswers.prioritize(new PlacementPolicy(PolicySettings.DEFAULTS), pod, List.of(TestNodes.gpu("t4", TestTopologies::t4x4)), PlacementContext.EMPTY);
 
         events.accept(pod, table);
         events.accept(pod, table);
@@ -51,8 +51,7 @@ class PlacementEventsTest {
         var clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
         var real = TestPods.uid(PodRequest.gpus("train-0", 1), "uid-train-0");
         var events = new PlacementEvents(client, clock, Duration.ofMinutes(1), Runnable::run, pod -> pod.uid().equals(real.uid()));
-        var table = new PlacementPolicy(PolicySettings.DEFAULTS)
-                .prioritize(real, List.of(TestNodes.gpu("t4", TestTopologies::t4x4)), PlacementContext.EMPTY);
+        var table = PolicyAnswers.prioritize(new PlacementPolicy(PolicySettings.DEFAULTS), real, List.of(TestNodes.gpu("t4", TestTopologies::t4x4)), PlacementContext.EMPTY);
 
         // A caller on the extender's port invents pods in other namespaces: nothing is written for them.
         for (int i = 0; i < 50; i++) {

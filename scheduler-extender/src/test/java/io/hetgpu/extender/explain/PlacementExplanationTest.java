@@ -1,5 +1,6 @@
 package io.hetgpu.extender.explain;
 
+import io.hetgpu.extender.policy.PolicyAnswers;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hetgpu.extender.TestNodes;
@@ -25,7 +26,7 @@ class PlacementExplanationTest {
     @Test
     void namesTheWinnerAndWhyTheRunnersUpLost() {
         var pod = TestPods.priority(TestPods.gpus(2), 100000, PriorityHint.UNSET, GpuPreference.UNSET);
-        var table = policy.prioritize(pod, List.of(TestNodes.gpu("k80", TestTopologies::k80x4),
+        var table = PolicyAnswers.prioritize(policy, pod, List.of(TestNodes.gpu("k80", TestTopologies::k80x4),
                 TestNodes.gpu("h100", TestTopologies::dgxH100), TestNodes.gpu("v100", TestTopologies::dgx1V100),
                 TestNodes.cpu("cpu")), PlacementContext.EMPTY);
 
@@ -40,7 +41,7 @@ class PlacementExplanationTest {
     @Test
     void saysALowPriorityPodPrefersTheOldestTier() {
         var pod = TestPods.priority(TestPods.gpus(1), -100, PriorityHint.UNSET, GpuPreference.UNSET);
-        var table = policy.prioritize(pod, List.of(TestNodes.gpu("h100", TestTopologies::dgxH100), TestNodes.gpu("k80", TestTopologies::k80x4)),
+        var table = PolicyAnswers.prioritize(policy, pod, List.of(TestNodes.gpu("h100", TestTopologies::dgxH100), TestNodes.gpu("k80", TestTopologies::k80x4)),
                 PlacementContext.EMPTY);
 
         assertThat(PlacementExplanation.of(table)).isEqualTo("best: k80 scores 10/10 (1x K80, tier 10); h100 0/10 (tier 85 H100 vs 10, oldest preferred)");
@@ -54,13 +55,13 @@ class PlacementExplanationTest {
         var context = new PlacementContext(List.of(new PeerLocation("ps-0", "cpu-x", "rack-a", "zone-1")),
                 List.of(new DataLocality(Set.of(), Set.of("rack-a"), Set.of())));
 
-        assertThat(PlacementExplanation.of(policy.prioritize(pod, List.of(far, near), context)))
+        assertThat(PlacementExplanation.of(PolicyAnswers.prioritize(policy, pod, List.of(far, near), context)))
                 .isEqualTo("best: cpu-a scores 6/10 (CPU node); cpu-c 1/10 (job's pods elsewhere vs same rack, data elsewhere vs same rack)");
     }
 
     @Test
     void saysWhyNoNodeFits() {
-        var table = policy.prioritize(TestPods.gpus(2), List.of(TestNodes.cpu("cpu")), PlacementContext.EMPTY);
+        var table = PolicyAnswers.prioritize(policy, TestPods.gpus(2), List.of(TestNodes.cpu("cpu")), PlacementContext.EMPTY);
         assertThat(PlacementExplanation.of(table)).isEqualTo("no node fits: cpu: node has no GPUs, pod needs 2");
     }
 }

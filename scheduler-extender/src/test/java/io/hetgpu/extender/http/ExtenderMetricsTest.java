@@ -1,5 +1,6 @@
 package io.hetgpu.extender.http;
 
+import io.hetgpu.extender.policy.PolicyAnswers;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hetgpu.extender.TestNodes;
@@ -22,9 +23,9 @@ class ExtenderMetricsTest {
     void countsPlacementsByTheModelOfTheBestNode() {
         var metrics = new ExtenderMetrics();
         var nodes = List.of(TestNodes.gpu("h100", TestTopologies::dgxH100), TestNodes.cpu("cpu"));
-        metrics.placed(TestPods.gpus(2), policy.prioritize(TestPods.gpus(2), nodes, PlacementContext.EMPTY));
-        metrics.placed(PodRequest.gpus("serve", 0), policy.prioritize(PodRequest.gpus("serve", 0), nodes, PlacementContext.EMPTY));
-        metrics.placed(TestPods.gpus(9), policy.prioritize(TestPods.gpus(9), nodes, PlacementContext.EMPTY));
+        metrics.placed(TestPods.gpus(2), PolicyAnswers.prioritize(policy, TestPods.gpus(2), nodes, PlacementContext.EMPTY));
+        metrics.placed(PodRequest.gpus("serve", 0), PolicyAnswers.prioritize(policy, PodRequest.gpus("serve", 0), nodes, PlacementContext.EMPTY));
+        metrics.placed(TestPods.gpus(9), PolicyAnswers.prioritize(policy, TestPods.gpus(9), nodes, PlacementContext.EMPTY));
 
         var text = metrics.scrape();
         assertThat(text).contains("hetgpu_extender_placements_total{tier=\"H100\"} 1.0");

@@ -49,20 +49,20 @@ class HighPriorityReserveTest {
     void anOrdinaryPodTakesTopTierCardsWhileMoreThanTheReserveStaysFree() {
         var nodes = cluster(0, 1, 2, 3);
         // 12 V100 free: taking 4 leaves the 8 kept.
-        assertThat(policy.filter(ordinary(4), nodes, TopTierHeadroom.of(nodes)).fitting()).containsExactly("dgx-a", "dgx-b", "k80");
+        assertThat(PolicyAnswers.filter(policy, ordinary(4), nodes, TopTierHeadroom.of(nodes)).fitting()).containsExactly("dgx-a", "dgx-b", "k80");
     }
 
     @Test
     void belowTheReserveAnOrdinaryPodIsRefusedTheTopTierAndToldWhyButKeepsOlderCards() {
         var nodes = cluster(0, 1, 2);
-        var outcome = policy.filter(ordinary(4), nodes, TopTierHeadroom.of(nodes));
+        var outcome = PolicyAnswers.filter(policy, ordinary(4), nodes, TopTierHeadroom.of(nodes));
 
         assertThat(outcome.fitting()).containsExactly("k80");
         assertThat(outcome.failed()).as("a card released later reopens them: not unresolvable").containsOnlyKeys("dgx-a", "dgx-b");
         assertThat(outcome.failed().get("dgx-a")).isEqualTo("the cluster's last 8 free V100 are kept for high-priority pods (11 free now)");
         assertThat(outcome.failed().get("dgx-b")).as("too few free cards with the reserve or without").isEqualTo("3 free V100, pod needs 4");
         assertThat(outcome.unresolvable()).isEmpty();
-        assertThat(policy.filter(ordinary(3), nodes, TopTierHeadroom.of(nodes)).fitting())
+        assertThat(PolicyAnswers.filter(policy, ordinary(3), nodes, TopTierHeadroom.of(nodes)).fitting())
                 .as("3 of 11 leave 8").contains("dgx-a", "dgx-b");
     }
 
@@ -71,31 +71,31 @@ class HighPriorityReserveTest {
         var nodes = cluster();
         var headroom = TopTierHeadroom.of(nodes);
         assertThat(headroom.free()).isEqualTo(8);
-        assertThat(policy.filter(pod(8, 1000, PriorityHint.UNSET, GpuPreference.UNSET), nodes, headroom).fitting()).containsExactly("dgx-a");
-        assertThat(policy.filter(pod(4, 0, PriorityHint.HIGH, GpuPreference.UNSET), nodes, headroom).fitting()).containsExactly("dgx-a", "k80");
+        assertThat(PolicyAnswers.filter(policy, pod(8, 1000, PriorityHint.UNSET, GpuPreference.UNSET), nodes, headroom).fitting()).containsExactly("dgx-a");
+        assertThat(PolicyAnswers.filter(policy, pod(4, 0, PriorityHint.HIGH, GpuPreference.UNSET), nodes, headroom).fitting()).containsExactly("dgx-a", "k80");
     }
 
     @Test
     void thePriorityAnnotationDecidesAndAGpuPreferenceDoesNotBuyTheReserve() {
         var nodes = cluster();
         var headroom = TopTierHeadroom.of(nodes);
-        assertThat(policy.filter(pod(1, 5000, PriorityHint.LOW, GpuPreference.UNSET), nodes, headroom).fitting()).containsExactly("k80");
-        assertThat(policy.filter(pod(1, 0, PriorityHint.UNSET, GpuPreference.NEWEST), nodes, headroom).fitting()).containsExactly("k80");
+        assertThat(PolicyAnswers.filter(policy, pod(1, 5000, PriorityHint.LOW, GpuPreference.UNSET), nodes, headroom).fitting()).containsExactly("k80");
+        assertThat(PolicyAnswers.filter(policy, pod(1, 0, PriorityHint.UNSET, GpuPreference.NEWEST), nodes, headroom).fitting()).containsExactly("k80");
     }
 
     @Test
     void offByDefaultAndWithoutAnyHeadroomKnown() {
         var nodes = cluster();
         var shipped = new PlacementPolicy(PolicySettings.DEFAULTS);
-        assertThat(shipped.filter(ordinary(4), nodes, TopTierHeadroom.of(nodes)).fitting()).containsExactly("dgx-a", "k80");
-        assertThat(policy.filter(ordinary(4), nodes).fitting()).containsExactly("dgx-a", "k80");
-        assertThat(policy.filter(TestPods.gpus(0), nodes, TopTierHeadroom.of(nodes)).fitting()).hasSize(3);
+        assertThat(PolicyAnswers.filter(shipped, ordinary(4), nodes, TopTierHeadroom.of(nodes)).fitting()).containsExactly("dgx-a", "k80");
+        assertThat(PolicyAnswers.filter(policy, ordinary(4), nodes).fitting()).containsExactly("dgx-a", "k80");
+        assertThat(PolicyAnswers.filter(policy, TestPods.gpus(0), nodes, TopTierHeadroom.of(nodes)).fitting()).hasSize(3);
     }
 
     @Test
     void scoresRankOnlyTheNodesTheReserveLeaves() {
         var nodes = cluster(0, 1, 2);
-        var table = policy.prioritize(ordinary(4), nodes, PlacementContext.EMPTY, TopTierHeadroom.of(nodes));
+        var table = PolicyAnswers.prioritize(policy, ordinary(4), nodes, PlacementContext.EMPTY, TopTierHeadroom.of(nodes));
         assertThat(table.rows()).extracting(ScoreTable.Row::node, row -> row.candidate() != null)
                 .containsExactly(tuple("dgx-a", false), tuple("dgx-b", false),
                         tuple("k80", true));

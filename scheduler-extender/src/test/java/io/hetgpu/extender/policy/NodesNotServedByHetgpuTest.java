@@ -35,7 +35,7 @@ class NodesNotServedByHetgpuTest {
 
     @Test
     void gpuPodsFitOnGfdAndAllocatableOnlyNodesAndNotOnCpuNodes() {
-        var outcome = policy.filter(TestPods.gpus(2), nodes.all);
+        var outcome = PolicyAnswers.filter(policy, TestPods.gpus(2), nodes.all);
 
         assertThat(outcome.fitting()).containsExactly("gfd-v100", "plain");
         assertThat(outcome.unresolvable()).isEqualTo(Map.of("cpu", "node has no GPUs, pod needs 2"));
@@ -43,28 +43,28 @@ class NodesNotServedByHetgpuTest {
 
     @Test
     void cardFiltersJudgeGfdNodesAndRefuseNodesOfUnknownModelSayingSo() {
-        var v100 = policy.filter(TestPods.models(TestPods.gpus(1), "V100"), nodes.all);
+        var v100 = PolicyAnswers.filter(policy, TestPods.models(TestPods.gpus(1), "V100"), nodes.all);
         assertThat(v100.fitting()).containsExactly("gfd-v100");
         assertThat(v100.unresolvable()).containsEntry("plain", UNKNOWN_MODEL + "V100");
 
-        var a100 = policy.filter(TestPods.models(TestPods.gpus(1), "A100"), nodes.all);
+        var a100 = PolicyAnswers.filter(policy, TestPods.models(TestPods.gpus(1), "A100"), nodes.all);
         assertThat(a100.fitting()).isEmpty();
         assertThat(a100.unresolvable()).containsEntry("gfd-v100",
                 "node has 4 V100 (16 GiB, cc 7.0) from GPU Feature Discovery labels, links unknown, pod needs A100");
 
-        var memory = policy.filter(TestPods.memory(TestPods.gpus(1), 32 * 1024), nodes.all);
+        var memory = PolicyAnswers.filter(policy, TestPods.memory(TestPods.gpus(1), 32 * 1024), nodes.all);
         assertThat(memory.unresolvable()).containsEntry("gfd-v100",
                 "node has 4 V100 (16 GiB, cc 7.0) from GPU Feature Discovery labels, links unknown, pod needs at least 32 GiB per GPU")
                 .containsEntry("plain", UNKNOWN_MODEL + "at least 32 GiB per GPU");
 
-        var cc = policy.filter(TestPods.computeCapability(TestPods.gpus(1), "7.0"), nodes.all);
+        var cc = PolicyAnswers.filter(policy, TestPods.computeCapability(TestPods.gpus(1), "7.0"), nodes.all);
         assertThat(cc.fitting()).containsExactly("gfd-v100");
         assertThat(cc.unresolvable()).containsEntry("plain", UNKNOWN_MODEL + "compute capability 7.0 or newer");
     }
 
     @Test
     void anNvlinkPodIsRefusedWhereLinksAreUnknown() {
-        var outcome = policy.filter(TestPods.nvlink(TestPods.gpus(2)), List.of(nodes.all.get(0), nodes.all.get(1),
+        var outcome = PolicyAnswers.filter(policy, TestPods.nvlink(TestPods.gpus(2)), List.of(nodes.all.get(0), nodes.all.get(1),
                 TestNodes.gpu("dgx", TestTopologies::dgx1V100)));
 
         assertThat(outcome.fitting()).containsExactly("dgx");
@@ -79,14 +79,14 @@ class NodesNotServedByHetgpuTest {
         var labels = TestNodes.gfdLabels("NVIDIA-GB200", 189471, 10, 0, 4);
         labels.put("nvidia.com/gpu.clique", "7b5f2b7e.32766");
 
-        assertThat(policy.filter(TestPods.nvlink(TestPods.gpus(4)), List.of(TestNodes.featureDiscovery("gb200", labels, 4))).fitting())
+        assertThat(PolicyAnswers.filter(policy, TestPods.nvlink(TestPods.gpus(4)), List.of(TestNodes.featureDiscovery("gb200", labels, 4))).fitting())
                 .containsExactly("gb200");
     }
 
     @Test
     void unknownLinksScoreBelowKnownOnesNotAsGood() {
         var pcie = TestNodes.gpu("pcie", n -> TestTopologies.v100Pcie(n, 4));
-        var table = policy.prioritize(TestPods.gpus(2), List.of(nodes.all.get(0), pcie), PlacementContext.EMPTY);
+        var table = PolicyAnswers.prioritize(policy, TestPods.gpus(2), List.of(nodes.all.get(0), pcie), PlacementContext.EMPTY);
         int nvlink = table.scorers().indexOf("nvlink");
 
         assertThat(table.rows().get(0).parts()[nvlink]).isZero();
@@ -96,7 +96,7 @@ class NodesNotServedByHetgpuTest {
     @Test
     void cpuPodsAreSteeredOffEveryKindOfGpuNode() {
         var cpuPod = PodRequest.gpus("serve", 0);
-        var table = policy.prioritize(cpuPod, nodes.all, PlacementContext.EMPTY);
+        var table = PolicyAnswers.prioritize(policy, cpuPod, nodes.all, PlacementContext.EMPTY);
 
         assertThat(table.ranked().getFirst().node()).isEqualTo("cpu");
         assertThat(table.rows()).filteredOn(row -> !row.node().equals("cpu")).extracting(ScoreTable.Row::score).containsOnly(0);
@@ -109,8 +109,8 @@ class NodesNotServedByHetgpuTest {
         var high = TestPods.priority(TestPods.gpus(1), 100000, PriorityHint.UNSET, GpuPreference.UNSET);
         var low = TestPods.priority(TestPods.gpus(1), -100, PriorityHint.UNSET, GpuPreference.UNSET);
 
-        assertThat(policy.prioritize(high, List.of(k80, h100), PlacementContext.EMPTY).ranked().getFirst().node()).isEqualTo("gfd-h100");
-        assertThat(policy.prioritize(low, List.of(k80, h100), PlacementContext.EMPTY).ranked().getFirst().node()).isEqualTo("gfd-k80");
+        assertThat(PolicyAnswers.prioritize(policy, high, List.of(k80, h100), PlacementContext.EMPTY).ranked().getFirst().node()).isEqualTo("gfd-h100");
+        assertThat(PolicyAnswers.prioritize(policy, low, List.of(k80, h100), PlacementContext.EMPTY).ranked().getFirst().node()).isEqualTo("gfd-k80");
     }
 
     @Test
@@ -121,9 +121,9 @@ class NodesNotServedByHetgpuTest {
         var high = TestPods.priority(TestPods.gpus(1), 100000, PriorityHint.UNSET, GpuPreference.UNSET);
         var low = TestPods.priority(TestPods.gpus(1), -100, PriorityHint.UNSET, GpuPreference.UNSET);
 
-        assertThat(policy.prioritize(high, List.of(k80, plain, h100), PlacementContext.EMPTY).ranked())
+        assertThat(PolicyAnswers.prioritize(policy, high, List.of(k80, plain, h100), PlacementContext.EMPTY).ranked())
                 .extracting(ScoreTable.Row::node).containsExactly("h100", "plain", "k80");
-        assertThat(policy.prioritize(low, List.of(k80, plain, h100), PlacementContext.EMPTY).ranked())
+        assertThat(PolicyAnswers.prioritize(policy, low, List.of(k80, plain, h100), PlacementContext.EMPTY).ranked())
                 .extracting(ScoreTable.Row::node).containsExactly("k80", "plain", "h100");
         assertThat(plain.gpus().tiers().getFirst().rank()).isEqualTo(CardCatalog.defaults().middleRank());
     }
@@ -133,16 +133,16 @@ class NodesNotServedByHetgpuTest {
         var full = TestNodes.featureDiscovery("gfd", TestNodes.gfdLabels("Tesla-T4", 15360, 7, 5, 4), 4);
         var busy = new io.hetgpu.extender.model.NodeState("gfd", "", "", full.gpus(), 0b0001);
 
-        assertThat(policy.filter(TestPods.gpus(2), List.of(busy)).failed()).isEqualTo(Map.of("gfd", "1 free T4, pod needs 2"));
+        assertThat(PolicyAnswers.filter(policy, TestPods.gpus(2), List.of(busy)).failed()).isEqualTo(Map.of("gfd", "1 free T4, pod needs 2"));
     }
 
     @Test
     void theExplanationNamesWhereTheGpusWereLearnedFrom() {
-        var table = policy.prioritize(TestPods.gpus(2), nodes.all.subList(0, 2), PlacementContext.EMPTY);
+        var table = PolicyAnswers.prioritize(policy, TestPods.gpus(2), nodes.all.subList(0, 2), PlacementContext.EMPTY);
 
         assertThat(PlacementExplanation.of(table)).contains("2x V100, from GPU Feature Discovery labels, links unknown")
                 .doesNotContain("link 10");
-        var plainOnly = policy.prioritize(TestPods.gpus(2), List.of(nodes.all.get(1)), PlacementContext.EMPTY);
+        var plainOnly = PolicyAnswers.prioritize(policy, TestPods.gpus(2), List.of(nodes.all.get(1)), PlacementContext.EMPTY);
         assertThat(PlacementExplanation.of(plainOnly)).contains("2x GPU of unknown model, from allocatable only");
     }
 

@@ -27,7 +27,7 @@ class PlacementPolicyTest {
                 TestNodes.gpu("t4", TestTopologies::t4x4),
                 TestNodes.cpu("cpu"));
 
-        var outcome = policy.filter(pod, nodes);
+        var outcome = PolicyAnswers.filter(policy, pod, nodes);
 
         assertThat(outcome.fitting()).containsExactly("dgx");
         assertThat(outcome.failed()).isEqualTo(Map.of("dgx-busy", "2 free V100, pod needs 4"));
@@ -40,7 +40,7 @@ class PlacementPolicyTest {
     void filterIsIdempotent() {
         var pod = TestPods.gpus(2);
         var nodes = List.of(TestNodes.gpu("dgx", TestTopologies::dgx1V100, 0, 1), TestNodes.gpu("t4", TestTopologies::t4x4, 3));
-        assertThat(policy.filter(pod, nodes)).isEqualTo(policy.filter(pod, nodes));
+        assertThat(PolicyAnswers.filter(policy, pod, nodes)).isEqualTo(PolicyAnswers.filter(policy, pod, nodes));
     }
 
     @Test
@@ -51,10 +51,10 @@ class PlacementPolicyTest {
         var low = TestPods.priority(TestPods.gpus(2), -100, PriorityHint.UNSET, GpuPreference.UNSET);
         var unclassified = TestPods.priority(TestPods.gpus(2), 0, PriorityHint.UNSET, GpuPreference.UNSET);
 
-        assertThat(policy.prioritize(high, nodes, PlacementContext.EMPTY).ranked().getFirst().node()).isEqualTo("h100");
-        assertThat(policy.prioritize(low, nodes, PlacementContext.EMPTY).ranked().getFirst().node()).isEqualTo("k80");
+        assertThat(PolicyAnswers.prioritize(policy, high, nodes, PlacementContext.EMPTY).ranked().getFirst().node()).isEqualTo("h100");
+        assertThat(PolicyAnswers.prioritize(policy, low, nodes, PlacementContext.EMPTY).ranked().getFirst().node()).isEqualTo("k80");
         // Priority 0 (no PriorityClass) is neutral: no node wins on card tier alone.
-        var neutral = policy.prioritize(unclassified, nodes, PlacementContext.EMPTY);
+        var neutral = PolicyAnswers.prioritize(policy, unclassified, nodes, PlacementContext.EMPTY);
         int tier = neutral.scorers().indexOf("tier");
         assertThat(neutral.rows()).extracting(row -> row.parts()[tier]).containsOnly(neutral.rows().get(0).parts()[tier]);
     }
@@ -63,7 +63,7 @@ class PlacementPolicyTest {
     void scoresStayInZeroToTen() {
         var nodes = List.of(TestNodes.gpu("k80", TestTopologies::k80x4), TestNodes.gpu("h100", TestTopologies::dgxH100), TestNodes.cpu("c"));
         var pod = TestPods.priority(TestPods.gpus(2), 100000, PriorityHint.UNSET, GpuPreference.UNSET);
-        var table = policy.prioritize(pod, nodes, new PlacementContext(List.of(new PeerLocation("w0", "h100", "", "")), List.of()));
+        var table = PolicyAnswers.prioritize(policy, pod, nodes, new PlacementContext(List.of(new PeerLocation("w0", "h100", "", "")), List.of()));
         assertThat(table.rows()).allSatisfy(row -> assertThat(row.score()).isBetween(0, 10));
         assertThat(table.rows().get(1).score()).isEqualTo(10);
         assertThat(table.rows().get(2).score()).isZero();
@@ -77,17 +77,17 @@ class PlacementPolicyTest {
         var pod = TestPods.job(PodRequest.gpus("serve", 0), "j");
         // Even with the job's peer on the GPU node, the CPU node wins.
         var context = new PlacementContext(List.of(new PeerLocation("peer", "h100", "", "")), List.of());
-        var table = policy.prioritize(pod, List.of(gpuNode, cpuNode), context);
+        var table = PolicyAnswers.prioritize(policy, pod, List.of(gpuNode, cpuNode), context);
         assertThat(table.rows().get(0).score()).isZero();
         assertThat(table.rows().get(1).score()).isPositive();
 
         // With no CPU node left, GPU nodes are scored normally.
-        assertThat(policy.prioritize(pod, List.of(gpuNode), context).rows().getFirst().score()).isPositive();
+        assertThat(PolicyAnswers.prioritize(policy, pod, List.of(gpuNode), context).rows().getFirst().score()).isPositive();
     }
 
     @Test
     void theScoreTableRendersForTheDebugLog() {
-        var table = policy.prioritize(TestPods.gpus(2), List.of(TestNodes.gpu("h100", TestTopologies::dgxH100),
+        var table = PolicyAnswers.prioritize(policy, TestPods.gpus(2), List.of(TestNodes.gpu("h100", TestTopologies::dgxH100),
                 TestNodes.cpu("cpu")), PlacementContext.EMPTY);
         assertThat(table.render()).contains("h100").contains("2x H100 link 1800").contains("refused: node has no GPUs, pod needs 2");
     }

@@ -63,7 +63,7 @@ class ScorersTest {
 
     static double[] score(NodeScorer scorer, PodRequest pod, PlacementContext context, NodeState... nodes) {
         var candidates = java.util.Arrays.stream(nodes)
-                .map(node -> ((PlacementPolicy.Fit) POLICY.assess(pod, node)).candidate())
+                .map(node -> ((PlacementPolicy.Fit) PolicyAnswers.assess(POLICY, pod, node)).candidate())
                 .toList();
         var scores = scorer.score(pod, candidates, context);
         for (int i = 0; i < scores.length; i++) {

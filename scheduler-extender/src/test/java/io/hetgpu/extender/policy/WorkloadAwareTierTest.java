@@ -67,10 +67,10 @@ class WorkloadAwareTierTest {
     @Test
     void thePolicyPlacesARecommendationJobOnTheOlderFasterCard() {
         var policy = new PlacementPolicy(PolicySettings.DEFAULTS.withThroughputs(GAVEL));
-        var table = policy.prioritize(pod("recommendation", 5000), List.of(v100, k80), PlacementContext.EMPTY);
+        var table = PolicyAnswers.prioritize(policy, pod("recommendation", 5000), List.of(v100, k80), PlacementContext.EMPTY);
         assertThat(table.ranked().getFirst().node()).isEqualTo("k80");
         var shipped = new PlacementPolicy(PolicySettings.DEFAULTS);
-        assertThat(shipped.prioritize(pod("recommendation", 5000), List.of(v100, k80), PlacementContext.EMPTY)
+        assertThat(PolicyAnswers.prioritize(shipped, pod("recommendation", 5000), List.of(v100, k80), PlacementContext.EMPTY)
                 .ranked().getFirst().node()).isEqualTo("v100");
     }
 

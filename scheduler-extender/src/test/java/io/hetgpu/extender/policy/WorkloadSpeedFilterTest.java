@@ -35,7 +35,7 @@ class WorkloadSpeedFilterTest {
 
     @Test
     void aCardBelowTheShareIsRefusedForGoodWithTheSpeedsInTheReason() {
-        var outcome = policy(0.25).filter(pod("resnet50"), List.of(k80, v100));
+        var outcome = PolicyAnswers.filter(policy(0.25), pod("resnet50"), List.of(k80, v100));
         assertThat(outcome.fitting()).containsExactly("v100");
         assertThat(outcome.failed()).isEmpty();
         assertThat(outcome.unresolvable()).containsOnlyKeys("k80");
@@ -45,17 +45,17 @@ class WorkloadSpeedFilterTest {
     @Test
     void theFastestCardIsTheClassesOwnNotTheNewest() {
         // Recommendation's best card is the K80; its V100 speed is 66 % of that.
-        assertThat(policy(0.7).filter(pod("recommendation"), List.of(k80, v100)).fitting()).containsExactly("k80");
-        assertThat(policy(0.6).filter(pod("recommendation"), List.of(k80, v100)).fitting()).containsExactly("k80", "v100");
+        assertThat(PolicyAnswers.filter(policy(0.7), pod("recommendation"), List.of(k80, v100)).fitting()).containsExactly("k80");
+        assertThat(PolicyAnswers.filter(policy(0.6), pod("recommendation"), List.of(k80, v100)).fitting()).containsExactly("k80", "v100");
     }
 
     @Test
     void offByDefaultAndSilentForPodsItKnowsNothingAbout() {
-        assertThat(policy(0).filter(pod("resnet50"), List.of(k80, v100)).fitting()).containsExactly("k80", "v100");
-        assertThat(policy(0.25).filter(pod("bert"), List.of(k80, v100)).fitting()).containsExactly("k80", "v100");
-        assertThat(policy(0.25).filter(TestPods.gpus(1), List.of(k80, v100)).fitting()).containsExactly("k80", "v100");
+        assertThat(PolicyAnswers.filter(policy(0), pod("resnet50"), List.of(k80, v100)).fitting()).containsExactly("k80", "v100");
+        assertThat(PolicyAnswers.filter(policy(0.25), pod("bert"), List.of(k80, v100)).fitting()).containsExactly("k80", "v100");
+        assertThat(PolicyAnswers.filter(policy(0.25), TestPods.gpus(1), List.of(k80, v100)).fitting()).containsExactly("k80", "v100");
         var h100 = TestNodes.gpu("h100", TestTopologies::dgxH100);
-        assertThat(policy(0.25).filter(pod("resnet50"), List.of(h100)).fitting())
+        assertThat(PolicyAnswers.filter(policy(0.25), pod("resnet50"), List.of(h100)).fitting())
                 .as("a card the table does not list is not judged").containsExactly("h100");
     }
 
