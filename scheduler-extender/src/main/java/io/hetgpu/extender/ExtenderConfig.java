@@ -167,20 +167,20 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
         return errors.attempt("policy.priority: ", () -> new PriorityThresholds(high, low), priority);
     }
 
-    /** Weights by scorer name; a name not given keeps its default. */
+    /** Weights by scorer name, checked against the registered scorers; a name not given keeps its value. */
     private ScoreWeights weightsOf(Map<String, Integer> file, FieldErrors errors) {
         if (file == null) {
             return weights;
         }
-        var named = new java.util.LinkedHashMap<String, Integer>(Map.of("tier", weights.tier(), "nvlink", weights.nvlink(),
-                "job", weights.job(), "data", weights.data(), "cpu", weights.cpu()));
+        var named = new java.util.LinkedHashMap<>(weights.byName());
         boolean valid = true;
         for (var entry : file.entrySet()) {
             var path = "policy.weights." + entry.getKey();
             if (entry.getValue() == null && errors.reported(path)) {
                 valid = false;
             } else if (!named.containsKey(entry.getKey())) {
-                errors.add(path, entry.getValue(), "no scorer of that name (scorers: cpu, data, job, nvlink, tier)");
+                errors.add(path, entry.getValue(), "no scorer of that name (scorers: "
+                        + String.join(", ", ScoreWeights.names().stream().sorted().toList()) + ")");
                 valid = false;
             } else if (entry.getValue() == null || entry.getValue() < 0 || entry.getValue() > 100) {
                 errors.add(path, entry.getValue(), "expected 0..100");
@@ -189,11 +189,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
                 named.put(entry.getKey(), entry.getValue());
             }
         }
-        if (!valid) {
-            return weights;
-        }
-        return errors.attempt("policy.weights: ", () -> new ScoreWeights(named.get("tier"), named.get("nvlink"), named.get("job"),
-                named.get("data"), named.get("cpu")), weights);
+        return valid ? errors.attempt("policy.weights: ", () -> new ScoreWeights(named), weights) : weights;
     }
 
     private WorkloadThroughputs workloadsOf(FilePolicy policy, FieldErrors errors) {

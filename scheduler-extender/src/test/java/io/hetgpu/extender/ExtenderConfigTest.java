@@ -26,7 +26,7 @@ class ExtenderConfigTest {
         assertThat(config.port()).isEqualTo(9443);
         assertThat(config.resourceName()).isEqualTo("example.com/gpu");
         assertThat(config.priority()).isEqualTo(new PriorityThresholds(500, 10));
-        assertThat(config.weights()).isEqualTo(new ScoreWeights(8, 3, 3, 2, 0));
+        assertThat(config.weights()).isEqualTo(ScoreWeights.DEFAULTS.with("tier", 8).with("cpu", 0));
         assertThat(config.tiers()).singleElement().satisfies(card -> assertThat(card.rank()).isEqualTo(110));
         assertThat(config.events()).isFalse();
     }

@@ -52,11 +52,12 @@ public record Experiment(String name, ClusterInventory inventory, List<Job> jobs
         // By default the extender's defaults, which are also what manifests/ deploys (a manifests test keeps them equal).
         placers.add(hetgpu("hetgpu", config.weights(), WorkloadThroughputs.NONE, seed));
         var w = config.weights();
-        placers.add(hetgpu("hetgpu-no-tier", new ScoreWeights(0, w.nvlink(), w.job(), w.data(), w.cpu()), WorkloadThroughputs.NONE, seed));
-        placers.add(hetgpu("hetgpu-no-nvlink", new ScoreWeights(w.tier(), 0, w.job(), w.data(), w.cpu()), WorkloadThroughputs.NONE, seed));
-        placers.add(hetgpu("hetgpu-no-job", new ScoreWeights(w.tier(), w.nvlink(), 0, w.data(), w.cpu()), WorkloadThroughputs.NONE, seed));
-        placers.add(hetgpu("hetgpu-no-data", new ScoreWeights(w.tier(), w.nvlink(), w.job(), 0, w.cpu()), WorkloadThroughputs.NONE, seed));
-        placers.add(hetgpu("hetgpu-no-cpu", new ScoreWeights(w.tier(), w.nvlink(), w.job(), w.data(), 0), WorkloadThroughputs.NONE, seed));
+        // Each scorer turned off in turn: what it adds to the policy as shipped (unless it is the only one left on).
+        for (var scorer : ScoreWeights.names()) {
+            if (w.byName().entrySet().stream().anyMatch(other -> !other.getKey().equals(scorer) && other.getValue() > 0)) {
+                placers.add(hetgpu("hetgpu-no-" + scorer, w.with(scorer, 0), WorkloadThroughputs.NONE, seed));
+            }
+        }
         if (!workloads.isEmpty()) {
             placers.add(hetgpu("hetgpu-workload-aware", config.weights(), workloads, seed));
             // The same table with minimumSpeedShare: pods wait rather than start on cards they crawl on.

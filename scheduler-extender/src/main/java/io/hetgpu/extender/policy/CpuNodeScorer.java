@@ -16,6 +16,11 @@ public final class CpuNodeScorer implements NodeScorer {
     }
 
     @Override
+    public int defaultWeight() {
+        return 5;
+    }
+
+    @Override
     public double[] score(PodRequest pod, List<Candidate> candidates, PlacementContext context) {
         var scores = new double[candidates.size()];
         if (pod.needsGpus()) {

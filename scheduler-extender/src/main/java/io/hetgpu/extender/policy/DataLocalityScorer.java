@@ -13,6 +13,11 @@ public final class DataLocalityScorer implements NodeScorer {
     }
 
     @Override
+    public int defaultWeight() {
+        return 2;
+    }
+
+    @Override
     public double[] score(PodRequest pod, List<Candidate> candidates, PlacementContext context) {
         var scores = new double[candidates.size()];
         var volumes = context.volumes();

@@ -13,6 +13,11 @@ public final class JobLocalityScorer implements NodeScorer {
     }
 
     @Override
+    public int defaultWeight() {
+        return 3;
+    }
+
+    @Override
     public double[] score(PodRequest pod, List<Candidate> candidates, PlacementContext context) {
         var scores = new double[candidates.size()];
         var peers = context.peers();

@@ -11,8 +11,11 @@ import java.util.List;
  */
 public interface NodeScorer {
 
-    /** Short name for configuration, score tables and explanations. */
+    /** Short name for configuration ({@code policy.weights.NAME}), score tables and explanations. */
     String name();
+
+    /** How much it counts unless the configuration says otherwise (0..100; 0 turns it off). */
+    int defaultWeight();
 
     double[] score(PodRequest pod, List<Candidate> candidates, PlacementContext context);
 

@@ -17,6 +17,11 @@ public final class NvlinkScorer implements NodeScorer {
     }
 
     @Override
+    public int defaultWeight() {
+        return 3;
+    }
+
+    @Override
     public double[] score(PodRequest pod, List<Candidate> candidates, PlacementContext context) {
         var scores = new double[candidates.size()];
         if (pod.gpuCount() < 2) {

@@ -39,11 +39,9 @@ public final class PlacementPolicy {
         this.reserve = settings.reserve();
         this.deviceFilters = List.of(new CardModelFilter(), new GpuMemoryFilter(), new ComputeCapabilityFilter(),
                 new WorkloadSpeedFilter(settings.throughputs()));
-        this.scorers = List.of(new TierScorer(thresholds, settings.throughputs()), new NvlinkScorer(), new JobLocalityScorer(),
-                new DataLocalityScorer(), new CpuNodeScorer());
+        this.scorers = Scorers.all(thresholds, settings.throughputs());
         this.scorerNames = scorers.stream().map(NodeScorer::name).toList();
-        var weights = settings.weights();
-        this.weights = new int[] {weights.tier(), weights.nvlink(), weights.job(), weights.data(), weights.cpu()};
+        this.weights = scorers.stream().mapToInt(scorer -> settings.weights().of(scorer.name())).toArray();
     }
 
     /** A node judged for a pod: a candidate when it fits, else the rejection. */

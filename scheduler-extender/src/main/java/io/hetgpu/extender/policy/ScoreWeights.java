@@ -1,18 +1,78 @@
 package io.hetgpu.extender.policy;
 
-/** How much each scorer counts; zero turns one off. */
-public record ScoreWeights(int tier, int nvlink, int job, int data, int cpu) {
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
-    public static final ScoreWeights DEFAULTS = new ScoreWeights(4, 3, 3, 2, 5);
+/**
+ * How much each scorer counts, by the scorer's name; zero turns one off.
+ *
+ * @param byName every registered scorer's weight, in registration order
+ */
+public record ScoreWeights(Map<String, Integer> byName) {
+
+    public static final ScoreWeights DEFAULTS = new ScoreWeights(Scorers.defaultWeights());
 
     public ScoreWeights {
-        for (int weight : new int[] {tier, nvlink, job, data, cpu}) {
-            if (weight < 0 || weight > 100) {
-                throw new IllegalArgumentException("every weight must be in 0..100, got " + weight);
-            }
+        var registered = Scorers.defaultWeights().keySet();
+        if (!byName.keySet().equals(registered)) {
+            throw new IllegalArgumentException("weights must name exactly the scorers " + String.join(", ", registered) + ", got " + byName.keySet());
         }
-        if (tier + nvlink + job + data + cpu == 0) {
+        var ordered = new LinkedHashMap<String, Integer>();
+        for (var name : registered) {
+            int weight = byName.get(name);
+            if (weight < 0 || weight > 100) {
+                throw new IllegalArgumentException(name + ": every weight must be in 0..100, got " + weight);
+            }
+            ordered.put(name, weight);
+        }
+        if (ordered.values().stream().allMatch(weight -> weight == 0)) {
             throw new IllegalArgumentException("at least one weight must be above 0");
         }
+        byName = Collections.unmodifiableMap(ordered);
+    }
+
+    /** The registered scorers' names, in registration order. */
+    public static List<String> names() {
+        return List.copyOf(DEFAULTS.byName.keySet());
+    }
+
+    /**
+     * The defaults with the weights {@code given} by name; every unknown name and every weight out of range is
+     * reported in the one exception.
+     */
+    public static ScoreWeights named(Map<String, Integer> given) {
+        var weights = new LinkedHashMap<>(DEFAULTS.byName);
+        var problems = new ArrayList<String>();
+        given.forEach((name, weight) -> {
+            if (!weights.containsKey(name)) {
+                problems.add(name + ": no scorer of that name (scorers: " + String.join(", ", names().stream().sorted().toList()) + ")");
+            } else if (weight == null || weight < 0 || weight > 100) {
+                problems.add(name + ": expected 0..100, got " + weight);
+            } else {
+                weights.put(name, weight);
+            }
+        });
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(String.join("; ", problems));
+        }
+        return new ScoreWeights(weights);
+    }
+
+    public int of(String scorer) {
+        var weight = byName.get(scorer);
+        if (weight == null) {
+            throw new IllegalArgumentException("no scorer named " + scorer + " (scorers: " + String.join(", ", names()) + ")");
+        }
+        return weight;
+    }
+
+    public ScoreWeights with(String scorer, int weight) {
+        of(scorer);
+        var changed = new LinkedHashMap<>(byName);
+        changed.put(scorer, weight);
+        return new ScoreWeights(changed);
     }
 }

@@ -35,6 +35,11 @@ public final class TierScorer implements NodeScorer {
     }
 
     @Override
+    public int defaultWeight() {
+        return 4;
+    }
+
+    @Override
     public double[] score(PodRequest pod, List<Candidate> candidates, PlacementContext context) {
         var preference = TierPreference.of(pod, thresholds);
         if (pod.needsGpus() && throughputs.knows(pod.workload())) {

@@ -111,6 +111,12 @@ public final class ApiServer implements AutoCloseable {
 
     @Override
     public void close() {
-        server.destroy();
+        try {
+            server.destroy();
+        } catch (IllegalStateException e) {
+            // MockWebServer gives up waiting for its connection threads after a few seconds; on a loaded machine an
+            // informer's watch may still be winding down. Everything the test asked of the server has been answered.
+            System.getLogger(ApiServer.class.getName()).log(System.Logger.Level.DEBUG, "mock API server closed slowly", e);
+        }
     }
 }
