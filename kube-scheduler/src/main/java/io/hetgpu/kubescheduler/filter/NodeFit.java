@@ -18,8 +18,28 @@ public final class NodeFit {
     private NodeFit() {
     }
 
+    /**
+     * Why a pod cannot run on a node, and whether evicting pods could change that: kube-scheduler's Unschedulable
+     * (resources) against UnschedulableAndUnresolvable (the node's settings), which preemption skips.
+     */
+    public record Refusal(String reason, boolean unresolvable) {
+    }
+
+    /** The refusal, or empty when the pod fits. */
+    public static Optional<Refusal> judge(SchedulingPod pod, SchedulingNode node, List<ResourceRequest> podsOnNode) {
+        var settings = settingsRefusal(pod, node);
+        if (settings.isPresent()) {
+            return settings.map(reason -> new Refusal(reason, true));
+        }
+        return insufficientResource(pod.request(), node, podsOnNode).map(reason -> new Refusal(reason, false));
+    }
+
     /** Why the pod cannot run on the node, in kube-scheduler's words, or empty when it fits. */
     public static Optional<String> check(SchedulingPod pod, SchedulingNode node, List<ResourceRequest> podsOnNode) {
+        return judge(pod, node, podsOnNode).map(Refusal::reason);
+    }
+
+    private static Optional<String> settingsRefusal(SchedulingPod pod, SchedulingNode node) {
         if (node.unschedulable()) {
             return Optional.of("node(s) were unschedulable");
         }
@@ -37,7 +57,7 @@ public final class NodeFit {
                         + (taint.value().isEmpty() ? "" : ": " + taint.value()) + "}");
             }
         }
-        return insufficientResource(pod.request(), node, podsOnNode);
+        return Optional.empty();
     }
 
     /** NodeResourcesFit alone: room for one more pod and for each resource the pod requests. */

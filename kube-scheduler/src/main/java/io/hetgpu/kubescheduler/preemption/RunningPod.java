@@ -21,7 +21,7 @@ public record RunningPod(String uid, String namespace, Map<String, String> label
      * kube-scheduler's {@code MoreImportantPod}: the higher priority first, and between equals the one that started
      * earlier (it has done more work).
      */
-    static int moreImportantFirst(RunningPod a, RunningPod b) {
+    public static int moreImportantFirst(RunningPod a, RunningPod b) {
         int byPriority = Integer.compare(b.priority, a.priority);
         return byPriority != 0 ? byPriority : a.startTime.compareTo(b.startTime);
     }

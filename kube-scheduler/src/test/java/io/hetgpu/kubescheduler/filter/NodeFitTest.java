@@ -97,4 +97,11 @@ class NodeFitTest {
         var soft = new SchedulingNode("gpu-1", false, Map.of(), List.of(new Taint("old", "", "PreferNoSchedule")), ROOMY);
         assertThat(NodeFit.check(pod(ResourceRequest.NONE), soft, List.of())).isEmpty();
     }
+
+    @Test
+    void onlyAShortageOfResourcesIsSomethingEvictionsCouldFix() {
+        assertThat(NodeFit.judge(pod(gpus(3)), NODE, List.of(gpus(2)))).hasValueSatisfying(r -> assertThat(r.unresolvable()).isFalse());
+        var cordoned = new SchedulingNode("gpu-1", true, Map.of(), List.of(), ROOMY);
+        assertThat(NodeFit.judge(pod(gpus(1)), cordoned, List.of())).hasValueSatisfying(r -> assertThat(r.unresolvable()).isTrue());
+    }
 }

@@ -88,6 +88,7 @@ public final class Demo {
             switch (decision) {
                 case Decision.Unschedulable u -> out.println("  " + u.pod() + " pending: " + u.message());
                 case Decision.Failed f -> out.println("  " + f.pod() + " not scheduled: " + f.error());
+                case Decision.Nominated n -> out.println("  " + n.pod() + " nominated to " + n.node() + ", evicting " + n.victims());
                 case Decision.Bound b -> { }
             }
         }

@@ -6,7 +6,13 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.hetgpu.kubescheduler.ResourceRequest;
 import io.hetgpu.kubescheduler.SchedulingNode;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.hetgpu.kubescheduler.SchedulingPod;
+import io.hetgpu.kubescheduler.preemption.DisruptionBudget;
+import io.hetgpu.kubescheduler.preemption.Preemptor;
+import io.hetgpu.kubescheduler.preemption.RunningPod;
+import java.time.Instant;
+import java.util.Set;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +47,34 @@ public final class ApiObjects {
 
     public static ResourceRequest request(Pod pod) {
         return ResourceRequest.of(containers(pod.getSpec().getContainers()), containers(pod.getSpec().getInitContainers()));
+    }
+
+    /** The pod as kube-scheduler's preemption weighs it when it is the one that found no node. */
+    public static Preemptor preemptor(Pod pod) {
+        var status = pod.getStatus();
+        return new Preemptor(text(pod.getMetadata().getUid()), pod(pod), priority(pod), "Never".equals(pod.getSpec().getPreemptionPolicy()),
+                status == null ? "" : text(status.getNominatedNodeName()));
+    }
+
+    /** A bound pod as a possible victim; a pod not started yet counts as starting now. */
+    public static RunningPod running(Pod pod) {
+        var status = pod.getStatus();
+        var started = status == null || status.getStartTime() == null ? Instant.now() : Instant.parse(status.getStartTime());
+        return new RunningPod(text(pod.getMetadata().getUid()), text(pod.getMetadata().getNamespace()),
+                Objects.requireNonNullElse(pod.getMetadata().getLabels(), Map.of()), priority(pod), started, request(pod),
+                pod.getMetadata().getDeletionTimestamp() != null);
+    }
+
+    public static DisruptionBudget budget(PodDisruptionBudget budget) {
+        var selector = budget.getSpec() == null || budget.getSpec().getSelector() == null ? null : budget.getSpec().getSelector().getMatchLabels();
+        var status = budget.getStatus();
+        return new DisruptionBudget(text(budget.getMetadata().getNamespace()), Objects.requireNonNullElse(selector, Map.of()),
+                status == null || status.getDisruptionsAllowed() == null ? 0 : status.getDisruptionsAllowed(),
+                status == null || status.getDisruptedPods() == null ? Set.of() : status.getDisruptedPods().keySet());
+    }
+
+    private static int priority(Pod pod) {
+        return Objects.requireNonNullElse(pod.getSpec().getPriority(), 0);
     }
 
     public static List<ResourceRequest> requests(List<Pod> pods) {

@@ -1,6 +1,8 @@
 package io.hetgpu.testcluster.scheduler;
 
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** What one scheduling attempt of one pod came to. */
 public sealed interface Decision {
@@ -25,9 +27,20 @@ public sealed interface Decision {
      * No node fits; {@code message} reads like kube-scheduler's FailedScheduling event
      * ("0/6 nodes are available: 4 Insufficient nvidia.com/gpu, 2 …").
      */
-    record Unschedulable(String pod, String message, Map<String, String> reasons) implements Decision {
+    record Unschedulable(String pod, String message, Map<String, String> reasons, Set<String> unresolvable) implements Decision {
         public Unschedulable {
             reasons = Map.copyOf(reasons);
+            unresolvable = Set.copyOf(unresolvable);
+        }
+    }
+
+    /**
+     * No node fits, and kube-scheduler's preemption evicted {@code victims} (namespace/name) on {@code node}, which it
+     * nominates for the pod: the pod is tried again once they are gone.
+     */
+    record Nominated(String pod, String node, List<String> victims, String message) implements Decision {
+        public Nominated {
+            victims = List.copyOf(victims);
         }
     }
 

@@ -78,6 +78,42 @@ public final class ExtenderClient {
         return scores;
     }
 
+    /**
+     * The preempt verb (ProcessPreemption): kube-scheduler's candidates and their victims, by UID when the extender is
+     * nodeCacheCapable ({@code NodeNameToMetaVictims}), as whole pods otherwise ({@code NodeNameToVictims}); the answer,
+     * the candidates the extender keeps with the victims it names, by UID, and their budget violations.
+     */
+    public Map<String, Map.Entry<List<String>, Long>> preempt(Pod pod, Map<String, List<Pod>> victims, Map<String, Long> pdbViolations)
+            throws ExtenderCallException {
+        var args = json.createObjectNode();
+        args.set("Pod", kubernetes.convertValue(pod, JsonNode.class));
+        var byNode = args.putObject(settings.nodeCacheCapable() ? "NodeNameToMetaVictims" : "NodeNameToVictims");
+        victims.forEach((node, pods) -> {
+            var entry = byNode.putObject(node);
+            var list = entry.putArray("Pods");
+            pods.forEach(victim -> {
+                if (settings.nodeCacheCapable()) {
+                    list.addObject().put("UID", victim.getMetadata().getUid());
+                } else {
+                    list.add(kubernetes.convertValue(victim, JsonNode.class));
+                }
+            });
+            entry.put("NumPDBViolations", pdbViolations.getOrDefault(node, 0L));
+        });
+        args.putNull(settings.nodeCacheCapable() ? "NodeNameToVictims" : "NodeNameToMetaVictims");
+        var answer = call(settings.preemptVerb(), args);
+        if (!answer.isObject()) {
+            throw new ExtenderCallException("preempt answered " + abbreviate(answer) + ", not an ExtenderPreemptionResult");
+        }
+        var kept = new java.util.LinkedHashMap<String, Map.Entry<List<String>, Long>>();
+        answer.path("NodeNameToMetaVictims").fields().forEachRemaining(entry -> {
+            var uids = new ArrayList<String>();
+            entry.getValue().path("Pods").forEach(victim -> uids.add(victim.path("UID").asText()));
+            kept.put(entry.getKey(), Map.entry(uids, entry.getValue().path("NumPDBViolations").asLong()));
+        });
+        return kept;
+    }
+
     private ObjectNode args(Pod pod, List<Node> nodes) {
         var args = json.createObjectNode();
         args.set("Pod", kubernetes.convertValue(pod, JsonNode.class));

@@ -43,6 +43,10 @@ public record ExtenderSettings(
         }
     }
 
+    public boolean preempts() {
+        return !preemptVerb.isEmpty();
+    }
+
     public boolean filters() {
         return !filterVerb.isEmpty();
     }

@@ -2,6 +2,7 @@ package io.hetgpu.testcluster.scheduler;
 
 import io.hetgpu.kubescheduler.selection.TieBreak;
 import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
 import java.util.function.Consumer;
@@ -34,16 +36,37 @@ public final class SchedulerDriver {
 
     private final KubernetesClient client;
     private final SchedulerSettings settings;
+    private final HttpClient http;
     private final SchedulingCycle cycle;
+    /** kube-scheduler's DefaultPreemption, when this driver runs it; null when it does not. */
+    private final DefaultPreemption preemption;
 
     public SchedulerDriver(KubernetesClient client, SchedulerSettings settings, HttpClient http, long seed) {
         this(client, settings, http, TieBreak.random(new Random(seed)));
     }
 
     public SchedulerDriver(KubernetesClient client, SchedulerSettings settings, HttpClient http, TieBreak ties) {
+        this(client, settings, http, ties, null);
+    }
+
+    private SchedulerDriver(KubernetesClient client, SchedulerSettings settings, HttpClient http, TieBreak ties, Random preemptionOffsets) {
         this.client = client;
         this.settings = settings;
-        this.cycle = new SchedulingCycle(settings.extenders().stream().map(e -> new ExtenderClient(e, http)).toList(), ties);
+        this.http = http;
+        var extenders = settings.extenders().stream().map(e -> new ExtenderClient(e, http)).toList();
+        this.cycle = new SchedulingCycle(extenders, ties);
+        this.preemption = preemptionOffsets == null ? null : new DefaultPreemption(extenders, preemptionOffsets);
+    }
+
+    /**
+     * The same scheduler running kube-scheduler's DefaultPreemption for a pod no node takes, as every cluster that
+     * sets PriorityClasses does (its PostFilter plugin is on by default). Off in the plain constructors until the
+     * simulator preempts too: the placement-equality test holds the two to the same decisions.
+     *
+     * @param seed the seed of the random offset at which each preemption starts its walk over the nodes
+     */
+    public SchedulerDriver preempting(long seed, TieBreak ties) {
+        return new SchedulerDriver(client, settings, http, ties, new Random(seed));
     }
 
     public SchedulerSettings settings() {
@@ -84,6 +107,9 @@ public final class SchedulerDriver {
         var decisions = new ArrayList<Decision>();
         for (var pod : pending) {
             var decision = cycle.schedule(pod, nodes, podsByNode);
+            if (decision instanceof Decision.Unschedulable unschedulable && preemption != null) {
+                decision = preempt(pod, unschedulable, nodes, podsByNode);
+            }
             record(pod, decision);
             if (decision instanceof Decision.Bound bound) {
                 pod.getSpec().setNodeName(bound.node());
@@ -93,6 +119,27 @@ public final class SchedulerDriver {
             afterEach.accept(decision);
         }
         return decisions;
+    }
+
+    /**
+     * kube-scheduler's PostFilter: victims chosen and evicted (a graceful delete), the pod nominated to their node.
+     * For the rest of the round the pod holds its place there, as kube-scheduler's nominated pods do for pods of
+     * lower priority; the victims are gone from the round's view.
+     */
+    private Decision preempt(Pod pod, Decision.Unschedulable unschedulable, List<Node> nodes, Map<String, List<Pod>> podsByNode) {
+        var budgets = client.policy().v1().podDisruptionBudget().inAnyNamespace().list().getItems();
+        return switch (preemption.preempt(pod, nodes, podsByNode, unschedulable.unresolvable(), budgets)) {
+            case DefaultPreemption.Outcome.None none -> new Decision.Unschedulable(unschedulable.pod(),
+                    unschedulable.message() + " preemption: " + none.why(), unschedulable.reasons(), unschedulable.unresolvable());
+            case DefaultPreemption.Outcome.Nominate nominate -> {
+                var onNode = podsByNode.computeIfAbsent(nominate.node(), n -> new ArrayList<>());
+                onNode.removeAll(nominate.victims());
+                onNode.add(pod);
+                yield new Decision.Nominated(unschedulable.pod(), nominate.node(),
+                        nominate.victims().stream().map(v -> v.getMetadata().getNamespace() + "/" + v.getMetadata().getName()).toList(),
+                        unschedulable.message());
+            }
+        };
     }
 
     private void record(Pod pod, Decision decision) {
@@ -112,6 +159,21 @@ public final class SchedulerDriver {
                 event(pod, "Normal", "Scheduled", "Successfully assigned " + ns + "/" + name + " to " + bound.node());
             }
             case Decision.Unschedulable unschedulable -> event(pod, "Warning", "FailedScheduling", unschedulable.message());
+            case Decision.Nominated nominated -> {
+                for (var victim : nominated.victims()) {
+                    var namespaceAndName = victim.split("/", 2);
+                    var evicted = client.pods().inNamespace(namespaceAndName[0]).withName(namespaceAndName[1]);
+                    var victimPod = evicted.get();
+                    if (victimPod != null) {
+                        event(victimPod, "Normal", "Preempted", "Preempted by pod " + pod.getMetadata().getUid() + " on node " + nominated.node());
+                        evicted.delete();
+                    }
+                }
+                client.pods().inNamespace(ns).withName(name).subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE),
+                        "{\"status\":{\"nominatedNodeName\":\"" + nominated.node() + "\"}}");
+                event(pod, "Warning", "FailedScheduling", nominated.message() + " Preempting " + nominated.victims().size()
+                        + " pod(s) on node " + nominated.node() + ".");
+            }
             case Decision.Failed failed -> event(pod, "Warning", "FailedScheduling", failed.error());
         }
     }

@@ -39,11 +39,17 @@ public final class SchedulingCycle {
         var key = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
         var asScheduled = ApiObjects.pod(pod);
         var reasons = new LinkedHashMap<String, String>();
+        var unresolvable = new java.util.HashSet<String>();
         var feasible = new ArrayList<Node>();
         for (var node : nodes) {
             var name = node.getMetadata().getName();
-            NodeFit.check(asScheduled, ApiObjects.node(node), ApiObjects.requests(podsByNode.getOrDefault(name, List.of())))
-                    .ifPresentOrElse(reason -> reasons.put(name, reason), () -> feasible.add(node));
+            NodeFit.judge(asScheduled, ApiObjects.node(node), ApiObjects.requests(podsByNode.getOrDefault(name, List.of())))
+                    .ifPresentOrElse(refusal -> {
+                        reasons.put(name, refusal.reason());
+                        if (refusal.unresolvable()) {
+                            unresolvable.add(name);
+                        }
+                    }, () -> feasible.add(node));
         }
         for (var extender : extenders) {
             if (feasible.isEmpty() || !extender.settings().filters() || !extender.isInterested(pod)) {
@@ -60,11 +66,12 @@ public final class SchedulingCycle {
             }
             reasons.putAll(outcome.failed());
             reasons.putAll(outcome.failedAndUnresolvable());
+            unresolvable.addAll(outcome.failedAndUnresolvable().keySet());
             var kept = new java.util.HashSet<>(outcome.feasible());
             feasible.removeIf(node -> !kept.contains(node.getMetadata().getName()));
         }
         if (feasible.isEmpty()) {
-            return new Decision.Unschedulable(key, unavailableMessage(nodes.size(), reasons), reasons);
+            return new Decision.Unschedulable(key, unavailableMessage(nodes.size(), reasons), reasons, unresolvable);
         }
         if (feasible.size() == 1) {
             // kube-scheduler skips scoring (its plugins' and the extenders') when one node is left.

@@ -1,0 +1,114 @@
+package io.hetgpu.testcluster.scheduler;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.hetgpu.kubescheduler.filter.NodeFit;
+import io.hetgpu.kubescheduler.preemption.CandidateSampling;
+import io.hetgpu.kubescheduler.preemption.Candidates;
+import io.hetgpu.kubescheduler.preemption.DisruptionBudget;
+import io.hetgpu.kubescheduler.preemption.Eligibility;
+import io.hetgpu.kubescheduler.preemption.NodePick;
+import io.hetgpu.kubescheduler.preemption.Preemptor;
+import io.hetgpu.kubescheduler.preemption.RunningPod;
+import io.hetgpu.kubescheduler.preemption.Victims;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * kube-scheduler's PostFilter for a pod no node took: the kube-scheduler model decides eligibility, candidates and
+ * victims (its own filters only, as its dry run runs them), each interested extender with a preempt verb prunes the
+ * candidates, and the model picks the node. What is returned is applied by the driver.
+ */
+final class DefaultPreemption {
+
+    /** The node chosen and its victims, or why there is none. */
+    sealed interface Outcome {
+        record Nominate(String node, List<Pod> victims) implements Outcome {
+        }
+
+        record None(String why) implements Outcome {
+        }
+    }
+
+    private final List<ExtenderClient> extenders;
+    private final Random offsets;
+
+    DefaultPreemption(List<ExtenderClient> extenders, Random offsets) {
+        this.extenders = List.copyOf(extenders);
+        this.offsets = offsets;
+    }
+
+    Outcome preempt(Pod pod, List<Node> nodes, Map<String, List<Pod>> podsByNode, Set<String> unresolvable,
+                    List<PodDisruptionBudget> budgets) {
+        var preemptor = ApiObjects.preemptor(pod);
+        var running = new HashMap<String, List<RunningPod>>();
+        var byUid = new HashMap<String, Pod>();
+        podsByNode.forEach((node, pods) -> {
+            running.put(node, pods.stream().map(ApiObjects::running).toList());
+            pods.forEach(p -> byUid.put(p.getMetadata().getUid(), p));
+        });
+        var nominated = preemptor.nominatedNodeName();
+        var ineligible = Eligibility.check(preemptor, running, unresolvable.contains(nominated));
+        if (ineligible.isPresent()) {
+            return new Outcome.None(ineligible.get());
+        }
+        var potential = nodes.stream().filter(node -> !unresolvable.contains(node.getMetadata().getName())).map(ApiObjects::node).toList();
+        if (potential.isEmpty()) {
+            return new Outcome.None("No preemption victims found for incoming pod.");
+        }
+        var candidates = Candidates.find(preemptor, potential, running, budgets.stream().map(ApiObjects::budget).toList(),
+                (node, left) -> NodeFit.check(preemptor.pod(), node, left.stream().map(RunningPod::request).toList()).isEmpty(),
+                CandidateSampling.DEFAULTS, offsets.nextInt(potential.size()));
+        for (var extender : extenders) {
+            if (candidates.isEmpty()) {
+                break;
+            }
+            if (!extender.settings().preempts() || !extender.isInterested(pod)) {
+                continue;
+            }
+            try {
+                candidates = applyAnswer(extender.preempt(pod, victimPods(candidates, byUid), violations(candidates)), running);
+            } catch (ExtenderCallException e) {
+                if (!extender.settings().ignorable()) {
+                    return new Outcome.None("extender " + extender.settings().urlPrefix() + ": " + e.getMessage());
+                }
+            }
+        }
+        var node = NodePick.pickOne(candidates);
+        if (node.isEmpty()) {
+            return new Outcome.None("No preemption victims found for incoming pod.");
+        }
+        return new Outcome.Nominate(node, candidates.get(node).pods().stream().map(victim -> byUid.get(victim.uid())).toList());
+    }
+
+    private static Map<String, List<Pod>> victimPods(Map<String, Victims> candidates, Map<String, Pod> byUid) {
+        var pods = new LinkedHashMap<String, List<Pod>>();
+        candidates.forEach((node, victims) -> pods.put(node, victims.pods().stream().map(victim -> byUid.get(victim.uid())).toList()));
+        return pods;
+    }
+
+    private static Map<String, Long> violations(Map<String, Victims> candidates) {
+        return candidates.entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> (long) e.getValue().pdbViolations()));
+    }
+
+    /** kube-scheduler's convertToVictims: the extender's UIDs looked up among the node's pods, most important first. */
+    private static Map<String, Victims> applyAnswer(Map<String, Map.Entry<List<String>, Long>> answer, Map<String, List<RunningPod>> running) {
+        var kept = new LinkedHashMap<String, Victims>();
+        answer.forEach((node, victims) -> {
+            var uids = Set.copyOf(victims.getKey());
+            var pods = new ArrayList<>(Objects.requireNonNullElse(running.get(node), List.<RunningPod>of()).stream()
+                    .filter(pod -> uids.contains(pod.uid())).toList());
+            pods.sort(RunningPod::moreImportantFirst);
+            kept.put(node, new Victims(pods, victims.getValue().intValue()));
+        });
+        return kept;
+    }
+}
