@@ -176,14 +176,11 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
         boolean valid = true;
         for (var entry : file.entrySet()) {
             var path = "policy.weights." + entry.getKey();
+            var problem = ScoreWeights.problem(entry.getKey(), entry.getValue());
             if (entry.getValue() == null && errors.reported(path)) {
                 valid = false;
-            } else if (!named.containsKey(entry.getKey())) {
-                errors.add(path, entry.getValue(), "no scorer of that name (scorers: "
-                        + String.join(", ", ScoreWeights.names().stream().sorted().toList()) + ")");
-                valid = false;
-            } else if (entry.getValue() == null || entry.getValue() < 0 || entry.getValue() > 100) {
-                errors.add(path, entry.getValue(), "expected 0..100");
+            } else if (problem.isPresent()) {
+                errors.add(path, entry.getValue(), problem.get());
                 valid = false;
             } else {
                 named.put(entry.getKey(), entry.getValue());

@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * How much each scorer counts, by the scorer's name; zero turns one off.
@@ -22,9 +23,10 @@ public record ScoreWeights(Map<String, Integer> byName) {
         }
         var ordered = new LinkedHashMap<String, Integer>();
         for (var name : registered) {
-            int weight = byName.get(name);
-            if (weight < 0 || weight > 100) {
-                throw new IllegalArgumentException(name + ": every weight must be in 0..100, got " + weight);
+            var weight = byName.get(name);
+            var problem = problem(name, weight);
+            if (problem.isPresent()) {
+                throw new IllegalArgumentException(name + ": " + problem.get() + ", got " + weight);
             }
             ordered.put(name, weight);
         }
@@ -46,19 +48,24 @@ public record ScoreWeights(Map<String, Integer> byName) {
     public static ScoreWeights named(Map<String, Integer> given) {
         var weights = new LinkedHashMap<>(DEFAULTS.byName);
         var problems = new ArrayList<String>();
-        given.forEach((name, weight) -> {
-            if (!weights.containsKey(name)) {
-                problems.add(name + ": no scorer of that name (scorers: " + String.join(", ", names().stream().sorted().toList()) + ")");
-            } else if (weight == null || weight < 0 || weight > 100) {
-                problems.add(name + ": expected 0..100, got " + weight);
-            } else {
-                weights.put(name, weight);
-            }
-        });
+        given.forEach((name, weight) -> problem(name, weight).ifPresentOrElse(
+                problem -> problems.add(name + ": " + problem + ", got " + weight),
+                () -> weights.put(name, weight)));
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(String.join("; ", problems));
         }
         return new ScoreWeights(weights);
+    }
+
+    /**
+     * What is wrong with one weight given by name (an unknown scorer, listing the known ones, or a weight out of
+     * 0..100), if anything: the one check behind {@link #named} and the configuration file's per-field errors.
+     */
+    public static Optional<String> problem(String name, Integer weight) {
+        if (!Scorers.defaultWeights().containsKey(name)) {
+            return Optional.of("no scorer of that name (scorers: " + String.join(", ", names().stream().sorted().toList()) + ")");
+        }
+        return weight == null || weight < 0 || weight > 100 ? Optional.of("expected 0..100") : Optional.empty();
     }
 
     public int of(String scorer) {

@@ -31,8 +31,8 @@ class ScoreWeightsTest {
         given.put("tier", 101);
         given.put("gpu", 1);
         assertThatThrownBy(() -> ScoreWeights.named(given))
-                .hasMessage("nvlnk: no scorer of that name (scorers: cpu, data, job, nvlink, tier); tier: expected 0..100, got 101;"
-                        + " gpu: no scorer of that name (scorers: cpu, data, job, nvlink, tier)");
+                .hasMessage("nvlnk: no scorer of that name (scorers: cpu, data, job, nvlink, tier), got 2; tier: expected 0..100, got 101;"
+                        + " gpu: no scorer of that name (scorers: cpu, data, job, nvlink, tier), got 1");
     }
 
     @Test
