@@ -33,6 +33,8 @@ public final class HetgpuKeys {
     public static final String POD_JOB = PREFIX + "job";
     public static final String POD_ROLE = PREFIX + "role";
     public static final String POD_WORKLOAD = PREFIX + "workload";
+    /** RFC 3339 time of the pod's last checkpoint, written by its training code or operator: work after it is lost on eviction. */
+    public static final String POD_CHECKPOINTED_AT = PREFIX + "checkpointed-at";
     public static final String KUBEFLOW_JOB = "training.kubeflow.org/job-name";
     public static final String KUBEFLOW_ROLE = "training.kubeflow.org/replica-type";
 

@@ -1,5 +1,6 @@
 package io.hetgpu.extender.policy;
 
+import io.hetgpu.extender.model.GpuPreference;
 import io.hetgpu.extender.model.NodeGpus;
 import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.extender.model.PlacementContext;
@@ -57,6 +58,11 @@ public final class PlacementPolicy {
     /** The node judged for a pod that may not take the cards of the closed tier. */
     public Assessment assess(PodRequest pod, NodeState node, ClosedTier closed) {
         return assess(pod, node, new HashMap<>(), closed);
+    }
+
+    /** Which cards the pod prefers, from its annotations and priority. */
+    public GpuPreference preferenceOf(PodRequest pod) {
+        return TierPreference.of(pod, thresholds);
     }
 
     /** Whether a reserve can close the top tier to some pods: only then does the cluster's headroom matter. */

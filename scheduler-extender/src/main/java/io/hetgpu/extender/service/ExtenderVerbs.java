@@ -6,6 +6,7 @@ import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.ScoreTable;
+import java.time.Clock;
 import java.util.function.BiConsumer;
 
 /** The three verbs kube-scheduler calls, over one set of collaborators: what the HTTP server serves. */
@@ -14,6 +15,6 @@ public record ExtenderVerbs(ExtenderService service, Preemption preemption) {
     public static ExtenderVerbs of(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
                                    BiConsumer<PodRequest, ScoreTable> onPrioritized) {
         var service = new ExtenderService(cluster, parser, nodes, policy, onPrioritized);
-        return new ExtenderVerbs(service, new Preemption(cluster, parser, nodes, policy, service::closedTier));
+        return new ExtenderVerbs(service, new Preemption(cluster, parser, nodes, policy, service::closedTier, Clock.systemUTC()));
     }
 }

@@ -63,7 +63,8 @@ class CacheEquivalenceTest {
             var nodes = new NodeStateFactory(CATALOG, "topology.hetgpu.io/rack");
             var service = cached ? new ExtenderService(cluster, parser, nodes, policy, (pod, table) -> { })
                     : ExtenderService.uncached(cluster, parser, nodes, policy);
-            return new Side(service, new Preemption(cluster, parser, nodes, policy, service::closedTier));
+            return new Side(service, new Preemption(cluster, parser, nodes, policy, service::closedTier,
+                    java.time.Clock.fixed(TestTopologies.READ_AT.plusSeconds(3600), java.time.ZoneOffset.UTC)));
         }
     }
 

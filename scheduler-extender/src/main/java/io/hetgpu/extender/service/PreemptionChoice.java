@@ -1,0 +1,67 @@
+package io.hetgpu.extender.service;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Which of kube-scheduler's preemption candidates hetgpu keeps, among those whose victims free a GPU set the pod can
+ * use: for a pod that wants the newest cards, the candidates that give it the newest tier; among those, the ones whose
+ * eviction destroys the least work, in GPU-seconds since each victim last saved it (its
+ * {@code hetgpu.io/checkpointed-at}, else its start). kube-scheduler then picks among what is kept, by its own rules.
+ */
+public final class PreemptionChoice {
+
+    /**
+     * One candidate.
+     *
+     * @param tierRank       the weakest card's tier in the set the pod would get; -1 when unknown (a node hetgpu cannot judge)
+     * @param gpuSecondsLost work the eviction destroys
+     */
+    public record Option(String node, int tierRank, long gpuSecondsLost) {
+    }
+
+    private PreemptionChoice() {
+    }
+
+    public static List<String> keep(List<Option> options, boolean wantsNewest) {
+        var left = options;
+        if (wantsNewest) {
+            int best = left.stream().mapToInt(Option::tierRank).max().orElse(-1);
+            left = left.stream().filter(option -> option.tierRank() == best).toList();
+        }
+        long least = left.stream().mapToLong(Option::gpuSecondsLost).min().orElse(0);
+        return left.stream().filter(option -> option.gpuSecondsLost() == least).map(Option::node).toList();
+    }
+
+    /**
+     * When a victim last saved its work: its {@code hetgpu.io/checkpointed-at} when that is a valid RFC 3339 time not
+     * in the future, else its start, else now (a pod that has not started has done nothing to lose).
+     */
+    public static Instant lastSaved(Map<String, String> annotations, String startTime, Instant now) {
+        var checkpoint = parse(annotations.get(io.hetgpu.gpu.inventory.HetgpuKeys.POD_CHECKPOINTED_AT));
+        if (checkpoint != null && !checkpoint.isAfter(now)) {
+            return checkpoint;
+        }
+        var started = parse(startTime);
+        return started == null || started.isAfter(now) ? now : started;
+    }
+
+    /** GPU-seconds a victim holding {@code gpus} loses when evicted now. */
+    public static long gpuSecondsLost(int gpus, Instant lastSaved, Instant now) {
+        return gpus * Math.max(0, Duration.between(lastSaved, now).toSeconds());
+    }
+
+    private static Instant parse(String text) {
+        if (text == null || text.isBlank()) {
+            return null;
+        }
+        try {
+            return java.time.OffsetDateTime.parse(text.strip()).toInstant();
+        } catch (DateTimeParseException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package io.hetgpu.extender.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hetgpu.extender.service.PreemptionChoice.Option;
+import io.hetgpu.gpu.inventory.HetgpuKeys;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class PreemptionChoiceTest {
+
+    private static final Instant NOW = Instant.parse("2026-11-22T12:00:00Z");
+
+    @Test
+    void aPodThatWantsTheNewestCardsKeepsOnlyTheCandidatesThatGiveThem() {
+        // An H100 node (rank 100) and an A100 node (rank 90): the A100's victims lose less work, but the pod wants the newest.
+        var options = List.of(new Option("a100", 90, 100), new Option("h100", 100, 5_000), new Option("h100-b", 100, 7_000));
+        assertThat(PreemptionChoice.keep(options, true)).containsExactly("h100");
+        assertThat(PreemptionChoice.keep(options, false)).containsExactly("a100");
+    }
+
+    @Test
+    void amongEqualCardsTheLeastWorkLostIsKeptAndTiesAllStay() {
+        var options = List.of(new Option("n1", 90, 3_600), new Option("n2", 90, 600), new Option("n3", 90, 600));
+        assertThat(PreemptionChoice.keep(options, true)).containsExactly("n2", "n3");
+    }
+
+    @Test
+    void workIsLostSinceTheLastCheckpointElseSinceTheStart() {
+        var started = "2026-11-22T08:00:00Z";
+        var checkpointed = Map.of(HetgpuKeys.POD_CHECKPOINTED_AT, "2026-11-22T11:30:00Z");
+        assertThat(PreemptionChoice.lastSaved(checkpointed, started, NOW)).isEqualTo(Instant.parse("2026-11-22T11:30:00Z"));
+        assertThat(PreemptionChoice.gpuSecondsLost(8, PreemptionChoice.lastSaved(checkpointed, started, NOW), NOW)).isEqualTo(8 * 1800);
+        assertThat(PreemptionChoice.lastSaved(Map.of(), started, NOW)).isEqualTo(Instant.parse(started));
+    }
+
+    @Test
+    void anUnreadableOrFutureCheckpointIsIgnoredAndAPodNotStartedLosesNothing() {
+        var started = "2026-11-22T08:00:00Z";
+        assertThat(PreemptionChoice.lastSaved(Map.of(HetgpuKeys.POD_CHECKPOINTED_AT, "yesterday"), started, NOW)).isEqualTo(Instant.parse(started));
+        assertThat(PreemptionChoice.lastSaved(Map.of(HetgpuKeys.POD_CHECKPOINTED_AT, "2026-11-23T00:00:00Z"), started, NOW))
+                .isEqualTo(Instant.parse(started));
+        assertThat(PreemptionChoice.lastSaved(Map.of(HetgpuKeys.POD_CHECKPOINTED_AT, "2026-11-22T13:00:00+01:00"), started, NOW))
+                .as("offsets are read").isEqualTo(NOW);
+        assertThat(PreemptionChoice.gpuSecondsLost(4, PreemptionChoice.lastSaved(Map.of(), null, NOW), NOW)).isZero();
+    }
+}
