@@ -56,10 +56,11 @@ public final class ApiObjects {
                 status == null ? "" : text(status.getNominatedNodeName()));
     }
 
-    /** A bound pod as a possible victim; a pod not started yet counts as starting now. */
+    /** A bound pod as a possible victim; one not started yet counts from its creation (both as the API server writes them). */
     public static RunningPod running(Pod pod) {
         var status = pod.getStatus();
-        var started = status == null || status.getStartTime() == null ? Instant.now() : Instant.parse(status.getStartTime());
+        var started = status != null && status.getStartTime() != null ? Instant.parse(status.getStartTime())
+                : pod.getMetadata().getCreationTimestamp() != null ? Instant.parse(pod.getMetadata().getCreationTimestamp()) : Instant.EPOCH;
         return new RunningPod(text(pod.getMetadata().getUid()), text(pod.getMetadata().getNamespace()),
                 Objects.requireNonNullElse(pod.getMetadata().getLabels(), Map.of()), priority(pod), started, request(pod),
                 pod.getMetadata().getDeletionTimestamp() != null);
