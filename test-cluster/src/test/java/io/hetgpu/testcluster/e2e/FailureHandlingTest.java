@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.hetgpu.gpu.DeviceHealth;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
@@ -12,7 +11,6 @@ import io.hetgpu.testcluster.cluster.DeployedConfiguration;
 import io.hetgpu.testcluster.cluster.NodeSpec;
 import io.hetgpu.testcluster.cluster.ProjectFiles;
 import io.hetgpu.testcluster.cluster.TestCluster;
-import io.hetgpu.testcluster.kubelet.SimulatedKubelet;
 import io.hetgpu.testcluster.scheduler.Decision;
 import io.hetgpu.testcluster.scheduler.SchedulerDriver;
 import io.hetgpu.testcluster.scheduler.SchedulerSettings;
@@ -62,22 +60,15 @@ class FailureHandlingTest {
     }
 
     private Pod submit(String name, int gpus, int priority, Map<String, String> annotations) {
-        var pod = new PodBuilder().withNewMetadata().withName(name).withNamespace(NS).withUid("uid-" + name)
-                .addToAnnotations(annotations).endMetadata()
-                .withNewSpec().withSchedulerName("hetgpu-scheduler").withPriority(priority)
-                .addNewContainer().withName("main").withImage("train").withNewResources()
-                .addToLimits(HetgpuKeys.DEFAULT_RESOURCE_NAME, new Quantity(Integer.toString(gpus))).endResources()
-                .endContainer().endSpec().withNewStatus().withPhase("Pending").endStatus().build();
-        return cluster.client().pods().resource(pod).create();
+        return new TrainingPods(cluster.client()).submit(name, gpus, priority, annotations);
     }
 
     private Pod awaitRunning(String name) {
-        return cluster.client().pods().inNamespace(NS).withName(name)
-                .waitUntilCondition(p -> p != null && "Running".equals(p.getStatus().getPhase()), 15, java.util.concurrent.TimeUnit.SECONDS);
+        return new TrainingPods(cluster.client()).awaitRunning(name);
     }
 
     private List<String> devices(Pod pod) {
-        return List.of(pod.getMetadata().getAnnotations().get(SimulatedKubelet.DEVICES_ANNOTATION).split(","));
+        return TrainingPods.devices(pod);
     }
 
     @Test

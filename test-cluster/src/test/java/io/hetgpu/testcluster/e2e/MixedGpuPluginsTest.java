@@ -3,7 +3,6 @@ package io.hetgpu.testcluster.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.inventory.NvidiaKeys;
@@ -11,12 +10,10 @@ import io.hetgpu.testcluster.cluster.DeployedConfiguration;
 import io.hetgpu.testcluster.cluster.NodeSpec;
 import io.hetgpu.testcluster.cluster.ProjectFiles;
 import io.hetgpu.testcluster.cluster.TestCluster;
-import io.hetgpu.testcluster.kubelet.SimulatedKubelet;
 import io.hetgpu.testcluster.scheduler.Decision;
 import io.hetgpu.testcluster.scheduler.SchedulerDriver;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -140,24 +137,14 @@ class MixedGpuPluginsTest {
     }
 
     private void submit(String name, int gpus, int priority, Map<String, String> annotations, Map<String, String> nodeSelector) {
-        var limits = new HashMap<String, Quantity>();
-        if (gpus > 0) {
-            limits.put(HetgpuKeys.DEFAULT_RESOURCE_NAME, new Quantity(Integer.toString(gpus)));
-        }
-        var pod = new PodBuilder().withNewMetadata().withName(name).withNamespace(NS).withUid("uid-" + name)
-                .addToAnnotations(annotations).endMetadata()
-                .withNewSpec().withSchedulerName("hetgpu-scheduler").withPriority(priority).withNodeSelector(nodeSelector)
-                .addNewContainer().withName("main").withImage("train").withNewResources().addToLimits(limits).endResources()
-                .endContainer().endSpec().withNewStatus().withPhase("Pending").endStatus().build();
-        cluster.client().pods().resource(pod).create();
+        new TrainingPods(cluster.client()).submit(name, gpus, priority, annotations, nodeSelector);
     }
 
     private Pod awaitRunning(String name) {
-        return cluster.client().pods().inNamespace(NS).withName(name)
-                .waitUntilCondition(p -> p != null && "Running".equals(p.getStatus().getPhase()), 15, TimeUnit.SECONDS);
+        return new TrainingPods(cluster.client()).awaitRunning(name);
     }
 
     private static List<String> devices(Pod pod) {
-        return List.of(pod.getMetadata().getAnnotations().get(SimulatedKubelet.DEVICES_ANNOTATION).split(","));
+        return TrainingPods.devices(pod);
     }
 }

@@ -1,18 +1,15 @@
 package io.hetgpu.testcluster.e2e;
 
+import static io.hetgpu.testcluster.e2e.TrainingPods.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.kubescheduler.selection.TieBreak;
 import io.hetgpu.testcluster.cluster.DeployedConfiguration;
 import io.hetgpu.testcluster.cluster.NodeSpec;
 import io.hetgpu.testcluster.cluster.ProjectFiles;
 import io.hetgpu.testcluster.cluster.TestCluster;
-import io.hetgpu.testcluster.kubelet.SimulatedKubelet;
 import io.hetgpu.testcluster.scheduler.Decision;
 import io.hetgpu.testcluster.scheduler.SchedulerDriver;
 import java.net.http.HttpClient;
@@ -21,81 +18,78 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * kube-scheduler's preemption over HTTP with the real extender, device plugins and kubelets configured from
- * {@code manifests/}: a full cluster of two V100 servers, one with NVLink (DGX-1) and one without (PCIe), and an
- * urgent pod that needs eight NVLink-connected GPUs. kube-scheduler alone would see two equal candidates; the
- * extender refuses the PCIe server for good (no eviction gives it NVLink), so the victims are the DGX-1's pods and
- * the urgent pod is bound there once they are gone.
+ * {@code manifests/}: two full GPU servers, each running four 2-GPU low-priority pods, and an urgent pod that needs
+ * eight NVLink-connected GPUs. Where kube-scheduler alone would evict on either server, hetgpu decides which.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PreemptionEndToEndTest {
 
-    private static final String NS = "default";
+    @TempDir
+    Path dir;
 
-    private TestCluster cluster;
-    private SchedulerDriver scheduler;
-
-    @BeforeAll
-    void start(@TempDir Path dir) throws Exception {
-        var configuration = DeployedConfiguration.load(ProjectFiles.manifests());
-        cluster = TestCluster.start(List.of(
-                NodeSpec.gpu("dgx", "rack-a", "zone-1", "dgx1-v100"),
-                NodeSpec.gpu("pcie", "rack-b", "zone-1", "v100-pcie-8x")), dir, message -> { });
-        var extender = cluster.startExtender(configuration.extender());
-        scheduler = new SchedulerDriver(cluster.client(), configuration.schedulerCalling("http://127.0.0.1:" + extender.port()),
-                HttpClient.newHttpClient(), 1).preempting(1, TieBreak.random(new Random(1)));
-    }
-
-    @AfterAll
-    void stop() {
-        cluster.close();
+    @Test
+    void theExtenderRefusesAServerNoEvictionGivesNvlinkSoTheVictimsAreTheOthers() throws Exception {
+        // Two V100 servers, one with NVLink (DGX-1), one without (PCIe): the extender's filter refuses the PCIe one for
+        // good, so kube-scheduler's preemption does not even consider it.
+        try (var cluster = TestCluster.start(List.of(NodeSpec.gpu("dgx", "rack-a", "zone-1", "dgx1-v100"),
+                NodeSpec.gpu("pcie", "rack-b", "zone-1", "v100-pcie-8x")), dir, message -> { })) {
+            var scheduler = scheduler(cluster);
+            fill(cluster, scheduler, i -> Map.of());
+            urgentEvictsOnAndRunsOn(cluster, scheduler, "dgx", "pcie");
+        }
     }
 
     @Test
-    void theUrgentNvlinkPodEvictsTheNvlinkServersPodsAndRunsThere() {
-        for (int i = 0; i < 8; i++) {
-            submit("batch-" + i, 2, -100, Map.of());
-            assertThat(scheduler.scheduleRound()).singleElement().isInstanceOf(Decision.Bound.class);
-            awaitRunning("batch-" + i);
+    void theUrgentPodsVictimsAreOnTheNewestCards() throws Exception {
+        // A DGX-1 (V100) and a DGX A100, both NVLink. The A100s' pods start first, so kube-scheduler alone would evict
+        // the DGX-1's (its last criterion: the victims that started latest lose the least work); hetgpu's preempt verb
+        // keeps the candidate that gives the urgent pod the newest cards (without that rule this test sees "dgx1").
+        try (var cluster = TestCluster.start(List.of(NodeSpec.gpu("dgx1", "rack-a", "zone-1", "dgx1-v100"),
+                NodeSpec.gpu("a100", "rack-b", "zone-1", "dgx-a100")), dir, message -> { })) {
+            var scheduler = scheduler(cluster);
+            fill(cluster, scheduler, i -> Map.of(HetgpuKeys.POD_GPU_MODELS, i < 4 ? "A100" : "V100"));
+            urgentEvictsOnAndRunsOn(cluster, scheduler, "a100", "dgx1");
         }
-        submit("urgent", 8, 1000, Map.of(HetgpuKeys.POD_INTERCONNECT, "nvlink"));
+    }
 
-        var first = scheduler.scheduleRound();
-        assertThat(first).singleElement().isInstanceOfSatisfying(Decision.Nominated.class, nominated -> {
-            assertThat(nominated.node()).isEqualTo("dgx");
+    private static SchedulerDriver scheduler(TestCluster cluster) throws Exception {
+        var configuration = DeployedConfiguration.load(ProjectFiles.manifests());
+        var extender = cluster.startExtender(configuration.extender());
+        return new SchedulerDriver(cluster.client(), configuration.schedulerCalling("http://127.0.0.1:" + extender.port()),
+                HttpClient.newHttpClient(), 1).preempting(1, TieBreak.random(new Random(1)));
+    }
+
+    /** Eight 2-GPU low-priority pods, one at a time, each running before the next: both servers full. */
+    private static void fill(TestCluster cluster, SchedulerDriver scheduler, IntFunction<Map<String, String>> annotations) {
+        var pods = new TrainingPods(cluster.client());
+        for (int i = 0; i < 8; i++) {
+            pods.submit("batch-" + i, 2, -100, annotations.apply(i));
+            assertThat(scheduler.scheduleRound()).singleElement().isInstanceOf(Decision.Bound.class);
+            pods.awaitRunning("batch-" + i);
+        }
+    }
+
+    private static void urgentEvictsOnAndRunsOn(TestCluster cluster, SchedulerDriver scheduler, String node, String untouched) {
+        var pods = new TrainingPods(cluster.client());
+        pods.submit("urgent", 8, 1000, Map.of(HetgpuKeys.POD_INTERCONNECT, "nvlink"));
+
+        assertThat(scheduler.scheduleRound()).singleElement().isInstanceOfSatisfying(Decision.Nominated.class, nominated -> {
+            assertThat(nominated.node()).isEqualTo(node);
             assertThat(nominated.victims()).hasSize(4).allSatisfy(victim -> assertThat(victim).startsWith(NS + "/batch-"));
         });
         assertThat(cluster.client().pods().inNamespace(NS).list().getItems())
-                .filteredOn(pod -> "pcie".equals(pod.getSpec().getNodeName())).hasSize(4);
+                .filteredOn(pod -> untouched.equals(pod.getSpec().getNodeName())).hasSize(4);
 
         // Once the kubelet has freed the victims' GPUs and the plugin has published them, the pod is bound there.
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> scheduler.scheduleRound().stream()
                 .anyMatch(decision -> decision instanceof Decision.Bound bound && bound.pod().equals(NS + "/urgent")));
-        var urgent = awaitRunning("urgent");
-        assertThat(urgent.getSpec().getNodeName()).isEqualTo("dgx");
-        assertThat(urgent.getMetadata().getAnnotations().get(SimulatedKubelet.DEVICES_ANNOTATION).split(",")).hasSize(8);
-    }
-
-    private void submit(String name, int gpus, int priority, Map<String, String> annotations) {
-        var pod = new PodBuilder().withNewMetadata().withName(name).withNamespace(NS).withUid("uid-" + name)
-                .addToAnnotations(annotations).endMetadata()
-                .withNewSpec().withSchedulerName("hetgpu-scheduler").withPriority(priority)
-                .addNewContainer().withName("main").withImage("train").withNewResources()
-                .addToLimits(HetgpuKeys.DEFAULT_RESOURCE_NAME, new Quantity(Integer.toString(gpus))).endResources()
-                .endContainer().endSpec().withNewStatus().withPhase("Pending").endStatus().build();
-        cluster.client().pods().resource(pod).create();
-    }
-
-    private Pod awaitRunning(String name) {
-        return cluster.client().pods().inNamespace(NS).withName(name)
-                .waitUntilCondition(p -> p != null && "Running".equals(p.getStatus().getPhase()), 15, TimeUnit.SECONDS);
+        var urgent = pods.awaitRunning("urgent");
+        assertThat(urgent.getSpec().getNodeName()).isEqualTo(node);
+        assertThat(TrainingPods.devices(urgent)).hasSize(8);
     }
 }

@@ -1,0 +1,45 @@
+package io.hetgpu.testcluster.e2e;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hetgpu.gpu.inventory.HetgpuKeys;
+import io.hetgpu.testcluster.kubelet.SimulatedKubelet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** Pods submitted to the test cluster's hetgpu scheduler in namespace {@value #NS}, and what their kubelet made of them. */
+record TrainingPods(KubernetesClient client) {
+
+    static final String NS = "default";
+
+    Pod submit(String name, int gpus, int priority, Map<String, String> annotations) {
+        return submit(name, gpus, priority, annotations, Map.of());
+    }
+
+    Pod submit(String name, int gpus, int priority, Map<String, String> annotations, Map<String, String> nodeSelector) {
+        var limits = new HashMap<String, Quantity>();
+        if (gpus > 0) {
+            limits.put(HetgpuKeys.DEFAULT_RESOURCE_NAME, new Quantity(Integer.toString(gpus)));
+        }
+        var pod = new PodBuilder().withNewMetadata().withName(name).withNamespace(NS).withUid("uid-" + name)
+                .addToAnnotations(annotations).endMetadata()
+                .withNewSpec().withSchedulerName("hetgpu-scheduler").withPriority(priority).withNodeSelector(nodeSelector)
+                .addNewContainer().withName("main").withImage("train").withNewResources().addToLimits(limits).endResources()
+                .endContainer().endSpec().withNewStatus().withPhase("Pending").endStatus().build();
+        return client.pods().resource(pod).create();
+    }
+
+    Pod awaitRunning(String name) {
+        return client.pods().inNamespace(NS).withName(name)
+                .waitUntilCondition(p -> p != null && "Running".equals(p.getStatus().getPhase()), 15, TimeUnit.SECONDS);
+    }
+
+    /** The devices the simulated kubelet gave the pod's containers. */
+    static List<String> devices(Pod pod) {
+        return List.of(pod.getMetadata().getAnnotations().get(SimulatedKubelet.DEVICES_ANNOTATION).split(","));
+    }
+}
