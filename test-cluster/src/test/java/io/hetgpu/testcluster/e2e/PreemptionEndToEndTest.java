@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * kube-scheduler's preemption over HTTP with the real extender, device plugins and kubelets configured from
  * {@code manifests/}: two full GPU servers, each running four 2-GPU low-priority pods, and an urgent pod that needs
- * eight NVLink-connected GPUs. Where kube-scheduler alone would evict on either server, hetgpu decides which.
+ * eight NVLink-connected GPUs. Where kube-scheduler alone evicts by its own criteria (the last test), hetgpu decides which.
  */
 class PreemptionEndToEndTest {
 
@@ -54,6 +54,19 @@ class PreemptionEndToEndTest {
             var scheduler = scheduler(cluster);
             fill(cluster, scheduler, i -> Map.of(HetgpuKeys.POD_GPU_MODELS, i < 4 ? "A100" : "V100"));
             urgentEvictsOnAndRunsOn(cluster, scheduler, "a100", "dgx1");
+        }
+    }
+
+    @Test
+    void kubeSchedulerAloneEvictsThePodsThatStartedLast() throws Exception {
+        // The same cluster and pods, preempted by kube-scheduler without the extender: its own criteria tie until the
+        // last one, so the DGX-1's later-started pods go, and the urgent pod would get V100s.
+        try (var cluster = TestCluster.start(List.of(NodeSpec.gpu("dgx1", "rack-a", "zone-1", "dgx1-v100"),
+                NodeSpec.gpu("a100", "rack-b", "zone-1", "dgx-a100")), dir, message -> { })) {
+            fill(cluster, scheduler(cluster), i -> Map.of(HetgpuKeys.POD_GPU_MODELS, i < 4 ? "A100" : "V100"));
+            var alone = new SchedulerDriver(cluster.client(), DeployedConfiguration.load(ProjectFiles.manifests()).scheduler()
+                    .withExtenders(List.of()), HttpClient.newHttpClient(), 1).preempting(1, TieBreak.random(new Random(1)));
+            urgentEvictsOnAndRunsOn(cluster, alone, "dgx1", "a100");
         }
     }
 
