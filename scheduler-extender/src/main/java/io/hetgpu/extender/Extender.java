@@ -65,6 +65,7 @@ public final class Extender implements AutoCloseable {
         Optional<ExecutorService> eventWriter = Optional.empty();
         var synced = CompletableFuture.<Void>completedFuture(null);
         var listener = PlacementEvents.logOnly();
+        java.util.function.Consumer<io.hetgpu.extender.service.PreemptionAdvice> preemptionListener = PlacementEvents::logPreemption;
         if (client.isPresent()) {
             var view = new InformerClusterView(client.get(), parser, settings.rackLabel());
             synced = view.start();
@@ -75,17 +76,23 @@ public final class Extender implements AutoCloseable {
                 var writer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(EVENT_QUEUE),
                         Thread.ofPlatform().daemon().name("events").factory(), new ThreadPoolExecutor.DiscardPolicy());
                 eventWriter = Optional.of(writer);
-                listener = new PlacementEvents(client.get(), Clock.systemUTC(), Duration.ofSeconds(settings.eventIntervalSeconds()), writer,
-                        pod -> isKnown(view.podByUid(pod.uid()), pod));
+                var placementEvents = new PlacementEvents(client.get(), Clock.systemUTC(), Duration.ofSeconds(settings.eventIntervalSeconds()),
+                        writer, pod -> isKnown(view.podByUid(pod.uid()), pod));
+                listener = placementEvents;
+                preemptionListener = placementEvents::preemption;
             }
         }
         var metrics = new ExtenderMetrics();
         var events = listener;
+        var preemptionEvents = preemptionListener;
         var nodeStates = new NodeStateFactory(catalog, settings.rackLabel(), settings.resourceName());
         var policy = new PlacementPolicy(settings.policy());
         var verbs = ExtenderVerbs.of(cluster, parser, nodeStates, policy, (pod, table) -> {
             metrics.placed(pod, table);
             events.accept(pod, table);
+        }, advice -> {
+            metrics.preemption(advice);
+            preemptionEvents.accept(advice);
         });
         var service = verbs.service();
         metrics.watchNodes(nodeStates);

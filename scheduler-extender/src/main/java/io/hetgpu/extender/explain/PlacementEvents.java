@@ -29,6 +29,7 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
 
     private static final Logger LOG = LoggerFactory.getLogger(PlacementEvents.class);
     static final String REASON = "HetgpuPlacement";
+    static final String PREEMPTION_REASON = "HetgpuPreemption";
     static final String COMPONENT = "hetgpu-scheduler-extender";
     private static final int MAX_TRACKED_PODS = 10_000;
     private static final int MAX_MESSAGE = 1024;
@@ -82,14 +83,35 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
         executor.execute(() -> post(pod, message, now));
     }
 
+    /** The preempt verb's advice in the log only, for an extender without an API server or Events. */
+    public static void logPreemption(io.hetgpu.extender.service.PreemptionAdvice advice) {
+        LOG.info("preemption for {}: {}", advice.pod().displayName(), advice.explain());
+    }
+
+    /** The preempt verb's advice as an Event on the pod it was asked for (not throttled: preemption is rare). */
+    public void preemption(io.hetgpu.extender.service.PreemptionAdvice advice) {
+        logPreemption(advice);
+        var pod = advice.pod();
+        if (pod.uid().isEmpty() || !known.test(pod)) {
+            return;
+        }
+        var now = clock.instant();
+        var message = advice.explain();
+        executor.execute(() -> post(pod, PREEMPTION_REASON, message, now));
+    }
+
     private void post(PodRequest pod, String message, Instant now) {
+        post(pod, REASON, message, now);
+    }
+
+    private void post(PodRequest pod, String reason, String message, Instant now) {
         var text = message.length() > MAX_MESSAGE ? message.substring(0, MAX_MESSAGE - 1) + "…" : message;
         var event = new EventBuilder()
                 .withNewMetadata().withNamespace(pod.namespace())
                 .withName(pod.name() + "." + Long.toHexString(now.toEpochMilli())).endMetadata()
                 .withNewInvolvedObject().withKind("Pod").withApiVersion("v1").withNamespace(pod.namespace())
                 .withName(pod.name()).withUid(pod.uid()).endInvolvedObject()
-                .withReason(REASON).withType("Normal").withMessage(text)
+                .withReason(reason).withType("Normal").withMessage(text)
                 .withNewSource().withComponent(COMPONENT).endSource()
                 .withReportingComponent(COMPONENT)
                 .withFirstTimestamp(now.toString()).withLastTimestamp(now.toString()).withCount(1)

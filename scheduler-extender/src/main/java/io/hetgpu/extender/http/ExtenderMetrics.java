@@ -44,6 +44,22 @@ public final class ExtenderMetrics {
                 .increment();
     }
 
+    /**
+     * The preempt verb's answers: candidate nodes kept and refused, the victims and the GPU-hours of work at stake on
+     * the kept ones (kube-scheduler then evicts on one of them).
+     */
+    public void preemption(io.hetgpu.extender.service.PreemptionAdvice advice) {
+        Counter.builder("hetgpu.extender.preemption.candidates").description("candidate nodes the preempt verb kept or refused")
+                .tag("outcome", "kept").register(registry).increment(advice.kept().size());
+        Counter.builder("hetgpu.extender.preemption.candidates").description("candidate nodes the preempt verb kept or refused")
+                .tag("outcome", "refused").register(registry).increment(advice.refused().size());
+        Counter.builder("hetgpu.extender.preemption.victims").description("pods on the candidate nodes the preempt verb kept")
+                .register(registry).increment(advice.kept().stream().mapToInt(k -> k.victims()).sum());
+        Counter.builder("hetgpu.extender.preemption.gpu.hours.at.stake")
+                .description("GPU-hours since their last checkpoint of the pods on the kept candidate nodes")
+                .register(registry).increment(advice.kept().stream().mapToLong(k -> k.gpuSecondsLost()).sum() / 3600.0);
+    }
+
     /** The high-priority reserve as the service last saw it: free top-tier GPUs, and calls it held a pod back. */
     public void watchReserve(ExtenderService service) {
         io.micrometer.core.instrument.Gauge.builder("hetgpu.extender.top.tier.free.gpus", service, s -> s.lastHeadroom().free())

@@ -8,13 +8,20 @@ import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.ScoreTable;
 import java.time.Clock;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 /** The three verbs kube-scheduler calls, over one set of collaborators: what the HTTP server serves. */
 public record ExtenderVerbs(ExtenderService service, Preemption preemption) {
 
     public static ExtenderVerbs of(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
                                    BiConsumer<PodRequest, ScoreTable> onPrioritized) {
+        return of(cluster, parser, nodes, policy, onPrioritized, advice -> { });
+    }
+
+    /** With {@code onAdvised} told each preempt answer and why (Events, metrics). */
+    public static ExtenderVerbs of(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
+                                   BiConsumer<PodRequest, ScoreTable> onPrioritized, Consumer<PreemptionAdvice> onAdvised) {
         var service = new ExtenderService(cluster, parser, nodes, policy, onPrioritized);
-        return new ExtenderVerbs(service, new Preemption(cluster, parser, nodes, policy, service::closedTier, Clock.systemUTC()));
+        return new ExtenderVerbs(service, new Preemption(cluster, parser, nodes, policy, service::closedTier, Clock.systemUTC(), onAdvised));
     }
 }

@@ -21,10 +21,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.OptionalInt;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,19 +45,21 @@ public final class Preemption {
     private final PlacementPolicy policy;
     private final Function<PodRequest, ClosedTier> closedTier;
     private final Clock clock;
+    private final Consumer<PreemptionAdvice> onAdvised;
 
     /**
      * @param closedTier the tier a high-priority reserve closes to a pod now ({@link ExtenderService#closedTier}),
      *                   so that preemption never frees cards the filter would then refuse the pod
      */
     public Preemption(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
-                      Function<PodRequest, ClosedTier> closedTier, Clock clock) {
+                      Function<PodRequest, ClosedTier> closedTier, Clock clock, Consumer<PreemptionAdvice> onAdvised) {
         this.cluster = cluster;
         this.parser = parser;
         this.nodes = nodes;
         this.policy = policy;
         this.closedTier = closedTier;
         this.clock = clock;
+        this.onAdvised = onAdvised;
     }
 
     /** The nodes kept as candidates, with kube-scheduler's victims on each. */
@@ -90,6 +92,8 @@ public final class Preemption {
         var now = clock.instant();
         var options = new ArrayList<PreemptionChoice.Option>();
         var victimsByNode = new LinkedHashMap<String, List<String>>();
+        var freed = new HashMap<String, String>();
+        var refused = new LinkedHashMap<String, String>();
         for (var node : pdb.keySet()) {
             var metaVictims = metaProposals.get(node);
             List<String> uids;
@@ -98,15 +102,30 @@ public final class Preemption {
             } else {
                 uids = proposals.get(node).stream().map(victim -> victim.getMetadata().getUid()).toList();
             }
-            var tier = pod.needsGpus() ? tierAfter(pod, node, uids) : OptionalInt.of(-1);
-            if (tier.isPresent()) {
+            var after = pod.needsGpus() ? judgeAfter(pod, node, uids) : new After(-1, "", "");
+            if (after.refusal().isEmpty()) {
                 victimsByNode.put(node, uids);
-                options.add(new PreemptionChoice.Option(node, tier.getAsInt(), workLost(node, uids, proposals.get(node), now)));
+                freed.put(node, after.freed());
+                options.add(new PreemptionChoice.Option(node, after.tierRank(), workLost(node, uids, proposals.get(node), now)));
+            } else {
+                refused.put(node, after.refusal());
             }
         }
+        var chosen = PreemptionChoice.keep(options, pod.needsGpus() && policy.preferenceOf(pod) == GpuPreference.NEWEST);
         var kept = new LinkedHashMap<String, MetaVictims>();
-        for (var node : PreemptionChoice.keep(options, pod.needsGpus() && policy.preferenceOf(pod) == GpuPreference.NEWEST)) {
-            kept.put(node, new MetaVictims(victimsByNode.get(node).stream().map(MetaPod::new).toList(), pdb.get(node)));
+        var advice = new ArrayList<PreemptionAdvice.Kept>();
+        for (var option : options) {
+            if (chosen.contains(option.node())) {
+                var uids = victimsByNode.get(option.node());
+                kept.put(option.node(), new MetaVictims(uids.stream().map(MetaPod::new).toList(), pdb.get(option.node())));
+                advice.add(new PreemptionAdvice.Kept(option.node(), uids.size(), freed.get(option.node()), option.gpuSecondsLost()));
+            } else {
+                refused.put(option.node(), option.tierRank() < PreemptionChoice.bestTier(options)
+                        ? "older cards than another candidate's" : "more work lost than another candidate's");
+            }
+        }
+        if (!pdb.isEmpty()) {
+            onAdvised.accept(new PreemptionAdvice(pod, advice, refused));
         }
         return kept;
     }
@@ -133,35 +152,42 @@ public final class Preemption {
     }
 
     /**
-     * The tier of the weakest card the pod would get once these pods are gone (-1 when the node cannot be judged), or
-     * empty when evicting them leaves no GPU set the pod can use.
+     * What the pod would get once these pods are gone: the weakest card's tier (-1 when the node cannot be judged)
+     * and the set, or why evicting them leaves no GPU set the pod can use.
      */
-    private OptionalInt tierAfter(PodRequest pod, String nodeName, List<String> victimUids) {
+    private record After(int tierRank, String freed, String refusal) {
+    }
+
+    private After judgeAfter(PodRequest pod, String nodeName, List<String> victimUids) {
         var facts = cluster.node(nodeName);
         if (facts == null) {
             // Without the node's inventory there is nothing to judge by; leave the decision to kube-scheduler.
-            return OptionalInt.of(-1);
+            return new After(-1, "", "");
         }
         List<BoundPod> bound = cluster.boundPods(nodeName);
         var state = nodes.state(facts, bound);
         var holdings = DeviceHoldings.predict(state.gpus(), bound);
-        long freed = 0;
+        long freedMask = 0;
         var victims = new HashSet<>(victimUids);
         for (var entry : holdings.entrySet()) {
             if (victims.contains(entry.getKey())) {
-                freed |= entry.getValue();
+                freedMask |= entry.getValue();
             }
         }
         var after = new NodeState(state.name(), state.rack(), state.zone(), state.gpus(),
-                (state.freeMask() | freed) & state.gpus().healthyMask());
-        var assessment = policy.assess(pod, after, closedTier.apply(pod));
-        return switch (assessment) {
+                (state.freeMask() | freedMask) & state.gpus().healthyMask());
+        return switch (policy.assess(pod, after, closedTier.apply(pod))) {
             case PlacementPolicy.Misfit misfit -> {
                 LOG.debug("preemption on {} refused for {}: evicting {} would leave {}", nodeName, pod.displayName(),
                         victimUids, misfit.rejection().reason());
-                yield OptionalInt.empty();
+                yield new After(-1, "", "evicting " + victimUids.size() + " pods would leave " + misfit.rejection().reason());
             }
-            case PlacementPolicy.Fit fit -> OptionalInt.of(fit.candidate().tierRank());
+            case PlacementPolicy.Fit fit -> new After(fit.candidate().tierRank(), describe(fit.candidate()), "");
         };
+    }
+
+    private static String describe(io.hetgpu.extender.policy.Candidate candidate) {
+        var set = candidate.set();
+        return set.positions().size() + " " + candidate.model() + (set.positions().size() > 1 && set.nvlinkConnected() ? " (NVLink)" : "");
     }
 }

@@ -26,10 +26,15 @@ public final class PreemptionChoice {
     private PreemptionChoice() {
     }
 
+    /** The newest tier any option gives (-1 when none can be judged). */
+    static int bestTier(List<Option> options) {
+        return options.stream().mapToInt(Option::tierRank).max().orElse(-1);
+    }
+
     public static List<String> keep(List<Option> options, boolean wantsNewest) {
         var left = options;
         if (wantsNewest) {
-            int best = left.stream().mapToInt(Option::tierRank).max().orElse(-1);
+            int best = bestTier(left);
             left = left.stream().filter(option -> option.tierRank() == best).toList();
         }
         long least = left.stream().mapToLong(Option::gpuSecondsLost).min().orElse(0);

@@ -64,7 +64,7 @@ class CacheEquivalenceTest {
             var service = cached ? new ExtenderService(cluster, parser, nodes, policy, (pod, table) -> { })
                     : ExtenderService.uncached(cluster, parser, nodes, policy);
             return new Side(service, new Preemption(cluster, parser, nodes, policy, service::closedTier,
-                    java.time.Clock.fixed(TestTopologies.READ_AT.plusSeconds(3600), java.time.ZoneOffset.UTC)));
+                    java.time.Clock.fixed(TestTopologies.READ_AT.plusSeconds(3600), java.time.ZoneOffset.UTC), advice -> { }));
         }
     }
 

@@ -35,7 +35,9 @@ class PreemptionTest {
     private static final String POD = KubeJson.text("pod-pytorch-worker.json");
 
     /** Full nodes: a DGX-1 with four 2-GPU pods (bound in order), a 4x V100 PCIe server and a T4 server with two each. */
-    private final ExtenderVerbs verbs = verbs(cluster());
+    /** What the preempt verb said about each answer, as Events and metrics hear it. */
+    private final List<PreemptionAdvice> advised = new java.util.ArrayList<>();
+    private final ExtenderVerbs verbs = verbs(cluster(), advised::add);
     /** Bodies in and out as the HTTP server reads and writes them. */
     private final PreemptionCodec codec = new PreemptionCodec();
 
@@ -52,6 +54,21 @@ class PreemptionTest {
         assertThat(preempt(meta(Map.of("dgx", List.of("w0")))).get("NodeNameToMetaVictims").size()).isZero();
         // The right cards, enough of them once both pods go, but PCIe only: no NVLink set to free.
         assertThat(preempt(meta(Map.of("pcie", List.of("p0", "p1")))).get("NodeNameToMetaVictims").size()).isZero();
+    }
+
+    @Test
+    void eachAnswerIsExplainedWithWhatItFreesAndWhyTheOthersWereRefused() throws Exception {
+        preempt(meta(Map.of("dgx", List.of("w0", "w1"), "t4", List.of("t0", "t1"))));
+        assertThat(advised).singleElement().satisfies(advice -> {
+            assertThat(advice.kept()).singleElement().satisfies(kept -> {
+                assertThat(kept.node()).isEqualTo("dgx");
+                assertThat(kept.victims()).isEqualTo(2);
+                assertThat(kept.freed()).isEqualTo("4 V100 (NVLink)");
+            });
+            assertThat(advice.refused()).containsOnlyKeys("t4");
+            assertThat(advice.explain()).startsWith("hetgpu kept 1 of 2 nodes proposed for preemption: evicting 2 pods on dgx frees 4 V100 (NVLink); ")
+                    .contains("GPU-hours lost since their last checkpoint");
+        });
     }
 
     @Test
@@ -90,10 +107,10 @@ class PreemptionTest {
         return "{\"Pod\":" + POD + ",\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":{" + String.join(",", entries) + "}}";
     }
 
-    private static ExtenderVerbs verbs(ClusterView cluster) {
+    private static ExtenderVerbs verbs(ClusterView cluster, java.util.function.Consumer<PreemptionAdvice> onAdvised) {
         var catalog = CardCatalog.defaults();
         return ExtenderVerbs.of(cluster, new PodRequestParser("nvidia.com/gpu", catalog), new NodeStateFactory(catalog, "rack"),
-                new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> { });
+                new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> { }, onAdvised);
     }
 
     /** An in-memory cluster: every GPU held, pods bound one after another before the free list was read. */

@@ -54,6 +54,10 @@ class PreemptionEndToEndTest {
             var scheduler = scheduler(cluster);
             fill(cluster, scheduler, i -> Map.of(HetgpuKeys.POD_GPU_MODELS, i < 4 ? "A100" : "V100"));
             urgentEvictsOnAndRunsOn(cluster, scheduler, "a100", "dgx1");
+            // The extender tells the urgent pod's owner what it chose and why.
+            await().atMost(Duration.ofSeconds(10)).until(() -> cluster.client().v1().events().inNamespace(NS).list().getItems().stream()
+                    .anyMatch(e -> "HetgpuPreemption".equals(e.getReason()) && "urgent".equals(e.getInvolvedObject().getName())
+                            && e.getMessage().startsWith("hetgpu kept 1 of 2 nodes proposed for preemption: evicting 4 pods on a100 frees 8 A100 (NVLink)")));
         }
     }
 
