@@ -26,8 +26,8 @@ import java.util.function.Consumer;
  *
  * <p>What it does not enforce: authentication and RBAC (every request is allowed), admission
  * (no defaulting, no validation, no quota, no PriorityClass resolution into {@code spec.priority}),
- * the {@code pods/binding} subresource (the scheduler sets {@code spec.nodeName} by patch), field
- * immutability, and garbage collection. {@code manifests/} is checked separately for RBAC and shape:
+ * field immutability, and garbage collection. It adds what fabric8's mock lacks and the bind handshake needs:
+ * the {@code pods/binding} subresource ({@link PodBinding}). {@code manifests/} is checked separately for RBAC and shape:
  * {@link #observe} shows each request, so that a test can compare what a component asks for with what
  * its ClusterRole allows.
  */
@@ -53,6 +53,10 @@ public final class ApiServer implements AutoCloseable {
                 if (!observers.isEmpty()) {
                     var seen = new Request(request.getMethod(), request.getPath(), request.getHeader("User-Agent"));
                     observers.forEach(observer -> observer.accept(seen));
+                }
+                var binding = PodBinding.target(request);
+                if (binding.isPresent()) {
+                    return PodBinding.bind(this, binding.get());
                 }
                 return super.dispatch(request);
             }

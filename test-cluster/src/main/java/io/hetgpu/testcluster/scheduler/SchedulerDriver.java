@@ -25,8 +25,9 @@ import java.util.function.Consumer;
  * current nodes and pods, binds it or records a FailedScheduling event. One pod at a time, as
  * kube-scheduler does, so each decision sees the ones before it.
  *
- * <p>Binding sets the PodScheduled condition, then {@code spec.nodeName} with a merge patch: the
- * in-process API server has no {@code pods/binding} subresource. The condition's time is written to the
+ * <p>Binding sets the PodScheduled condition, then {@code spec.nodeName} with a merge patch, rather than through
+ * the {@code pods/binding} subresource (which the in-process API server serves, {@code api.PodBinding}, for the
+ * bind handshake to come): the condition's time is written to the
  * nanosecond, where a real API server (metav1.Time) writes whole seconds: with whole seconds, a pod bound
  * in the same second as, but after, a node's {@code hetgpu.io/gpu-free} list was read looks to the
  * extender as if the list already accounted for it, and its GPUs look free until the device plugin
