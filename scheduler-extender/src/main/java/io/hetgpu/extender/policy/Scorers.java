@@ -1,5 +1,6 @@
 package io.hetgpu.extender.policy;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,10 +20,17 @@ final class Scorers {
                 new DataLocalityScorer(), new CpuNodeScorer());
     }
 
-    /** Each registered scorer's name and default weight, in registration order. */
+    /** Read once: every weight check asks, and the registry does not change while the program runs. */
+    private static final Map<String, Integer> DEFAULT_WEIGHTS = readDefaultWeights();
+
+    /** Each registered scorer's name and default weight, in registration order (unmodifiable). */
     static Map<String, Integer> defaultWeights() {
+        return DEFAULT_WEIGHTS;
+    }
+
+    private static Map<String, Integer> readDefaultWeights() {
         var weights = new LinkedHashMap<String, Integer>();
         all(PriorityThresholds.DEFAULTS, WorkloadThroughputs.NONE).forEach(scorer -> weights.put(scorer.name(), scorer.defaultWeight()));
-        return weights;
+        return Collections.unmodifiableMap(weights);
     }
 }

@@ -269,11 +269,7 @@ final class MemoizingCache implements RequestCache {
         var snapshot = cluster.nodes();
         var known = headroom;
         if (known.snapshot() != snapshot) {
-            var states = new ArrayList<NodeState>(snapshot.size());
-            for (int i = 0; i < snapshot.size(); i++) {
-                states.add(nodes.state(snapshot.facts(i), snapshot.boundPods(i)));
-            }
-            known = new Headroom(snapshot, TopTierHeadroom.of(states));
+            known = new Headroom(snapshot, TopTierHeadroom.of(NodeResolution.allStates(snapshot, nodes)));
             headroom = known;
         }
         return known.headroom();

@@ -13,7 +13,6 @@ import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.TopTierHeadroom;
 import io.hetgpu.extender.wire.ExtenderArgs;
 import io.hetgpu.extender.wire.WireNode;
-import java.util.ArrayList;
 import java.util.Arrays;
 
 /** Every request judged from scratch: the reference that {@link MemoizingCache} must answer exactly like. */
@@ -74,12 +73,7 @@ final class NoCache implements RequestCache {
 
     @Override
     public TopTierHeadroom clusterHeadroom() {
-        var snapshot = cluster.nodes();
-        var states = new ArrayList<NodeState>(snapshot.size());
-        for (int i = 0; i < snapshot.size(); i++) {
-            states.add(nodes.state(snapshot.facts(i), snapshot.boundPods(i)));
-        }
-        last = TopTierHeadroom.of(states);
+        last = TopTierHeadroom.of(NodeResolution.allStates(cluster.nodes(), nodes));
         return last;
     }
 

@@ -3,6 +3,7 @@ package io.hetgpu.extender.service;
 import io.hetgpu.extender.cluster.ClusterView;
 import io.hetgpu.extender.cluster.NodeSnapshot;
 import io.hetgpu.extender.model.NodeState;
+import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.wire.ExtenderArgs;
 import io.hetgpu.extender.wire.WireNode;
 import java.util.ArrayList;
@@ -47,6 +48,15 @@ final class NodeResolution {
             return ResolvedNodes.error(ExtenderService.NO_NODE_CACHE);
         }
         return clusterNodes(args.nodeNames(), cluster.nodes(), lookup);
+    }
+
+    /** Every node of the cluster view's snapshot as a state, in snapshot order (for the top-tier headroom). */
+    static List<NodeState> allStates(NodeSnapshot snapshot, NodeStateFactory nodes) {
+        var states = new ArrayList<NodeState>(snapshot.size());
+        for (int i = 0; i < snapshot.size(); i++) {
+            states.add(nodes.state(snapshot.facts(i), snapshot.boundPods(i)));
+        }
+        return states;
     }
 
     private static ResolvedNodes requestNodes(List<WireNode> nodes, States lookup) {

@@ -90,6 +90,8 @@ public final class Preemption {
             return Map.of();
         }
         var now = clock.instant();
+        // The reserve's closed tier depends on the pod and the cluster, not on the node: counted once per answer.
+        var closed = pod.needsGpus() && !pdb.isEmpty() ? closedTier.apply(pod) : ClosedTier.NONE;
         var options = new ArrayList<PreemptionChoice.Option>();
         var victimsByNode = new LinkedHashMap<String, List<String>>();
         var freed = new HashMap<String, String>();
@@ -102,7 +104,7 @@ public final class Preemption {
             } else {
                 uids = proposals.get(node).stream().map(victim -> victim.getMetadata().getUid()).toList();
             }
-            var after = pod.needsGpus() ? judgeAfter(pod, node, uids) : new After(-1, "", "");
+            var after = pod.needsGpus() ? judgeAfter(pod, closed, node, uids) : new After(-1, "", "");
             if (after.refusal().isEmpty()) {
                 victimsByNode.put(node, uids);
                 freed.put(node, after.freed());
@@ -112,6 +114,7 @@ public final class Preemption {
             }
         }
         var chosen = PreemptionChoice.keep(options, pod.needsGpus() && policy.preferenceOf(pod) == GpuPreference.NEWEST);
+        int bestTier = PreemptionChoice.bestTier(options);
         var kept = new LinkedHashMap<String, MetaVictims>();
         var advice = new ArrayList<PreemptionAdvice.Kept>();
         for (var option : options) {
@@ -120,7 +123,7 @@ public final class Preemption {
                 kept.put(option.node(), new MetaVictims(uids.stream().map(MetaPod::new).toList(), pdb.get(option.node())));
                 advice.add(new PreemptionAdvice.Kept(option.node(), uids.size(), freed.get(option.node()), option.gpuSecondsLost()));
             } else {
-                refused.put(option.node(), option.tierRank() < PreemptionChoice.bestTier(options)
+                refused.put(option.node(), option.tierRank() < bestTier
                         ? "older cards than another candidate's" : "more work lost than another candidate's");
             }
         }
@@ -158,7 +161,7 @@ public final class Preemption {
     private record After(int tierRank, String freed, String refusal) {
     }
 
-    private After judgeAfter(PodRequest pod, String nodeName, List<String> victimUids) {
+    private After judgeAfter(PodRequest pod, ClosedTier closed, String nodeName, List<String> victimUids) {
         var facts = cluster.node(nodeName);
         if (facts == null) {
             // Without the node's inventory there is nothing to judge by; leave the decision to kube-scheduler.
@@ -176,7 +179,7 @@ public final class Preemption {
         }
         var after = new NodeState(state.name(), state.rack(), state.zone(), state.gpus(),
                 (state.freeMask() | freedMask) & state.gpus().healthyMask());
-        return switch (policy.assess(pod, after, closedTier.apply(pod))) {
+        return switch (policy.assess(pod, after, closed)) {
             case PlacementPolicy.Misfit misfit -> {
                 LOG.debug("preemption on {} refused for {}: evicting {} would leave {}", nodeName, pod.displayName(),
                         victimUids, misfit.rejection().reason());
