@@ -1,5 +1,7 @@
 package io.hetgpu.testcluster.scheduler;
 
+import io.hetgpu.kubescheduler.ResourceRequest;
+import io.hetgpu.kubescheduler.SchedulingNode;
 import io.hetgpu.kubescheduler.filter.NodeFit;
 import io.hetgpu.kubescheduler.score.DefaultScore;
 import io.hetgpu.kubescheduler.selection.HostSelection;
@@ -41,9 +43,14 @@ public final class SchedulingCycle {
         var reasons = new LinkedHashMap<String, String>();
         var unresolvable = new java.util.HashSet<String>();
         var feasible = new ArrayList<Node>();
+        // Each node and its pods as the model reads them, once for the filter and again for the scores.
+        var asModelled = new java.util.HashMap<String, SchedulingNode>();
+        var requestsOn = new java.util.HashMap<String, List<ResourceRequest>>();
         for (var node : nodes) {
             var name = node.getMetadata().getName();
-            NodeFit.judge(asScheduled, ApiObjects.node(node), ApiObjects.requests(podsByNode.getOrDefault(name, List.of())))
+            asModelled.put(name, ApiObjects.node(node));
+            requestsOn.put(name, ApiObjects.requests(podsByNode.getOrDefault(name, List.of())));
+            NodeFit.judge(asScheduled, asModelled.get(name), requestsOn.get(name))
                     .ifPresentOrElse(refusal -> {
                         reasons.put(name, refusal.reason());
                         if (refusal.unresolvable()) {
@@ -81,8 +88,7 @@ public final class SchedulingCycle {
         var pluginScores = new LinkedHashMap<String, Long>();
         for (var node : feasible) {
             var name = node.getMetadata().getName();
-            pluginScores.put(name, DefaultScore.score(asScheduled.request(), ApiObjects.node(node),
-                    ApiObjects.requests(podsByNode.getOrDefault(name, List.of()))));
+            pluginScores.put(name, DefaultScore.score(asScheduled.request(), asModelled.get(name), requestsOn.get(name)));
         }
         var totals = new LinkedHashMap<>(pluginScores);
         for (var extender : extenders) {
