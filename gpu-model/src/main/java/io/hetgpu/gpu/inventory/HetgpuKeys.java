@@ -19,6 +19,9 @@ public final class HetgpuKeys {
     public static final String ANNOTATION_INVENTORY = PREFIX + "gpu-inventory";
     public static final String ANNOTATION_FREE = PREFIX + "gpu-free";
 
+    // Pod annotation, written by the scheduler extender's bind verb (the bind handshake; see DeviceAssignment).
+    public static final String POD_GPU_DEVICES = PREFIX + "gpu-devices";
+
     // Topology labels.
     public static final String LABEL_RACK = "topology.hetgpu.io/rack";
     public static final String LABEL_ZONE = "topology.kubernetes.io/zone";
