@@ -39,8 +39,8 @@ public final class SchedulerDriver {
     private final SchedulerSettings settings;
     private final HttpClient http;
     private final SchedulingCycle cycle;
-    /** kube-scheduler's DefaultPreemption, when this driver runs it; null when it does not. */
-    private final DefaultPreemption preemption;
+    /** kube-scheduler's ApiPreemption, when this driver runs it; null when it does not. */
+    private final ApiPreemption preemption;
 
     public SchedulerDriver(KubernetesClient client, SchedulerSettings settings, HttpClient http, long seed) {
         this(client, settings, http, TieBreak.random(new Random(seed)));
@@ -56,11 +56,11 @@ public final class SchedulerDriver {
         this.http = http;
         var extenders = settings.extenders().stream().map(e -> new ExtenderClient(e, http)).toList();
         this.cycle = new SchedulingCycle(extenders, ties);
-        this.preemption = preemptionOffsets == null ? null : new DefaultPreemption(extenders, preemptionOffsets);
+        this.preemption = preemptionOffsets == null ? null : new ApiPreemption(extenders, preemptionOffsets);
     }
 
     /**
-     * The same scheduler running kube-scheduler's DefaultPreemption for a pod no node takes, as every cluster that
+     * The same scheduler running kube-scheduler's ApiPreemption for a pod no node takes, as every cluster that
      * sets PriorityClasses does (its PostFilter plugin is on by default). Off in the plain constructors until the
      * simulator preempts too: the placement-equality test holds the two to the same decisions.
      *
@@ -130,9 +130,9 @@ public final class SchedulerDriver {
     private Decision preempt(Pod pod, Decision.Unschedulable unschedulable, List<Node> nodes, Map<String, List<Pod>> podsByNode) {
         var budgets = client.policy().v1().podDisruptionBudget().inAnyNamespace().list().getItems();
         return switch (preemption.preempt(pod, nodes, podsByNode, unschedulable.unresolvable(), budgets)) {
-            case DefaultPreemption.Outcome.None none -> new Decision.Unschedulable(unschedulable.pod(),
+            case ApiPreemption.Outcome.None none -> new Decision.Unschedulable(unschedulable.pod(),
                     unschedulable.message() + " preemption: " + none.why(), unschedulable.reasons(), unschedulable.unresolvable());
-            case DefaultPreemption.Outcome.Nominate nominate -> {
+            case ApiPreemption.Outcome.Nominate nominate -> {
                 var onNode = podsByNode.computeIfAbsent(nominate.node(), n -> new ArrayList<>());
                 onNode.removeAll(nominate.victims());
                 onNode.add(pod);

@@ -5,11 +5,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.hetgpu.kubescheduler.filter.NodeFit;
 import io.hetgpu.kubescheduler.preemption.CandidateSampling;
-import io.hetgpu.kubescheduler.preemption.Candidates;
-import io.hetgpu.kubescheduler.preemption.DisruptionBudget;
-import io.hetgpu.kubescheduler.preemption.Eligibility;
-import io.hetgpu.kubescheduler.preemption.NodePick;
-import io.hetgpu.kubescheduler.preemption.Preemptor;
+import io.hetgpu.kubescheduler.preemption.DefaultPreemption;
 import io.hetgpu.kubescheduler.preemption.RunningPod;
 import io.hetgpu.kubescheduler.preemption.Victims;
 import java.util.ArrayList;
@@ -23,11 +19,11 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * kube-scheduler's PostFilter for a pod no node took: the kube-scheduler model decides eligibility, candidates and
- * victims (its own filters only, as its dry run runs them), each interested extender with a preempt verb prunes the
- * candidates, and the model picks the node. What is returned is applied by the driver.
+ * kube-scheduler's PostFilter for a pod no node took, over the API's objects: the kube-scheduler model's
+ * {@link DefaultPreemption} decides, each interested extender with a preempt verb
+ * called over HTTP to prune the candidates. What is returned is applied by the driver.
  */
-final class DefaultPreemption {
+final class ApiPreemption {
 
     /** The node chosen and its victims, or why there is none. */
     sealed interface Outcome {
@@ -39,11 +35,11 @@ final class DefaultPreemption {
     }
 
     private final List<ExtenderClient> extenders;
-    private final Random offsets;
+    private final DefaultPreemption model;
 
-    DefaultPreemption(List<ExtenderClient> extenders, Random offsets) {
+    ApiPreemption(List<ExtenderClient> extenders, Random offsets) {
         this.extenders = List.copyOf(extenders);
-        this.offsets = offsets;
+        this.model = new DefaultPreemption(CandidateSampling.DEFAULTS, offsets);
     }
 
     Outcome preempt(Pod pod, List<Node> nodes, Map<String, List<Pod>> podsByNode, Set<String> unresolvable,
@@ -55,38 +51,30 @@ final class DefaultPreemption {
             running.put(node, pods.stream().map(ApiObjects::running).toList());
             pods.forEach(p -> byUid.put(p.getMetadata().getUid(), p));
         });
-        var nominated = preemptor.nominatedNodeName();
-        var ineligible = Eligibility.check(preemptor, running, unresolvable.contains(nominated));
-        if (ineligible.isPresent()) {
-            return new Outcome.None(ineligible.get());
-        }
-        var potential = nodes.stream().filter(node -> !unresolvable.contains(node.getMetadata().getName())).map(ApiObjects::node).toList();
-        if (potential.isEmpty()) {
-            return new Outcome.None("No preemption victims found for incoming pod.");
-        }
-        var candidates = Candidates.find(preemptor, potential, running, budgets.stream().map(ApiObjects::budget).toList(),
-                (node, left) -> NodeFit.check(preemptor.pod(), node, left.stream().map(RunningPod::request).toList()).isEmpty(),
-                CandidateSampling.DEFAULTS, offsets.nextInt(potential.size()));
+        var verbs = new ArrayList<DefaultPreemption.Extender>();
         for (var extender : extenders) {
-            if (candidates.isEmpty()) {
-                break;
-            }
-            if (!extender.settings().preempts() || !extender.isInterested(pod)) {
-                continue;
-            }
-            try {
-                candidates = applyAnswer(extender.preempt(pod, victimPods(candidates, byUid), violations(candidates)), running);
-            } catch (ExtenderCallException e) {
-                if (!extender.settings().ignorable()) {
-                    return new Outcome.None("extender " + extender.settings().urlPrefix() + ": " + e.getMessage());
-                }
+            if (extender.settings().preempts() && extender.isInterested(pod)) {
+                verbs.add(candidates -> {
+                    try {
+                        return applyAnswer(extender.preempt(pod, victimPods(candidates, byUid), violations(candidates)), running);
+                    } catch (ExtenderCallException e) {
+                        if (extender.settings().ignorable()) {
+                            return candidates;
+                        }
+                        throw new DefaultPreemption.Refusal(
+                                "extender " + extender.settings().urlPrefix() + ": " + e.getMessage());
+                    }
+                });
             }
         }
-        var node = NodePick.pickOne(candidates);
-        if (node.isEmpty()) {
-            return new Outcome.None("No preemption victims found for incoming pod.");
-        }
-        return new Outcome.Nominate(node, candidates.get(node).pods().stream().map(victim -> byUid.get(victim.uid())).toList());
+        var outcome = model.preempt(preemptor, nodes.stream().map(ApiObjects::node).toList(), running, unresolvable,
+                budgets.stream().map(ApiObjects::budget).toList(),
+                (node, left) -> NodeFit.check(preemptor.pod(), node, left.stream().map(RunningPod::request).toList()).isEmpty(), verbs);
+        return switch (outcome) {
+            case DefaultPreemption.Outcome.None none -> new Outcome.None(none.why());
+            case DefaultPreemption.Outcome.Nominate nominate -> new Outcome.Nominate(nominate.node(),
+                    nominate.victims().pods().stream().map(victim -> byUid.get(victim.uid())).toList());
+        };
     }
 
     private static Map<String, List<Pod>> victimPods(Map<String, Victims> candidates, Map<String, Pod> byUid) {
