@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.hetgpu.extender.cluster.ClusterView;
 import io.hetgpu.extender.model.BoundPod;
 import io.hetgpu.extender.model.DeviceHoldings;
-import io.hetgpu.extender.model.GpuPreference;
 import io.hetgpu.extender.model.InvalidPodRequestException;
 import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.extender.model.NodeStateFactory;
@@ -26,8 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The preempt verb's rule (kube-scheduler's ProcessPreemption). kube-scheduler proposes, per node, the pods it
@@ -37,7 +34,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Preemption {
 
-    private static final Logger LOG = LoggerFactory.getLogger(Preemption.class);
 
     private final ClusterView cluster;
     private final PodRequestParser parser;
@@ -68,12 +64,12 @@ public final class Preemption {
     }
 
     Map<String, MetaVictims> decide(ExtenderPreemptionArgs args) {
-        var proposals = new LinkedHashMap<String, List<Pod>>();
+        var proposedPods = new LinkedHashMap<String, List<Pod>>();
         var pdb = new LinkedHashMap<String, Long>();
         var metaProposals = new LinkedHashMap<String, MetaVictims>();
         if (args.nodeNameToVictims() != null) {
             args.nodeNameToVictims().forEach((node, victims) -> {
-                proposals.put(node, victims == null || victims.pods() == null ? List.of() : victims.pods());
+                proposedPods.put(node, victims == null || victims.pods() == null ? List.of() : victims.pods());
                 pdb.put(node, victims == null ? 0 : victims.numPdbViolations());
             });
         } else if (args.nodeNameToMetaVictims() != null) {
@@ -92,43 +88,33 @@ public final class Preemption {
         var now = clock.instant();
         // The reserve's closed tier depends on the pod and the cluster, not on the node: counted once per answer.
         var closed = pod.needsGpus() && !pdb.isEmpty() ? closedTier.apply(pod) : ClosedTier.NONE;
-        var options = new ArrayList<PreemptionChoice.Option>();
+        var proposals = new ArrayList<PreemptionStep.Proposal>();
         var victimsByNode = new LinkedHashMap<String, List<String>>();
-        var freed = new HashMap<String, String>();
-        var refused = new LinkedHashMap<String, String>();
         for (var node : pdb.keySet()) {
             var metaVictims = metaProposals.get(node);
             List<String> uids;
             if (metaVictims != null) {
                 uids = metaVictims.pods() == null ? List.of() : metaVictims.pods().stream().map(MetaPod::uid).toList();
             } else {
-                uids = proposals.get(node).stream().map(victim -> victim.getMetadata().getUid()).toList();
+                uids = proposedPods.get(node).stream().map(victim -> victim.getMetadata().getUid()).toList();
             }
-            var after = pod.needsGpus() ? judgeAfter(pod, closed, node, uids) : new After(-1, "", "");
-            if (after.refusal().isEmpty()) {
-                victimsByNode.put(node, uids);
-                freed.put(node, after.freed());
-                options.add(new PreemptionChoice.Option(node, after.tierRank(), workLost(node, uids, proposals.get(node), now)));
-            } else {
-                refused.put(node, after.refusal());
-            }
+            victimsByNode.put(node, uids);
+            proposals.add(new PreemptionStep.Proposal(node, pod.needsGpus() ? stateAfter(node, uids) : null,
+                    workLost(node, uids, proposedPods.get(node), now)));
         }
-        var chosen = PreemptionChoice.keep(options, pod.needsGpus() && policy.preferenceOf(pod) == GpuPreference.NEWEST);
-        int bestTier = PreemptionChoice.bestTier(options);
+        var verdict = PreemptionStep.judge(policy, pod, closed, proposals);
         var kept = new LinkedHashMap<String, MetaVictims>();
         var advice = new ArrayList<PreemptionAdvice.Kept>();
-        for (var option : options) {
-            if (chosen.contains(option.node())) {
-                var uids = victimsByNode.get(option.node());
-                kept.put(option.node(), new MetaVictims(uids.stream().map(MetaPod::new).toList(), pdb.get(option.node())));
-                advice.add(new PreemptionAdvice.Kept(option.node(), uids.size(), freed.get(option.node()), option.gpuSecondsLost()));
-            } else {
-                refused.put(option.node(), option.tierRank() < bestTier
-                        ? "older cards than another candidate's" : "more work lost than another candidate's");
+        for (var proposal : proposals) {
+            if (verdict.kept().contains(proposal.node())) {
+                var uids = victimsByNode.get(proposal.node());
+                kept.put(proposal.node(), new MetaVictims(uids.stream().map(MetaPod::new).toList(), pdb.get(proposal.node())));
+                advice.add(new PreemptionAdvice.Kept(proposal.node(), uids.size(), verdict.freed().getOrDefault(proposal.node(), ""),
+                        proposal.gpuSecondsLost()));
             }
         }
         if (!pdb.isEmpty()) {
-            onAdvised.accept(new PreemptionAdvice(pod, advice, refused));
+            onAdvised.accept(new PreemptionAdvice(pod, advice, verdict.refused()));
         }
         return kept;
     }
@@ -154,18 +140,11 @@ public final class Preemption {
         return lost;
     }
 
-    /**
-     * What the pod would get once these pods are gone: the weakest card's tier (-1 when the node cannot be judged)
-     * and the set, or why evicting them leaves no GPU set the pod can use.
-     */
-    private record After(int tierRank, String freed, String refusal) {
-    }
-
-    private After judgeAfter(PodRequest pod, ClosedTier closed, String nodeName, List<String> victimUids) {
+    /** The node as it would be with the victims' GPUs free; null when the extender does not know the node. */
+    private NodeState stateAfter(String nodeName, List<String> victimUids) {
         var facts = cluster.node(nodeName);
         if (facts == null) {
-            // Without the node's inventory there is nothing to judge by; leave the decision to kube-scheduler.
-            return new After(-1, "", "");
+            return null;
         }
         List<BoundPod> bound = cluster.boundPods(nodeName);
         var state = nodes.state(facts, bound);
@@ -177,20 +156,7 @@ public final class Preemption {
                 freedMask |= entry.getValue();
             }
         }
-        var after = new NodeState(state.name(), state.rack(), state.zone(), state.gpus(),
+        return new NodeState(state.name(), state.rack(), state.zone(), state.gpus(),
                 (state.freeMask() | freedMask) & state.gpus().healthyMask());
-        return switch (policy.assess(pod, after, closed)) {
-            case PlacementPolicy.Misfit misfit -> {
-                LOG.debug("preemption on {} refused for {}: evicting {} would leave {}", nodeName, pod.displayName(),
-                        victimUids, misfit.rejection().reason());
-                yield new After(-1, "", "evicting " + victimUids.size() + " pods would leave " + misfit.rejection().reason());
-            }
-            case PlacementPolicy.Fit fit -> new After(fit.candidate().tierRank(), describe(fit.candidate()), "");
-        };
-    }
-
-    private static String describe(io.hetgpu.extender.policy.Candidate candidate) {
-        var set = candidate.set();
-        return set.positions().size() + " " + candidate.model() + (set.positions().size() > 1 && set.nvlinkConnected() ? " (NVLink)" : "");
     }
 }

@@ -1,0 +1,83 @@
+package io.hetgpu.extender.service;
+
+import io.hetgpu.extender.model.NodeState;
+import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.policy.Candidate;
+import io.hetgpu.extender.model.GpuPreference;
+import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
+import io.hetgpu.extender.policy.PlacementPolicy;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The pure step of the preempt verb, as the service takes it and as the simulator replays it: each node kube-scheduler
+ * proposes is judged as it would be once its victims are gone (does it leave a GPU set the pod can use, of which
+ * tier), then {@link PreemptionChoice} keeps the newest cards for a pod that wants them and the least work lost.
+ */
+public final class PreemptionStep {
+
+    /**
+     * One node kube-scheduler proposes.
+     *
+     * @param after          the node as it would be with the victims' GPUs free; null when the extender does not know the
+     *                       node, which it then leaves to kube-scheduler
+     * @param gpuSecondsLost the work the victims lose, each since it last saved it
+     */
+    public record Proposal(String node, NodeState after, long gpuSecondsLost) {
+    }
+
+    /**
+     * @param kept    the nodes kept, in the proposals' order
+     * @param freed   for each kept node hetgpu could judge, what the pod would get, e.g. "4 A100 (NVLink)"
+     * @param refused for each other node, why
+     */
+    public record Verdict(List<String> kept, Map<String, String> freed, Map<String, String> refused) {
+
+        public Verdict {
+            kept = List.copyOf(kept);
+            freed = Map.copyOf(freed);
+            refused = Map.copyOf(refused);
+        }
+    }
+
+    private PreemptionStep() {
+    }
+
+    public static Verdict judge(PlacementPolicy policy, PodRequest pod, ClosedTier closed, List<Proposal> proposals) {
+        var options = new ArrayList<PreemptionChoice.Option>();
+        var freed = new LinkedHashMap<String, String>();
+        var refused = new LinkedHashMap<String, String>();
+        for (var proposal : proposals) {
+            if (!pod.needsGpus() || proposal.after() == null) {
+                options.add(new PreemptionChoice.Option(proposal.node(), -1, proposal.gpuSecondsLost()));
+                continue;
+            }
+            switch (policy.assess(pod, proposal.after(), closed)) {
+                case PlacementPolicy.Misfit misfit -> refused.put(proposal.node(), "evicting its victims would leave " + misfit.rejection().reason());
+                case PlacementPolicy.Fit fit -> {
+                    options.add(new PreemptionChoice.Option(proposal.node(), fit.candidate().tierRank(), proposal.gpuSecondsLost()));
+                    freed.put(proposal.node(), describe(fit.candidate()));
+                }
+            }
+        }
+        var chosen = PreemptionChoice.keep(options, pod.needsGpus() && policy.preferenceOf(pod) == GpuPreference.NEWEST);
+        int bestTier = PreemptionChoice.bestTier(options);
+        var kept = new ArrayList<String>();
+        for (var option : options) {
+            if (chosen.contains(option.node())) {
+                kept.add(option.node());
+            } else {
+                freed.remove(option.node());
+                refused.put(option.node(), option.tierRank() < bestTier ? "older cards than another candidate's" : "more work lost than another candidate's");
+            }
+        }
+        return new Verdict(kept, freed, refused);
+    }
+
+    private static String describe(Candidate candidate) {
+        var set = candidate.set();
+        return set.positions().size() + " " + candidate.model() + (set.positions().size() > 1 && set.nvlinkConnected() ? " (NVLink)" : "");
+    }
+}

@@ -1,0 +1,47 @@
+package io.hetgpu.extender.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hetgpu.extender.ExtenderConfig;
+import io.hetgpu.extender.TestNodes;
+import io.hetgpu.extender.TestPods;
+import io.hetgpu.extender.TestTopologies;
+import io.hetgpu.extender.model.GpuPreference;
+import io.hetgpu.extender.model.PriorityHint;
+import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
+import io.hetgpu.extender.policy.PlacementPolicy;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class PreemptionStepTest {
+
+    private final PlacementPolicy policy = new PlacementPolicy(ExtenderConfig.DEFAULTS.policy());
+
+    @Test
+    void keepsTheNewestTierThenTheLeastWorkLostAndSaysWhyForTheRest() {
+        var pod = TestPods.priority(TestPods.gpus(1), 1000, PriorityHint.UNSET, GpuPreference.UNSET);
+        var k80 = TestNodes.gpu("old", TestTopologies::k80x4, 0, 1, 2, 3);
+        var v100 = TestNodes.gpu("new-a", TestTopologies::dgx1V100, 0);
+        var v100Costly = TestNodes.gpu("new-b", TestTopologies::dgx1V100, 0);
+        var verdict = PreemptionStep.judge(policy, pod, ClosedTier.NONE, List.of(
+                new PreemptionStep.Proposal("old", k80, 10),
+                new PreemptionStep.Proposal("new-a", v100, 3_600),
+                new PreemptionStep.Proposal("new-b", v100Costly, 7_200)));
+
+        assertThat(verdict.kept()).containsExactly("new-a");
+        assertThat(verdict.freed()).containsOnlyKeys("new-a");
+        assertThat(verdict.refused()).containsEntry("old", "older cards than another candidate's")
+                .containsEntry("new-b", "more work lost than another candidate's");
+    }
+
+    @Test
+    void aNodeWhoseFreedGpusDoNotServeThePodIsRefusedAndAnUnknownNodeIsLeftToKubeScheduler() {
+        var pod = TestPods.nvlink(TestPods.priority(TestPods.gpus(4), 1000, PriorityHint.UNSET, GpuPreference.UNSET));
+        var verdict = PreemptionStep.judge(policy, pod, ClosedTier.NONE, List.of(
+                new PreemptionStep.Proposal("too-few", TestNodes.gpu("too-few", TestTopologies::dgx1V100, 0, 1), 0),
+                new PreemptionStep.Proposal("unknown", null, 0)));
+
+        assertThat(verdict.kept()).containsExactly("unknown");
+        assertThat(verdict.refused().get("too-few")).startsWith("evicting its victims would leave");
+    }
+}
