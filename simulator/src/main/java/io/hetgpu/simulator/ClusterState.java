@@ -14,6 +14,7 @@ import java.util.List;
 final class ClusterState {
 
     private final List<SimNode> nodes;
+    private final java.util.Map<String, Integer> indexByName = new java.util.HashMap<>();
     private final long[] free;
     private final CpuMemory[] requested;
     private final int[] pods;
@@ -28,7 +29,17 @@ final class ClusterState {
             free[i] = nodes.get(i).gpus().healthyMask();
             freeGpus += Long.bitCount(free[i]);
             requested[i] = CpuMemory.ZERO;
+            indexByName.put(nodes.get(i).name(), i);
         }
+    }
+
+    /** The node's index in the inventory. */
+    int indexOf(String name) {
+        var index = indexByName.get(name);
+        if (index == null) {
+            throw new IllegalArgumentException("no node " + name + " in the simulated cluster");
+        }
+        return index;
     }
 
     List<SimNode> nodes() {

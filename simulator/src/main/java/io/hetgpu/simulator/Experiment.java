@@ -22,9 +22,10 @@ import java.util.List;
  * @param reserve   the highPriorityReserve of the last run: top-tier GPUs kept for high-priority pods
  * @param config    the extender configuration whose policy.priority and policy.weights every hetgpu run uses
  *                  (the ablations zero one weight of them)
+ * @param checkpoints what an eviction costs the jobs
  */
 public record Experiment(String name, ClusterInventory inventory, List<Job> jobs, CardSpeed speed, WorkloadThroughputs workloads,
-                         double slowCardShare, int reserve, ExtenderConfig config) {
+                         double slowCardShare, int reserve, ExtenderConfig config, Checkpoints checkpoints) {
 
     /** The minimumSpeedShare the README's figures use; {@code --minimum-speed-share} gives others. */
     static final double SLOW_CARD_SHARE = 0.35;
@@ -37,18 +38,25 @@ public record Experiment(String name, ClusterInventory inventory, List<Job> jobs
 
     public Experiment(String name, ClusterInventory inventory, List<Job> jobs, CardSpeed speed, WorkloadThroughputs workloads,
                       double slowCardShare, int reserve) {
-        this(name, inventory, jobs, speed, workloads, slowCardShare, reserve, ExtenderConfig.DEFAULTS);
+        this(name, inventory, jobs, speed, workloads, slowCardShare, reserve, ExtenderConfig.DEFAULTS, Checkpoints.DEFAULTS);
     }
 
     /** The same runs with the policy settings of an extender configuration file ({@code --config}). */
     public Experiment withConfig(ExtenderConfig newConfig) {
-        return new Experiment(name, inventory, jobs, speed, workloads, slowCardShare, reserve, newConfig);
+        return new Experiment(name, inventory, jobs, speed, workloads, slowCardShare, reserve, newConfig, checkpoints);
+    }
+
+    /** The same runs with another cost of eviction ({@code --checkpoint-interval}, {@code --restart-overhead}). */
+    public Experiment withCheckpoints(Checkpoints newCheckpoints) {
+        return new Experiment(name, inventory, jobs, speed, workloads, slowCardShare, reserve, config, newCheckpoints);
     }
 
     /** The policies compared, each a fresh placer seeded alike. */
     public List<Placer> placers(long seed) {
         var placers = new ArrayList<Placer>();
+        // The baseline: kube-scheduler as a cluster with PriorityClasses runs it, preempting. Every hetgpu run preempts too.
         placers.add(new KubernetesDefaultPlacer(seed));
+        placers.add(KubernetesDefaultPlacer.nonPreemptive(seed));
         // By default the extender's defaults, which are also what manifests/ deploys (a manifests test keeps them equal).
         placers.add(hetgpu("hetgpu", config.weights(), WorkloadThroughputs.NONE, seed));
         var w = config.weights();
@@ -62,7 +70,7 @@ public record Experiment(String name, ClusterInventory inventory, List<Job> jobs
             placers.add(hetgpu("hetgpu-workload-aware", config.weights(), workloads, seed));
             // The same table with minimumSpeedShare: pods wait rather than start on cards they crawl on.
             placers.add(hetgpu("hetgpu-workload-aware-min" + slowCardShare, config.weights(), workloads.withMinimumShare(slowCardShare), seed));
-            // And with the last top-tier GPUs kept free for urgent jobs, which cannot preempt.
+            // And with the last top-tier GPUs kept free for urgent jobs, so that they need not wait for an eviction.
             placers.add(hetgpu("hetgpu-workload-aware-min" + slowCardShare + "-reserve" + reserve, config.weights(),
                     workloads.withMinimumShare(slowCardShare), new HighPriorityReserve(reserve), seed));
         }
@@ -82,9 +90,9 @@ public record Experiment(String name, ClusterInventory inventory, List<Job> jobs
         return run(seed, name -> true);
     }
 
-    /** The policies whose names pass {@code which}, kubernetes-default (the report's baseline) always. */
+    /** The policies whose names pass {@code which}, both kube-scheduler runs (the report's baselines) always. */
     public List<Summary> run(long seed, java.util.function.Predicate<String> which) {
-        var simulation = new Simulation(inventory, speed);
+        var simulation = new Simulation(inventory, speed, checkpoints);
         return placers(seed).stream().filter(placer -> placer instanceof KubernetesDefaultPlacer || which.test(placer.name()))
                 .map(placer -> Summary.of(simulation.run(jobs, placer), inventory)).toList();
     }

@@ -9,11 +9,15 @@ import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PriorityHint;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.service.PolicyStep;
+import io.hetgpu.extender.service.PreemptionStep;
+import io.hetgpu.kubescheduler.preemption.Victims;
 import io.hetgpu.extender.policy.TopTierHeadroom;
 import io.hetgpu.kubescheduler.selection.HostSelection;
 import io.hetgpu.kubescheduler.selection.TieBreak;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 
@@ -25,30 +29,44 @@ import java.util.Set;
  * x hetgpu's score, and ties are broken as its selectHost does. The pod's GPUs are what the device plugin
  * prefers among the node's free ones, which is what kubelet gives it.
  */
-final class HetgpuPlacer implements Placer {
+final class HetgpuPlacer implements Placer, PreemptVerb {
 
     private final String name;
     private final PlacementPolicy policy;
     private final boolean namesWorkload;
     private final TieBreak ties;
+    private final Preempting preempting;
 
     /**
+     * kube-scheduler with DefaultPreemption and the extender's filter, prioritize and preempt verbs.
+     *
      * @param namesWorkload whether pods carry {@code hetgpu.io/workload} (their Gavel job type)
      */
     HetgpuPlacer(String name, PlacementPolicy policy, boolean namesWorkload, long seed) {
-        this(name, policy, namesWorkload, TieBreak.random(new Random(seed)));
+        this.name = name;
+        this.policy = policy;
+        this.namesWorkload = namesWorkload;
+        this.ties = TieBreak.random(new Random(seed));
+        this.preempting = Preempting.Kube.seeded(seed, this);
     }
 
+    /** Without preemption. */
     HetgpuPlacer(String name, PlacementPolicy policy, boolean namesWorkload, TieBreak ties) {
         this.name = name;
         this.policy = policy;
         this.namesWorkload = namesWorkload;
         this.ties = ties;
+        this.preempting = Preempting.NEVER;
     }
 
     @Override
     public String name() {
         return name;
+    }
+
+    @Override
+    public Preempting preempting() {
+        return preempting;
     }
 
     static PodRequest request(Job job, int podIndex, boolean namesWorkload) {
@@ -107,5 +125,44 @@ final class HetgpuPlacer implements Placer {
         }
         int chosen = selection.chosen();
         return new PodPlacement(chosen, cluster.deviceGrant(chosen, pod.gpus()));
+    }
+
+    @Override
+    public PodPlacement placeOn(Job job, int podIndex, List<PodPlacement> earlier, ClusterState cluster, int node) {
+        var pod = job.pods().get(podIndex);
+        if (!cluster.fits(node, pod)) {
+            return null;
+        }
+        var table = PolicyStep.scores(policy, request(job, podIndex, namesWorkload), List.of(cluster.state(node)),
+                () -> TopTierHeadroom.of(cluster.states()), context(job, earlier, cluster));
+        return table.rows().getFirst().candidate() == null ? null : new PodPlacement(node, cluster.deviceGrant(node, pod.gpus()));
+    }
+
+    /**
+     * The extender's preempt verb through its own step ({@link PreemptionStep}): each candidate judged as it would be
+     * without its victims, whose devices the extender reads from the bind handshake's annotation.
+     */
+    @Override
+    public Map<String, Victims> keep(Job job, int podIndex, List<PodPlacement> earlier, Map<String, Victims> candidates,
+                                     ClusterState cluster, Map<String, VictimFacts> victims) {
+        var request = request(job, podIndex, namesWorkload);
+        var closed = PolicyStep.closedTier(policy, request, () -> TopTierHeadroom.of(cluster.states()));
+        var proposals = new ArrayList<PreemptionStep.Proposal>(candidates.size());
+        candidates.forEach((nodeName, onNode) -> {
+            int node = cluster.indexOf(nodeName);
+            long freed = 0;
+            long lost = 0;
+            for (var victim : onNode.pods()) {
+                var facts = victims.get(victim.uid());
+                freed |= facts.mask();
+                lost += facts.gpuSecondsLost();
+            }
+            var now = cluster.state(node);
+            var after = new NodeState(now.name(), now.rack(), now.zone(), now.gpus(), (now.freeMask() | freed) & now.gpus().healthyMask());
+            proposals.add(new PreemptionStep.Proposal(nodeName, after, lost));
+        });
+        var kept = new LinkedHashMap<String, Victims>();
+        PreemptionStep.judge(policy, request, closed, proposals).kept().forEach(node -> kept.put(node, candidates.get(node)));
+        return kept;
     }
 }

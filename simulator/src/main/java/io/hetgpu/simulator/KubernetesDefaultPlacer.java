@@ -17,18 +17,45 @@ import java.util.Random;
 final class KubernetesDefaultPlacer implements Placer {
 
     private final TieBreak ties;
+    private final Preempting preempting;
 
+    /** kube-scheduler as clusters with PriorityClasses run it: with DefaultPreemption. */
     KubernetesDefaultPlacer(long seed) {
-        this(TieBreak.random(new Random(seed)));
+        this(TieBreak.random(new Random(seed)), Preempting.Kube.seeded(seed, PreemptVerb.NONE));
     }
 
     KubernetesDefaultPlacer(TieBreak ties) {
+        this(ties, Preempting.NEVER);
+    }
+
+    KubernetesDefaultPlacer(TieBreak ties, Preempting preempting) {
         this.ties = ties;
+        this.preempting = preempting;
+    }
+
+    /** The same scheduler that never preempts: the figures of earlier releases, kept for continuity. */
+    static KubernetesDefaultPlacer nonPreemptive(long seed) {
+        return new KubernetesDefaultPlacer(TieBreak.random(new Random(seed)), Preempting.NEVER);
     }
 
     @Override
     public String name() {
-        return "kubernetes-default";
+        return preempting instanceof Preempting.Never ? NON_PREEMPTIVE : NAME;
+    }
+
+    static final String NAME = "kubernetes-default";
+    static final String NON_PREEMPTIVE = "kubernetes-default-no-preemption";
+
+    @Override
+    public Preempting preempting() {
+        return preempting;
+    }
+
+    @Override
+    public PodPlacement placeOn(Job job, int podIndex, List<PodPlacement> earlier, ClusterState cluster, int node) {
+        var pod = job.pods().get(podIndex);
+        return cluster.fits(node, pod) && hasAcceptedCards(job, cluster.nodes().get(node), cluster.free(node), pod.gpus())
+                ? new PodPlacement(node, cluster.deviceGrant(node, pod.gpus())) : null;
     }
 
     @Override

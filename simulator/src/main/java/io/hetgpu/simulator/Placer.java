@@ -23,4 +23,15 @@ public interface Placer {
      * @param earlier where the job's earlier pods went (already taken from {@code cluster})
      */
     PodPlacement place(Job job, int podIndex, List<PodPlacement> earlier, ClusterState cluster);
+
+    /**
+     * The pod on this node if it passes the scheduler's filters there, else null: kube-scheduler tries a preemptor's
+     * nominated node before all others ({@code evaluateNominatedNode}).
+     */
+    PodPlacement placeOn(Job job, int podIndex, List<PodPlacement> earlier, ClusterState cluster, int node);
+
+    /** Whether and how the scheduler preempts for a pod no node takes. */
+    default Preempting preempting() {
+        return Preempting.NEVER;
+    }
 }

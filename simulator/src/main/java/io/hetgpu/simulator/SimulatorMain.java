@@ -54,6 +54,14 @@ public final class SimulatorMain implements Callable<Integer> {
 
     private ExtenderConfig extenderConfig = ExtenderConfig.DEFAULTS;
 
+    @Option(names = "--checkpoint-interval", paramLabel = "MINUTES", description = "an assumption: jobs save their work every this many "
+            + "minutes of run time, and an evicted job resumes from its last checkpoint (0: never, it restarts from scratch); default ${DEFAULT-VALUE}")
+    double checkpointMinutes = Checkpoints.DEFAULTS.intervalSeconds() / 60;
+
+    @Option(names = "--restart-overhead", paramLabel = "MINUTES", description = "an assumption: an evicted job takes this long to start "
+            + "making progress again once it runs (image, checkpoint load, warm-up); default ${DEFAULT-VALUE}")
+    double restartMinutes = Checkpoints.DEFAULTS.restartOverheadSeconds() / 60;
+
     @Option(names = "--minimum-speed-share", description = "the policy.minimumSpeedShare of the workload-aware runs that use one; default ${DEFAULT-VALUE}")
     double share = Experiment.SLOW_CARD_SHARE;
 
@@ -62,10 +70,10 @@ public final class SimulatorMain implements Callable<Integer> {
 
     // One name a line: picocli breaks an over-long word at its dots (hetgpu-workload-aware-min0. / 35).
     @Option(names = "--policies", paramLabel = "REGEX", description = {
-            "a regular expression over the policy names: simulate only the policies it matches (kubernetes-default, the baseline, "
-                    + "always runs); default all. The names (the last three with --workload gavel; their numbers are "
+            "a regular expression over the policy names: simulate only the policies it matches (both kube-scheduler runs, "
+                    + "the baselines, always run); default all. The names (the last three with --workload gavel; their numbers are "
                     + "--minimum-speed-share and --high-priority-reserve):",
-            "  kubernetes-default", "  hetgpu", "  hetgpu-no-tier", "  hetgpu-no-nvlink", "  hetgpu-no-job", "  hetgpu-no-data",
+            "  kubernetes-default (with DefaultPreemption)", "  kubernetes-default-no-preemption", "  hetgpu", "  hetgpu-no-tier", "  hetgpu-no-nvlink", "  hetgpu-no-job", "  hetgpu-no-data",
             "  hetgpu-no-cpu", "  hetgpu-workload-aware", "  hetgpu-workload-aware-min0.35", "  hetgpu-workload-aware-min0.35-reserve10"})
     java.util.regex.Pattern policies = java.util.regex.Pattern.compile(".*");
 
@@ -177,7 +185,7 @@ public final class SimulatorMain implements Callable<Integer> {
     }
 
     Experiment experiment(long seed) {
-        return workloadExperiment(seed).withConfig(extenderConfig);
+        return workloadExperiment(seed).withConfig(extenderConfig).withCheckpoints(new Checkpoints(checkpointMinutes * 60, restartMinutes * 60));
     }
 
     private Experiment workloadExperiment(long seed) {

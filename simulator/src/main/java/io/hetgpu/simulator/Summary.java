@@ -19,10 +19,21 @@ import java.util.function.Predicate;
  * @param multiGpuOnNvlink   share of multi-GPU jobs whose GPUs form one NVLink-connected set
  * @param crossRackTb        ps/worker gradient traffic that crossed racks, in TB
  * @param neverPlaced        jobs no node could ever take
+ * @param preemptions        evictions of jobs by preemption (a job evicted twice counts twice)
+ * @param gpuHoursLost       GPU-hours that produced nothing kept: work since the last checkpoint at each eviction and
+ *                           every restart's overhead
+ * @param steadyJctHigh      mean JCT of the high-priority jobs of the steady-state window ({@link #STEADY_FROM} to
+ *                           {@link #STEADY_TO}, as Gavel reports it); 0 for a shorter trace
+ * @param steadyJct          the same over all jobs of the window
  */
 public record Summary(String policy, int jobs, double meanJctHigh, double p99JctHigh, double meanJctOther, double p99JctOther,
                       double meanJct, double makespan, double meanQueueing, double gpuUtilisation, double highOnTopTier,
-                      double multiGpuOnNvlink, double crossRackTb, int neverPlaced) {
+                      double multiGpuOnNvlink, double crossRackTb, int neverPlaced, int preemptions, double gpuHoursLost,
+                      double steadyJctHigh, double steadyJct) {
+
+    /** Gavel's steady-state window: the jobs of IDs 4,000 to 4,999, after the cluster has filled and before the trace drains. */
+    static final int STEADY_FROM = 4_000;
+    static final int STEADY_TO = 5_000;
 
     public static Summary of(Simulation.Result result, ClusterInventory inventory) {
         var runs = result.runs();
@@ -40,13 +51,18 @@ public record Summary(String policy, int jobs, double meanJctHigh, double p99Jct
                 makespan == 0 ? 0 : gpuHours / (inventory.gpuCount() * makespan),
                 highHours == 0 ? 0 : highTop / highHours,
                 multi.isEmpty() ? 0 : multi.stream().filter(JobRun::onNvlink).count() / (double) multi.size(),
-                runs.stream().mapToDouble(JobRun::crossRackGb).sum() / 1000, result.neverPlaced());
+                runs.stream().mapToDouble(JobRun::crossRackGb).sum() / 1000, result.neverPlaced(),
+                runs.stream().mapToInt(JobRun::evictions).sum(), runs.stream().mapToDouble(JobRun::lostGpuHours).sum(),
+                mean(runs, steady.and(high)), mean(runs, steady));
     }
+
+    /** Whether the run's job is in the steady-state window. */
+    private static final Predicate<JobRun> steady = run -> run.job().id() >= STEADY_FROM && run.job().id() < STEADY_TO;
 
     /** The same figures under another name: what two policies that behaved alike have in common. */
     public Summary withPolicy(String name) {
         return new Summary(name, jobs, meanJctHigh, p99JctHigh, meanJctOther, p99JctOther, meanJct, makespan, meanQueueing, gpuUtilisation,
-                highOnTopTier, multiGpuOnNvlink, crossRackTb, neverPlaced);
+                highOnTopTier, multiGpuOnNvlink, crossRackTb, neverPlaced, preemptions, gpuHoursLost, steadyJctHigh, steadyJct);
     }
 
     private static double mean(List<JobRun> runs, Predicate<JobRun> which) {

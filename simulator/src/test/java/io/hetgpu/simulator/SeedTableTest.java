@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class SeedTableTest {
 
     private static Summary summary(String policy, double high, double all) {
-        return new Summary(policy, 100, high, 0, 0, 0, all, 0, 0, 0, 0, 0, 0, 0);
+        return new Summary(policy, 100, high, 0, 0, 0, all, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
     }
 
     @Test

@@ -8,11 +8,13 @@ import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.extender.policy.WorkloadThroughputs;
+import io.hetgpu.kubescheduler.selection.TieBreak;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -68,7 +70,9 @@ class SimulationTest {
                 job(1, 10, false, type, 4, 3600),
                 job(2, 20, true, type, 4, 3600));
         var experiment = new Experiment("tiny", one, jobs, CardSpeed.gavel(THROUGHPUTS, "K80"), WorkloadThroughputs.NONE);
-        for (var placer : experiment.placers(1)) {
+        // Without preemption: the urgent job cannot evict the running one, and waits for it.
+        for (var placer : List.of(KubernetesDefaultPlacer.nonPreemptive(1),
+                new HetgpuPlacer("hetgpu", new PlacementPolicy(PolicySettings.DEFAULTS), false, TieBreak.random(new Random(1))))) {
             var runs = new Simulation(one, experiment.speed()).run(jobs, placer).runs();
             var starts = new HashMap<Integer, Double>();
             var ends = new HashMap<Integer, Double>();
@@ -120,9 +124,10 @@ class SimulationTest {
         assertThat(with.get(1)).as("the second ordinary job waits for the first").isGreaterThanOrEqualTo(36_000.0);
     }
 
+    /** Without preemption, which is what a reserve stands in for. */
     private static Placer reserving(int gpus) {
         var policy = new PlacementPolicy(PolicySettings.DEFAULTS.withReserve(new HighPriorityReserve(gpus)));
-        return new HetgpuPlacer("reserve" + gpus, policy, false, 1);
+        return new HetgpuPlacer("reserve" + gpus, policy, false, TieBreak.random(new Random(1)));
     }
 
     private static Map<Integer, Double> starts(Simulation.Result result) {

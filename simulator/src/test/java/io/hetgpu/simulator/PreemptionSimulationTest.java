@@ -1,0 +1,137 @@
+package io.hetgpu.simulator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PolicySettings;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The simulation under kube-scheduler's DefaultPreemption, with and without hetgpu's preempt verb; every figure worked out by hand. */
+class PreemptionSimulationTest {
+
+    private static final ClusterInventory GAVEL = ClusterInventory.gavel();
+    /** Four GPUs of a K80 server talk over PCIe. */
+    private static final double PCIE = CommunicationModel.PCIE_SET;
+    /** Every card equally fast, so that durations are the work over the communication factor. */
+    private static final CardSpeed SAME_SPEED = (job, model) -> 1.0;
+    /** Checkpoints every 10 minutes, 1 minute to restart. */
+    private static final Checkpoints TEN_MINUTES = new Checkpoints(600, 60);
+
+    private static ClusterInventory nodes(String... names) {
+        var wanted = Set.of(names);
+        return new ClusterInventory(GAVEL.nodes().stream().filter(node -> wanted.contains(node.name())).toList());
+    }
+
+    private static Job single(int id, double arrival, int priority, int gpus, double work) {
+        return new Job(id, arrival, priority == Job.HIGH_PRIORITY, priority, "", List.of(new Job.Pod(gpus, "")), work, Set.of(), 0, 0, "");
+    }
+
+    private static Job psWorker(int id, double arrival, int priority, double work) {
+        return new Job(id, arrival, priority == Job.HIGH_PRIORITY, priority, "",
+                List.of(new Job.Pod(0, "ps"), new Job.Pod(4, "worker"), new Job.Pod(4, "worker")), work, Set.of(), 0, 50, "");
+    }
+
+    private static Map<Integer, JobRun> byJob(Simulation.Result result) {
+        var runs = new HashMap<Integer, JobRun>();
+        result.runs().forEach(run -> runs.put(run.job().id(), run));
+        return runs;
+    }
+
+    @Test
+    void anUrgentJobEvictsALowOneWhichResumesFromItsLastCheckpoint() {
+        var k80 = nodes("k80-0");
+        var jobs = List.of(single(0, 0, Job.LOW_PRIORITY, 4, 3600), single(1, 1000, Job.HIGH_PRIORITY, 4, 3600));
+
+        var runs = byJob(new Simulation(k80, SAME_SPEED, TEN_MINUTES).run(jobs, new KubernetesDefaultPlacer(1)));
+
+        // The urgent job starts on arrival. The low one had run 1,000 s: saved at 600 s (600 x 0.85 of its work), so
+        // 400 s are lost; it waits for the urgent one, restarts in 60 s and does the rest of its work.
+        double urgentEnd = 1000 + 3600 / PCIE;
+        assertThat(runs.get(1).start()).isEqualTo(1000.0);
+        assertThat(runs.get(1).end()).isCloseTo(urgentEnd, within(1e-6));
+        var low = runs.get(0);
+        double rest = (3600 - 600 * PCIE) / PCIE;
+        assertThat(low.evictions()).isEqualTo(1);
+        assertThat(low.start()).isCloseTo(urgentEnd, within(1e-6));
+        assertThat(low.end()).isCloseTo(urgentEnd + 60 + rest, within(1e-6));
+        assertThat(low.lostGpuHours()).isCloseTo(4 * (400 + 60) / 3600.0, within(1e-9));
+        assertThat(low.gpuHours()).isCloseTo(4 * (1000 + 60 + rest) / 3600.0, within(1e-9));
+    }
+
+    @Test
+    void withoutPreemptionTheUrgentJobWaits() {
+        var k80 = nodes("k80-0");
+        var jobs = List.of(single(0, 0, Job.LOW_PRIORITY, 4, 3600), single(1, 1000, Job.HIGH_PRIORITY, 4, 3600));
+
+        var runs = byJob(new Simulation(k80, SAME_SPEED, TEN_MINUTES).run(jobs, KubernetesDefaultPlacer.nonPreemptive(1)));
+
+        assertThat(runs.get(1).start()).isCloseTo(3600 / PCIE, within(1e-6));
+        assertThat(runs.get(0).evictions()).isZero();
+    }
+
+    @Test
+    void aJobNeverEvictsOneOfItsOwnPriority() {
+        var k80 = nodes("k80-0");
+        var jobs = List.of(single(0, 0, Job.HIGH_PRIORITY, 4, 3600), single(1, 1000, Job.HIGH_PRIORITY, 4, 3600));
+
+        var runs = byJob(new Simulation(k80, SAME_SPEED, TEN_MINUTES).run(jobs, new KubernetesDefaultPlacer(1)));
+
+        assertThat(runs.get(1).start()).isCloseTo(3600 / PCIE, within(1e-6));
+        assertThat(runs.get(0).evictions()).isZero();
+    }
+
+    @Test
+    void aPsWorkerJobThatLosesOneWorkerRestartsWhole() {
+        var two = nodes("k80-0", "k80-1");
+        var jobs = List.of(psWorker(0, 0, Job.LOW_PRIORITY, 7200), single(1, 1800, Job.HIGH_PRIORITY, 4, 3600));
+
+        var runs = byJob(new Simulation(two, SAME_SPEED, TEN_MINUTES).run(jobs, new KubernetesDefaultPlacer(1)));
+
+        // One worker's node is enough for the urgent job, but the low job cannot train on with one worker: all of it
+        // stops, and it needs both nodes again, so it waits for the urgent job although 4 GPUs are free meanwhile.
+        assertThat(runs.get(1).start()).isEqualTo(1800.0);
+        var low = runs.get(0);
+        assertThat(low.evictions()).isEqualTo(1);
+        double urgentEnd = 1800 + 3600 / PCIE;
+        assertThat(low.start()).isCloseTo(urgentEnd, within(1e-6));
+        // Two nodes: 0.75 of NVLink speed (or 0.6 across racks). 1,800 s saved in full (three checkpoints).
+        double factor = GAVEL.nodes().get(0).rack().equals(GAVEL.nodes().get(1).rack()) ? CommunicationModel.SAME_RACK : CommunicationModel.CROSS_RACK;
+        double remaining = 7200 - 1800 * factor;
+        assertThat(low.end()).isCloseTo(urgentEnd + 60 + remaining / factor, within(1e-6));
+    }
+
+    @Test
+    void aGangIsAdmittedWholeOrEvictsNothing() {
+        // A high ps/worker job needs two 4-GPU nodes: one holds a low job, the other a high one it cannot evict.
+        var two = nodes("k80-0", "k80-1");
+        var jobs = List.of(single(0, 0, Job.LOW_PRIORITY, 4, 7200), single(1, 10, Job.HIGH_PRIORITY, 4, 7200),
+                psWorker(2, 100, Job.HIGH_PRIORITY, 3600));
+
+        var runs = byJob(new Simulation(two, SAME_SPEED, TEN_MINUTES).run(jobs, new KubernetesDefaultPlacer(1)));
+
+        assertThat(runs.get(0).evictions()).as("the low job is not evicted for a gang that still cannot start").isZero();
+        assertThat(runs.get(2).start()).isCloseTo(10 + 7200 / PCIE, within(1e-6));
+    }
+
+    @Test
+    void hetgpusPreemptVerbFreesTheNewestCardsWhereKubeSchedulerEvictsTheLatestStarted() {
+        var mixed = nodes("k80-0", "v100-4");
+        // The low job on the V100s started first; kube-scheduler's last rule evicts the latest-started victims (the K80's).
+        var jobs = List.of(single(0, 0, Job.LOW_PRIORITY, 4, 36_000), single(1, 10, Job.LOW_PRIORITY, 4, 36_000),
+                single(2, 600, Job.HIGH_PRIORITY, 4, 3600));
+        var lows = List.of(jobs.get(0), jobs.get(1));
+
+        var kube = byJob(new Simulation(mixed, SAME_SPEED, TEN_MINUTES).run(jobs, new KubernetesDefaultPlacer(1)));
+        var hetgpu = byJob(new Simulation(mixed, SAME_SPEED, TEN_MINUTES).run(jobs,
+                new HetgpuPlacer("hetgpu", new PlacementPolicy(PolicySettings.DEFAULTS), false, 1)));
+
+        assertThat(kube.get(2).models()).as("kube-scheduler").allMatch(model -> model.contains("K80"));
+        assertThat(hetgpu.get(2).models()).as("hetgpu").allMatch(model -> model.contains("V100"));
+        assertThat(lows.stream().mapToInt(job -> hetgpu.get(job.id()).evictions()).sum()).isEqualTo(1);
+    }
+}
