@@ -93,7 +93,8 @@ public record Experiment(String name, ClusterInventory inventory, List<Job> jobs
     /** The policies whose names pass {@code which}, both kube-scheduler runs (the report's baselines) always. */
     public List<Summary> run(long seed, java.util.function.Predicate<String> which) {
         var simulation = new Simulation(inventory, speed, checkpoints);
-        return placers(seed).stream().filter(placer -> placer instanceof KubernetesDefaultPlacer || which.test(placer.name()))
+        // Each policy's run is independent of the others (its own placer, tie-breaks and state): run them side by side.
+        return placers(seed).parallelStream().filter(placer -> placer instanceof KubernetesDefaultPlacer || which.test(placer.name()))
                 .map(placer -> Summary.of(simulation.run(jobs, placer), inventory)).toList();
     }
 }

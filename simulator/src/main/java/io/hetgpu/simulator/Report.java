@@ -33,7 +33,7 @@ public final class Report {
     static final int COLUMNS = 100;
 
     /**
-     * The figures of every policy, in four tables narrow enough for {@link #COLUMNS}; the first summary is
+     * The figures of every policy, in five tables narrow enough for {@link #COLUMNS}; the first summary is
      * the baseline the × columns compare with. Under them, which policies came out identical to an earlier one.
      */
     public static String table(List<Summary> summaries) {
@@ -56,6 +56,12 @@ public final class Report {
                 + "jobs on one NVLink-connected set, and ps/worker gradient traffic that crossed racks.")).append("\n\n");
         text.append(markdown(List.of("policy", "high on top tier", "NVLink sets", "cross-rack TB"), summaries.stream().map(s -> List.of(
                 s.policy(), percent(s.highOnTopTier()), percent(s.multiGpuOnNvlink()), twoDecimals(s.crossRackTb()))).toList()));
+        text.append('\n').append(wrap("**Preemption**: jobs evicted, GPU-hours lost (work since each victim's last checkpoint, and "
+                + "restarts), and the steady state's mean completion times (jobs " + Summary.STEADY_FROM + " to " + (Summary.STEADY_TO - 1)
+                + ", as Gavel reports it; – for a shorter trace).")).append("\n\n");
+        text.append(markdown(List.of("policy", "evicted", "GPU-h lost", "steady high", "steady all"), summaries.stream().map(s -> List.of(
+                s.policy(), Integer.toString(s.preemptions()), String.format(Locale.ROOT, "%.0f", s.gpuHoursLost()),
+                s.steadyJct() > 0 ? twoDecimals(s.steadyJctHigh()) : "–", s.steadyJct() > 0 ? twoDecimals(s.steadyJct()) : "–")).toList()));
         var notes = new StringBuilder();
         summaries.stream().filter(s -> s.neverPlaced() > 0).forEach(s -> notes.append(wrap("- "
                 + s.policy() + ": " + s.neverPlaced() + " jobs never placed (no node could ever take them), left out of the figures.", "  ")).append('\n'));
@@ -165,6 +171,16 @@ public final class Report {
      * high-priority speed-up over the seeds; the ceiling last in each.
      */
     public static String seedTable(SortedMap<Long, List<Summary>> bySeed, Map<Long, PlacementCeiling> ceilings) {
+        return seedTable(bySeed, ceilings, Map.of());
+    }
+
+    /**
+     * The same, then the steady-state window's speed-ups (when {@code steadyCeilings} has the window's ceiling for
+     * each seed), each policy's distance from the ceiling and overall speed-up over the seeds, and what preemption
+     * cost on each seed.
+     */
+    public static String seedTable(SortedMap<Long, List<Summary>> bySeed, Map<Long, PlacementCeiling> ceilings,
+                                   Map<Long, PlacementCeiling> steadyCeilings) {
         var seeds = List.copyOf(bySeed.keySet());
         var rows = new LinkedHashMap<String, List<String>>();
         var highRatios = new LinkedHashMap<String, double[]>();
@@ -177,20 +193,97 @@ public final class Report {
         row(rows, highRatios, "ceiling (any scheduler)", seeds, seed -> bySeed.get(seed).getFirst(),
                 seed -> ceilings.get(seed).meanJctHigh(), seed -> ceilings.get(seed).meanJct());
         var text = new StringBuilder();
+        text.append(perSeed(seeds, "policy (high × / all ×)", rows)).append('\n');
+        text.append(markdown(List.of("policy", "least high ×", "median", "most"), highRatios.entrySet().stream()
+                .map(entry -> spread(entry.getKey(), entry.getValue())).toList()));
+        if (steadyCeilings.keySet().containsAll(seeds)) {
+            var steadyRows = new LinkedHashMap<String, List<String>>();
+            var unused = new LinkedHashMap<String, double[]>();
+            Function<Long, Summary> steadyBaseline = seed -> steady(bySeed.get(seed).getFirst());
+            for (int p = 0; p < policies.size(); p++) {
+                int position = p + 1;
+                row(steadyRows, unused, policies.get(p), seeds, steadyBaseline,
+                        seed -> bySeed.get(seed).get(position).steadyJctHigh(), seed -> bySeed.get(seed).get(position).steadyJct());
+            }
+            row(steadyRows, unused, "ceiling (any scheduler)", seeds, steadyBaseline,
+                    seed -> steadyCeilings.get(seed).meanJctHigh(), seed -> steadyCeilings.get(seed).meanJct());
+            text.append('\n').append(wrap("**Steady state** (jobs " + Summary.STEADY_FROM + " to " + (Summary.STEADY_TO - 1)
+                    + ", as Gavel reports it): speed-up of mean JCT over " + bySeed.get(seeds.getFirst()).getFirst().policy()
+                    + " on the same jobs, high priority / all jobs.")).append("\n\n");
+            text.append(perSeed(seeds, "policy (high × / all ×)", steadyRows));
+        }
+        text.append('\n').append(targets(bySeed, ceilings));
+        return text.toString();
+    }
+
+    /** The baseline's steady-state figures in the places {@link #row} reads the whole trace's. */
+    private static Summary steady(Summary baseline) {
+        return new Summary(baseline.policy(), baseline.jobs(), baseline.steadyJctHigh(), 0, 0, 0, baseline.steadyJct(), 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0);
+    }
+
+    /** Rows of cells per seed, in tables of {@value #SEEDS_PER_TABLE} seeds. */
+    private static String perSeed(List<Long> seeds, String header, Map<String, List<String>> rows) {
+        var text = new StringBuilder();
         for (int from = 0; from < seeds.size(); from += SEEDS_PER_TABLE) {
             int to = Math.min(seeds.size(), from + SEEDS_PER_TABLE);
-            var headers = new ArrayList<>(List.of("policy (high × / all ×)"));
+            var headers = new ArrayList<>(List.of(header));
             seeds.subList(from, to).forEach(seed -> headers.add("seed " + seed));
             int first = from;
-            text.append(markdown(headers, rows.entrySet().stream().<List<String>>map(row -> {
+            text.append(from == 0 ? "" : "\n").append(markdown(headers, rows.entrySet().stream().<List<String>>map(row -> {
                 var cells = new ArrayList<>(List.of(row.getKey()));
                 cells.addAll(row.getValue().subList(first, to));
                 return cells;
-            }).toList())).append('\n');
+            }).toList()));
         }
-        text.append(markdown(List.of("policy", "least high ×", "median", "most"), highRatios.entrySet().stream()
-                .map(entry -> spread(entry.getKey(), entry.getValue())).toList()));
         return text.toString();
+    }
+
+    /**
+     * Over the seeds: each policy's high-priority mean JCT above the ceiling's (median and worst seed), its overall
+     * speed-up (median and least), and on how many seeds preemption cost it no more GPU-hours than the baseline;
+     * then evictions and GPU-hours lost per seed.
+     */
+    private static String targets(SortedMap<Long, List<Summary>> bySeed, Map<Long, PlacementCeiling> ceilings) {
+        var seeds = List.copyOf(bySeed.keySet());
+        var baselineName = bySeed.get(seeds.getFirst()).getFirst().policy();
+        var text = new StringBuilder(wrap("**Against the ceiling and the baseline**, over the seeds: high-priority mean JCT above the "
+                + "ceiling's (vs ceiling: median seed; worst seed), all jobs' speed-up over " + baselineName + " (median; least), and the "
+                + "seeds on which preemption lost no more GPU-hours than " + baselineName + "'s (lost ≤ base).")).append("\n\n");
+        var rows = new ArrayList<List<String>>();
+        var lost = new LinkedHashMap<String, List<String>>();
+        int policies = bySeed.get(seeds.getFirst()).size();
+        for (int p = 0; p < policies; p++) {
+            var overCeiling = new double[seeds.size()];
+            var allRatio = new double[seeds.size()];
+            int noWorse = 0;
+            var lostCells = new ArrayList<String>();
+            for (int i = 0; i < seeds.size(); i++) {
+                var baseline = bySeed.get(seeds.get(i)).getFirst();
+                var summary = bySeed.get(seeds.get(i)).get(p);
+                overCeiling[i] = summary.meanJctHigh() / ceilings.get(seeds.get(i)).meanJctHigh() - 1;
+                allRatio[i] = baseline.meanJct() / summary.meanJct();
+                noWorse += summary.gpuHoursLost() <= baseline.gpuHoursLost() ? 1 : 0;
+                lostCells.add(String.format(Locale.ROOT, "%d / %.0f", summary.preemptions(), summary.gpuHoursLost()));
+            }
+            var policy = bySeed.get(seeds.getFirst()).get(p).policy();
+            Arrays.sort(overCeiling);
+            Arrays.sort(allRatio);
+            rows.add(List.of(policy, String.format(Locale.ROOT, "%+.1f %%", 100 * median(overCeiling)),
+                    String.format(Locale.ROOT, "%+.1f %%", 100 * overCeiling[overCeiling.length - 1]),
+                    String.format(Locale.ROOT, "%.2f×", median(allRatio)), String.format(Locale.ROOT, "%.2f×", allRatio[0]),
+                    noWorse + " of " + seeds.size()));
+            lost.put(policy, lostCells);
+        }
+        text.append(markdown(List.of("policy", "vs ceiling", "worst", "all ×", "least", "lost ≤ base"), rows));
+        text.append('\n').append(wrap("**Preemption**: jobs evicted / GPU-hours lost (work since the last checkpoint, and restarts).")).append("\n\n");
+        text.append(perSeed(seeds, "policy (evicted / GPU-h lost)", lost));
+        return text.toString();
+    }
+
+    private static double median(double[] sorted) {
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
     private static void row(Map<String, List<String>> rows, Map<String, double[]> highRatios, String policy, List<Long> seeds,
@@ -213,8 +306,7 @@ public final class Report {
         var sorted = ratios.clone();
         Arrays.sort(sorted);
         int n = sorted.length;
-        double median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-        return List.of(policy, String.format(Locale.ROOT, "%.2f×", sorted[0]), String.format(Locale.ROOT, "%.2f×", median),
+        return List.of(policy, String.format(Locale.ROOT, "%.2f×", sorted[0]), String.format(Locale.ROOT, "%.2f×", median(sorted)),
                 String.format(Locale.ROOT, "%.2f×", sorted[n - 1]));
     }
 

@@ -62,8 +62,8 @@ class ReportTest {
         var report = Report.table(summaries) + Report.ceiling(new PlacementCeiling(15.26, 15.6, 15.53, 1.73, 12), summaries.getFirst());
 
         assertThat(report.lines()).allSatisfy(line -> assertThat(line.length()).as(line).isLessThanOrEqualTo(Report.COLUMNS));
-        // Every figure of the old 15-column table is still there, each policy in each of the four tables.
-        assertThat(report.lines().filter(line -> line.startsWith("| hetgpu-workload-aware-min0.35-reserve10 "))).hasSize(4);
+        // Every figure of the old 15-column table is still there, each policy in each of the five tables.
+        assertThat(report.lines().filter(line -> line.startsWith("| hetgpu-workload-aware-min0.35-reserve10 "))).hasSize(5);
         assertThat(report).contains("| hetgpu                                  | 10000 |", "hetgpu: 123 jobs never placed");
     }
 

@@ -35,6 +35,26 @@ class SeedTableTest {
     }
 
     @Test
+    void eachPolicyIsMeasuredAgainstTheCeilingAndTheBaselinesPreemptionLosses() {
+        // Two seeds: hetgpu 10 % and 30 % above the ceiling's high-priority JCT of 10 h; all jobs 2x and 4x; it loses
+        // fewer GPU-hours than the baseline on seed 1 only.
+        var bySeed = new TreeMap<Long, List<Summary>>(Map.of(
+                1L, List.of(lossy("kubernetes-default", 40, 200, 100, 500), lossy("hetgpu", 11, 100, 80, 400)),
+                2L, List.of(lossy("kubernetes-default", 40, 200, 100, 500), lossy("hetgpu", 13, 50, 120, 600))));
+        var ceiling = new PlacementCeiling(10, 10, 10, 0.5, 0);
+
+        var table = Report.seedTable(bySeed, Map.of(1L, ceiling, 2L, ceiling));
+
+        assertThat(table.lines()).contains(
+                "| hetgpu             |    +20.0 % |  +30.0 % | 3.00× | 2.00× |      1 of 2 |",
+                "| hetgpu                        |  80 / 400 | 120 / 600 |");
+    }
+
+    private static Summary lossy(String policy, double high, double all, int evicted, double lost) {
+        return new Summary(policy, 100, high, 0, 0, 0, all, 0, 0, 0, 0, 0, 0, 0, evicted, lost, 0, 0);
+    }
+
+    @Test
     void tenSeedsOfTheLongestPolicyNameStayWithinOneHundredColumns() {
         var bySeed = new TreeMap<Long, List<Summary>>();
         var ceilings = new java.util.HashMap<Long, PlacementCeiling>();
