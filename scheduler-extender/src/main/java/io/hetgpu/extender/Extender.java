@@ -87,13 +87,16 @@ public final class Extender implements AutoCloseable {
         var preemptionEvents = preemptionListener;
         var nodeStates = new NodeStateFactory(catalog, settings.rackLabel(), settings.resourceName());
         var policy = new PlacementPolicy(settings.policy());
+        // Without an API server the bind verb refuses every call, saying why: kube-scheduler then binds nothing.
+        var binder = client.<io.hetgpu.extender.cluster.PodBinder>map(io.hetgpu.extender.cluster.ApiServerPodBinder::new)
+                .orElse(io.hetgpu.extender.cluster.PodBinder.NONE);
         var verbs = ExtenderVerbs.of(cluster, parser, nodeStates, policy, (pod, table) -> {
             metrics.placed(pod, table);
             events.accept(pod, table);
         }, advice -> {
             metrics.preemption(advice);
             preemptionEvents.accept(advice);
-        });
+        }, binder, metrics::bound);
         var service = verbs.service();
         metrics.watchNodes(nodeStates);
         if (settings.reserve().isOn()) {

@@ -4,12 +4,20 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.hetgpu.extender.model.BoundPod;
 import io.hetgpu.extender.model.InvalidPodRequestException;
 import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.gpu.inventory.DeviceAssignmentCodec;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
+import io.hetgpu.gpu.inventory.InventoryFormatException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Reads the GPU holding of a pod bound to a node. */
 public final class BoundPods {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BoundPods.class);
+    private static final DeviceAssignmentCodec ASSIGNMENTS = new DeviceAssignmentCodec();
 
     private BoundPods() {
     }
@@ -33,7 +41,29 @@ public final class BoundPods {
         var metadata = pod.getMetadata();
         var annotations = metadata.getAnnotations();
         boolean nvlink = annotations != null && "nvlink".equalsIgnoreCase(annotations.getOrDefault(HetgpuKeys.POD_INTERCONNECT, "").strip());
-        return new BoundPod(metadata.getUid() == null ? metadata.getName() : metadata.getUid(), gpus, nvlink, boundAt(pod));
+        return new BoundPod(metadata.getUid() == null ? metadata.getName() : metadata.getUid(), gpus, nvlink, boundAt(pod),
+                assignedDevices(pod));
+    }
+
+    /**
+     * The devices the bind verb assigned the pod on the node it is bound to, or none: an annotation naming another
+     * node is stale (a bind that failed and was retried elsewhere), and one that cannot be read is no record at all,
+     * so for both the pod's holding is predicted as for a pod bound without the handshake.
+     */
+    static List<String> assignedDevices(Pod pod) {
+        var annotations = pod.getMetadata().getAnnotations();
+        var text = annotations == null ? null : annotations.get(HetgpuKeys.POD_GPU_DEVICES);
+        if (text == null) {
+            return List.of();
+        }
+        try {
+            var assignment = ASSIGNMENTS.decode(text);
+            return assignment.node().equals(pod.getSpec().getNodeName()) ? assignment.devices() : List.of();
+        } catch (InventoryFormatException e) {
+            LOG.debug("pod {}/{}: {} ignored: {}", pod.getMetadata().getNamespace(), pod.getMetadata().getName(),
+                    HetgpuKeys.POD_GPU_DEVICES, e.getMessage());
+            return List.of();
+        }
     }
 
     /** When the scheduler bound the pod: its PodScheduled condition, else its creation. */

@@ -99,6 +99,26 @@ public final class ExtenderMetrics {
                 .increment();
     }
 
+    /**
+     * One bind verb call: counted by outcome ({@code hetgpu_extender_binds_total}) and timed from the arguments read to
+     * the answer, the API server's three calls included ({@code hetgpu_extender_bind_duration_seconds}).
+     */
+    public void bound(io.hetgpu.extender.service.BindVerb.Report report) {
+        Counter.builder("hetgpu.extender.binds")
+                .description("bind verb calls by outcome: bound, bound_unrecorded, no_fit, conflict, failed")
+                .tag("outcome", report.outcome().tag())
+                .register(registry)
+                .increment();
+        Timer.builder("hetgpu.extender.bind.duration")
+                .description("bind verb calls: choosing the devices, recording them on the pod and creating the Binding")
+                .tag("outcome", report.outcome().tag())
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofSeconds(10))
+                .register(registry)
+                .record(report.took());
+    }
+
     public String scrape() {
         return registry.scrape();
     }

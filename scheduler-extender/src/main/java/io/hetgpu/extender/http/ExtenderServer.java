@@ -1,9 +1,11 @@
 package io.hetgpu.extender.http;
 
+import io.hetgpu.extender.service.BindVerb;
 import io.hetgpu.extender.service.ExtenderService;
 import io.hetgpu.extender.service.ExtenderVerbs;
 import io.hetgpu.extender.service.Preemption;
 import io.hetgpu.extender.wire.ExtenderArgs;
+import io.hetgpu.extender.wire.ExtenderBindingResult;
 import io.hetgpu.extender.wire.FilterResult;
 import io.hetgpu.extender.wire.HostPriority;
 import io.hetgpu.extender.wire.WireNode;
@@ -32,7 +34,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP front kube-scheduler talks to: {@code POST /filter}, {@code /prioritize}, {@code /preempt};
+ * The HTTP front kube-scheduler talks to: {@code POST /filter}, {@code /prioritize}, {@code /preempt}, {@code /bind};
  * {@code GET /healthz}, {@code /readyz}, {@code /metrics}.
  *
  * <p>One HTTP server per event loop (as many as {@link ServerOptions#eventLoops()}, sharing the port) reads
@@ -53,6 +55,8 @@ public final class ExtenderServer implements AutoCloseable {
     private final ExtenderService service;
     private final Preemption preemption;
     private final PreemptionCodec preemptionCodec = new PreemptionCodec();
+    private final BindVerb binding;
+    private final BindingCodec bindingCodec = new BindingCodec();
     private final ExtenderMetrics metrics;
     private final ExtenderArgsReader reader;
     private final WireWriter writer = new WireWriter();
@@ -63,8 +67,10 @@ public final class ExtenderServer implements AutoCloseable {
     private final List<String> deployments = new CopyOnWriteArrayList<>();
     private volatile int port;
 
-    private ExtenderServer(Vertx vertx, ServerOptions options, ExtenderService service, Preemption preemption, ExtenderMetrics metrics) {
+    private ExtenderServer(Vertx vertx, ServerOptions options, ExtenderService service, Preemption preemption, BindVerb binding,
+                           ExtenderMetrics metrics) {
         this.vertx = vertx;
+        this.binding = binding;
         this.options = options;
         this.service = service;
         this.reader = new ExtenderArgsReader(ExtenderArgsReader.kubernetesMapper(), service.resourceName());
@@ -93,7 +99,7 @@ public final class ExtenderServer implements AutoCloseable {
                 return Future.failedFuture(e);
             }
         }
-        var extender = new ExtenderServer(vertx, options, verbs.service(), verbs.preemption(), metrics);
+        var extender = new ExtenderServer(vertx, options, verbs.service(), verbs.preemption(), verbs.binding(), metrics);
         int port;
         try {
             port = options.port() == 0 ? freePort(options.host()) : options.port();
@@ -144,6 +150,7 @@ public final class ExtenderServer implements AutoCloseable {
         router.post("/filter").handler(this::admit).handler(body).handler(ctx -> work(ctx, "filter", this::filter));
         router.post("/prioritize").handler(this::admit).handler(body).handler(ctx -> work(ctx, "prioritize", this::prioritize));
         router.post("/preempt").handler(this::admit).handler(body).handler(ctx -> work(ctx, "preempt", this::preempt));
+        router.post("/bind").handler(this::admit).handler(body).handler(ctx -> work(ctx, "bind", this::bind));
         router.get("/healthz").handler(ctx -> ctx.response().end("ok"));
         router.get("/readyz").handler(ctx -> {
             boolean ready = service.ready();
@@ -277,11 +284,30 @@ public final class ExtenderServer implements AutoCloseable {
         return new Answer(status, body);
     }
 
+    /**
+     * kube-scheduler reads an {@code Error} from a 200 answer as well as from any other status; a body it cannot read is
+     * a 400 with the reason, as for the other verbs.
+     */
+    private Answer bind(RoutingContext ctx) {
+        int status = 200;
+        Buffer body;
+        try {
+            body = Buffer.buffer(bindingCodec.write(binding.bind(bindingCodec.read(bytes(ctx)))));
+        } catch (WireFormatException e) {
+            status = 400;
+            body = Buffer.buffer(bindingCodec.write(new ExtenderBindingResult(e.getMessage())));
+        } catch (RuntimeException e) {
+            LOG.error("bind failed", e);
+            body = Buffer.buffer(bindingCodec.write(new ExtenderBindingResult("hetgpu extender internal error: " + e)));
+        }
+        return new Answer(status, body);
+    }
+
     private static String refusal(RoutingContext ctx) {
         var request = ctx.request().method() + " " + ctx.request().path();
         return switch (ctx.statusCode()) {
-            case 404 -> "no such path: " + request + "; the extender serves POST /filter, /prioritize, /preempt and GET /healthz, /readyz, /metrics";
-            case 405 -> request + ": method not allowed; kube-scheduler POSTs to /filter, /prioritize and /preempt";
+            case 404 -> "no such path: " + request + "; the extender serves POST /filter, /prioritize, /preempt, /bind and GET /healthz, /readyz, /metrics";
+            case 405 -> request + ": method not allowed; kube-scheduler POSTs to /filter, /prioritize, /preempt and /bind";
             case 413 -> request + ": the body is larger than the extender's body limit";
             default -> request + ": " + (ctx.failure() == null ? "HTTP " + ctx.statusCode() : ctx.failure().getMessage());
         };

@@ -1,6 +1,8 @@
 package io.hetgpu.extender.model;
 
 import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
 
 /**
  * A pod already bound to a node that holds (or is about to hold) GPUs there.
@@ -9,8 +11,26 @@ import java.time.Instant;
  * @param gpuCount      GPUs it holds
  * @param requireNvlink whether it asked for an NVLink set (the device plugin then picked one)
  * @param boundAt       when it was bound (its PodScheduled condition, else its creation time)
+ * @param devices       the device IDs the extender's bind verb assigned it on this node (its
+ *                      {@code hetgpu.io/gpu-devices} annotation), or empty when it has no assignment for this node:
+ *                      then which devices it holds can only be predicted
  */
-public record BoundPod(String uid, int gpuCount, boolean requireNvlink, Instant boundAt) {
+public record BoundPod(String uid, int gpuCount, boolean requireNvlink, Instant boundAt, List<String> devices) {
+
+    public BoundPod {
+        Objects.requireNonNull(boundAt, "boundAt");
+        devices = List.copyOf(devices);
+    }
+
+    /** A pod bound without the bind handshake (kube-scheduler bound it, or hetgpu's bind verb is not configured). */
+    public BoundPod(String uid, int gpuCount, boolean requireNvlink, Instant boundAt) {
+        this(uid, gpuCount, requireNvlink, boundAt, List.of());
+    }
+
+    /** Whether the extender recorded which devices it holds (else they are predicted). */
+    public boolean assigned() {
+        return !devices.isEmpty();
+    }
 
     /**
      * Whether the pod may have been bound after a free list read at {@code readAt}, so that the list can

@@ -6,9 +6,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Which devices each bound pod is predicted to hold. Kubelet does not publish per-pod device IDs on
- * the Node, so the extender replays the device plugin's choices: the shared allocator, fed the pods in
- * binding order. A prediction, not a record: it is right while pods were placed by hetgpu in order.
+ * Which devices each bound pod holds. A pod the extender's bind verb bound carries the record
+ * ({@code hetgpu.io/gpu-devices}, read into {@link BoundPod#devices()}): its devices are taken as written. For
+ * the others (bound by kube-scheduler itself: no {@code bindVerb}, or before the handshake) kubelet publishes no
+ * per-pod device IDs on the Node, so the extender replays the device plugin's choices on the devices the
+ * records leave: the shared allocator, fed those pods in binding order. That part is a prediction, right while
+ * pods were placed by hetgpu in order.
  */
 public final class DeviceHoldings {
 
@@ -18,7 +21,17 @@ public final class DeviceHoldings {
     public static Map<String, Long> predict(NodeGpus gpus, List<BoundPod> pods) {
         var holdings = new HashMap<String, Long>();
         long available = gpus.healthyMask();
-        var ordered = pods.stream().filter(pod -> pod.gpuCount() > 0)
+        var predicted = new java.util.ArrayList<BoundPod>();
+        for (var pod : pods) {
+            var recorded = gpus.maskOf(pod.devices());
+            if (recorded.isPresent()) {
+                holdings.put(pod.uid(), recorded.getAsLong());
+                available &= ~recorded.getAsLong();
+            } else {
+                predicted.add(pod);
+            }
+        }
+        var ordered = predicted.stream().filter(pod -> pod.gpuCount() > 0)
                 .sorted(Comparator.comparing(BoundPod::boundAt).thenComparing(BoundPod::uid)).toList();
         for (var pod : ordered) {
             int size = Math.min(pod.gpuCount(), Long.bitCount(available));

@@ -145,6 +145,27 @@ public record NodeGpus(NodeTopology topology, GpuSetAllocator allocator, List<Ca
         return topology.size();
     }
 
+    /**
+     * Positions of the devices a bind recorded for a pod ({@code hetgpu.io/gpu-devices}), or empty when they are not a
+     * record of this node: none listed, one that is not among this inventory's devices (the inventory changed, or the
+     * annotation names another node's), or GPUs not read from hetgpu's inventory (only its devices have IDs the bind
+     * verb hands out). The caller then predicts the pod's holding instead.
+     */
+    public java.util.OptionalLong maskOf(List<String> devices) {
+        if (devices.isEmpty() || !(source instanceof NodeGpuSource.HetgpuInventory)) {
+            return java.util.OptionalLong.empty();
+        }
+        long mask = 0;
+        for (var device : devices) {
+            var position = topology.positionOf(device);
+            if (position.isEmpty()) {
+                return java.util.OptionalLong.empty();
+            }
+            mask |= 1L << position.get();
+        }
+        return java.util.OptionalLong.of(mask);
+    }
+
     private static NodeTopology empty() {
         return new NodeTopology("none", "none", List.of(), LinkMatrix.of(List.of()));
     }

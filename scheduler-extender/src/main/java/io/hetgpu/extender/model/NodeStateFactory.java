@@ -23,10 +23,13 @@ import org.slf4j.LoggerFactory;
  * while no pod is bound to it since its free list was read: a 5,000-node request then costs one
  * lookup per node. The cache is derived data only: any replica rebuilds it from what it sees.
  *
- * <p>Free devices are the {@code hetgpu.io/gpu-free} annotation's, minus those promised to pods bound
- * after it was read; which devices those pods get is predicted with the same allocator the device
- * plugin runs, in binding order. Without the annotation every bound pod is subtracted that way; so on a
- * node not served by hetgpu's device plugin (which has no such annotation) the free count is the
+ * <p>Free devices are the {@code hetgpu.io/gpu-free} annotation's, minus the devices recorded on the pods
+ * the bind verb bound ({@code hetgpu.io/gpu-devices}, whenever they were bound: a record is exact, and
+ * subtracting devices the list already leaves out changes nothing, while it covers a pod kubelet has not
+ * admitted yet although the list was read after its binding), minus those promised to pods without a
+ * record bound after the list was read; which devices those get is predicted with the same allocator the
+ * device plugin runs, in binding order. Without the free list every bound pod is subtracted that way; so
+ * on a node not served by hetgpu's device plugin (which has no such annotation) the free count is the
  * allocatable count minus the GPUs of the pods bound there. Which source a node's GPUs come from is
  * {@link NodeGpuReader}'s rule.
  *
@@ -81,7 +84,8 @@ public final class NodeStateFactory {
     public NodeState state(NodeFacts node, List<BoundPod> boundPods) {
         var cached = decoded(node);
         var base = cached.base();
-        if (base.gpus().size() == 0 || !anyPromisedSince(cached.freeList().readAt(), boundPods)) {
+        if (base.gpus().size() == 0 || !anyPromisedSince(cached.freeList().readAt(), base.gpus(), boundPods)
+                && (base.freeMask() & recorded(base.gpus(), boundPods)) == 0) {
             // The common case: one shared, immutable state per node until the node or its promises change.
             return base;
         }
@@ -106,14 +110,25 @@ public final class NodeStateFactory {
         return cache.size();
     }
 
-    /** Whether a pod bound after the free list was read holds GPUs the list still shows free. */
-    private static boolean anyPromisedSince(Instant readAt, List<BoundPod> boundPods) {
+    /** Whether a pod without a record of its devices, bound after the free list was read, holds GPUs the list may still show free. */
+    private static boolean anyPromisedSince(Instant readAt, NodeGpus gpus, List<BoundPod> boundPods) {
         for (var pod : boundPods) {
-            if (pod.gpuCount() > 0 && pod.mayBeMissingFrom(readAt)) {
+            if (pod.gpuCount() > 0 && pod.mayBeMissingFrom(readAt) && gpus.maskOf(pod.devices()).isEmpty()) {
                 return true;
             }
         }
         return false;
+    }
+
+    /** The devices the bound pods' records name. */
+    private static long recorded(NodeGpus gpus, List<BoundPod> boundPods) {
+        long held = 0;
+        for (var pod : boundPods) {
+            if (pod.assigned()) {
+                held |= gpus.maskOf(pod.devices()).orElse(0);
+            }
+        }
+        return held;
     }
 
     NodeGpus gpus(NodeFacts node) {
@@ -233,9 +248,11 @@ public final class NodeStateFactory {
         if (boundPods.isEmpty()) {
             return free;
         }
+        free &= ~recorded(gpus, boundPods);
         final Instant since = freeList.readAt();
         var promised = boundPods.stream()
                 .filter(pod -> pod.gpuCount() > 0)
+                .filter(pod -> gpus.maskOf(pod.devices()).isEmpty())
                 .filter(pod -> pod.mayBeMissingFrom(since))
                 .sorted(Comparator.comparing(BoundPod::boundAt).thenComparing(BoundPod::uid))
                 .toList();

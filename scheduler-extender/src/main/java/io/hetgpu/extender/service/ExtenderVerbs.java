@@ -1,6 +1,7 @@
 package io.hetgpu.extender.service;
 
 import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.cluster.PodBinder;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
@@ -10,18 +11,26 @@ import java.time.Clock;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
-/** The three verbs kube-scheduler calls, over one set of collaborators: what the HTTP server serves. */
-public record ExtenderVerbs(ExtenderService service, Preemption preemption) {
+/** The four verbs kube-scheduler calls, over one set of collaborators: what the HTTP server serves. */
+public record ExtenderVerbs(ExtenderService service, Preemption preemption, BindVerb binding) {
 
     public static ExtenderVerbs of(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
                                    BiConsumer<PodRequest, ScoreTable> onPrioritized) {
         return of(cluster, parser, nodes, policy, onPrioritized, advice -> { });
     }
 
-    /** With {@code onAdvised} told each preempt answer and why (Events, metrics). */
+    /** With {@code onAdvised} told each preempt answer and why (Events, metrics); without an API server to bind through. */
     public static ExtenderVerbs of(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
                                    BiConsumer<PodRequest, ScoreTable> onPrioritized, Consumer<PreemptionAdvice> onAdvised) {
+        return of(cluster, parser, nodes, policy, onPrioritized, onAdvised, PodBinder.NONE, report -> { });
+    }
+
+    /** With the bind verb binding through {@code binder}, {@code onBound} told each bind's outcome and time. */
+    public static ExtenderVerbs of(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
+                                   BiConsumer<PodRequest, ScoreTable> onPrioritized, Consumer<PreemptionAdvice> onAdvised,
+                                   PodBinder binder, Consumer<BindVerb.Report> onBound) {
         var service = new ExtenderService(cluster, parser, nodes, policy, onPrioritized);
-        return new ExtenderVerbs(service, new Preemption(cluster, parser, nodes, policy, service::closedTier, Clock.systemUTC(), onAdvised));
+        return new ExtenderVerbs(service, new Preemption(cluster, parser, nodes, policy, service::closedTier, Clock.systemUTC(), onAdvised),
+                new BindVerb(cluster, parser, nodes, policy, service::closedTier, binder, Clock.systemUTC(), onBound));
     }
 }

@@ -31,4 +31,17 @@ class ExtenderMetricsTest {
         assertThat(text).contains("hetgpu_extender_placements_total{tier=\"H100\"} 1.0");
         assertThat(text).contains("hetgpu_extender_placements_total{tier=\"cpu\"} 1.0");
     }
+
+    @Test
+    void countsBindsByOutcomeAndTimesThem() {
+        var metrics = new ExtenderMetrics();
+        metrics.bound(new io.hetgpu.extender.service.BindVerb.Report(io.hetgpu.extender.service.BindVerb.Outcome.BOUND, java.time.Duration.ofMillis(12)));
+        metrics.bound(new io.hetgpu.extender.service.BindVerb.Report(io.hetgpu.extender.service.BindVerb.Outcome.BOUND, java.time.Duration.ofMillis(8)));
+        metrics.bound(new io.hetgpu.extender.service.BindVerb.Report(io.hetgpu.extender.service.BindVerb.Outcome.CONFLICT, java.time.Duration.ofMillis(3)));
+
+        var text = metrics.scrape();
+        assertThat(text).contains("hetgpu_extender_binds_total{outcome=\"bound\"} 2.0");
+        assertThat(text).contains("hetgpu_extender_binds_total{outcome=\"conflict\"} 1.0");
+        assertThat(text).contains("hetgpu_extender_bind_duration_seconds_sum{outcome=\"bound\"} 0.02");
+    }
 }

@@ -156,7 +156,7 @@ class ExtenderServerTest {
         }
         var wrongMethod = get("/filter");
         assertThat(wrongMethod.statusCode()).isEqualTo(405);
-        assertThat(JSON.readTree(wrongMethod.bodyAsString()).get("Error").asText()).isEqualTo("GET /filter: method not allowed; kube-scheduler POSTs to /filter, /prioritize and /preempt");
+        assertThat(JSON.readTree(wrongMethod.bodyAsString()).get("Error").asText()).isEqualTo("GET /filter: method not allowed; kube-scheduler POSTs to /filter, /prioritize, /preempt and /bind");
     }
 
     @Test
@@ -253,6 +253,17 @@ class ExtenderServerTest {
         // Without an API server the node's GPUs are unknown: the proposal is passed back unchanged.
         assertThat(JSON.readTree(response.bodyAsString())).isEqualTo(JSON.readTree(
                 "{\"NodeNameToMetaVictims\":{\"n1\":{\"Pods\":[{\"UID\":\"u1\"}],\"NumPDBViolations\":0}}}"));
+    }
+
+    @Test
+    void bindWithoutAnApiServerAnswersAnErrorSayingToLeaveBindVerbOut() throws Exception {
+        var response = post("/bind", "{\"PodName\":\"train-0\",\"PodNamespace\":\"ml\",\"PodUID\":\"u\",\"Node\":\"dgx-1\"}");
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(fieldNames(JSON.readTree(response.bodyAsString()))).containsExactly("Error");
+        assertThat(JSON.readTree(response.bodyAsString()).get("Error").asText()).contains("leave bindVerb out");
+        var malformed = post("/bind", "[");
+        assertThat(malformed.statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(malformed.bodyAsString()).get("Error").asText()).startsWith("request body is not valid ExtenderBindingArgs JSON");
     }
 
     private HttpResponse<Buffer> post(String path, String body) {
