@@ -51,6 +51,12 @@ public record GavelThroughputs(Map<String, Map<Integer, Map<String, Double>>> ro
         return new GavelThroughputs(rows);
     }
 
+    /** Whether Gavel measured the job type on {@code gpus} GPUs (a distributed type, for more than one). */
+    public boolean measuredAt(String jobType, int gpus) {
+        var byCount = rows.get(jobType);
+        return byCount != null && byCount.containsKey(gpus);
+    }
+
     public List<String> jobTypes() {
         return new ArrayList<>(rows.keySet());
     }

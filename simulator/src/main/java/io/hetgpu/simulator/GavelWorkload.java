@@ -8,7 +8,8 @@ import java.util.Set;
 /**
  * Gavel's synthetic trace generator (Narayanan et al., OSDI 2020, section 7): Poisson arrivals; a job
  * runs 10^U(1.5,3) minutes with probability 0.8, else 10^U(3,4) minutes (on the reference card); it needs 1, 2, 4
- * or 8 GPUs with probability 70, 10, 15 and 5 %; its type is uniform over the throughput table; 20 %
+ * or 8 GPUs with probability 70, 10, 15 and 5 %; its type is uniform over the throughput table (over the types Gavel
+ * measured on several GPUs for a multi-GPU job, as its generator redraws until it has one); 20 %
  * of jobs are high priority, the rest low priority (a PriorityClass below 0; or, on request, none at all,
  * which the extender treats as neutral). 8-GPU jobs run as ps/worker jobs (a parameter server without GPUs and two
  * 4-GPU workers, 20..200 GB of gradients per worker-hour) whose data lives in a random rack.
@@ -36,6 +37,8 @@ public final class GavelWorkload {
         }
         var random = new Random(seed);
         var types = throughputs.jobTypes();
+        // Gavel's generator draws again until a multi-GPU job has a type it measured at that scale: uniform over those.
+        var distributed = types.stream().filter(type -> throughputs.measuredAt(type, 2)).toList();
         var jobs = new ArrayList<Job>(count);
         double clock = 0;
         for (int id = 0; id < count; id++) {
@@ -43,7 +46,8 @@ public final class GavelWorkload {
             double minutes = random.nextDouble() < 0.8 ? Math.pow(10, 1.5 + 1.5 * random.nextDouble()) : Math.pow(10, 3 + random.nextDouble());
             double p = random.nextDouble();
             int gpus = p < 0.70 ? 1 : p < 0.80 ? 2 : p < 0.95 ? 4 : 8;
-            var type = types.get(random.nextInt(types.size()));
+            var choices = gpus == 1 ? types : distributed;
+            var type = choices.get(random.nextInt(choices.size()));
             boolean high = random.nextDouble() < 0.2;
             double traffic = 0;
             var dataRack = "";

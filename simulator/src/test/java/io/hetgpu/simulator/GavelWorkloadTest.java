@@ -45,6 +45,9 @@ class GavelWorkloadTest {
         assertThat(share(Job::high)).isCloseTo(0.2, within(0.01));
         assertThat(JOBS.stream().map(Job::type).distinct().count()).isEqualTo(THROUGHPUTS.jobTypes().size());
         assertThat(THROUGHPUTS.jobTypes()).hasSize(26);
+        // A multi-GPU job always has a type Gavel measured at its scale (19 of the 26), never a 1-GPU fallback.
+        assertThat(JOBS.stream().filter(job -> job.gpus() > 1)).allMatch(job -> THROUGHPUTS.measuredAt(job.type(), job.gpus()));
+        assertThat(JOBS.stream().filter(job -> job.gpus() > 1).map(Job::type).distinct().count()).isEqualTo(19);
     }
 
     @Test
