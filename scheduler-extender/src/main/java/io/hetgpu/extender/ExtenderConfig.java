@@ -1,6 +1,7 @@
 package io.hetgpu.extender;
 
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.hetgpu.extender.policy.EvictionFloor;
 import io.hetgpu.extender.policy.HighPriorityReserve;
 import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
@@ -37,6 +38,8 @@ import java.util.Map;
  *     resnet50: {K80: 1.8, P100: 11.7, V100: 18.0}
  *   minimumSpeedShare: 0.25   # optional, with workloads: keep such pods off cards slower than this share of their best
  *   highPriorityReserve: 8    # optional: the cluster's last 8 free top-tier GPUs go to high-priority pods only
+ *   evictForFasterCards: 0.8  # optional: a high-priority pod refuses free cards below 80 % of the speed of cards
+ *                             # preemption can free for it, so that kube-scheduler preempts for the faster ones
  * }</pre>
  *
  * <p>Every bad field is reported at once, each with its path and value, as kube-scheduler validates its
@@ -44,7 +47,8 @@ import java.util.Map;
  */
 public record ExtenderConfig(int port, String resourceName, String rackLabel, long bodyLimitBytes,
                              PriorityThresholds priority, ScoreWeights weights, List<KnownCard> tiers,
-                             boolean events, int eventIntervalSeconds, WorkloadThroughputs workloads, HighPriorityReserve reserve) {
+                             boolean events, int eventIntervalSeconds, WorkloadThroughputs workloads, HighPriorityReserve reserve,
+                             EvictionFloor evictionFloor) {
 
     /**
      * With {@code nodeCacheCapable: true} (the shipped configuration) kube-scheduler sends the pod and node names:
@@ -56,12 +60,13 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
 
     public static final ExtenderConfig DEFAULTS = new ExtenderConfig(8888, HetgpuKeys.DEFAULT_RESOURCE_NAME, HetgpuKeys.LABEL_RACK,
             DEFAULT_BODY_LIMIT_BYTES, PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, List.of(), true, 60, WorkloadThroughputs.NONE,
-            HighPriorityReserve.NONE);
+            HighPriorityReserve.NONE, EvictionFloor.NONE);
 
     public ExtenderConfig {
         tiers = List.copyOf(tiers);
         java.util.Objects.requireNonNull(workloads, "workloads");
         java.util.Objects.requireNonNull(reserve, "reserve");
+        java.util.Objects.requireNonNull(evictionFloor, "evictionFloor");
     }
 
     /** A configuration file that cannot be used; the message is one line naming each bad field and its value. */
@@ -83,7 +88,8 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
     }
 
     record FilePolicy(FilePriority priority, Map<String, Integer> weights, List<FileTier> tiers,
-                      Map<String, Map<String, Double>> workloads, Double minimumSpeedShare, Integer highPriorityReserve) {
+                      Map<String, Map<String, Double>> workloads, Double minimumSpeedShare, Integer highPriorityReserve,
+                      Double evictForFasterCards) {
     }
 
     record FileConfig(String version, Integer port, String resourceName, String rackLabel, Long bodyLimitBytes,
@@ -151,11 +157,13 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
             newInterval = file.events().intervalSeconds() == null ? eventIntervalSeconds : file.events().intervalSeconds();
             errors.check(newInterval >= 1, "events.intervalSeconds", newInterval, "expected at least 1");
         }
-        var policy = file.policy() == null ? new FilePolicy(null, null, null, null, null, null) : file.policy();
+        var policy = file.policy() == null ? new FilePolicy(null, null, null, null, null, null, null) : file.policy();
         return new ExtenderConfig(newPort, newResource, newRack, limit, priorityOf(policy.priority(), errors),
                 weightsOf(policy.weights(), errors), tiers, newEvents, newInterval, workloadsOf(policy, errors),
                 errors.attempt("policy.", () -> policy.highPriorityReserve() == null ? reserve : new HighPriorityReserve(policy.highPriorityReserve()),
-                        reserve));
+                        reserve),
+                errors.attempt("policy.", () -> policy.evictForFasterCards() == null ? evictionFloor : new EvictionFloor(policy.evictForFasterCards()),
+                        evictionFloor));
     }
 
     private PriorityThresholds priorityOf(FilePriority file, FieldErrors errors) {
@@ -208,23 +216,28 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
     private ExtenderConfig withTiers(List<KnownCard> fileTiers) {
         var all = new ArrayList<>(tiers);
         all.addAll(fileTiers);
-        return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, all, events, eventIntervalSeconds, workloads, reserve);
+        return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, all, events, eventIntervalSeconds, workloads, reserve, evictionFloor);
     }
 
     /** The placement settings of the file's {@code policy:} group. */
     public PolicySettings policy() {
-        return new PolicySettings(priority, weights, workloads, reserve);
+        return new PolicySettings(priority, weights, workloads, reserve, evictionFloor);
     }
 
     public ExtenderConfig withPort(int newPort) {
-        return new ExtenderConfig(newPort, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads, reserve);
+        return new ExtenderConfig(newPort, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor);
     }
 
     public ExtenderConfig withResourceName(String name) {
-        return new ExtenderConfig(port, name, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads, reserve);
+        return new ExtenderConfig(port, name, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor);
     }
 
     public ExtenderConfig withPriority(PriorityThresholds thresholds) {
-        return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, thresholds, weights, tiers, events, eventIntervalSeconds, workloads, reserve);
+        return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, thresholds, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor);
+    }
+
+    public ExtenderConfig withEvictionFloor(EvictionFloor floor) {
+        return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
+                reserve, floor);
     }
 }

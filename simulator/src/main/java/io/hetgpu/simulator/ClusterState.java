@@ -17,6 +17,8 @@ final class ClusterState {
     private final java.util.Map<String, Integer> indexByName = new java.util.HashMap<>();
     private final long[] free;
     private final CpuMemory[] requested;
+    /** Per node: spec.priority to the GPUs its pods of that priority hold. */
+    private final List<java.util.Map<Integer, Long>> heldByPriority;
     private final int[] pods;
     private int freeGpus;
 
@@ -25,11 +27,13 @@ final class ClusterState {
         this.free = new long[nodes.size()];
         this.requested = new CpuMemory[nodes.size()];
         this.pods = new int[nodes.size()];
+        this.heldByPriority = new ArrayList<>(nodes.size());
         for (int i = 0; i < free.length; i++) {
             free[i] = nodes.get(i).gpus().healthyMask();
             freeGpus += Long.bitCount(free[i]);
             requested[i] = CpuMemory.ZERO;
             indexByName.put(nodes.get(i).name(), i);
+            heldByPriority.add(new java.util.HashMap<>());
         }
     }
 
@@ -93,24 +97,45 @@ final class ClusterState {
         return new NodeState(sim.name(), sim.rack(), sim.zone(), sim.gpus(), free[node]);
     }
 
-    /** Takes devices for one pod; a device already taken is a simulator bug, never silently double-booked. */
-    void take(int node, long mask) {
+    /**
+     * Every node as it would be with the GPUs of every pod below {@code priority} free: what preemption could free for a
+     * pod of that priority.
+     */
+    List<NodeState> reachableBy(int priority) {
+        var states = new ArrayList<NodeState>(nodes.size());
+        for (int i = 0; i < free.length; i++) {
+            long reachable = free[i];
+            for (var held : heldByPriority.get(i).entrySet()) {
+                if (held.getKey() < priority) {
+                    reachable |= held.getValue();
+                }
+            }
+            var sim = nodes.get(i);
+            states.add(new NodeState(sim.name(), sim.rack(), sim.zone(), sim.gpus(), reachable));
+        }
+        return states;
+    }
+
+    /** Takes devices for one pod of this priority; a device already taken is a simulator bug, never silently double-booked. */
+    void take(int node, long mask, int priority) {
         if ((free[node] & mask) != mask) {
             throw new IllegalStateException("GPUs " + Long.toBinaryString(mask) + " of " + nodes.get(node).name()
                     + " double-booked (free " + Long.toBinaryString(free[node]) + ")");
         }
         free[node] &= ~mask;
+        heldByPriority.get(node).merge(priority, mask, (a, b) -> a | b);
         freeGpus -= Long.bitCount(mask);
         requested[node] = requested[node].plus(Job.Pod.requestsFor(Long.bitCount(mask)));
         pods[node]++;
     }
 
-    /** Gives back what one pod took. */
-    void give(int node, long mask) {
+    /** Gives back what one pod of this priority took. */
+    void give(int node, long mask, int priority) {
         if ((free[node] & mask) != 0) {
             throw new IllegalStateException("GPUs of " + nodes.get(node).name() + " released twice");
         }
         free[node] |= mask;
+        heldByPriority.get(node).computeIfPresent(priority, (p, held) -> (held & ~mask) == 0 ? null : held & ~mask);
         freeGpus += Long.bitCount(mask);
         requested[node] = requested[node].minus(Job.Pod.requestsFor(Long.bitCount(mask)));
         pods[node]--;

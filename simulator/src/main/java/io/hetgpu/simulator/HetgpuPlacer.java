@@ -7,6 +7,7 @@ import io.hetgpu.extender.model.PeerLocation;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PriorityHint;
+import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.service.PolicyStep;
 import io.hetgpu.extender.service.PreemptionStep;
@@ -104,8 +105,8 @@ final class HetgpuPlacer implements Placer, PreemptVerb {
         }
         // The extender's filter and scores in one pass, its own step: its scores depend only on the nodes that pass
         // its filter. A reserve weighs the whole cluster's free top-tier GPUs, as the extender counts them from its informers.
-        var table = PolicyStep.scores(policy, request(job, podIndex, namesWorkload), states, () -> TopTierHeadroom.of(cluster.states()),
-                context(job, earlier, cluster));
+        var request = request(job, podIndex, namesWorkload);
+        var table = PolicyStep.scores(policy, request, states, closedTier(request, cluster), context(job, earlier, cluster));
         var rows = table.rows();
         var fitting = new ArrayList<Integer>();
         for (int r = 0; r < rows.size(); r++) {
@@ -127,14 +128,25 @@ final class HetgpuPlacer implements Placer, PreemptVerb {
         return new PodPlacement(chosen, cluster.deviceGrant(chosen, pod.gpus()));
     }
 
+    /**
+     * The tiers closed to the pod, as the extender counts them from its informers: a reserve weighs the whole cluster's
+     * free top-tier GPUs; an eviction floor (only where this scheduler preempts) what preemption could free.
+     */
+    private ClosedTier closedTier(PodRequest request, ClusterState cluster) {
+        if (preempting instanceof Preempting.Never) {
+            return PolicyStep.closedTier(policy, request, () -> TopTierHeadroom.of(cluster.states()));
+        }
+        return PolicyStep.closedTier(policy, request, () -> TopTierHeadroom.of(cluster.states()), cluster::reachableBy);
+    }
+
     @Override
     public PodPlacement placeOn(Job job, int podIndex, List<PodPlacement> earlier, ClusterState cluster, int node) {
         var pod = job.pods().get(podIndex);
         if (!cluster.fits(node, pod)) {
             return null;
         }
-        var table = PolicyStep.scores(policy, request(job, podIndex, namesWorkload), List.of(cluster.state(node)),
-                () -> TopTierHeadroom.of(cluster.states()), context(job, earlier, cluster));
+        var request = request(job, podIndex, namesWorkload);
+        var table = PolicyStep.scores(policy, request, List.of(cluster.state(node)), closedTier(request, cluster), context(job, earlier, cluster));
         return table.rows().getFirst().candidate() == null ? null : new PodPlacement(node, cluster.deviceGrant(node, pod.gpus()));
     }
 
@@ -146,7 +158,7 @@ final class HetgpuPlacer implements Placer, PreemptVerb {
     public Map<String, Victims> keep(Job job, int podIndex, List<PodPlacement> earlier, Map<String, Victims> candidates,
                                      ClusterState cluster, Map<String, VictimFacts> victims) {
         var request = request(job, podIndex, namesWorkload);
-        var closed = PolicyStep.closedTier(policy, request, () -> TopTierHeadroom.of(cluster.states()));
+        var closed = closedTier(request, cluster);
         var proposals = new ArrayList<PreemptionStep.Proposal>(candidates.size());
         candidates.forEach((nodeName, onNode) -> {
             int node = cluster.indexOf(nodeName);

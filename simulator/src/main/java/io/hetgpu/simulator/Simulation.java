@@ -127,7 +127,7 @@ public final class Simulation {
                 while (!running.isEmpty() && running.peek().run().end() <= now) {
                     var done = running.poll();
                     runningByJob.remove(done.job().id());
-                    done.run().placements().forEach(p -> cluster.give(p.node(), p.mask()));
+                    done.run().placements().forEach(p -> cluster.give(p.node(), p.mask(), done.job().priority()));
                     runs.add(done.run());
                     freed = true;
                 }
@@ -180,11 +180,11 @@ public final class Simulation {
                     placement = preempt(kube, job, i, placed, victims, now);
                 }
                 if (placement == null) {
-                    placed.forEach(p -> cluster.give(p.node(), p.mask()));
+                    placed.forEach(p -> cluster.give(p.node(), p.mask(), job.priority()));
                     victims.values().forEach(this::restore);
                     return false;
                 }
-                cluster.take(placement.node(), placement.mask());
+                cluster.take(placement.node(), placement.mask(), job.priority());
                 placed.add(placement);
             }
             victims.values().forEach(victim -> evict(victim, now));
@@ -239,7 +239,7 @@ public final class Simulation {
                     // The whole job stops: a ps/worker job cannot train on without one of its pods.
                     running.remove(run);
                     runningByJob.remove(run.job().id());
-                    run.run().placements().forEach(p -> cluster.give(p.node(), p.mask()));
+                    run.run().placements().forEach(p -> cluster.give(p.node(), p.mask(), run.job().priority()));
                 }
             }
             var onNominated = placer.placeOn(job, podIndex, earlier, cluster, cluster.indexOf(nominate.node()));
@@ -263,7 +263,7 @@ public final class Simulation {
 
         /** A preemption that did not stand: the job runs on, untouched. */
         private void restore(Running run) {
-            run.run().placements().forEach(p -> cluster.take(p.node(), p.mask()));
+            run.run().placements().forEach(p -> cluster.take(p.node(), p.mask(), run.job().priority()));
             running.add(run);
             runningByJob.put(run.job().id(), run);
         }

@@ -1,6 +1,7 @@
 package io.hetgpu.simulator;
 
 import io.hetgpu.extender.ExtenderConfig;
+import io.hetgpu.extender.policy.EvictionFloor;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,6 +62,11 @@ public final class SimulatorMain implements Callable<Integer> {
     @Option(names = "--restart-overhead", paramLabel = "MINUTES", description = "an assumption: an evicted job takes this long to start "
             + "making progress again once it runs (image, checkpoint load, warm-up); default ${DEFAULT-VALUE}")
     double restartMinutes = Checkpoints.DEFAULTS.restartOverheadSeconds() / 60;
+
+    @Option(names = "--evict-for-faster-cards", paramLabel = "SHARE", description = "the policy.evictForFasterCards of every hetgpu run "
+            + "(0 off, up to 1): a high-priority pod refuses free cards below this share of the speed of cards preemption can free "
+            + "for it; default the --config file's, else the extender's default")
+    Double evictForFasterCards;
 
     @Option(names = "--minimum-speed-share", description = "the policy.minimumSpeedShare of the workload-aware runs that use one; default ${DEFAULT-VALUE}")
     double share = Experiment.SLOW_CARD_SHARE;
@@ -190,7 +196,8 @@ public final class SimulatorMain implements Callable<Integer> {
     }
 
     Experiment experiment(long seed) {
-        return workloadExperiment(seed).withConfig(extenderConfig).withCheckpoints(new Checkpoints(checkpointMinutes * 60, restartMinutes * 60));
+        var settings = evictForFasterCards == null ? extenderConfig : extenderConfig.withEvictionFloor(new EvictionFloor(evictForFasterCards));
+        return workloadExperiment(seed).withConfig(settings).withCheckpoints(new Checkpoints(checkpointMinutes * 60, restartMinutes * 60));
     }
 
     private Experiment workloadExperiment(long seed) {

@@ -79,7 +79,7 @@ final class PlacementScript {
             for (var job : finishing.getOrDefault(step, List.of())) {
                 for (var pod : podsOf.remove(job)) {
                     var placement = placed.remove(pod.name());
-                    cluster.give(placement.node(), placement.mask());
+                    cluster.give(placement.node(), placement.mask(), job.priority());
                     deletions.add(pod.name());
                 }
             }
@@ -107,7 +107,7 @@ final class PlacementScript {
                     script.outcomes.add(new Outcome(step, pod.name(), "", List.of()));
                     continue;
                 }
-                cluster.take(placement.node(), placement.mask());
+                cluster.take(placement.node(), placement.mask(), pod.job().priority());
                 placed.put(pod.name(), placement);
                 pending.remove(pod);
                 var node = inventory.nodes().get(placement.node());

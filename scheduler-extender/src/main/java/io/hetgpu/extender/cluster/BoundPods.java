@@ -41,8 +41,9 @@ public final class BoundPods {
         var metadata = pod.getMetadata();
         var annotations = metadata.getAnnotations();
         boolean nvlink = annotations != null && "nvlink".equalsIgnoreCase(annotations.getOrDefault(HetgpuKeys.POD_INTERCONNECT, "").strip());
+        var priority = pod.getSpec() == null || pod.getSpec().getPriority() == null ? 0 : pod.getSpec().getPriority();
         return new BoundPod(metadata.getUid() == null ? metadata.getName() : metadata.getUid(), gpus, nvlink, boundAt(pod),
-                assignedDevices(pod));
+                assignedDevices(pod), priority);
     }
 
     /**

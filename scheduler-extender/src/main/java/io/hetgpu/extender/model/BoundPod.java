@@ -14,8 +14,9 @@ import java.util.Objects;
  * @param devices       the device IDs the extender's bind verb assigned it on this node (its
  *                      {@code hetgpu.io/gpu-devices} annotation), or empty when it has no assignment for this node:
  *                      then which devices it holds can only be predicted
+ * @param priority      its {@code spec.priority}: pods of lower priority than a pod are what preemption may evict for it
  */
-public record BoundPod(String uid, int gpuCount, boolean requireNvlink, Instant boundAt, List<String> devices) {
+public record BoundPod(String uid, int gpuCount, boolean requireNvlink, Instant boundAt, List<String> devices, int priority) {
 
     public BoundPod {
         Objects.requireNonNull(boundAt, "boundAt");
@@ -24,7 +25,12 @@ public record BoundPod(String uid, int gpuCount, boolean requireNvlink, Instant 
 
     /** A pod bound without the bind handshake (kube-scheduler bound it, or hetgpu's bind verb is not configured). */
     public BoundPod(String uid, int gpuCount, boolean requireNvlink, Instant boundAt) {
-        this(uid, gpuCount, requireNvlink, boundAt, List.of());
+        this(uid, gpuCount, requireNvlink, boundAt, List.of(), 0);
+    }
+
+    /** A pod of priority 0 (no PriorityClass). */
+    public BoundPod(String uid, int gpuCount, boolean requireNvlink, Instant boundAt, List<String> devices) {
+        this(uid, gpuCount, requireNvlink, boundAt, devices, 0);
     }
 
     /** Whether the extender recorded which devices it holds (else they are predicted). */

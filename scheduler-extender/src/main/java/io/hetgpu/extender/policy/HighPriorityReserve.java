@@ -40,16 +40,38 @@ public record HighPriorityReserve(int gpus) {
     }
 
     /**
-     * A tier whose cards a pod may not take now, and why.
+     * Tiers whose cards a pod may not take now, and why: the reserve's top tier for an ordinary pod, or for a
+     * high-priority pod the tiers below the cards preemption can free for it ({@link EvictionFloor}).
      *
-     * @param rank   the tier's rank
-     * @param reason the node's reason when only those cards would have fitted the pod
+     * @param lowest  the lowest rank closed
+     * @param highest the highest rank closed
+     * @param models  card models closed whatever their tier (a workload's slow cards)
+     * @param reason  the node's reason when only those cards would have fitted the pod
      */
-    public record ClosedTier(int rank, String reason) {
+    public record ClosedTier(int lowest, int highest, java.util.Set<String> models, String reason) {
 
-        public static final ClosedTier NONE = new ClosedTier(Integer.MIN_VALUE, "");
+        public static final ClosedTier NONE = new ClosedTier(Integer.MIN_VALUE, Integer.MIN_VALUE, java.util.Set.of(), "");
 
-        /** The positions of the node's GPUs of this tier. */
+        public ClosedTier {
+            models = java.util.Set.copyOf(models);
+        }
+
+        /** One tier closed. */
+        public ClosedTier(int rank, String reason) {
+            this(rank, rank, java.util.Set.of(), reason);
+        }
+
+        /** Every tier below {@code rank}. */
+        public static ClosedTier below(int rank, String reason) {
+            return new ClosedTier(Integer.MIN_VALUE + 1, rank - 1, java.util.Set.of(), reason);
+        }
+
+        /** These card models, whatever their tier. */
+        public static ClosedTier models(java.util.Set<String> models, String reason) {
+            return new ClosedTier(Integer.MIN_VALUE, Integer.MIN_VALUE, models, reason);
+        }
+
+        /** The positions of the node's GPUs of the closed tiers. */
         long mask(NodeState node) {
             long mask = 0;
             if (!node.gpus().source().knowsModel()) {
@@ -58,7 +80,8 @@ public record HighPriorityReserve(int gpus) {
             }
             var tiers = node.gpus().tiers();
             for (int position = 0; position < tiers.size(); position++) {
-                if (tiers.get(position).rank() == rank) {
+                int rank = tiers.get(position).rank();
+                if ((rank >= lowest && rank <= highest) || (!models.isEmpty() && models.contains(node.gpus().topology().device(position).model()))) {
                     mask |= 1L << position;
                 }
             }

@@ -29,6 +29,8 @@ public final class PlacementPolicy {
     private final int[] weights;
     private final PriorityThresholds thresholds;
     private final HighPriorityReserve reserve;
+    private final EvictionFloor evictionFloor;
+    private final WorkloadThroughputs throughputs;
     /** The parts of a node that does not fit: none, the same empty array for all of them. */
     private static final double[] NO_PARTS = new double[0];
 
@@ -38,6 +40,8 @@ public final class PlacementPolicy {
     public PlacementPolicy(PolicySettings settings) {
         this.thresholds = settings.thresholds();
         this.reserve = settings.reserve();
+        this.evictionFloor = settings.evictionFloor();
+        this.throughputs = settings.throughputs();
         this.deviceFilters = List.of(new CardModelFilter(), new GpuMemoryFilter(), new ComputeCapabilityFilter(),
                 new WorkloadSpeedFilter(settings.throughputs()));
         this.scorers = Scorers.all(thresholds, settings.throughputs());
@@ -68,6 +72,28 @@ public final class PlacementPolicy {
     /** Whether a reserve can close the top tier to some pods: only then does the cluster's headroom matter. */
     public boolean reservesTopTier() {
         return reserve.isOn();
+    }
+
+    /** Whether a high-priority pod may refuse free slower cards for faster ones preemption can free. */
+    public boolean floorsEvictions() {
+        return evictionFloor.isOn();
+    }
+
+    /**
+     * The tiers an {@link EvictionFloor} closes to the pod, given the nodes as they would be with every lower-priority
+     * pod's GPUs free ({@code reachable}): the best each offers is what preemption could free there.
+     */
+    public ClosedTier evictionFloor(PodRequest pod, List<NodeState> reachable) {
+        if (!evictionFloor.isOn() || !pod.needsGpus() || !TierPreference.isHighPriority(pod, thresholds)) {
+            return ClosedTier.NONE;
+        }
+        var candidates = new ArrayList<Candidate>();
+        for (var assessment : assessAll(pod, reachable, ClosedTier.NONE)) {
+            if (assessment instanceof Fit fit) {
+                candidates.add(fit.candidate());
+            }
+        }
+        return evictionFloor.closedTo(pod, thresholds, throughputs, candidates);
     }
 
     /** The tier the reserve closes to this pod while the cluster has this headroom. */

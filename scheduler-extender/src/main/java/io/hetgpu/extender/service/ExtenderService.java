@@ -2,6 +2,7 @@ package io.hetgpu.extender.service;
 
 import io.hetgpu.extender.cluster.ClusterView;
 import io.hetgpu.extender.model.InvalidPodRequestException;
+import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
@@ -35,6 +36,7 @@ public final class ExtenderService {
     private final ClusterView cluster;
     private final PodRequestParser parser;
     private final PlacementPolicy policy;
+    private final NodeStateFactory nodes;
     private final RequestCache cache;
     private final BiConsumer<PodRequest, ScoreTable> onPrioritized;
     /** Filter and prioritize calls in which the reserve kept the top tier from the pod. */
@@ -43,17 +45,18 @@ public final class ExtenderService {
     /** The service as the extender runs it: derived data kept between requests. */
     public ExtenderService(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
                            BiConsumer<PodRequest, ScoreTable> onPrioritized) {
-        this(cluster, parser, policy, new MemoizingCache(cluster, parser, nodes, policy), onPrioritized);
+        this(cluster, parser, nodes, policy, new MemoizingCache(cluster, parser, nodes, policy), onPrioritized);
     }
 
     /** The service recomputing everything for every request: what the cached one must answer exactly like. */
     static ExtenderService uncached(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy) {
-        return new ExtenderService(cluster, parser, policy, new NoCache(cluster, parser, nodes, policy), (pod, table) -> { });
+        return new ExtenderService(cluster, parser, nodes, policy, new NoCache(cluster, parser, nodes, policy), (pod, table) -> { });
     }
 
-    private ExtenderService(ClusterView cluster, PodRequestParser parser, PlacementPolicy policy, RequestCache cache,
+    private ExtenderService(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy, RequestCache cache,
                             BiConsumer<PodRequest, ScoreTable> onPrioritized) {
         this.cluster = cluster;
+        this.nodes = nodes;
         this.parser = parser;
         this.policy = policy;
         this.cache = cache;
@@ -124,7 +127,8 @@ public final class ExtenderService {
     }
 
     private PlacementPolicy.Assessment[] assess(PodRequest pod, ResolvedNodes nodes) {
-        var closed = PolicyStep.closedTier(policy, pod, () -> cache.headroom(nodes));
+        var closed = cluster.knowsNodes() ? PolicyStep.closedTier(policy, pod, () -> cache.headroom(nodes), this::reachableBy)
+                : PolicyStep.closedTier(policy, pod, () -> cache.headroom(nodes));
         if (closed != ClosedTier.NONE) {
             heldByReserve.increment();
         }
@@ -141,9 +145,17 @@ public final class ExtenderService {
         return heldByReserve.sum();
     }
 
-    /** The tier a reserve closes to the pod now (for preemption, which judges one node with the cluster view). */
+    /**
+     * The tiers closed to the pod now, as the filter closes them (for the preempt and bind verbs, which judge one node
+     * with the cluster view): so that preemption frees only cards the filter then lets the pod take.
+     */
     public ClosedTier closedTier(PodRequest pod) {
-        return cluster.knowsNodes() ? PolicyStep.closedTier(policy, pod, cache::clusterHeadroom) : ClosedTier.NONE;
+        return cluster.knowsNodes() ? PolicyStep.closedTier(policy, pod, cache::clusterHeadroom, this::reachableBy) : ClosedTier.NONE;
+    }
+
+    /** Every known node as it would be with the GPUs of every pod below {@code priority} free: what preemption could free. */
+    private List<NodeState> reachableBy(int priority) {
+        return NodeResolution.reachableBy(cluster.nodes(), nodes, priority);
     }
 
     static String podName(ExtenderArgs args) {

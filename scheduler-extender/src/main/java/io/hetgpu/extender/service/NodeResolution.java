@@ -2,6 +2,7 @@ package io.hetgpu.extender.service;
 
 import io.hetgpu.extender.cluster.ClusterView;
 import io.hetgpu.extender.cluster.NodeSnapshot;
+import io.hetgpu.extender.model.DeviceHoldings;
 import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.wire.ExtenderArgs;
@@ -55,6 +56,30 @@ final class NodeResolution {
         var states = new ArrayList<NodeState>(snapshot.size());
         for (int i = 0; i < snapshot.size(); i++) {
             states.add(nodes.state(snapshot.facts(i), snapshot.boundPods(i)));
+        }
+        return states;
+    }
+
+    /**
+     * Every node of the snapshot with the GPUs of its pods below {@code priority} counted free (the devices each holds
+     * read from its bind record, else predicted): what preemption could free for a pod of that priority.
+     */
+    static List<NodeState> reachableBy(NodeSnapshot snapshot, NodeStateFactory nodes, int priority) {
+        var states = new ArrayList<NodeState>(snapshot.size());
+        for (int i = 0; i < snapshot.size(); i++) {
+            var bound = snapshot.boundPods(i);
+            var state = nodes.state(snapshot.facts(i), bound);
+            long preemptible = 0;
+            if (bound.stream().anyMatch(pod -> pod.priority() < priority && pod.gpuCount() > 0)) {
+                var holdings = DeviceHoldings.predict(state.gpus(), bound);
+                for (var pod : bound) {
+                    if (pod.priority() < priority) {
+                        preemptible |= holdings.getOrDefault(pod.uid(), 0L);
+                    }
+                }
+            }
+            states.add(preemptible == 0 ? state : new NodeState(state.name(), state.rack(), state.zone(), state.gpus(),
+                    (state.freeMask() | preemptible) & state.gpus().healthyMask()));
         }
         return states;
     }

@@ -8,6 +8,7 @@ import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.ScoreTable;
 import io.hetgpu.extender.policy.TopTierHeadroom;
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -24,9 +25,29 @@ public final class PolicyStep {
         return policy.reservesTopTier() ? policy.closedTier(pod, headroom.get()) : ClosedTier.NONE;
     }
 
+    /**
+     * The tiers closed to the pod now: the reserve's for an ordinary pod, else for a high-priority one the tiers below
+     * the cards preemption could free for it ({@code reachable}: the nodes with every lower-priority pod's GPUs free),
+     * each counted only when the policy has it on.
+     */
+    public static ClosedTier closedTier(PlacementPolicy policy, PodRequest pod, Supplier<TopTierHeadroom> headroom,
+                                        Function<Integer, List<NodeState>> reachable) {
+        var reserved = closedTier(policy, pod, headroom);
+        if (reserved != ClosedTier.NONE || !policy.floorsEvictions()) {
+            return reserved;
+        }
+        return policy.evictionFloor(pod, reachable.apply(pod.specPriority()));
+    }
+
     /** The prioritize answer over these nodes, before it is written: every node's row, scores 0..10 for those that fit. */
     public static ScoreTable scores(PlacementPolicy policy, PodRequest pod, List<NodeState> nodes, Supplier<TopTierHeadroom> headroom,
                                     PlacementContext context) {
         return policy.score(pod, policy.assessAll(pod, nodes, closedTier(policy, pod, headroom)), context);
+    }
+
+    /** The same where the closed tiers are already known. */
+    public static ScoreTable scores(PlacementPolicy policy, PodRequest pod, List<NodeState> nodes, ClosedTier closed,
+                                    PlacementContext context) {
+        return policy.score(pod, policy.assessAll(pod, nodes, closed), context);
     }
 }
