@@ -52,6 +52,8 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     /** node name -> pod UID -> what the pod holds there; pods may arrive before their node does. */
     private final ConcurrentHashMap<String, ConcurrentHashMap<String, BoundPod>> gpuPods = new ConcurrentHashMap<>();
 
+    private final java.time.Clock clock = java.time.Clock.systemUTC();
+
     public InformerClusterView(KubernetesClient client, PodRequestParser parser, String rackLabel) {
         this.parser = parser;
         this.rackLabel = rackLabel;
@@ -225,13 +227,19 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
             return;
         }
         var held = gpuPods.get(nodeName);
-        if (held != null && held.remove(pod.getMetadata().getUid() == null ? pod.getMetadata().getName() : pod.getMetadata().getUid()) != null) {
-            if (held.isEmpty()) {
-                gpuPods.remove(nodeName);
-            }
+        var uid = pod.getMetadata().getUid() == null ? pod.getMetadata().getName() : pod.getMetadata().getUid();
+        var gone = held == null ? null : held.get(uid);
+        if (gone != null && !gone.released()) {
+            // Kept as released until the device plugin's free list has caught up (see BoundPod.releasedAt).
+            var now = clock.instant();
+            held.put(uid, gone.releasedAt(now));
+            held.values().removeIf(other -> other.released() && other.releasedAt().isBefore(now.minus(RELEASE_MEMORY)));
             republish(nodeName);
         }
     }
+
+    /** How long a released pod is remembered: far longer than the device plugin takes to publish its next free list. */
+    static final java.time.Duration RELEASE_MEMORY = java.time.Duration.ofMinutes(2);
 
     private static String jobOf(Pod pod) {
         var labels = pod.getMetadata().getLabels();

@@ -15,12 +15,36 @@ import java.util.Objects;
  *                      {@code hetgpu.io/gpu-devices} annotation), or empty when it has no assignment for this node:
  *                      then which devices it holds can only be predicted
  * @param priority      its {@code spec.priority}: pods of lower priority than a pod are what preemption may evict for it
+ * @param releasedAt    when it let its GPUs go (deleted, evicted or finished), {@link #HOLDING} while it holds them. The
+ *                      device plugin's free list lags a release by up to its next read: until a list read after this time
+ *                      arrives, the pod's devices count free although the list still shows them taken, so that a
+ *                      preemptor whose victims are gone is not refused (and does not preempt a second time)
  */
-public record BoundPod(String uid, int gpuCount, boolean requireNvlink, Instant boundAt, List<String> devices, int priority) {
+public record BoundPod(String uid, int gpuCount, boolean requireNvlink, Instant boundAt, List<String> devices, int priority,
+                       Instant releasedAt) {
+
+    /** The {@code releasedAt} of a pod that still holds its GPUs. */
+    public static final Instant HOLDING = Instant.MAX;
 
     public BoundPod {
         Objects.requireNonNull(boundAt, "boundAt");
+        Objects.requireNonNull(releasedAt, "releasedAt");
         devices = List.copyOf(devices);
+    }
+
+    /** A pod that holds its GPUs. */
+    public BoundPod(String uid, int gpuCount, boolean requireNvlink, Instant boundAt, List<String> devices, int priority) {
+        this(uid, gpuCount, requireNvlink, boundAt, devices, priority, HOLDING);
+    }
+
+    /** The same pod, having let its GPUs go at {@code when}. */
+    public BoundPod releasedAt(Instant when) {
+        return new BoundPod(uid, gpuCount, requireNvlink, boundAt, devices, priority, when);
+    }
+
+    /** Whether it has let its GPUs go. */
+    public boolean released() {
+        return !releasedAt.equals(HOLDING);
     }
 
     /** A pod bound without the bind handshake (kube-scheduler bound it, or hetgpu's bind verb is not configured). */

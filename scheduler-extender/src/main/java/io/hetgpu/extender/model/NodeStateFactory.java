@@ -85,7 +85,7 @@ public final class NodeStateFactory {
         var cached = decoded(node);
         var base = cached.base();
         if (base.gpus().size() == 0 || !anyPromisedSince(cached.freeList().readAt(), base.gpus(), boundPods)
-                && (base.freeMask() & recorded(base.gpus(), boundPods)) == 0) {
+                && (base.freeMask() & recorded(base.gpus(), boundPods)) == 0 && !anyReleasedSince(cached.freeList().readAt(), boundPods)) {
             // The common case: one shared, immutable state per node until the node or its promises change.
             return base;
         }
@@ -110,10 +110,20 @@ public final class NodeStateFactory {
         return cache.size();
     }
 
+    /** Whether a pod let its GPUs go after the free list was read, so that the list may still show them taken. */
+    private static boolean anyReleasedSince(Instant readAt, List<BoundPod> boundPods) {
+        for (var pod : boundPods) {
+            if (pod.released() && pod.gpuCount() > 0 && pod.releasedAt().isAfter(readAt)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether a pod without a record of its devices, bound after the free list was read, holds GPUs the list may still show free. */
     private static boolean anyPromisedSince(Instant readAt, NodeGpus gpus, List<BoundPod> boundPods) {
         for (var pod : boundPods) {
-            if (pod.gpuCount() > 0 && pod.mayBeMissingFrom(readAt) && gpus.maskOf(pod.devices()).isEmpty()) {
+            if (!pod.released() && pod.gpuCount() > 0 && pod.mayBeMissingFrom(readAt) && gpus.maskOf(pod.devices()).isEmpty()) {
                 return true;
             }
         }
@@ -124,7 +134,7 @@ public final class NodeStateFactory {
     private static long recorded(NodeGpus gpus, List<BoundPod> boundPods) {
         long held = 0;
         for (var pod : boundPods) {
-            if (pod.assigned()) {
+            if (pod.assigned() && !pod.released()) {
                 held |= gpus.maskOf(pod.devices()).orElse(0);
             }
         }
@@ -248,9 +258,19 @@ public final class NodeStateFactory {
         if (boundPods.isEmpty()) {
             return free;
         }
-        free &= ~recorded(gpus, boundPods);
         final Instant since = freeList.readAt();
+        if (anyReleasedSince(since, boundPods)) {
+            // What the released pods held, recorded or (as the plugin would have chosen) predicted among all of them.
+            var holdings = DeviceHoldings.predict(gpus, boundPods);
+            for (var pod : boundPods) {
+                if (pod.released() && pod.releasedAt().isAfter(since)) {
+                    free |= holdings.getOrDefault(pod.uid(), 0L) & gpus.healthyMask();
+                }
+            }
+        }
+        free &= ~recorded(gpus, boundPods);
         var promised = boundPods.stream()
+                .filter(pod -> !pod.released())
                 .filter(pod -> pod.gpuCount() > 0)
                 .filter(pod -> gpus.maskOf(pod.devices()).isEmpty())
                 .filter(pod -> pod.mayBeMissingFrom(since))

@@ -71,6 +71,27 @@ public final class Demo {
                 new DataVolume(DemoWorkload.DATA_CLAIM, DemoCluster.DATA_RACK, "ImageNet, 2 TiB over NFS"), DemoSummary.rows(summaries)));
         out.println();
         out.printf("Picture of racks, nodes and GPUs: %s%n", page);
+
+        var scenes = List.of(PreemptionScene.run(DemoRun.Scheduler.HETGPU, configuration, seed, this::progress),
+                PreemptionScene.run(DemoRun.Scheduler.BASELINE, configuration, seed, this::progress));
+        out.println();
+        out.println("An urgent job on a full cluster: " + PreemptionScene.A100 + " and " + PreemptionScene.V100 + " each run four 2-GPU trials");
+        out.println("of a low-priority sweep (the A100 trials started first and checkpointed 5 minutes ago, the V100 trials 50");
+        out.println("minutes ago) when " + PreemptionScene.URGENT + " arrives: 8 GPUs, one NVLink set, high priority. Both schedulers");
+        out.println("preempt (kube-scheduler's DefaultPreemption); hetgpu's preempt verb chooses among its candidates.");
+        for (var scene : scenes) {
+            out.print(PreemptionScene.describe(scene));
+        }
+        var scenePage = page.resolveSibling(page.getFileName().toString().replaceFirst("\\.html$", "") + "-preemption.html");
+        var scenePanels = new LinkedHashMap<String, List<io.hetgpu.testcluster.report.Placement>>();
+        var sceneEvictions = new LinkedHashMap<String, List<io.hetgpu.testcluster.report.Eviction>>();
+        scenes.forEach(scene -> {
+            scenePanels.put(scene.scheduler().title, scene.placements());
+            sceneEvictions.put(scene.scheduler().title, scene.evictions());
+        });
+        Files.writeString(scenePage, ClusterPicture.render("hetgpu demo: an urgent job on a full cluster", scenes.getFirst().nodes(), scenePanels,
+                sceneEvictions, new DataVolume(DemoWorkload.DATA_CLAIM, "none", "no training data in this scene"), PreemptionScene.rows(scenes)));
+        out.printf("Picture of the preemption scene, evicted pods marked: %s%n", scenePage);
         progress(String.format("done in %.1f s", (System.nanoTime() - started) / 1e9));
         out.flush();
         return 0;

@@ -101,7 +101,7 @@ final class DemoRun {
                 .collect(Collectors.toMap(e -> e.getInvolvedObject().getName(), Event::getMessage, (a, b) -> b));
     }
 
-    private static void deleteRecursively(Path dir) throws IOException {
+    static void deleteRecursively(Path dir) throws IOException {
         try (var files = Files.walk(dir)) {
             for (var file : files.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(file);

@@ -75,7 +75,7 @@ public final class DemoWorkload {
         return pods;
     }
 
-    private static Pod pod(String schedulerName, String name, String job, String role, int priority, int gpus, Map<String, String> annotations) {
+    static Pod pod(String schedulerName, String name, String job, String role, int priority, int gpus, Map<String, String> annotations) {
         var builder = new PodBuilder().withNewMetadata().withName(name).withNamespace(NAMESPACE)
                 .withUid(java.util.UUID.nameUUIDFromBytes(name.getBytes(java.nio.charset.StandardCharsets.UTF_8)).toString())
                 .addToLabels(HetgpuKeys.POD_JOB, job).addToLabels(HetgpuKeys.POD_ROLE, role)

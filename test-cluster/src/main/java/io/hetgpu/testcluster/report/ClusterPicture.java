@@ -43,6 +43,12 @@ public final class ClusterPicture {
      */
     public static String render(String title, List<NodeView> nodes, Map<String, List<Placement>> panels, DataVolume data,
                                 List<List<String>> summary) {
+        return render(title, nodes, panels, Map.of(), data, summary);
+    }
+
+    /** The same, with the pods each panel's scheduler evicted marked on the nodes they ran on. */
+    public static String render(String title, List<NodeView> nodes, Map<String, List<Placement>> panels, Map<String, List<Eviction>> evictions,
+                                DataVolume data, List<List<String>> summary) {
         var colours = new LinkedHashMap<String, String>();
         panels.values().forEach(placements -> placements.forEach(p -> colours.computeIfAbsent(p.job(),
                 job -> PALETTE[colours.size() % PALETTE.length])));
@@ -55,7 +61,7 @@ public final class ClusterPicture {
                 .append("its priority, what it asked for and why it went there.</p>");
         html.append("<div class=\"top\">").append(legend(colours, data)).append(summaryTable(summary)).append("</div>");
         html.append("<div class=\"panels\">");
-        panels.forEach((panel, placements) -> html.append(panel(panel, nodes, placements, colours, data)));
+        panels.forEach((panel, placements) -> html.append(panel(panel, nodes, placements, evictions.getOrDefault(panel, List.of()), colours, data)));
         html.append("</div>");
         return html.append("</body></html>").toString();
     }
@@ -88,6 +94,7 @@ public final class ClusterPicture {
             ".pod-dot{display:inline-block;width:16px;height:16px;border-radius:50%;border:1px solid rgba(0,0,0,.3)}",
             ".swatch{display:inline-block;width:14px;height:14px;border-radius:3px;border:1px solid rgba(0,0,0,.25)}",
             ".disk{display:inline-block;width:14px;height:12px;border-radius:3px/5px;background:#e6c04a;border:1px solid #a0851f}",
+            ".evicted{color:#a00;font-size:11px;text-decoration:line-through;text-decoration-color:rgba(170,0,0,.5);margin-top:3px}",
             ".key i{font-style:normal}.key .island{padding:1px}.pending{color:#a00;font-size:12px;margin-top:6px}");
 
     private static String legend(Map<String, String> colours, DataVolume data) {
@@ -119,7 +126,8 @@ public final class ClusterPicture {
         return html.append("</table>").toString();
     }
 
-    private static String panel(String name, List<NodeView> nodes, List<Placement> placements, Map<String, String> colours, DataVolume data) {
+    private static String panel(String name, List<NodeView> nodes, List<Placement> placements, List<Eviction> evicted,
+                                Map<String, String> colours, DataVolume data) {
         var holder = new HashMap<String, Placement>();
         var cpuPods = new HashMap<String, List<Placement>>();
         for (var p : placements) {
@@ -142,7 +150,8 @@ public final class ClusterPicture {
                         + ", on storage in " + rack)).append("\"><i class=\"disk\"></i>data: ").append(escape(data.claim()))
                         .append(" (").append(escape(data.description())).append(")</div>");
             }
-            members.forEach(node -> html.append(node(node, holder, cpuPods.getOrDefault(node.name(), List.of()), colours)));
+            members.forEach(node -> html.append(node(node, holder, cpuPods.getOrDefault(node.name(), List.of()), colours,
+                    evicted.stream().filter(e -> e.node().equals(node.name())).toList())));
             html.append("</div>");
         });
         html.append("</div>");
@@ -153,7 +162,8 @@ public final class ClusterPicture {
         return html.append("</section>").toString();
     }
 
-    private static String node(NodeView node, Map<String, Placement> holder, List<Placement> cpuPods, Map<String, String> colours) {
+    private static String node(NodeView node, Map<String, Placement> holder, List<Placement> cpuPods, Map<String, String> colours,
+                               List<Eviction> evicted) {
         var html = new StringBuilder("<div class=\"node\" data-node=\"").append(escape(node.name())).append("\">");
         html.append("<div class=\"node-name\">").append(escape(node.name())).append("</div><div class=\"node-kind\">");
         if (node.gpus() == 0) {
@@ -194,6 +204,12 @@ public final class ClusterPicture {
                 html.append("</div>");
             }
             html.append("</div><div class=\"free\">").append(free).append(" of ").append(node.gpus()).append(" GPUs free</div>");
+        }
+        for (var eviction : evicted) {
+            html.append("<div class=\"evicted\" title=\"").append(escape(eviction.pod() + " was evicted by preemption"))
+                    .append("\">evicted: ").append(escape(eviction.pod())).append(" (GPU").append(eviction.gpus().size() == 1 ? " " : "s ")
+                    .append(eviction.gpus().stream().map(String::valueOf).collect(Collectors.joining(","))).append(String.format(java.util.Locale.ROOT,
+                            "; %.1f GPU-hours since its last checkpoint lost)", eviction.gpuHoursLost())).append("</div>");
         }
         if (!cpuPods.isEmpty()) {
             html.append("<div class=\"pods\">");
