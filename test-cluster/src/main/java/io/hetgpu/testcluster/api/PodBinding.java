@@ -82,7 +82,10 @@ final class PodBinding {
         }
         var patch = new RecordedRequest("HTTP/1.1", HttpMethod.PATCH, podPath,
                 Headers.builder().add("Content-Type", "application/merge-patch+json").build(),
-                new Buffer().writeUtf8("{\"spec\":{\"nodeName\":\"" + node + "\"}}"));
+                // As the API server's binding does: spec.nodeName, and the PodScheduled condition stamped to the second.
+                new Buffer().writeUtf8("{\"spec\":{\"nodeName\":\"" + node + "\"},\"status\":{\"conditions\":[{\"type\":\"PodScheduled\","
+                        + "\"status\":\"True\",\"lastTransitionTime\":\"" + java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+                        + "\"}]}}"));
         var patched = store.handlePatch(patch);
         if (patched.code() / 100 != 2) {
             return patched;

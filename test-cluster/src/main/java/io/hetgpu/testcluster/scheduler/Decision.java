@@ -15,11 +15,17 @@ public sealed interface Decision {
      * @param totals       every feasible node's total score (plugin scores plus weighted extender scores)
      * @param pluginScores every feasible node's score from kube-scheduler's own plugins alone, the part of
      *                     its total that is not the extenders'
+     * @param byExtender   an extender's bind verb bound it (and recorded its devices), not kube-scheduler's binder
      */
-    record Bound(String pod, String node, Map<String, Long> totals, Map<String, Long> pluginScores) implements Decision {
+    record Bound(String pod, String node, Map<String, Long> totals, Map<String, Long> pluginScores, boolean byExtender) implements Decision {
         public Bound {
             totals = Map.copyOf(totals);
             pluginScores = Map.copyOf(pluginScores);
+        }
+
+        /** Chosen, for kube-scheduler's own binder to bind. */
+        public Bound(String pod, String node, Map<String, Long> totals, Map<String, Long> pluginScores) {
+            this(pod, node, totals, pluginScores, false);
         }
     }
 

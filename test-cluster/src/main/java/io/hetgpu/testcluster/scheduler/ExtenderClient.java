@@ -83,6 +83,23 @@ public final class ExtenderClient {
      * nodeCacheCapable ({@code NodeNameToMetaVictims}), as whole pods otherwise ({@code NodeNameToVictims}); the answer,
      * the candidates the extender keeps with the victims it names, by UID, and their budget violations.
      */
+    /**
+     * kube-scheduler's extender binder: {@code ExtenderBindingArgs} to the bind verb. An empty answer's {@code Error}
+     * means bound; any other text is why not, and kube-scheduler retries the pod.
+     */
+    public String bind(Pod pod, String node) throws ExtenderCallException {
+        var args = json.createObjectNode();
+        args.put("PodName", pod.getMetadata().getName());
+        args.put("PodNamespace", pod.getMetadata().getNamespace());
+        args.put("PodUID", pod.getMetadata().getUid());
+        args.put("Node", node);
+        var answer = call(settings.bindVerb(), args);
+        if (!answer.isObject()) {
+            throw new ExtenderCallException("bind answered " + abbreviate(answer) + ", not an ExtenderBindingResult");
+        }
+        return answer.path("Error").asText("");
+    }
+
     public Map<String, Map.Entry<List<String>, Long>> preempt(Pod pod, Map<String, List<Pod>> victims, Map<String, Long> pdbViolations)
             throws ExtenderCallException {
         var args = json.createObjectNode();

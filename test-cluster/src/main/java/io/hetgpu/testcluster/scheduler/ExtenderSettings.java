@@ -17,6 +17,7 @@ import java.util.Objects;
  * @param ignorable        true: a failed call is skipped instead of failing the scheduling attempt
  * @param httpTimeout      per call; kube-scheduler's default is 5 s
  * @param managedResources when not empty, only pods requesting one of these reach the extender
+ * @param bindVerb         empty when kube-scheduler binds pods itself; else the extender binds the pods it is interested in
  */
 public record ExtenderSettings(
         String urlPrefix,
@@ -27,7 +28,8 @@ public record ExtenderSettings(
         boolean nodeCacheCapable,
         boolean ignorable,
         Duration httpTimeout,
-        List<String> managedResources) {
+        List<String> managedResources,
+        String bindVerb) {
 
     /** kube-scheduler's MaxNodeScore (100) / MaxExtenderPriority (10). */
     public static final long SCORE_SCALE = 10;
@@ -37,10 +39,21 @@ public record ExtenderSettings(
         filterVerb = Objects.requireNonNullElse(filterVerb, "");
         prioritizeVerb = Objects.requireNonNullElse(prioritizeVerb, "");
         preemptVerb = Objects.requireNonNullElse(preemptVerb, "");
+        bindVerb = Objects.requireNonNullElse(bindVerb, "");
         managedResources = List.copyOf(managedResources);
         if (weight <= 0) {
             throw new IllegalArgumentException("extenders[].weight must be positive, got " + weight);
         }
+    }
+
+    /** An extender that binds nothing itself. */
+    public ExtenderSettings(String urlPrefix, String filterVerb, String prioritizeVerb, String preemptVerb, long weight,
+                            boolean nodeCacheCapable, boolean ignorable, Duration httpTimeout, List<String> managedResources) {
+        this(urlPrefix, filterVerb, prioritizeVerb, preemptVerb, weight, nodeCacheCapable, ignorable, httpTimeout, managedResources, "");
+    }
+
+    public boolean binds() {
+        return !bindVerb.isEmpty();
     }
 
     public boolean preempts() {
@@ -58,16 +71,22 @@ public record ExtenderSettings(
     /** The same extender at another address (the test cluster runs it on a free local port). */
     public ExtenderSettings at(String newUrlPrefix) {
         return new ExtenderSettings(newUrlPrefix, filterVerb, prioritizeVerb, preemptVerb, weight, nodeCacheCapable,
-                ignorable, httpTimeout, managedResources);
+                ignorable, httpTimeout, managedResources, bindVerb);
     }
 
     public ExtenderSettings withIgnorable(boolean newIgnorable) {
         return new ExtenderSettings(urlPrefix, filterVerb, prioritizeVerb, preemptVerb, weight, nodeCacheCapable,
-                newIgnorable, httpTimeout, managedResources);
+                newIgnorable, httpTimeout, managedResources, bindVerb);
     }
 
     public ExtenderSettings withNodeCacheCapable(boolean capable) {
         return new ExtenderSettings(urlPrefix, filterVerb, prioritizeVerb, preemptVerb, weight, capable,
-                ignorable, httpTimeout, managedResources);
+                ignorable, httpTimeout, managedResources, bindVerb);
+    }
+
+    /** The same extender without its bind verb: kube-scheduler binds (the degraded mode of the bind handshake). */
+    public ExtenderSettings withoutBindVerb() {
+        return new ExtenderSettings(urlPrefix, filterVerb, prioritizeVerb, preemptVerb, weight, nodeCacheCapable,
+                ignorable, httpTimeout, managedResources, "");
     }
 }

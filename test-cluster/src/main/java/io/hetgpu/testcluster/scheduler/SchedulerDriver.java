@@ -41,6 +41,7 @@ public final class SchedulerDriver {
     private final SchedulingCycle cycle;
     /** kube-scheduler's ApiPreemption, when this driver runs it; null when it does not. */
     private final ApiPreemption preemption;
+    private final List<ExtenderClient> extenders;
 
     public SchedulerDriver(KubernetesClient client, SchedulerSettings settings, HttpClient http, long seed) {
         this(client, settings, http, TieBreak.random(new Random(seed)));
@@ -54,7 +55,7 @@ public final class SchedulerDriver {
         this.client = client;
         this.settings = settings;
         this.http = http;
-        var extenders = settings.extenders().stream().map(e -> new ExtenderClient(e, http)).toList();
+        this.extenders = settings.extenders().stream().map(e -> new ExtenderClient(e, http)).toList();
         this.cycle = new SchedulingCycle(extenders, ties);
         this.preemption = preemptionOffsets == null ? null : new ApiPreemption(extenders, preemptionOffsets);
     }
@@ -111,6 +112,9 @@ public final class SchedulerDriver {
             if (decision instanceof Decision.Unschedulable unschedulable && preemption != null) {
                 decision = preempt(pod, unschedulable, nodes, podsByNode);
             }
+            if (decision instanceof Decision.Bound bound && binder(pod) != null) {
+                decision = bindThroughExtender(binder(pod), pod, bound);
+            }
             record(pod, decision);
             if (decision instanceof Decision.Bound bound) {
                 pod.getSpec().setNodeName(bound.node());
@@ -143,10 +147,29 @@ public final class SchedulerDriver {
         };
     }
 
+    /** kube-scheduler's binder: the first interested extender with a bind verb binds instead of kube-scheduler. */
+    private ExtenderClient binder(Pod pod) {
+        return extenders.stream().filter(extender -> extender.settings().binds() && extender.isInterested(pod)).findFirst().orElse(null);
+    }
+
+    /** The extender binds (and records the devices); an error leaves the pod pending, to be retried, as kube-scheduler does. */
+    private Decision bindThroughExtender(ExtenderClient extender, Pod pod, Decision.Bound bound) {
+        String error;
+        try {
+            error = extender.bind(pod, bound.node());
+        } catch (ExtenderCallException e) {
+            error = "extender " + extender.settings().urlPrefix() + ": " + e.getMessage();
+        }
+        return error.isEmpty() ? new Decision.Bound(bound.pod(), bound.node(), bound.totals(), bound.pluginScores(), true)
+                : new Decision.Failed(bound.pod(), "binding rejected: " + error);
+    }
+
     private void record(Pod pod, Decision decision) {
         var ns = pod.getMetadata().getNamespace();
         var name = pod.getMetadata().getName();
         switch (decision) {
+            case Decision.Bound bound when bound.byExtender() -> event(pod, "Normal", "Scheduled",
+                    "Successfully assigned " + ns + "/" + name + " to " + bound.node());
             case Decision.Bound bound -> {
                 // The binding subresource sets PodScheduled with the time of binding; the extender reads
                 // it to tell pods bound after a node's free-device list was read. A real API server writes

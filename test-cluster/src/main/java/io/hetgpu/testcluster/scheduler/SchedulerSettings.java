@@ -71,7 +71,7 @@ public record SchedulerSettings(String schedulerName, int percentageOfNodesToSco
         }
         return new ExtenderSettings(url, entry.path("filterVerb").asText(""), entry.path("prioritizeVerb").asText(""),
                 entry.path("preemptVerb").asText(""), entry.path("weight").asLong(1), entry.path("nodeCacheCapable").asBoolean(false),
-                entry.path("ignorable").asBoolean(false), timeout, managed);
+                entry.path("ignorable").asBoolean(false), timeout, managed, entry.path("bindVerb").asText(""));
     }
 
     /** Go's duration strings as Kubernetes writes them: 5s, 500ms, 1m30s. */

@@ -134,8 +134,15 @@ class FailureHandlingTest {
         assertThat(cluster.client().pods().inNamespace(NS).withName("train").get().getSpec().getNodeName()).isNull();
         assertThat(events("train")).anySatisfy(e -> assertThat(e).startsWith("FailedScheduling").contains(deadUrl));
 
+        // Ignorable, the extender's filter and scores are skipped; its bind verb is not (kube-scheduler's extender binder
+        // ignores ignorable), so the attempt fails at binding and the pod stays pending, to be retried.
         var lenient = driver(configuration.schedulerCalling(deadUrl, e -> e.withIgnorable(true)));
-        assertThat(lenient.scheduleRound()).singleElement().isInstanceOf(Decision.Bound.class);
+        assertThat(lenient.scheduleRound()).singleElement().isInstanceOfSatisfying(Decision.Failed.class,
+                failed -> assertThat(failed.error()).startsWith("binding rejected: extender " + deadUrl));
+        assertThat(cluster.client().pods().inNamespace(NS).withName("train").get().getSpec().getNodeName()).isNull();
+        // Without the bind verb (the degraded mode), an ignorable extender that is down leaves kube-scheduler to bind.
+        var lenientNoBind = driver(configuration.schedulerCalling(deadUrl, e -> e.withIgnorable(true).withoutBindVerb()));
+        assertThat(lenientNoBind.scheduleRound()).singleElement().isInstanceOf(Decision.Bound.class);
         awaitRunning("train");
     }
 

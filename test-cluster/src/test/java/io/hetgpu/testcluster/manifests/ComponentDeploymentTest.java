@@ -237,17 +237,24 @@ class ComponentDeploymentTest {
         assertThat(settings.resourceName()).isEqualTo(pluginResource);
     }
 
-    /** Whatever the code comes to request: binding and eviction are kube-scheduler's, so the extender writes only Events. */
+    /**
+     * Whatever the code comes to request: the extender writes Events, and for the bind handshake its record on a pod
+     * (patch) and the pod's Binding (pods/binding). Eviction stays kube-scheduler's, nodes are never written.
+     */
     @Test
-    void theExtenderReadsTheClusterAndWritesOnlyEvents() {
+    void theExtenderWritesOnlyEventsItsBindRecordAndBindings() {
         List<PolicyRule> rules = rulesOf(extender.getSpec().getTemplate().getSpec().getServiceAccountName());
         assertThat(rules).isNotEmpty();
         for (PolicyRule rule : rules) {
             boolean writes = rule.getVerbs().stream().anyMatch(WRITE_VERBS::contains);
             if (writes) {
-                assertThat(rule.getResources()).as("written resources").containsExactly("events");
+                assertThat(rule.getResources()).as("written resources").isSubsetOf("events", "pods", "pods/binding");
             }
-            assertThat(rule.getResources()).doesNotContain("*", "pods/binding", "bindings", "pods/eviction");
+            if (rule.getResources().contains("pods") && writes) {
+                assertThat(rule.getVerbs()).as("pods are patched (the device record), never created, updated or deleted")
+                        .doesNotContain("create", "update", "delete", "deletecollection");
+            }
+            assertThat(rule.getResources()).doesNotContain("*", "nodes/status", "bindings", "pods/eviction");
         }
     }
 

@@ -34,6 +34,7 @@ final class ExpectedDeployment {
     static final String FILTER_VERB = "filter";
     static final String PRIORITIZE_VERB = "prioritize";
     static final String PREEMPT_VERB = "preempt";
+    static final String BIND_VERB = "bind";
     static final String HEALTH_PATH = "/healthz";
     static final String READY_PATH = "/readyz";
 

@@ -30,6 +30,7 @@ import static io.hetgpu.testcluster.manifests.ExpectedDeployment.KUBE_SCHEDULER_
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.KUBE_SCHEDULER_IMAGE;
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.NAMESPACE;
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.PREEMPT_VERB;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.BIND_VERB;
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.PRIORITIZE_VERB;
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.RESOURCE_NAME;
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.SCHEDULER_CONFIG_KEY;
@@ -149,7 +150,7 @@ class SchedulerConfigurationTest {
         assertThat(extender.path("filterVerb").asText()).isEqualTo(FILTER_VERB);
         assertThat(extender.path("prioritizeVerb").asText()).isEqualTo(PRIORITIZE_VERB);
         assertThat(extender.path("preemptVerb").asText()).isEqualTo(PREEMPT_VERB);
-        assertThat(extender.has("bindVerb")).as("binding stays with kube-scheduler").isFalse();
+        assertThat(extender.path("bindVerb").asText()).as("the bind handshake").isEqualTo(BIND_VERB);
     }
 
     @Test
