@@ -1,8 +1,6 @@
 package io.hetgpu.deviceplugin.pods;
 
-import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ContainerStatus;
-import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -26,7 +24,9 @@ import java.util.concurrent.TimeoutException;
  * Feeds {@link PendingAssignments} from the API server: an informer on the pods bound to this node
  * ({@code spec.nodeName} field selector, so the API server sends nothing else). Its cache keeps, per pod, only
  * the name, namespace, uid and resourceVersion (about 200 bytes instead of the whole pod): the informer needs
- * them to tell deletions on a re-list, and everything else is read from each event as it comes.
+ * them to tell deletions on a re-list, and everything else is read from each event as it comes. Pods are read as
+ * generic resources (maps), not fabric8's Pod model: deserialising into the model loads a few hundred model classes
+ * and their Jackson deserialisers, metaspace the plugin's memory budget does not have.
  */
 public final class BoundPodWatch implements AutoCloseable {
 
@@ -34,18 +34,19 @@ public final class BoundPodWatch implements AutoCloseable {
 
     private static final Set<String> ADMITTED_PHASES = Set.of("Running", "Succeeded", "Failed");
 
-    private final SharedIndexInformer<Pod> informer;
+    private final SharedIndexInformer<GenericKubernetesResource> informer;
     private final java.util.concurrent.CompletableFuture<Void> synced;
 
-    private BoundPodWatch(SharedIndexInformer<Pod> informer) {
+    private BoundPodWatch(SharedIndexInformer<GenericKubernetesResource> informer) {
         this.informer = informer;
         this.synced = informer.start().toCompletableFuture();
     }
 
     /** Starts watching; {@link #awaitSynced} says when the first list has been read. */
     public static BoundPodWatch start(KubernetesClient client, String node, String resourceName, PendingAssignments pending) {
-        var informer = client.pods().inAnyNamespace().withField("spec.nodeName", node).runnableInformer(0);
-        informer.itemStore(new ReducedStateItemStore<>(ReducedStateItemStore.NAME_KEY_STATE, Pod.class,
+        var informer = client.genericKubernetesResources("v1", "Pod").inAnyNamespace()
+                .withField("spec.nodeName", node).runnableInformer(0);
+        informer.itemStore(new ReducedStateItemStore<>(ReducedStateItemStore.NAME_KEY_STATE, GenericKubernetesResource.class,
                 client.getKubernetesSerialization(), "metadata.uid"));
         var failures = new Object() {
             String last;
@@ -62,24 +63,24 @@ public final class BoundPodWatch implements AutoCloseable {
         });
         informer.addEventHandler(new ResourceEventHandler<>() {
             @Override
-            public void onAdd(Pod pod) {
+            public void onAdd(GenericKubernetesResource pod) {
                 update(pod);
             }
 
             @Override
-            public void onUpdate(Pod old, Pod pod) {
+            public void onUpdate(GenericKubernetesResource old, GenericKubernetesResource pod) {
                 update(pod);
             }
 
             @Override
-            public void onDelete(Pod pod, boolean finalStateUnknown) {
+            public void onDelete(GenericKubernetesResource pod, boolean finalStateUnknown) {
                 var uid = pod.getMetadata() == null ? null : pod.getMetadata().getUid();
                 if (uid != null) {
                     pending.remove(uid);
                 }
             }
 
-            private void update(Pod pod) {
+            private void update(GenericKubernetesResource pod) {
                 try {
                     pending.update(boundPod(pod, resourceName));
                 } catch (RuntimeException e) {
@@ -105,52 +106,55 @@ public final class BoundPodWatch implements AutoCloseable {
     }
 
     /** The values of {@code pod} the handshake reads. */
-    static BoundPod boundPod(Pod pod, String resourceName) {
+    static BoundPod boundPod(GenericKubernetesResource pod, String resourceName) {
         var metadata = pod.getMetadata();
-        var spec = pod.getSpec();
-        var status = pod.getStatus();
         Map<String, String> annotations = metadata.getAnnotations() == null ? Map.of() : metadata.getAnnotations();
         var requests = new ArrayList<Integer>();
-        for (Container container : spec == null || spec.getContainers() == null ? List.<Container>of() : spec.getContainers()) {
-            int gpus = gpus(container, resourceName);
+        for (Object container : listAt(pod, "spec", "containers")) {
+            int gpus = container instanceof Map<?, ?> map ? gpus(map, resourceName) : 0;
             if (gpus > 0) {
                 requests.add(gpus);
             }
         }
+        // kubelet writes container statuses (waiting in ContainerCreating at first) only for a pod it has admitted,
+        // and it allocates every container's devices during admission: a pod with any is allocated already.
         boolean pastAdmission = metadata.getDeletionTimestamp() != null
-                || status != null && (ADMITTED_PHASES.contains(status.getPhase()) || reported(status.getContainerStatuses())
-                || reported(status.getInitContainerStatuses()));
+                || ADMITTED_PHASES.contains(textAt(pod, "status", "phase"))
+                || !listAt(pod, "status", "containerStatuses").isEmpty()
+                || !listAt(pod, "status", "initContainerStatuses").isEmpty();
         return new BoundPod(metadata.getNamespace(), metadata.getName(), String.valueOf(metadata.getUid()),
-                spec == null ? null : spec.getNodeName(), Optional.ofNullable(annotations.get(HetgpuKeys.POD_GPU_DEVICES)),
+                textAt(pod, "spec", "nodeName"), Optional.ofNullable(annotations.get(HetgpuKeys.POD_GPU_DEVICES)),
                 requests, pastAdmission);
     }
 
-    /** An extended resource's count: the limit (requests must equal it where given), 0 for none or an unreadable one. */
-    private static int gpus(Container container, String resourceName) {
-        var resources = container.getResources();
-        if (resources == null) {
+    /**
+     * An extended resource's count: the limit (a request must equal it where given), 0 for none or an unreadable
+     * one (kubelet refuses a fractional extended resource; the annotation's count check then says so).
+     */
+    private static int gpus(Map<?, ?> container, String resourceName) {
+        if (!(container.get("resources") instanceof Map<?, ?> resources)) {
             return 0;
         }
-        Quantity quantity = resources.getLimits() == null ? null : resources.getLimits().get(resourceName);
-        if (quantity == null && resources.getRequests() != null) {
-            quantity = resources.getRequests().get(resourceName);
+        var quantity = resources.get("limits") instanceof Map<?, ?> limits ? limits.get(resourceName) : null;
+        if (quantity == null && resources.get("requests") instanceof Map<?, ?> requests) {
+            quantity = requests.get(resourceName);
         }
         if (quantity == null) {
             return 0;
         }
         try {
-            return quantity.getNumericalAmount().intValueExact();
+            return new Quantity(String.valueOf(quantity)).getNumericalAmount().intValueExact();
         } catch (ArithmeticException | IllegalArgumentException e) {
-            return 0; // kubelet refuses a fractional extended resource; the annotation's count check says so
+            return 0;
         }
     }
 
-    /**
-     * kubelet writes container statuses (waiting in ContainerCreating at first) only for a pod it has admitted, and
-     * it allocates every container's devices during admission: a pod with any is allocated already.
-     */
-    private static boolean reported(List<ContainerStatus> statuses) {
-        return statuses != null && !statuses.isEmpty();
+    private static List<?> listAt(GenericKubernetesResource pod, String... path) {
+        return pod.get((Object[]) path) instanceof List<?> list ? list : List.of();
+    }
+
+    private static String textAt(GenericKubernetesResource pod, String... path) {
+        return pod.get((Object[]) path) instanceof String text ? text : null;
     }
 
     @Override
