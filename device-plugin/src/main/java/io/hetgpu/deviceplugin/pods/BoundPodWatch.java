@@ -25,8 +25,9 @@ import java.util.concurrent.TimeoutException;
  * ({@code spec.nodeName} field selector, so the API server sends nothing else). Its cache keeps, per pod, only
  * the name, namespace, uid and resourceVersion (about 200 bytes instead of the whole pod): the informer needs
  * them to tell deletions on a re-list, and everything else is read from each event as it comes. Pods are read as
- * generic resources (maps), not fabric8's Pod model: deserialising into the model loads a few hundred model classes
- * and their Jackson deserialisers, metaspace the plugin's memory budget does not have.
+ * generic resources (maps), not fabric8's Pod model, so that the pod model's classes and their Jackson deserialisers
+ * are never loaded (with no pods on the node the registration benchmark measured 102 MiB with the model, 101 without:
+ * within noise, but nothing is lost).
  */
 public final class BoundPodWatch implements AutoCloseable {
 
