@@ -5,11 +5,16 @@ import io.hetgpu.deviceplugin.devices.DeviceListStrategy;
 import io.hetgpu.deviceplugin.devices.GpuInventory;
 import io.hetgpu.deviceplugin.kubelet.DevicePluginEndpoint;
 import io.hetgpu.deviceplugin.kubelet.DevicePluginService;
+import io.hetgpu.deviceplugin.kubelet.FailureCause;
 import io.hetgpu.deviceplugin.kubelet.PodResourcesReader;
 import io.hetgpu.deviceplugin.kubelet.UnixSocketTransport;
 import io.hetgpu.deviceplugin.node.NodeInventory;
 import io.hetgpu.deviceplugin.node.NodeInventoryPublisher;
 import io.hetgpu.deviceplugin.node.NodeInventorySync;
+import io.hetgpu.deviceplugin.pods.BoundPodWatch;
+import io.hetgpu.deviceplugin.pods.DeviceHandshake;
+import io.hetgpu.deviceplugin.pods.MismatchEvents;
+import io.hetgpu.deviceplugin.pods.PendingAssignments;
 import io.hetgpu.deviceplugin.status.PluginMetrics;
 import io.hetgpu.deviceplugin.status.StatusServer;
 import io.hetgpu.gpu.discovery.GpuSource;
@@ -25,6 +30,7 @@ import java.util.Deque;
 import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +42,13 @@ import org.slf4j.LoggerFactory;
 public final class DevicePlugin implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(DevicePlugin.class);
+
+    /**
+     * How long start waits for the first list of the node's pods before registering with kubelet. Admitting a
+     * pod before that list chooses its GPUs as for a pod without an assignment (and cannot tell a mismatch),
+     * so the wait is worth a little; an API server that does not answer must not keep the node's GPUs away.
+     */
+    static final Duration POD_LIST_PATIENCE = Duration.ofSeconds(10);
 
     /**
      * @param devicePluginDir      kubelet's device-plugin folder
@@ -82,9 +95,17 @@ public final class DevicePlugin implements AutoCloseable {
             resources.push(transport);
 
             Optional<NodeInventorySync> sync = Optional.empty();
+            var pending = PendingAssignments.none();
+            Consumer<DeviceHandshake.Allocation.Mismatch> onMismatch = mismatch -> { };
             if (client.isPresent()) {
                 var podResources = new PodResourcesReader(transport, settings.podResourcesSocket());
                 resources.push(podResources);
+                pending = new PendingAssignments(settings.nodeName(),
+                        inventory.topology().devices().stream().map(device -> device.uuid()).toList());
+                followAssignments(client.get(), settings, pending, podResources, resources);
+                var events = new MismatchEvents(client.get(), settings.nodeName(), Clock.systemUTC());
+                resources.push(events);
+                onMismatch = events;
                 var created = new NodeInventorySync(inventory, new NodeInventory(settings.catalog(), Duration.ofMinutes(1)),
                         new NodeInventoryPublisher(client.get(), settings.nodeName()),
                         () -> podResources.heldDevices(settings.resourceName()), Clock.systemUTC(),
@@ -94,7 +115,7 @@ public final class DevicePlugin implements AutoCloseable {
             }
             var publisher = sync;
             var service = new DevicePluginService(inventory, EnumSet.copyOf(settings.strategies()), metrics,
-                    ids -> publisher.ifPresent(NodeInventorySync::allocated));
+                    ids -> publisher.ifPresent(NodeInventorySync::allocated), pending, onMismatch);
             var endpoint = new DevicePluginEndpoint(transport, settings.devicePluginDir(), settings.resourceName(), service, metrics);
             resources.push(endpoint);
             endpoint.start();
@@ -109,6 +130,28 @@ public final class DevicePlugin implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             closeAll(resources);
             throw e;
+        }
+    }
+
+    /**
+     * Watches the node's pods for {@code hetgpu.io/gpu-devices}, and before kubelet can ask, forgets the pods a
+     * previous run of the plugin allocated: kubelet's PodResources API names every pod holding devices, including
+     * the ones admitted whose containers have not started yet (status alone would miss those, for as long as an
+     * image pull takes).
+     */
+    private static void followAssignments(KubernetesClient client, Settings settings, PendingAssignments pending,
+                                          PodResourcesReader podResources, Deque<AutoCloseable> resources) {
+        var watch = BoundPodWatch.start(client, settings.nodeName(), settings.resourceName(), pending);
+        resources.push(watch);
+        if (!watch.awaitSynced(POD_LIST_PATIENCE)) {
+            log.warn("The pods bound to {} were not listed within {} s: until they are, GPUs are chosen as for pods"
+                    + " without an assignment", settings.nodeName(), POD_LIST_PATIENCE.toSeconds());
+        }
+        try {
+            pending.heldByKubelet(podResources.podsHolding(settings.resourceName()));
+        } catch (RuntimeException e) {
+            log.warn("kubelet's PodResources API did not answer ({}): pods admitted before this start are told by"
+                    + " their container statuses only", FailureCause.of(e));
         }
     }
 

@@ -18,6 +18,9 @@ import io.hetgpu.deviceplugin.devices.ContainerEdits;
 import io.hetgpu.deviceplugin.devices.DeviceListStrategy;
 import io.hetgpu.deviceplugin.devices.GpuInventory;
 import io.hetgpu.deviceplugin.devices.PreferredAllocation;
+import io.hetgpu.deviceplugin.pods.DeviceHandshake;
+import io.hetgpu.deviceplugin.pods.DeviceHandshake.Allocation;
+import io.hetgpu.deviceplugin.pods.PendingAssignments;
 import io.hetgpu.deviceplugin.status.PluginMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +31,10 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
-/** The DevicePlugin service kubelet calls: a thin adapter over {@link GpuInventory} and {@link PreferredAllocation}. */
+/**
+ * The DevicePlugin service kubelet calls: a thin adapter over {@link GpuInventory} and the bind handshake
+ * ({@link DeviceHandshake}: the extender's assignment where a pod has one, {@link PreferredAllocation} otherwise).
+ */
 public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
 
     private static final Logger log = LoggerFactory.getLogger(DevicePluginService.class);
@@ -39,21 +45,32 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
             .build();
 
     private final GpuInventory inventory;
-    private final PreferredAllocation preferred;
+    private final DeviceHandshake handshake;
     private final Set<DeviceListStrategy> strategies;
     private final PluginMetrics metrics;
     private final Consumer<List<String>> onAllocated;
+    private final Consumer<Allocation.Mismatch> onMismatch;
+
+    /** Without the handshake (no API server): every pod gets the allocator's choice. */
+    public DevicePluginService(GpuInventory inventory, Set<DeviceListStrategy> strategies, PluginMetrics metrics,
+                               Consumer<List<String>> onAllocated) {
+        this(inventory, strategies, metrics, onAllocated, PendingAssignments.none(), mismatch -> { });
+    }
 
     /**
      * @param onAllocated told the device IDs of every successful Allocate (the node inventory refreshes its free set)
+     * @param pending     the pods bound here whose assigned devices kubelet has not allocated yet
+     * @param onMismatch  told when kubelet allocated other devices than a pod's assignment (an Event on the pod)
      */
     public DevicePluginService(GpuInventory inventory, Set<DeviceListStrategy> strategies, PluginMetrics metrics,
-                               Consumer<List<String>> onAllocated) {
+                               Consumer<List<String>> onAllocated, PendingAssignments pending,
+                               Consumer<Allocation.Mismatch> onMismatch) {
         this.inventory = inventory;
-        this.preferred = new PreferredAllocation(inventory.topology());
+        this.handshake = new DeviceHandshake(pending, new PreferredAllocation(inventory.topology()));
         this.strategies = Set.copyOf(strategies);
         this.metrics = metrics;
         this.onAllocated = onAllocated;
+        this.onMismatch = onMismatch;
     }
 
     @Override
@@ -92,7 +109,7 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
     public void getPreferredAllocation(PreferredAllocationRequest request, StreamObserver<PreferredAllocationResponse> response) {
         var answer = PreferredAllocationResponse.newBuilder();
         for (var container : request.getContainerRequestsList()) {
-            var chosen = metrics.timePreferredAllocation(() -> preferred.choose(container.getAvailableDeviceIDsList(),
+            var chosen = metrics.timePreferredAllocation(() -> handshake.prefer(container.getAvailableDeviceIDsList(),
                     container.getMustIncludeDeviceIDsList(), container.getAllocationSize()));
             answer.addContainerResponses(ContainerPreferredAllocationResponse.newBuilder().addAllDeviceIDs(chosen));
         }
@@ -102,19 +119,34 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
 
     @Override
     public void allocate(AllocateRequest request, StreamObserver<AllocateResponse> response) {
-        var answer = AllocateResponse.newBuilder();
-        var allocated = new ArrayList<String>();
+        // Every container checked before any is matched: a refused request leaves the assignments as they were.
         for (var container : request.getContainerRequestsList()) {
-            var ids = container.getDevicesIdsList();
-            var check = inventory.check(ids);
+            var check = inventory.check(container.getDevicesIdsList());
             if (!check.ok()) {
                 metrics.allocationRefused();
                 log.warn("Refused Allocate: {}", check.describe());
                 response.onError(Status.INVALID_ARGUMENT.withDescription(check.describe()).asRuntimeException());
                 return;
             }
-            answer.addContainerResponses(KubeletDevices.responseOf(ContainerEdits.forDevices(ids, strategies)));
-            allocated.addAll(ids);
+        }
+        var answer = AllocateResponse.newBuilder();
+        var allocated = new ArrayList<String>();
+        for (var container : request.getContainerRequestsList()) {
+            var served = handshake.allocate(container.getDevicesIdsList());
+            switch (served) {
+                case Allocation.Followed followed -> metrics.assignmentFollowed();
+                case Allocation.Unassigned unassigned -> metrics.unassignedAllocation();
+                case Allocation.Mismatch mismatch -> {
+                    metrics.assignmentMismatch();
+                    // kubelet has already counted these devices as the container's: refusing would fail the pod, and
+                    // other devices than kubelet's would be given twice. Serve kubelet's, and say so.
+                    log.warn("Pod {}: kubelet allocated GPUs {}, not the ones the extender assigned, {}; serving kubelet's",
+                            mismatch.pod().key(), mismatch.devices(), mismatch.assigned());
+                    onMismatch.accept(mismatch);
+                }
+            }
+            answer.addContainerResponses(KubeletDevices.responseOf(ContainerEdits.forDevices(served.devices(), strategies)));
+            allocated.addAll(served.devices());
         }
         metrics.allocated(allocated.size());
         // Before answering, so that whoever sees the answer also sees the allocation recorded.

@@ -37,6 +37,29 @@ public final class PodResourcesReader implements AutoCloseable {
         }
     }
 
+    /** The pods ({@code namespace/name}) whose containers hold devices of {@code resourceName}; throws like {@link #heldDevices(String)}. */
+    public Set<String> podsHolding(String resourceName) {
+        try {
+            var response = lister.withDeadlineAfter(2, TimeUnit.SECONDS).list(ListPodResourcesRequest.getDefaultInstance());
+            return podsHolding(response, resourceName);
+        } catch (StatusRuntimeException e) {
+            channel.resetConnectBackoff();
+            throw e;
+        }
+    }
+
+    static Set<String> podsHolding(ListPodResourcesResponse response, String resourceName) {
+        var pods = new TreeSet<String>();
+        for (var pod : response.getPodResourcesList()) {
+            boolean holds = pod.getContainersList().stream().flatMap(c -> c.getDevicesList().stream())
+                    .anyMatch(d -> d.getResourceName().equals(resourceName) && d.getDeviceIdsCount() > 0);
+            if (holds) {
+                pods.add(pod.getNamespace() + "/" + pod.getName());
+            }
+        }
+        return pods;
+    }
+
     static Set<String> heldDevices(ListPodResourcesResponse response, String resourceName) {
         var held = new TreeSet<String>();
         for (var pod : response.getPodResourcesList()) {

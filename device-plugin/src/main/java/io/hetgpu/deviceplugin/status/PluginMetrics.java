@@ -17,6 +17,9 @@ public final class PluginMetrics {
     private final Counter refusals;
     private final Counter nodePatches;
     private final Timer preferredAllocation;
+    private final Counter assignmentsFollowed;
+    private final Counter assignmentMismatches;
+    private final Counter unassignedAllocations;
 
     public PluginMetrics(MeterRegistry registry, GpuInventory inventory) {
         registrations = Counter.builder("hetgpu.device.plugin.registrations")
@@ -29,6 +32,13 @@ public final class PluginMetrics {
                 .description("Patches of the Node's hetgpu labels and annotations").register(registry);
         preferredAllocation = Timer.builder("hetgpu.device.plugin.preferred.allocation")
                 .description("Time to choose a preferred device set").register(registry);
+        // One counter, three outcomes: hetgpu_device_plugin_assignments_total{outcome=…}; alert on mismatch's increase.
+        var assignments = "hetgpu.device.plugin.assignments";
+        var assignmentsHelp = "Containers allocated: with the devices the extender assigned (followed), with others"
+                + " kubelet chose (mismatch), or for no pending assignment (unassigned)";
+        assignmentsFollowed = Counter.builder(assignments).tag("outcome", "followed").description(assignmentsHelp).register(registry);
+        assignmentMismatches = Counter.builder(assignments).tag("outcome", "mismatch").description(assignmentsHelp).register(registry);
+        unassignedAllocations = Counter.builder(assignments).tag("outcome", "unassigned").description(assignmentsHelp).register(registry);
         Gauge.builder("hetgpu.device.plugin.devices", inventory, i -> i.topology().size())
                 .description("GPUs on this node").register(registry);
         Gauge.builder("hetgpu.device.plugin.unhealthy.devices", inventory,
@@ -55,6 +65,22 @@ public final class PluginMetrics {
 
     public void nodePatched() {
         nodePatches.increment();
+    }
+
+    public void assignmentFollowed() {
+        assignmentsFollowed.increment();
+    }
+
+    public void assignmentMismatch() {
+        assignmentMismatches.increment();
+    }
+
+    public void unassignedAllocation() {
+        unassignedAllocations.increment();
+    }
+
+    public double assignmentMismatches() {
+        return assignmentMismatches.count();
     }
 
     public <T> T timePreferredAllocation(Supplier<T> choice) {

@@ -1,0 +1,74 @@
+package io.hetgpu.deviceplugin.pods;
+
+import io.hetgpu.deviceplugin.devices.PreferredAllocation;
+
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * kubelet's two allocation calls with the bind handshake: GetPreferredAllocation answers with the devices the
+ * extender chose for the pod being admitted, Allocate checks kubelet's choice against them. Pods without a
+ * followable assignment get the allocator's best-connected set, as before the handshake.
+ */
+public final class DeviceHandshake {
+
+    /** What Allocate serves for one container, and how it relates to the assignment. */
+    public sealed interface Allocation {
+        /** The device IDs the container is given, in the order it sees them. */
+        List<String> devices();
+
+        /** kubelet allocated exactly the assigned devices: served in the assignment's order. */
+        record Followed(PendingAssignment pod, List<String> devices) implements Allocation { }
+
+        /** kubelet allocated other devices than the ones assigned to {@code pod}: kubelet's are served. */
+        record Mismatch(PendingAssignment pod, List<String> devices) implements Allocation {
+            public List<String> assigned() {
+                return pod.nextDevices();
+            }
+        }
+
+        /** No pending assignment asks for this many GPUs: a pod without one (another scheduler, no bind verb). */
+        record Unassigned(List<String> devices) implements Allocation { }
+    }
+
+    private final PendingAssignments pending;
+    private final PreferredAllocation allocator;
+
+    public DeviceHandshake(PendingAssignments pending, PreferredAllocation allocator) {
+        this.pending = pending;
+        this.allocator = allocator;
+    }
+
+    /**
+     * The assigned devices of the pod being admitted when kubelet can give them (all among {@code available},
+     * every one of {@code mustInclude} among them); otherwise the allocator's choice.
+     */
+    public List<String> prefer(Collection<String> available, Collection<String> mustInclude, int size) {
+        return assignedFor(available, mustInclude, size).orElseGet(() -> allocator.choose(available, mustInclude, size));
+    }
+
+    /** The assigned devices {@link #prefer} would answer with, if any. */
+    public Optional<List<String>> assignedFor(Collection<String> available, Collection<String> mustInclude, int size) {
+        return pending.match(size).map(PendingAssignment::nextDevices)
+                .filter(devices -> available.containsAll(devices) && devices.containsAll(mustInclude));
+    }
+
+    /**
+     * kubelet allocates {@code ids} to one container: matched against the pod being admitted, whose container
+     * is then marked allocated, whatever kubelet chose (so it is not matched twice).
+     */
+    public Allocation allocate(List<String> ids) {
+        var match = pending.allocateMatch(ids.size());
+        if (match.isEmpty()) {
+            return new Allocation.Unassigned(List.copyOf(ids));
+        }
+        var pod = match.get();
+        var assigned = pod.nextDevices();
+        if (new HashSet<>(assigned).equals(new HashSet<>(ids))) {
+            return new Allocation.Followed(pod, assigned);
+        }
+        return new Allocation.Mismatch(pod, List.copyOf(ids));
+    }
+}

@@ -1,0 +1,99 @@
+package io.hetgpu.deviceplugin.pods;
+
+import io.hetgpu.deviceplugin.devices.PreferredAllocation;
+import io.hetgpu.gpu.Fixtures;
+import io.hetgpu.gpu.NodeTopology;
+import io.hetgpu.gpu.inventory.DeviceAssignment;
+import io.hetgpu.gpu.inventory.DeviceAssignmentCodec;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Optional;
+
+import static io.hetgpu.deviceplugin.pods.PendingAssignmentsTest.NODE;
+import static io.hetgpu.deviceplugin.pods.PendingAssignmentsTest.T0;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** GetPreferredAllocation and Allocate with the assignment, and without one. */
+class DeviceHandshakeTest {
+
+    private final NodeTopology dgx1 = Fixtures.dgx1V100();
+    private final List<String> all = dgx1.devices().stream().map(d -> d.uuid()).toList();
+    private final PendingAssignments pending = new PendingAssignments(NODE, all);
+    private final PreferredAllocation allocator = new PreferredAllocation(dgx1);
+    private final DeviceHandshake handshake = new DeviceHandshake(pending, allocator);
+
+    @Test
+    void thePreferenceIsTheAssignmentInItsOrderWhenKubeletCanGiveIt() {
+        assign("train", 0, 7, 2);
+
+        assertThat(handshake.prefer(all, List.of(), 2)).containsExactly(uuid(7), uuid(2));
+        assertThat(handshake.prefer(all, List.of(uuid(2)), 2)).containsExactly(uuid(7), uuid(2));
+    }
+
+    @Test
+    void withoutAnAssignmentOfThatSizeThePreferenceIsTheAllocatorsChoice() {
+        assign("train", 0, 7, 2);
+
+        assertThat(handshake.prefer(all, List.of(), 4)).isEqualTo(allocator.choose(all, List.of(), 4));
+        assertThat(handshake.assignedFor(all, List.of(), 4)).isEmpty();
+    }
+
+    @Test
+    void assignedDevicesKubeletDoesNotOfferOrThatLackAMustIncludeAreNotPreferred() {
+        assign("train", 0, 7, 2);
+        var without7 = all.stream().filter(id -> !id.equals(uuid(7))).toList();
+
+        assertThat(handshake.prefer(without7, List.of(), 2)).isEqualTo(allocator.choose(without7, List.of(), 2)).doesNotContain(uuid(7));
+        assertThat(handshake.prefer(all, List.of(uuid(0)), 2)).isEqualTo(allocator.choose(all, List.of(uuid(0)), 2));
+        // Preferring does not use the assignment up: kubelet's Allocate is still matched against it.
+        assertThat(pending.match(2)).isPresent();
+    }
+
+    @Test
+    void allocatingTheAssignedDevicesServesThemInTheAssignmentsOrder() {
+        assign("train", 0, 7, 2);
+
+        var served = handshake.allocate(List.of(uuid(2), uuid(7)));
+
+        assertThat(served).isInstanceOf(DeviceHandshake.Allocation.Followed.class);
+        assertThat(served.devices()).containsExactly(uuid(7), uuid(2));
+        assertThat(pending.pending()).isEmpty();
+    }
+
+    @Test
+    void allocatingOtherDevicesServesKubeletsAndNamesThePodAndItsAssignment() {
+        assign("train", 0, 7, 2);
+
+        var served = handshake.allocate(List.of(uuid(0), uuid(1)));
+
+        assertThat(served).isInstanceOfSatisfying(DeviceHandshake.Allocation.Mismatch.class, mismatch -> {
+            assertThat(mismatch.pod().name()).isEqualTo("train");
+            assertThat(mismatch.assigned()).containsExactly(uuid(7), uuid(2));
+        });
+        assertThat(served.devices()).containsExactly(uuid(0), uuid(1));
+        assertThat(pending.pending()).as("matched once, even when kubelet chose otherwise").isEmpty();
+    }
+
+    @Test
+    void allocatingForNoPendingAssignmentServesKubeletsDevices() {
+        assign("train", 0, 7, 2);
+
+        var served = handshake.allocate(List.of(uuid(3)));
+
+        assertThat(served).isInstanceOf(DeviceHandshake.Allocation.Unassigned.class);
+        assertThat(served.devices()).containsExactly(uuid(3));
+        assertThat(pending.match(2)).isPresent();
+    }
+
+    private void assign(String name, int second, Integer... positions) {
+        var devices = List.of(positions).stream().map(this::uuid).toList();
+        pending.update(new BoundPod("ml", name, "uid-" + name, NODE,
+                Optional.of(new DeviceAssignmentCodec().encode(new DeviceAssignment(NODE, devices, T0.plusSeconds(second)))),
+                List.of(devices.size()), false));
+    }
+
+    private String uuid(int position) {
+        return dgx1.devices().get(position).uuid();
+    }
+}
