@@ -27,8 +27,8 @@ import java.util.Set;
  * filter (room for the pod's cpu, memory and GPUs) first; the extender's own {@link PlacementPolicy}, through the
  * service's own step ({@link PolicyStep}), filters and scores the nodes left; when more than
  * one fits, each node's total is kube-scheduler's default score plus 10 x {@link KubeScore#EXTENDER_WEIGHT}
- * x hetgpu's score, and ties are broken as its selectHost does. The pod's GPUs are what the device plugin
- * prefers among the node's free ones, which is what kubelet gives it.
+ * x hetgpu's score, and ties are broken as its selectHost does. The pod's GPUs are the set the extender offered
+ * on that node: its bind verb records them and hetgpu's device plugin gives exactly those (the bind handshake).
  */
 final class HetgpuPlacer implements Placer, PreemptVerb {
 
@@ -119,13 +119,13 @@ final class HetgpuPlacer implements Placer, PreemptVerb {
         }
         var selection = new HostSelection<Integer>(ties);
         for (int r : fitting) {
-            int node = feasible.get(r);
             // With one node left kube-scheduler scores nothing; a single offer is chosen whatever its score.
-            long score = fitting.size() == 1 ? 0 : KubeScore.of(cluster, node, pod) + 10L * KubeScore.EXTENDER_WEIGHT * rows.get(r).score();
-            selection.offer(node, score);
+            long score = fitting.size() == 1 ? 0 : KubeScore.of(cluster, feasible.get(r), pod) + 10L * KubeScore.EXTENDER_WEIGHT * rows.get(r).score();
+            selection.offer(r, score);
         }
-        int chosen = selection.chosen();
-        return new PodPlacement(chosen, cluster.deviceGrant(chosen, pod.gpus()));
+        int row = selection.chosen();
+        // The bind handshake: the extender binds and records the set it offered; the device plugin gives exactly that.
+        return new PodPlacement(feasible.get(row), rows.get(row).candidate().set());
     }
 
     /**
@@ -147,7 +147,8 @@ final class HetgpuPlacer implements Placer, PreemptVerb {
         }
         var request = request(job, podIndex, namesWorkload);
         var table = PolicyStep.scores(policy, request, List.of(cluster.state(node)), closedTier(request, cluster), context(job, earlier, cluster));
-        return table.rows().getFirst().candidate() == null ? null : new PodPlacement(node, cluster.deviceGrant(node, pod.gpus()));
+        var candidate = table.rows().getFirst().candidate();
+        return candidate == null ? null : new PodPlacement(node, candidate.set());
     }
 
     /**

@@ -142,7 +142,7 @@ final class TestClusterReplay {
                 return false;
             }
             var seen = new HashSet<String>();
-            view.boundPods(name).forEach(pod -> seen.add(pod.uid()));
+            view.boundPods(name).stream().filter(pod -> !pod.released()).forEach(pod -> seen.add(pod.uid()));
             if (!seen.equals(bound)) {
                 return false;
             }

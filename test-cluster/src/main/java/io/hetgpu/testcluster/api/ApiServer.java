@@ -60,6 +60,16 @@ public final class ApiServer implements AutoCloseable {
                 }
                 return super.dispatch(request);
             }
+
+            @Override
+            public MockResponse handleGet(String path) {
+                return path.contains("/pods") ? NodeNameSelector.list(path, super::handleGet) : super.handleGet(path);
+            }
+
+            @Override
+            public MockResponse handleWatch(String path) {
+                return super.handleWatch(NodeNameSelector.without(path));
+            }
         };
         var server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
         server.init(InetAddress.getLoopbackAddress(), 0);
