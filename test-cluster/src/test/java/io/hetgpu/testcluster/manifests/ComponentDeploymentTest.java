@@ -160,14 +160,23 @@ class ComponentDeploymentTest {
         }
     }
 
-    /** Whatever the code comes to request, the plugin must never read or write anything but Nodes. */
+    /**
+     * Whatever the code comes to request: the plugin patches its Node, reads the pods bound to it (the bind handshake's
+     * assignments) and creates Events (a GpuAssignmentMismatch); it never writes pods, never deletes anything.
+     */
     @Test
-    void thePluginMayTouchNothingButNodes() {
+    void thePluginTouchesItsNodeReadsPodsAndCreatesOnlyEvents() {
         List<PolicyRule> rules = rulesOf(plugin.getSpec().getTemplate().getSpec().getServiceAccountName());
         assertThat(rules).isNotEmpty().allSatisfy(rule -> {
             assertThat(rule.getApiGroups()).containsExactly("");
-            assertThat(rule.getResources()).containsExactly("nodes");
-            assertThat(rule.getVerbs()).doesNotContain("*", "delete", "deletecollection", "create");
+            assertThat(rule.getResources()).isSubsetOf("nodes", "pods", "events");
+            assertThat(rule.getVerbs()).doesNotContain("*", "delete", "deletecollection");
+            if (rule.getResources().contains("pods")) {
+                assertThat(rule.getVerbs()).as("pods are only read").isSubsetOf("get", "list", "watch");
+            }
+            if (rule.getVerbs().contains("create")) {
+                assertThat(rule.getResources()).as("only Events are created").containsExactly("events");
+            }
         });
     }
 
