@@ -33,12 +33,25 @@ public final class DeviceHandshake {
         record Unassigned(List<String> devices) implements Allocation { }
     }
 
+    /**
+     * How long GetPreferredAllocation waits for the assignment of the pod kubelet is admitting to reach this plugin's
+     * watch, which can lag kubelet's own by a moment. Where the handshake is in use, a pod without an assignment (another
+     * scheduler's) waits that long once; where it is not, nothing waits.
+     */
+    public static final java.time.Duration ASSIGNMENT_PATIENCE = java.time.Duration.ofSeconds(1);
+
     private final PendingAssignments pending;
     private final PreferredAllocation allocator;
+    private final java.time.Duration patience;
 
     public DeviceHandshake(PendingAssignments pending, PreferredAllocation allocator) {
+        this(pending, allocator, ASSIGNMENT_PATIENCE);
+    }
+
+    public DeviceHandshake(PendingAssignments pending, PreferredAllocation allocator, java.time.Duration patience) {
         this.pending = pending;
         this.allocator = allocator;
+        this.patience = patience;
     }
 
     /**
@@ -51,7 +64,7 @@ public final class DeviceHandshake {
 
     /** The assigned devices {@link #prefer} would answer with, if any. */
     public Optional<List<String>> assignedFor(Collection<String> available, Collection<String> mustInclude, int size) {
-        return pending.match(size).map(PendingAssignment::nextDevices)
+        return pending.awaitMatch(size, patience).map(PendingAssignment::nextDevices)
                 .filter(devices -> available.containsAll(devices) && devices.containsAll(mustInclude));
     }
 

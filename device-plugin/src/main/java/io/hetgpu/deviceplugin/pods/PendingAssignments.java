@@ -51,6 +51,7 @@ public final class PendingAssignments {
     private final Map<String, PendingAssignment> pending = new HashMap<>();  // by uid
     private final Set<String> allocated = new HashSet<>();                   // uids kubelet has allocated for
     private final Map<String, String> reported = new HashMap<>();            // uid -> the bad value last logged
+    private boolean handshakeSeen;                                           // any assignment read since start
 
     /**
      * @param node      this node's name: assignments for another node are never followed
@@ -84,6 +85,8 @@ public final class PendingAssignments {
         if (followable.isPresent()) {
             pending.put(pod.uid(), followable.get());
             reported.remove(pod.uid());
+            handshakeSeen = true;
+            notifyAll();
         } else {
             pending.remove(pod.uid());
         }
@@ -109,6 +112,30 @@ public final class PendingAssignments {
     /** The pending pod kubelet is taken to be allocating {@code size} GPUs for: the earliest-bound one whose next container asks for that many. */
     public synchronized Optional<PendingAssignment> match(int size) {
         return pending.values().stream().filter(p -> p.nextSize() == size).min(BIND_ORDER);
+    }
+
+    /**
+     * {@link #match}, waiting up to {@code patience} for one to arrive: kubelet admits a pod as soon as it sees it
+     * bound, and this plugin's watch can see the same binding, with its assignment, a moment later. Only once the
+     * cluster has shown it uses the bind handshake (an assignment read): without it (the degraded mode) nothing waits.
+     */
+    public synchronized Optional<PendingAssignment> awaitMatch(int size, java.time.Duration patience) {
+        long deadline = System.nanoTime() + patience.toNanos();
+        var match = match(size);
+        while (match.isEmpty() && handshakeSeen) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                break;
+            }
+            try {
+                java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            match = match(size);
+        }
+        return match;
     }
 
     /** {@link #match} and {@link #allocated} in one step, so that two calls never take the same container. */

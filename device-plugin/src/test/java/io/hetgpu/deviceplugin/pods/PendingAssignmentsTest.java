@@ -37,6 +37,30 @@ class PendingAssignmentsTest {
     }
 
     @Test
+    void onceTheHandshakeIsInUseAnAssignmentThatArrivesWhileKubeletAsksIsWaitedFor() throws Exception {
+        // Before any assignment was seen (the degraded mode) nothing waits.
+        assertThat(pending.awaitMatch(2, java.time.Duration.ofMinutes(1))).isEmpty();
+        pending.update(pod("first", 1, List.of(0, 1)));
+        pending.allocateMatch(2);
+
+        var latch = new java.util.concurrent.CountDownLatch(1);
+        var waiter = new Thread(() -> {
+            latch.countDown();
+            assertThat(pending.awaitMatch(2, java.time.Duration.ofMinutes(1))).map(PendingAssignment::name).contains("second");
+        });
+        var failure = new java.util.concurrent.atomic.AtomicReference<Throwable>();
+        waiter.setUncaughtExceptionHandler((thread, e) -> failure.set(e));
+        waiter.start();
+        latch.await();
+        pending.update(pod("second", 2, List.of(2, 3)));
+        waiter.join(java.time.Duration.ofSeconds(30).toMillis());
+        assertThat(waiter.isAlive()).as("the waiting call returned when the assignment arrived").isFalse();
+        assertThat(failure.get()).isNull();
+        // With none to come, the wait ends after its patience.
+        assertThat(pending.awaitMatch(4, java.time.Duration.ofMillis(50))).isEmpty();
+    }
+
+    @Test
     void anAllocatedPodIsNotMatchedAgainAndTheNextOneIs() {
         pending.update(pod("first", 1, List.of(0, 1)));
         pending.update(pod("second", 2, List.of(2, 3)));
