@@ -104,14 +104,13 @@ final class ClusterState {
     List<NodeState> reachableBy(int priority) {
         var states = new ArrayList<NodeState>(nodes.size());
         for (int i = 0; i < free.length; i++) {
-            long reachable = free[i];
+            long preemptible = 0;
             for (var held : heldByPriority.get(i).entrySet()) {
                 if (held.getKey() < priority) {
-                    reachable |= held.getValue();
+                    preemptible |= held.getValue();
                 }
             }
-            var sim = nodes.get(i);
-            states.add(new NodeState(sim.name(), sim.rack(), sim.zone(), sim.gpus(), reachable));
+            states.add(state(i).withFreed(preemptible));
         }
         return states;
     }

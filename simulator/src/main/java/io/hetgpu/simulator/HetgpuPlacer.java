@@ -170,9 +170,7 @@ final class HetgpuPlacer implements Placer, PreemptVerb {
                 freed |= facts.mask();
                 lost += facts.gpuSecondsLost();
             }
-            var now = cluster.state(node);
-            var after = new NodeState(now.name(), now.rack(), now.zone(), now.gpus(), (now.freeMask() | freed) & now.gpus().healthyMask());
-            proposals.add(new PreemptionStep.Proposal(nodeName, after, lost));
+            proposals.add(new PreemptionStep.Proposal(nodeName, cluster.state(node).withFreed(freed), lost));
         });
         var kept = new LinkedHashMap<String, Victims>();
         PreemptionStep.judge(policy, request, closed, proposals).kept().forEach(node -> kept.put(node, candidates.get(node)));

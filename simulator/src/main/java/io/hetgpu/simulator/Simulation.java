@@ -104,7 +104,6 @@ public final class Simulation {
         private final ClusterState cluster = new ClusterState(inventory);
         private final PriorityQueue<Running> running = new PriorityQueue<>(
                 Comparator.comparingDouble((Running r) -> r.run().end()).thenComparingInt(r -> r.job().id()));
-        private final Map<Integer, Running> runningByJob = new HashMap<>();
         private final TreeSet<Job> pending = new TreeSet<>(QUEUE_ORDER);
         private final Map<Integer, Progress> progress = new HashMap<>();
         private final List<Job> evicted = new ArrayList<>();
@@ -126,7 +125,6 @@ public final class Simulation {
                 boolean freed = false;
                 while (!running.isEmpty() && running.peek().run().end() <= now) {
                     var done = running.poll();
-                    runningByJob.remove(done.job().id());
                     done.run().placements().forEach(p -> cluster.give(p.node(), p.mask(), done.job().priority()));
                     runs.add(done.run());
                     freed = true;
@@ -189,9 +187,7 @@ public final class Simulation {
             }
             victims.values().forEach(victim -> evict(victim, now));
             pending.remove(job);
-            var run = start(job, now, placed);
-            running.add(run);
-            runningByJob.put(job.id(), run);
+            running.add(start(job, now, placed));
             return true;
         }
 
@@ -238,7 +234,6 @@ public final class Simulation {
                 if (victims.putIfAbsent(run.job().id(), run) == null) {
                     // The whole job stops: a ps/worker job cannot train on without one of its pods.
                     running.remove(run);
-                    runningByJob.remove(run.job().id());
                     run.run().placements().forEach(p -> cluster.give(p.node(), p.mask(), run.job().priority()));
                 }
             }
@@ -265,7 +260,6 @@ public final class Simulation {
         private void restore(Running run) {
             run.run().placements().forEach(p -> cluster.take(p.node(), p.mask(), run.job().priority()));
             running.add(run);
-            runningByJob.put(run.job().id(), run);
         }
 
         /** The job stopped at {@code now}: it keeps what it saved at its last checkpoint and waits to run again. */

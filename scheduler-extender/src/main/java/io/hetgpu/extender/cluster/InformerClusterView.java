@@ -16,6 +16,8 @@ import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +54,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     /** node name -> pod UID -> what the pod holds there; pods may arrive before their node does. */
     private final ConcurrentHashMap<String, ConcurrentHashMap<String, BoundPod>> gpuPods = new ConcurrentHashMap<>();
 
-    private final java.time.Clock clock = java.time.Clock.systemUTC();
+    private final Clock clock = Clock.systemUTC();
 
     public InformerClusterView(KubernetesClient client, PodRequestParser parser, String rackLabel) {
         this.parser = parser;
@@ -239,7 +241,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     }
 
     /** How long a released pod is remembered: far longer than the device plugin takes to publish its next free list. */
-    static final java.time.Duration RELEASE_MEMORY = java.time.Duration.ofMinutes(2);
+    static final Duration RELEASE_MEMORY = Duration.ofMinutes(2);
 
     private static String jobOf(Pod pod) {
         var labels = pod.getMetadata().getLabels();

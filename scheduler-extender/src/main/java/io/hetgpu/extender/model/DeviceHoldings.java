@@ -18,6 +18,21 @@ public final class DeviceHoldings {
     private DeviceHoldings() {
     }
 
+    /** The devices the pods {@code which} accepts hold, each as {@link #predict} finds it among all the node's pods. */
+    public static long heldBy(NodeGpus gpus, List<BoundPod> pods, java.util.function.Predicate<BoundPod> which) {
+        if (pods.stream().noneMatch(pod -> pod.gpuCount() > 0 && which.test(pod))) {
+            return 0;
+        }
+        var holdings = predict(gpus, pods);
+        long held = 0;
+        for (var pod : pods) {
+            if (which.test(pod)) {
+                held |= holdings.getOrDefault(pod.uid(), 0L);
+            }
+        }
+        return held;
+    }
+
     public static Map<String, Long> predict(NodeGpus gpus, List<BoundPod> pods) {
         var holdings = new HashMap<String, Long>();
         long available = gpus.healthyMask();

@@ -20,6 +20,11 @@ public record NodeState(String name, String rack, String zone, NodeGpus gpus, lo
         Objects.requireNonNull(gpus, "gpus");
     }
 
+    /** The node as it would be with these devices free as well (those that are healthy): what an eviction would leave. */
+    public NodeState withFreed(long mask) {
+        return mask == 0 ? this : new NodeState(name, rack, zone, gpus, (freeMask | mask) & gpus.healthyMask());
+    }
+
     /** A node with GPUs (or one that claims GPUs through an unreadable inventory). */
     public boolean isGpuNode() {
         return gpus.size() > 0 || !gpus.problem().isEmpty();

@@ -1,6 +1,7 @@
 package io.hetgpu.extender.policy;
 
 import io.hetgpu.extender.model.PodRequest;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 
@@ -31,11 +32,11 @@ public record EvictionFloor(double share) {
     /**
      * The tiers closed to the pod: those below the lowest tier that runs it at {@code share} or more of its speed on the
      * best set preemption can free ({@code reachable}: one candidate per node, every lower-priority pod's GPUs counted
-     * free). {@link HighPriorityReserve.ClosedTier#NONE} for other pods or when preemption frees nothing better.
+     * free), for a high-priority pod that needs GPUs ({@link PlacementPolicy#evictionFloor} asks only for those);
+     * {@link HighPriorityReserve.ClosedTier#NONE} when preemption frees nothing better.
      */
-    HighPriorityReserve.ClosedTier closedTo(PodRequest pod, PriorityThresholds thresholds, WorkloadThroughputs throughputs,
-                                            List<Candidate> reachable) {
-        if (!isOn() || !pod.needsGpus() || !TierPreference.isHighPriority(pod, thresholds) || reachable.isEmpty()) {
+    HighPriorityReserve.ClosedTier closedTo(PodRequest pod, WorkloadThroughputs throughputs, List<Candidate> reachable) {
+        if (!isOn() || reachable.isEmpty()) {
             return HighPriorityReserve.ClosedTier.NONE;
         }
         var reason = String.format(Locale.ROOT,
@@ -46,7 +47,7 @@ public record EvictionFloor(double share) {
             for (var candidate : reachable) {
                 best = Math.max(best, throughputs.of(pod.workload(), candidate.model()));
             }
-            var slow = new java.util.HashSet<String>();
+            var slow = new HashSet<String>();
             for (var model : throughputs.table().get(WorkloadThroughputs.className(pod.workload())).keySet()) {
                 if (throughputs.of(pod.workload(), model) < share * best) {
                     slow.add(model);

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * hetgpu's placement policy: device filters narrow each node's GPUs to those the pod accepts, node
@@ -83,17 +84,18 @@ public final class PlacementPolicy {
      * The tiers an {@link EvictionFloor} closes to the pod, given the nodes as they would be with every lower-priority
      * pod's GPUs free ({@code reachable}): the best each offers is what preemption could free there.
      */
-    public ClosedTier evictionFloor(PodRequest pod, List<NodeState> reachable) {
+    public ClosedTier evictionFloor(PodRequest pod, Supplier<List<NodeState>> reachable) {
+        // Only then is the cluster walked: the floor concerns high-priority pods alone.
         if (!evictionFloor.isOn() || !pod.needsGpus() || !TierPreference.isHighPriority(pod, thresholds)) {
             return ClosedTier.NONE;
         }
         var candidates = new ArrayList<Candidate>();
-        for (var assessment : assessAll(pod, reachable, ClosedTier.NONE)) {
+        for (var assessment : assessAll(pod, reachable.get(), ClosedTier.NONE)) {
             if (assessment instanceof Fit fit) {
                 candidates.add(fit.candidate());
             }
         }
-        return evictionFloor.closedTo(pod, thresholds, throughputs, candidates);
+        return evictionFloor.closedTo(pod, throughputs, candidates);
     }
 
     /** The tier the reserve closes to this pod while the cluster has this headroom. */

@@ -127,12 +127,13 @@ public final class ExtenderService {
     }
 
     private PlacementPolicy.Assessment[] assess(PodRequest pod, ResolvedNodes nodes) {
-        var closed = cluster.knowsNodes() ? PolicyStep.closedTier(policy, pod, () -> cache.headroom(nodes), this::reachableBy)
-                : PolicyStep.closedTier(policy, pod, () -> cache.headroom(nodes));
-        if (closed != ClosedTier.NONE) {
+        var reserved = PolicyStep.closedTier(policy, pod, () -> cache.headroom(nodes));
+        if (reserved != ClosedTier.NONE) {
             heldByReserve.increment();
+            return cache.assess(pod, reserved, nodes);
         }
-        return cache.assess(pod, closed, nodes);
+        // Without node informers the extender cannot see what preemption could free.
+        return cache.assess(pod, cluster.knowsNodes() ? PolicyStep.evictionFloor(policy, pod, this::reachableBy) : ClosedTier.NONE, nodes);
     }
 
     /** The top tier's free GPUs as last counted for a reserve (NONE before the first count, or without a reserve). */

@@ -69,17 +69,7 @@ final class NodeResolution {
         for (int i = 0; i < snapshot.size(); i++) {
             var bound = snapshot.boundPods(i);
             var state = nodes.state(snapshot.facts(i), bound);
-            long preemptible = 0;
-            if (bound.stream().anyMatch(pod -> pod.priority() < priority && pod.gpuCount() > 0)) {
-                var holdings = DeviceHoldings.predict(state.gpus(), bound);
-                for (var pod : bound) {
-                    if (pod.priority() < priority) {
-                        preemptible |= holdings.getOrDefault(pod.uid(), 0L);
-                    }
-                }
-            }
-            states.add(preemptible == 0 ? state : new NodeState(state.name(), state.rack(), state.zone(), state.gpus(),
-                    (state.freeMask() | preemptible) & state.gpus().healthyMask()));
+            states.add(state.withFreed(DeviceHoldings.heldBy(state.gpus(), bound, pod -> pod.priority() < priority)));
         }
         return states;
     }

@@ -33,10 +33,12 @@ public final class PolicyStep {
     public static ClosedTier closedTier(PlacementPolicy policy, PodRequest pod, Supplier<TopTierHeadroom> headroom,
                                         Function<Integer, List<NodeState>> reachable) {
         var reserved = closedTier(policy, pod, headroom);
-        if (reserved != ClosedTier.NONE || !policy.floorsEvictions()) {
-            return reserved;
-        }
-        return policy.evictionFloor(pod, reachable.apply(pod.specPriority()));
+        return reserved != ClosedTier.NONE ? reserved : evictionFloor(policy, pod, reachable);
+    }
+
+    /** The tiers an eviction floor closes to the pod; the nodes preemption could leave are built only for a pod it concerns. */
+    public static ClosedTier evictionFloor(PlacementPolicy policy, PodRequest pod, Function<Integer, List<NodeState>> reachable) {
+        return policy.floorsEvictions() ? policy.evictionFloor(pod, () -> reachable.apply(pod.specPriority())) : ClosedTier.NONE;
     }
 
     /** The prioritize answer over these nodes, before it is written: every node's row, scores 0..10 for those that fit. */

@@ -34,7 +34,6 @@ import java.util.function.Function;
  */
 public final class Preemption {
 
-
     private final ClusterView cluster;
     private final PodRequestParser parser;
     private final NodeStateFactory nodes;
@@ -147,16 +146,8 @@ public final class Preemption {
             return null;
         }
         List<BoundPod> bound = cluster.boundPods(nodeName);
-        var state = nodes.state(facts, bound);
-        var holdings = DeviceHoldings.predict(state.gpus(), bound);
-        long freedMask = 0;
         var victims = new HashSet<>(victimUids);
-        for (var entry : holdings.entrySet()) {
-            if (victims.contains(entry.getKey())) {
-                freedMask |= entry.getValue();
-            }
-        }
-        return new NodeState(state.name(), state.rack(), state.zone(), state.gpus(),
-                (state.freeMask() | freedMask) & state.gpus().healthyMask());
+        var state = nodes.state(facts, bound);
+        return state.withFreed(DeviceHoldings.heldBy(state.gpus(), bound, pod -> victims.contains(pod.uid())));
     }
 }

@@ -37,7 +37,7 @@ class EvictionFloorTest {
     @Test
     void anUrgentPodRefusesFreeOldCardsWhilePreemptionCanFreeNewerOnesAndTheReasonIsRetryable() {
         var policy = policy(0.8, WorkloadThroughputs.NONE);
-        var closed = policy.evictionFloor(pod(1000), List.of(freeK80, reachableV100));
+        var closed = policy.evictionFloor(pod(1000), () -> List.of(freeK80, reachableV100));
 
         assertThat(closed).isNotEqualTo(ClosedTier.NONE);
         var onK80 = policy.assess(pod(1000), freeK80, closed);
@@ -53,10 +53,10 @@ class EvictionFloorTest {
     void nothingIsClosedWhenPreemptionFreesNothingBetterForOrdinaryPodsOrWhenOff() {
         var policy = policy(0.8, WorkloadThroughputs.NONE);
         // Nothing better to free: the V100s are held by pods the urgent one cannot evict, so only the K80s are reachable.
-        var closed = policy.evictionFloor(pod(1000), List.of(freeK80, fullV100));
+        var closed = policy.evictionFloor(pod(1000), () -> List.of(freeK80, fullV100));
         assertThat(policy.assess(pod(1000), freeK80, closed)).isInstanceOf(PlacementPolicy.Fit.class);
-        assertThat(policy.evictionFloor(pod(0), List.of(freeK80, reachableV100))).isEqualTo(ClosedTier.NONE);
-        assertThat(policy(0, WorkloadThroughputs.NONE).evictionFloor(pod(1000), List.of(freeK80, reachableV100))).isEqualTo(ClosedTier.NONE);
+        assertThat(policy.evictionFloor(pod(0), () -> List.of(freeK80, reachableV100))).isEqualTo(ClosedTier.NONE);
+        assertThat(policy(0, WorkloadThroughputs.NONE).evictionFloor(pod(1000), () -> List.of(freeK80, reachableV100))).isEqualTo(ClosedTier.NONE);
     }
 
     @Test
@@ -69,9 +69,9 @@ class EvictionFloorTest {
         var resnet = pod(1000).withWorkload("resnet50");
         var recommendation = pod(1000).withWorkload("recommendation");
 
-        assertThat(policy.assess(resnet, freeK80, policy.evictionFloor(resnet, List.of(freeK80, reachableV100))))
+        assertThat(policy.assess(resnet, freeK80, policy.evictionFloor(resnet, () -> List.of(freeK80, reachableV100))))
                 .isInstanceOf(PlacementPolicy.Misfit.class);
-        var closedForRecommendation = policy.evictionFloor(recommendation, List.of(freeK80, reachableV100));
+        var closedForRecommendation = policy.evictionFloor(recommendation, () -> List.of(freeK80, reachableV100));
         assertThat(policy.assess(recommendation, freeK80, closedForRecommendation)).isInstanceOf(PlacementPolicy.Fit.class);
         assertThat(policy.assess(recommendation, reachableV100, closedForRecommendation)).as("66 %% of its best, below 80 %%")
                 .isInstanceOf(PlacementPolicy.Misfit.class);
