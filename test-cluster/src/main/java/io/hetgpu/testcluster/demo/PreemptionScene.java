@@ -1,6 +1,7 @@
 package io.hetgpu.testcluster.demo;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.hetgpu.extender.Extender;
 import io.hetgpu.extender.service.PreemptionChoice;
 import io.hetgpu.gpu.discovery.GpuDiscoveryException;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
@@ -90,6 +91,9 @@ final class PreemptionScene {
             var evictedAt = Instant.now();
             var evictions = new ArrayList<Eviction>();
             var rounds = new ArrayList<>(driver.scheduleRound());
+            // kube-scheduler sees the victims go through its informers, as the extender does; this driver reads the API
+            // server directly, so it waits for the extender to have seen them go before it tries the pod again.
+            awaitExtenderSawVictimsGo(extender, rounds, trialsByName);
             // A scheduler that refused the nominated node once its victims were gone would preempt again: count those too.
             rounds.addAll(bindOnceVictimsAreGone(driver));
             for (var decision : rounds) {
@@ -134,6 +138,37 @@ final class PreemptionScene {
                     scene.urgent().gpus().size() + " " + scene.urgent().card() + " on " + scene.urgent().node()));
         }
         return rows;
+    }
+
+    private static void awaitExtenderSawVictimsGo(Extender extender, List<Decision> decisions, Map<String, Pod> pods) {
+        var victims = new ArrayList<String>();
+        for (var decision : decisions) {
+            if (decision instanceof Decision.Nominated nominated) {
+                nominated.victims().forEach(victim -> victims.add(pods.get(victim.substring(victim.indexOf('/') + 1)).getMetadata().getUid()));
+            }
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline && stillHeld(extender, victims)) {
+            pause();
+        }
+    }
+
+    private static boolean stillHeld(Extender extender, List<String> uids) {
+        for (var node : List.of(A100, V100)) {
+            if (extender.view().boundPods(node).stream().anyMatch(pod -> !pod.released() && uids.contains(pod.uid()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(20);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the scene waited for the cluster", e);
+        }
     }
 
     /** kube-scheduler retries the nominated pod; it is bound once the kubelet has freed its victims' GPUs. Every round's decisions. */
