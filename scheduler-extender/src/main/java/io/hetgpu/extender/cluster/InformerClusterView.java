@@ -17,7 +17,6 @@ import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -232,16 +231,13 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         var uid = pod.getMetadata().getUid() == null ? pod.getMetadata().getName() : pod.getMetadata().getUid();
         var gone = held == null ? null : held.get(uid);
         if (gone != null && !gone.released()) {
-            // Kept as released until the device plugin's free list has caught up (see BoundPod.releasedAt).
+            // Kept as released for a while: the device plugin's free list can still show its GPUs taken (BoundPod.releasedAt).
             var now = clock.instant();
             held.put(uid, gone.releasedAt(now));
-            held.values().removeIf(other -> other.released() && other.releasedAt().isBefore(now.minus(RELEASE_MEMORY)));
+            held.values().removeIf(other -> other.released() && other.releasedAt().isBefore(now.minus(BoundPod.RELEASE_MEMORY)));
             republish(nodeName);
         }
     }
-
-    /** How long a released pod is remembered: far longer than the device plugin takes to publish its next free list. */
-    static final Duration RELEASE_MEMORY = Duration.ofMinutes(2);
 
     private static String jobOf(Pod pod) {
         var labels = pod.getMetadata().getLabels();

@@ -1,5 +1,6 @@
 package io.hetgpu.extender.model;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -16,12 +17,18 @@ import java.util.Objects;
  *                      then which devices it holds can only be predicted
  * @param priority      its {@code spec.priority}: pods of lower priority than a pod are what preemption may evict for it
  * @param releasedAt    when it let its GPUs go (deleted, evicted or finished), {@link #HOLDING} while it holds them. The
- *                      device plugin's free list lags a release by up to its next read: until a list read after this time
- *                      arrives, the pod's devices count free although the list still shows them taken, so that a
- *                      preemptor whose victims are gone is not refused (and does not preempt a second time)
+ *                      device plugin's free list can show a released pod's devices taken for a while (kubelet frees
+ *                      them lazily): while the extender remembers the release, they count free, so that a preemptor
+ *                      whose victims are gone is not refused (and does not preempt a second time)
  */
 public record BoundPod(String uid, int gpuCount, boolean requireNvlink, Instant boundAt, List<String> devices, int priority,
                        Instant releasedAt) {
+
+    /**
+     * How long a release counts against the free list: far longer than kubelet takes to free a deleted pod's devices and
+     * the plugin to publish a list without them.
+     */
+    public static final Duration RELEASE_MEMORY = Duration.ofMinutes(2);
 
     /** The {@code releasedAt} of a pod that still holds its GPUs. */
     public static final Instant HOLDING = Instant.MAX;
@@ -45,6 +52,11 @@ public record BoundPod(String uid, int gpuCount, boolean requireNvlink, Instant 
     /** Whether it has let its GPUs go. */
     public boolean released() {
         return !releasedAt.equals(HOLDING);
+    }
+
+    /** Whether it let its GPUs go lately enough, for a free list read at {@code readAt}, that the list may still show them taken. */
+    public boolean releasedAfter(Instant readAt) {
+        return released() && releasedAt.isAfter(readAt.minus(RELEASE_MEMORY));
     }
 
     /** A pod bound without the bind handshake (kube-scheduler bound it, or hetgpu's bind verb is not configured). */

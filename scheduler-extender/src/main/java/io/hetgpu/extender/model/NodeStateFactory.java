@@ -85,7 +85,7 @@ public final class NodeStateFactory {
         var cached = decoded(node);
         var base = cached.base();
         if (base.gpus().size() == 0 || !anyPromisedSince(cached.freeList().readAt(), base.gpus(), boundPods)
-                && (base.freeMask() & recorded(base.gpus(), boundPods)) == 0 && !anyReleasedSince(cached.freeList().readAt(), boundPods)) {
+                && (base.freeMask() & recorded(base.gpus(), boundPods)) == 0 && !anyReleased(cached.freeList().readAt(), boundPods)) {
             // The common case: one shared, immutable state per node until the node or its promises change.
             return base;
         }
@@ -110,10 +110,14 @@ public final class NodeStateFactory {
         return cache.size();
     }
 
-    /** Whether a pod let its GPUs go after the free list was read, so that the list may still show them taken. */
-    private static boolean anyReleasedSince(Instant readAt, List<BoundPod> boundPods) {
+    /**
+     * Whether a pod let its GPUs go lately. The free list can show them taken even when read after the release: kubelet
+     * frees a deleted pod's devices in its device manager lazily (at its next allocation), and the plugin reads them
+     * from there.
+     */
+    private static boolean anyReleased(Instant readAt, List<BoundPod> boundPods) {
         for (var pod : boundPods) {
-            if (pod.released() && pod.gpuCount() > 0 && pod.releasedAt().isAfter(readAt)) {
+            if (pod.gpuCount() > 0 && pod.releasedAfter(readAt)) {
                 return true;
             }
         }
@@ -259,21 +263,25 @@ public final class NodeStateFactory {
             return free;
         }
         final Instant since = freeList.readAt();
-        if (anyReleasedSince(since, boundPods)) {
+        var firstRelease = Instant.MAX;
+        if (anyReleased(since, boundPods)) {
             // What the released pods held, recorded or (as the plugin would have chosen) predicted among all of them.
             var holdings = DeviceHoldings.predict(gpus, boundPods);
             for (var pod : boundPods) {
-                if (pod.released() && pod.releasedAt().isAfter(since)) {
+                if (pod.releasedAfter(since)) {
                     free |= holdings.getOrDefault(pod.uid(), 0L) & gpus.healthyMask();
+                    firstRelease = firstRelease.isBefore(pod.releasedAt()) ? firstRelease : pod.releasedAt();
                 }
             }
         }
         free &= ~recorded(gpus, boundPods);
+        // A pod without recorded devices bound after a release may hold the released devices that were just counted free.
+        final Instant reusableSince = firstRelease;
         var promised = boundPods.stream()
                 .filter(pod -> !pod.released())
                 .filter(pod -> pod.gpuCount() > 0)
                 .filter(pod -> gpus.maskOf(pod.devices()).isEmpty())
-                .filter(pod -> pod.mayBeMissingFrom(since))
+                .filter(pod -> pod.mayBeMissingFrom(since) || pod.boundAt().isAfter(reusableSince))
                 .sorted(Comparator.comparing(BoundPod::boundAt).thenComparing(BoundPod::uid))
                 .toList();
         for (var pod : promised) {
