@@ -56,7 +56,8 @@ public record BoundPod(String uid, int gpuCount, boolean requireNvlink, Instant 
 
     /** Whether it let its GPUs go lately enough, for a free list read at {@code readAt}, that the list may still show them taken. */
     public boolean releasedAfter(Instant readAt) {
-        return released() && releasedAt.isAfter(readAt.minus(RELEASE_MEMORY));
+        // Added to the release, not taken from readAt: a node without a free list reads at Instant.MIN.
+        return released() && releasedAt.plus(RELEASE_MEMORY).isAfter(readAt);
     }
 
     /** A pod bound without the bind handshake (kube-scheduler bound it, or hetgpu's bind verb is not configured). */

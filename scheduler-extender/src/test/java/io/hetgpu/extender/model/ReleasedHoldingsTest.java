@@ -71,6 +71,15 @@ class ReleasedHoldingsTest {
     }
 
     @Test
+    void aNodeWithoutAFreeListCountsAReleasedPodsDevicesFreeToo() {
+        // No free list yet (the plugin has not published one): read "at the beginning of time".
+        var noList = new NodeFacts("dgx-1", "1", Map.of(), TestTopologies.inventory(dgx), null);
+        var gone = victim(0, 1, 2, 3).releasedAt(TestTopologies.READ_AT);
+
+        assertThat(factory.state(noList, List.of(gone)).freeMask()).isEqualTo(0xFFL);
+    }
+
+    @Test
     void aReleasedPodIsNeverTakenForAHolder() {
         Instant now = TestTopologies.READ_AT.plusSeconds(1);
         assertThat(victim(0).releasedAt(now).released()).isTrue();
