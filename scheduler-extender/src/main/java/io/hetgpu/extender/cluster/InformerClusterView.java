@@ -208,17 +208,19 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     }
 
     private synchronized void track(Pod before, Pod pod) {
+        if (BoundPods.holdsResources(pod)) {
+            var bound = BoundPods.of(pod, parser);
+            if (bound.gpuCount() > 0) {
+                // Replaced in place, never released in between: a snapshot published between the two would show its
+                // GPUs free, and a bind reading it would hand them out a second time.
+                var nodeName = pod.getSpec().getNodeName();
+                gpuPods.computeIfAbsent(nodeName, name -> new ConcurrentHashMap<>()).put(bound.uid(), bound);
+                republish(nodeName);
+                return;
+            }
+        }
         if (before != null) {
             untrack(before);
-        }
-        if (!BoundPods.holdsResources(pod)) {
-            return;
-        }
-        var bound = BoundPods.of(pod, parser);
-        if (bound.gpuCount() > 0) {
-            var nodeName = pod.getSpec().getNodeName();
-            gpuPods.computeIfAbsent(nodeName, name -> new ConcurrentHashMap<>()).put(bound.uid(), bound);
-            republish(nodeName);
         }
     }
 

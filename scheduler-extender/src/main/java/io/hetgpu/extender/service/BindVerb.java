@@ -33,8 +33,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The devices are the policy's, exactly as the filter judged the node: the same device filters (models, memory,
  * compute capability, workload speed share), the NVLink rule, the reserve's closed tier and the shared allocator, over
- * the node's free devices now, less those reserved by binds the cluster view does not show yet. Choices for one node
- * are made one at a time, so two binds never get one GPU.
+ * the node's free devices now, less those reserved by binds the cluster view does not show yet. Binds to one node run
+ * one at a time, choice, record and Binding together: two binds never get one GPU, and the records' bind times are in
+ * the order of the Bindings, the order the device plugin matches pods by. Binds to different nodes run in parallel; a
+ * burst to one node costs two API writes per pod, one after the other.
  *
  * <p>The record is written before the Binding, so that the device plugin finds it when kubelet admits the pod. Written
  * on the pod version read (a resourceVersion precondition), it cannot overwrite the record of a pod bound meanwhile.
@@ -184,19 +186,23 @@ public final class BindVerb {
             // NVIDIA's device plugin serves the node (or nothing readable does): no plugin there reads a record.
             return bindOnly(namespace, name, uid, node);
         }
-        List<String> devices;
-        switch (choose(request, uid, state, bound)) {
-            case Ending refusal -> {
-                return refusal;
-            }
-            case Chosen chosen -> devices = chosen.devices();
-        }
-        var assignment = new DeviceAssignment(node, devices, clock.instant());
-        var record = codec.encode(assignment);
+        var version = pod.getMetadata().getResourceVersion();
+        // Choice, record and Binding for one node in one piece: pods bound there are then recorded in the order they
+        // are bound, which is the order kubelet admits them in and the order the device plugin matches them by.
+        return reservations.exclusively(node, ledger -> switch (choose(request, uid, state, bound, ledger)) {
+            case Ending refusal -> refusal;
+            case Chosen chosen -> recordAndBind(namespace, name, uid, version, node, chosen.devices(), ledger);
+        });
+    }
+
+    /** Writes the record, then the Binding; a failure gives the devices back and removes the record. */
+    private Ending recordAndBind(String namespace, String name, String uid, String version, String node, List<String> devices,
+                                 DeviceReservations.Ledger ledger) {
+        var record = codec.encode(new DeviceAssignment(node, devices, clock.instant()));
         try {
-            binder.annotate(namespace, name, pod.getMetadata().getResourceVersion(), HetgpuKeys.POD_GPU_DEVICES, record);
+            binder.annotate(namespace, name, version, HetgpuKeys.POD_GPU_DEVICES, record);
         } catch (PodBinder.Refusal e) {
-            reservations.release(node, uid);
+            ledger.release(uid);
             if (e.code() == 0) {
                 // No answer: the patch may have been applied.
                 removeRecord(namespace, name, record);
@@ -210,7 +216,7 @@ public final class BindVerb {
                 // The Binding was created; only its answer was lost.
                 return Ending.bound(Outcome.BOUND);
             }
-            reservations.release(node, uid);
+            ledger.release(uid);
             removeRecord(namespace, name, record);
             return refused(e);
         }
@@ -218,28 +224,25 @@ public final class BindVerb {
     }
 
     /** The devices chosen and reserved for the pod, or the Ending that says why there are none. */
-    private Choice choose(PodRequest request, String uid, NodeState state, List<BoundPod> bound) {
+    private Choice choose(PodRequest request, String uid, NodeState state, List<BoundPod> bound, DeviceReservations.Ledger ledger) {
         var shown = new HashSet<String>(bound.size() * 2);
         bound.forEach(pod -> shown.add(pod.uid()));
-        var closed = closedTier.apply(request);
-        return reservations.<Choice>exclusively(state.name(), ledger -> {
-            var free = new NodeState(state.name(), state.rack(), state.zone(), state.gpus(), state.freeMask() & ~ledger.held(shown));
-            return switch (policy.assess(request, free, closed)) {
-                case PlacementPolicy.Misfit misfit -> new Ending(Outcome.NO_FIT, "node " + state.name() + " can no longer take pod "
-                        + request.displayName() + ": " + misfit.rejection().reason());
-                case PlacementPolicy.Fit fit -> {
-                    var positions = fit.candidate().set().positions();
-                    long mask = 0;
-                    var devices = new ArrayList<String>(positions.size());
-                    for (int position : positions) {
-                        mask |= 1L << position;
-                        devices.add(state.gpus().topology().device(position).uuid());
-                    }
-                    ledger.reserve(uid, mask);
-                    yield new Chosen(devices);
+        var free = new NodeState(state.name(), state.rack(), state.zone(), state.gpus(), state.freeMask() & ~ledger.held(shown));
+        return switch (policy.assess(request, free, closedTier.apply(request))) {
+            case PlacementPolicy.Misfit misfit -> new Ending(Outcome.NO_FIT, "node " + state.name() + " can no longer take pod "
+                    + request.displayName() + ": " + misfit.rejection().reason());
+            case PlacementPolicy.Fit fit -> {
+                var positions = fit.candidate().set().positions();
+                long mask = 0;
+                var devices = new ArrayList<String>(positions.size());
+                for (int position : positions) {
+                    mask |= 1L << position;
+                    devices.add(state.gpus().topology().device(position).uuid());
                 }
-            };
-        });
+                ledger.reserve(uid, mask);
+                yield new Chosen(devices);
+            }
+        };
     }
 
     private Ending bindOnly(String namespace, String name, String uid, String node) {

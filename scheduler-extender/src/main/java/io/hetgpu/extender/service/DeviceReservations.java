@@ -16,7 +16,7 @@ import java.util.function.Function;
  * at a time ({@link #exclusively}) and take the reserved ones out first.
  *
  * <p>A reservation ends when the view shows the pod bound there (its record is counted from then on), when the bind
- * fails ({@link #release}), or after {@code lifetime}: the pod was deleted before the view saw it bound, and nothing
+ * fails ({@link Ledger#release}), or after {@code lifetime}: the pod was deleted before the view saw it bound, and nothing
  * else would ever end it.
  */
 public final class DeviceReservations {
@@ -58,6 +58,11 @@ public final class DeviceReservations {
         public void reserve(String podUid, long mask) {
             reservations.put(podUid, new Reservation(mask, clock.instant()));
         }
+
+        /** Gives back a failed bind's devices. */
+        public void release(String podUid) {
+            reservations.remove(podUid);
+        }
     }
 
     /** Runs {@code choice} with the node's reservations while no other choice for the node runs. */
@@ -65,16 +70,6 @@ public final class DeviceReservations {
         var reservations = byNode.computeIfAbsent(node, name -> new HashMap<>());
         synchronized (reservations) {
             return choice.apply(new Ledger(reservations));
-        }
-    }
-
-    /** Gives back a failed bind's devices. */
-    public void release(String node, String podUid) {
-        var reservations = byNode.get(node);
-        if (reservations != null) {
-            synchronized (reservations) {
-                reservations.remove(podUid);
-            }
         }
     }
 

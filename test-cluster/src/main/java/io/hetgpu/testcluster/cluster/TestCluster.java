@@ -114,12 +114,29 @@ public final class TestCluster implements AutoCloseable {
             }
             return;
         }
+        startPlugin(spec, folders);
+    }
+
+    /** hetgpu's device plugin on the node, as its DaemonSet pod starts it; it closes its GPU source when it stops. */
+    private void startPlugin(NodeSpec spec, KubeletFolders folders) throws IOException, GpuDiscoveryException {
         var source = SimulatedGpuSource.open(spec.profile().get(), spec.name());
         gpuSources.put(spec.name(), source);
         var plugin = DevicePlugin.start(new DevicePlugin.Settings(folders.devicePlugins(), folders.podResourcesSocket(), RESOURCE,
                 Set.of(DeviceListStrategy.ENVVAR), Duration.ofMillis(500), 0, spec.name(), CardCatalog.defaults()), source, Optional.of(client));
         plugins.put(spec.name(), plugin);
         resources.push(plugin);
+    }
+
+    /**
+     * hetgpu's device plugin on the node restarts, as its DaemonSet pod does after a crash or an upgrade: the running one
+     * stops, a new one starts with nothing but what it reads (the node's pods, kubelet's PodResources) and registers again.
+     */
+    public void restartPlugin(String node) throws IOException, GpuDiscoveryException {
+        var running = require(plugins, node);
+        running.close();
+        resources.remove(running);
+        var spec = nodes.stream().filter(n -> n.name().equals(node)).findFirst().orElseThrow();
+        startPlugin(spec, kubelet(node).folders());
     }
 
     /**

@@ -69,6 +69,8 @@ public final class SimulatedKubelet implements AutoCloseable {
     /** Allocation and status writes, one at a time, as kubelet's pod workers admit pods. */
     private final ExecutorService podWorker;
     private final Map<String, Map<String, List<String>>> devicesByPod = new ConcurrentHashMap<>();
+    /** The environment the plugin's Allocate answer gave each container, by pod key and container. */
+    private final Map<String, Map<String, Map<String, String>>> envByPod = new ConcurrentHashMap<>();
     private final Map<String, String> deviceHealth = new ConcurrentHashMap<>();
     private final List<RegisterRequest> registrations = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -78,6 +80,10 @@ public final class SimulatedKubelet implements AutoCloseable {
     /** Whether the registered plugin offers GetPreferredAllocation (kubelet asks only then). */
     private volatile boolean pluginPrefers;
     private SharedIndexInformer<Pod> pods;
+    /** Whether pods bound here wait: kubelet is down (restarting), or the test holds admission back. */
+    private volatile boolean admissionHeld;
+    /** Whether the next registration ends a restart: kubelet then admits the pods bound while it was down. */
+    private volatile boolean resumeOnRegistration;
 
     public SimulatedKubelet(String nodeName, String resourceName, KubeletFolders folders, KubernetesClient client) {
         this.nodeName = nodeName;
@@ -111,7 +117,10 @@ public final class SimulatedKubelet implements AutoCloseable {
 
             @Override
             public void onDelete(Pod pod, boolean finalStateUnknown) {
-                podWorker.execute(() -> devicesByPod.remove(key(pod)));
+                podWorker.execute(() -> {
+                    devicesByPod.remove(key(pod));
+                    envByPod.remove(key(pod));
+                });
             }
         });
         return this;
@@ -119,13 +128,44 @@ public final class SimulatedKubelet implements AutoCloseable {
 
     /** kubelet restarts: the registration socket goes away, every socket in the folder is deleted, kubelet comes back. */
     public void restart() throws IOException, InterruptedException {
+        restart(() -> { });
+    }
+
+    /**
+     * kubelet restarts, and {@code whileDown} runs while it is down: no pod bound meanwhile is admitted until kubelet is
+     * back and the device plugin has registered again; then they are, as a restarted kubelet admits the pods it finds
+     * bound to its node. What it had allocated before stays allocated (kubelet's device manager checkpoint).
+     */
+    public void restart(Runnable whileDown) throws IOException, InterruptedException {
+        holdAdmissions();
         stopRegistration();
         try (var files = Files.list(folders.devicePlugins())) {
             for (var file : files.toList()) {
                 Files.deleteIfExists(file);
             }
         }
+        whileDown.run();
+        resumeOnRegistration = true;
         serveRegistration();
+    }
+
+    /** Pods bound to this node from now on wait to be admitted, as on a kubelet too busy to get to them. */
+    public void holdAdmissions() {
+        admissionHeld = true;
+    }
+
+    /** Admits the pods that waited, in kubelet's order ({@link #ADMISSION_ORDER}); and from now on every pod as it is bound. */
+    public void resumeAdmissions() {
+        admissionHeld = false;
+        pods.getStore().list().stream()
+                .filter(pod -> nodeName.equals(pod.getSpec().getNodeName()))
+                .sorted(ADMISSION_ORDER)
+                .forEach(this::consider);
+    }
+
+    /** The environment the plugin gave each container of the pod ({@code namespace/name}), by container name. */
+    public Map<String, Map<String, String>> containerEnv(String podKey) {
+        return envByPod.getOrDefault(podKey, Map.of());
     }
 
     /** Every registration received so far. */
@@ -157,6 +197,10 @@ public final class SimulatedKubelet implements AutoCloseable {
                 connect(request.getEndpoint());
                 response.onNext(Empty.getDefaultInstance());
                 response.onCompleted();
+                if (resumeOnRegistration) {
+                    resumeOnRegistration = false;
+                    resumeAdmissions();
+                }
             }
         });
     }
@@ -204,7 +248,7 @@ public final class SimulatedKubelet implements AutoCloseable {
 
     private void consider(Pod pod) {
         if (!nodeName.equals(pod.getSpec().getNodeName()) || pod.getStatus() != null && !"Pending".equals(pod.getStatus().getPhase())
-                && pod.getStatus().getPhase() != null) {
+                && pod.getStatus().getPhase() != null || admissionHeld) {
             return;
         }
         podWorker.execute(() -> admit(pod));
@@ -217,12 +261,15 @@ public final class SimulatedKubelet implements AutoCloseable {
             return;
         }
         var byContainer = new LinkedHashMap<String, List<String>>();
+        var envs = new LinkedHashMap<String, Map<String, String>>();
         try {
             for (var container : pod.getSpec().getContainers()) {
                 int wanted = ApiObjects.request(new PodBuilder().withNewSpec().withContainers(container).endSpec().build())
                         .get(resourceName).intValue();
                 if (wanted > 0) {
-                    byContainer.put(container.getName(), allocate(wanted, devicesOf(byContainer)));
+                    var allocation = allocate(wanted, devicesOf(byContainer));
+                    byContainer.put(container.getName(), allocation.devices());
+                    envs.put(container.getName(), allocation.envs());
                 }
             }
         } catch (AdmissionException | StatusRuntimeException e) {
@@ -233,6 +280,7 @@ public final class SimulatedKubelet implements AutoCloseable {
             return;
         }
         devicesByPod.put(key, byContainer);
+        envByPod.put(key, envs);
         var annotation = byContainer.values().stream().flatMap(List::stream).reduce((a, b) -> a + "," + b).orElse("");
         var pods = client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName());
         pods.patch(PatchContext.of(PatchType.JSON_MERGE),
@@ -243,7 +291,11 @@ public final class SimulatedKubelet implements AutoCloseable {
                 .endStatus().build());
     }
 
-    private List<String> allocate(int size, Set<String> alsoHeld) throws AdmissionException {
+    /** What kubelet allocated one container: the device IDs it chose, and the environment the plugin's answer sets. */
+    private record Allocation(List<String> devices, Map<String, String> envs) {
+    }
+
+    private Allocation allocate(int size, Set<String> alsoHeld) throws AdmissionException {
         var channel = pluginChannel;
         if (channel == null) {
             throw new AdmissionException("no device plugin registered for " + resourceName);
@@ -265,9 +317,9 @@ public final class SimulatedKubelet implements AutoCloseable {
                         .addAllAvailableDeviceIDs(available).setAllocationSize(size))
                 .build()).getContainerResponses(0).getDeviceIDsList();
         var chosen = preferred.size() == size ? List.copyOf(preferred) : List.copyOf(available).subList(0, size);
-        plugin.allocate(AllocateRequest.newBuilder()
+        var answer = plugin.allocate(AllocateRequest.newBuilder()
                 .addContainerRequests(ContainerAllocateRequest.newBuilder().addAllDevicesIds(chosen)).build());
-        return chosen;
+        return new Allocation(chosen, Map.copyOf(answer.getContainerResponses(0).getEnvsMap()));
     }
 
     /** The device IDs a pod's containers hold. */
@@ -280,6 +332,15 @@ public final class SimulatedKubelet implements AutoCloseable {
     private static boolean isAdmitted(Pod pod) {
         return pod.getMetadata().getAnnotations() != null && pod.getMetadata().getAnnotations().containsKey(DEVICES_ANNOTATION);
     }
+
+    /**
+     * The order kubelet admits pods it learns of at once (after a restart, or a batch of watch events): by creation
+     * time, as its HandlePodAdditions sorts them; pods created in the same second in the order the API server lists
+     * them, by name.
+     */
+    private static final java.util.Comparator<Pod> ADMISSION_ORDER = java.util.Comparator
+            .comparing((Pod pod) -> String.valueOf(pod.getMetadata().getCreationTimestamp()))
+            .thenComparing(pod -> pod.getMetadata().getName());
 
     private static String key(Pod pod) {
         return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();

@@ -6,10 +6,11 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.testcluster.kubelet.SimulatedKubelet;
+import org.awaitility.Awaitility;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /** Pods submitted to the test cluster's hetgpu scheduler in namespace {@value #NS}, and what their kubelet made of them. */
 record TrainingPods(KubernetesClient client) {
@@ -33,9 +34,14 @@ record TrainingPods(KubernetesClient client) {
         return client.pods().resource(pod).create();
     }
 
+    /**
+     * Polled rather than watched: the in-process API server (fabric8's mock) can block its event loop for up to a
+     * minute when a watch closes while it sends an event, and a test that awaits hundreds of pods closes hundreds.
+     */
     Pod awaitRunning(String name) {
-        return client.pods().inNamespace(NS).withName(name)
-                .waitUntilCondition(p -> p != null && "Running".equals(p.getStatus().getPhase()), 15, TimeUnit.SECONDS);
+        var pods = client.pods().inNamespace(NS).withName(name);
+        return Awaitility.await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(10))
+                .until(pods::get, p -> p != null && "Running".equals(p.getStatus().getPhase()));
     }
 
     /** The devices the simulated kubelet gave the pod's containers. */
