@@ -176,22 +176,26 @@ public final class BindVerb {
         if (!request.needsGpus()) {
             return bindOnly(namespace, name, uid, node);
         }
-        var facts = cluster.node(node);
-        if (facts == null) {
-            return new Ending(Outcome.FAILED, "node " + node + " " + ExtenderService.UNKNOWN_NODE);
-        }
-        var bound = cluster.boundPods(node);
-        var state = nodes.state(facts, bound);
-        if (!(state.gpus().source() instanceof NodeGpuSource.HetgpuInventory)) {
-            // NVIDIA's device plugin serves the node (or nothing readable does): no plugin there reads a record.
-            return bindOnly(namespace, name, uid, node);
-        }
         var version = pod.getMetadata().getResourceVersion();
         // Choice, record and Binding for one node in one piece: pods bound there are then recorded in the order they
         // are bound, which is the order kubelet admits them in and the order the device plugin matches them by.
-        return reservations.exclusively(node, ledger -> switch (choose(request, uid, state, bound, ledger)) {
-            case Ending refusal -> refusal;
-            case Chosen chosen -> recordAndBind(namespace, name, uid, version, node, chosen.devices(), ledger);
+        return reservations.exclusively(node, ledger -> {
+            // The view is read under the lock: a bind that read it before an earlier bind dropped a reservation (its pod
+            // shown bound) could otherwise see neither the pod nor the reservation, and give its GPUs out again.
+            var facts = cluster.node(node);
+            if (facts == null) {
+                return new Ending(Outcome.FAILED, "node " + node + " " + ExtenderService.UNKNOWN_NODE);
+            }
+            var bound = cluster.boundPods(node);
+            var state = nodes.state(facts, bound);
+            if (!(state.gpus().source() instanceof NodeGpuSource.HetgpuInventory)) {
+                // NVIDIA's device plugin serves the node (or nothing readable does): no plugin there reads a record.
+                return bindOnly(namespace, name, uid, node);
+            }
+            return switch (choose(request, uid, state, bound, ledger)) {
+                case Ending refusal -> refusal;
+                case Chosen chosen -> recordAndBind(namespace, name, uid, version, node, chosen.devices(), ledger);
+            };
         });
     }
 

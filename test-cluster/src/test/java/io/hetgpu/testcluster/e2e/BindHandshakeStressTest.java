@@ -174,7 +174,12 @@ class BindHandshakeStressTest {
                 }
                 assertThat(bound).as("binds that got devices in one wave").isNotEmpty().hasSizeLessThanOrEqualTo(8);
                 for (var name : bound) {
-                    var pod = assertGotItsRecord(name, "dgx-1");
+                    Pod pod;
+                    try {
+                        pod = assertGotItsRecord(name, "dgx-1");
+                    } catch (AssertionError | RuntimeException e) {
+                        throw new AssertionError(name + " of wave " + bound + ": " + e.getMessage() + "\n" + picture("dgx-1"), e);
+                    }
                     for (var device : recorded(pod)) {
                         assertThat(holders.putIfAbsent(device, name)).as("holder of %s when %s got it", device, name).isNull();
                     }
@@ -192,6 +197,18 @@ class BindHandshakeStressTest {
             pool.shutdownNow();
         }
         assertThat(ran).hasSize(50);
+    }
+
+    /** What kubelet, the API server and the extender hold for the node, to read a failure by. */
+    private String picture(String node) {
+        var text = new StringBuilder("kubelet: ").append(cluster.kubelet(node).allocations()).append('\n');
+        for (var pod : cluster.client().pods().inNamespace(TrainingPods.NS).list().getItems()) {
+            text.append("pod ").append(pod.getMetadata().getName()).append(' ').append(pod.getMetadata().getUid()).append(' ')
+                    .append(pod.getStatus().getPhase()).append(' ').append(pod.getMetadata().getAnnotations()).append('\n');
+        }
+        text.append("extender: ").append(cluster.extenders().getFirst().view().boundPods(node)).append('\n');
+        return text.append("free list: ").append(cluster.client().nodes().withName(node).get().getMetadata().getAnnotations()
+                .get(HetgpuKeys.ANNOTATION_FREE)).toString();
     }
 
     private static String bindError(ExtenderClient extender, Pod pod) throws ExtenderCallException {
