@@ -64,8 +64,16 @@ public final class ExtenderServer implements AutoCloseable {
     private final ServerOptions options;
     private final BytesInFlight inFlight;
     private final WorkerExecutor verbs;
+    /** Binds wait on the API server; on their own threads, they never hold back a filter or prioritize call. */
+    private final WorkerExecutor binds;
     private final List<String> deployments = new CopyOnWriteArrayList<>();
     private volatile int port;
+
+    /**
+     * Binds at once: each spends most of its time on two or three API server round trips, so more of them than cores
+     * keep kube-scheduler's asynchronous binding cycles from queueing (binds to one node still run one at a time).
+     */
+    static final int BIND_THREADS = 16;
 
     private ExtenderServer(Vertx vertx, ServerOptions options, ExtenderService service, Preemption preemption, BindVerb binding,
                            ExtenderMetrics metrics) {
@@ -79,6 +87,7 @@ public final class ExtenderServer implements AutoCloseable {
         this.inFlight = new BytesInFlight(options.bytesInFlightLimit());
         this.verbs = vertx.createSharedWorkerExecutor("hetgpu-verbs-" + System.identityHashCode(this),
                 Runtime.getRuntime().availableProcessors());
+        this.binds = vertx.createSharedWorkerExecutor("hetgpu-binds-" + System.identityHashCode(this), BIND_THREADS);
         metrics.watchBytesInFlight(inFlight::taken);
     }
 
@@ -135,6 +144,7 @@ public final class ExtenderServer implements AutoCloseable {
         var undeployed = deployments.stream().map(vertx::undeploy).toList();
         deployments.clear();
         verbs.close();
+        binds.close();
         return Future.join(undeployed).mapEmpty();
     }
 
@@ -150,7 +160,7 @@ public final class ExtenderServer implements AutoCloseable {
         router.post("/filter").handler(this::admit).handler(body).handler(ctx -> work(ctx, "filter", this::filter));
         router.post("/prioritize").handler(this::admit).handler(body).handler(ctx -> work(ctx, "prioritize", this::prioritize));
         router.post("/preempt").handler(this::admit).handler(body).handler(ctx -> work(ctx, "preempt", this::preempt));
-        router.post("/bind").handler(this::admit).handler(body).handler(ctx -> work(ctx, "bind", this::bind));
+        router.post("/bind").handler(this::admit).handler(body).handler(ctx -> work(ctx, "bind", this::bind, binds));
         router.get("/healthz").handler(ctx -> ctx.response().end("ok"));
         router.get("/readyz").handler(ctx -> {
             boolean ready = service.ready();
@@ -213,8 +223,12 @@ public final class ExtenderServer implements AutoCloseable {
 
     /** Runs a verb on the worker pool and answers from the event loop. */
     private void work(RoutingContext ctx, String verb, Function<RoutingContext, Answer> answer) {
+        work(ctx, verb, answer, verbs);
+    }
+
+    private void work(RoutingContext ctx, String verb, Function<RoutingContext, Answer> answer, WorkerExecutor pool) {
         var sample = metrics.start();
-        verbs.executeBlocking(() -> answer.apply(ctx), false).onComplete(done -> {
+        pool.executeBlocking(() -> answer.apply(ctx), false).onComplete(done -> {
             var result = done.succeeded() ? done.result()
                     : new Answer(400, writer.error("hetgpu extender internal error: " + done.cause()));
             reply(ctx, result.status(), result.body());

@@ -266,6 +266,62 @@ class ExtenderServerTest {
         assertThat(JSON.readTree(malformed.bodyAsString()).get("Error").asText()).startsWith("request body is not valid ExtenderBindingArgs JSON");
     }
 
+    @Test
+    void bindsWaitingOnASlowApiServerHoldNoFilterBack() throws Exception {
+        // Every API call of a bind hangs until released: a bind is stuck on its first one, reading the pod.
+        var release = new java.util.concurrent.CountDownLatch(1);
+        var stuck = new java.util.concurrent.atomic.AtomicInteger();
+        var hanging = new io.hetgpu.extender.cluster.PodBinder() {
+            @Override
+            public io.fabric8.kubernetes.api.model.Pod pod(String namespace, String name) throws Refusal {
+                stuck.incrementAndGet();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                throw new Refusal(0, "API server gone");
+            }
+
+            @Override
+            public void annotate(String namespace, String name, String resourceVersion, String key, String value) { }
+
+            @Override
+            public void removeAnnotation(String namespace, String name, String key, String value) { }
+
+            @Override
+            public void bind(String namespace, String name, String uid, String node) { }
+        };
+        var catalog = CardCatalog.defaults();
+        var verbs = ExtenderVerbs.of(ClusterView.REQUEST_ONLY, new PodRequestParser("nvidia.com/gpu", catalog),
+                new NodeStateFactory(catalog, "topology.hetgpu.io/rack"), new PlacementPolicy(PolicySettings.DEFAULTS),
+                (pod, table) -> { }, advice -> { }, hanging, report -> { });
+        var slow = join(ExtenderServer.start(vertx, new ServerOptions("127.0.0.1", 0, 1024 * 1024, null, null), verbs, new ExtenderMetrics()));
+        try {
+            // More binds than the verbs have threads (one per core), as many as binds have.
+            int binds = Math.min(ExtenderServer.BIND_THREADS, Runtime.getRuntime().availableProcessors() + 1);
+            var answers = new java.util.ArrayList<io.vertx.core.Future<HttpResponse<Buffer>>>();
+            for (int i = 0; i < binds; i++) {
+                answers.add(client.post(slow.port(), "127.0.0.1", "/bind").sendBuffer(Buffer.buffer(
+                        "{\"PodName\":\"train-" + i + "\",\"PodNamespace\":\"ml\",\"PodUID\":\"u\",\"Node\":\"dgx-1\"}")));
+            }
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> stuck.get() == binds);
+
+            var filter = join(client.post(slow.port(), "127.0.0.1", "/filter").sendBuffer(Buffer.buffer(
+                    "{\"Pod\":" + POD + ",\"Nodes\":{\"metadata\":{},\"items\":[" + DGX + "]},\"NodeNames\":null}")));
+            assertThat(filter.statusCode()).isEqualTo(200);
+            assertThat(JSON.readTree(filter.bodyAsString()).get("Nodes").get("items")).hasSize(1);
+
+            release.countDown();
+            for (var answer : answers) {
+                assertThat(JSON.readTree(join(answer).bodyAsString()).get("Error").asText()).contains("API server gone");
+            }
+        } finally {
+            release.countDown();
+            slow.close();
+        }
+    }
+
     private HttpResponse<Buffer> post(String path, String body) {
         return join(client.post(server.port(), "127.0.0.1", path).putHeader("content-type", "application/json")
                 .sendBuffer(Buffer.buffer(body)));
