@@ -44,13 +44,6 @@ public final class DevicePlugin implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DevicePlugin.class);
 
     /**
-     * How long start waits for the first list of the node's pods before registering with kubelet. Admitting a
-     * pod before that list chooses its GPUs as for a pod without an assignment (and cannot tell a mismatch),
-     * so the wait is worth a little; an API server that does not answer must not keep the node's GPUs away.
-     */
-    static final Duration POD_LIST_PATIENCE = Duration.ofSeconds(10);
-
-    /**
      * @param devicePluginDir      kubelet's device-plugin folder
      * @param podResourcesSocket   kubelet's PodResources v1 socket
      * @param resourceName         the extended resource advertised
@@ -134,25 +127,51 @@ public final class DevicePlugin implements AutoCloseable {
     }
 
     /**
-     * Watches the node's pods for {@code hetgpu.io/gpu-devices}, and before kubelet can ask, forgets the pods a
-     * previous run of the plugin allocated: kubelet's PodResources API names every pod holding devices, including
-     * the ones admitted whose containers have not started yet (status alone would miss those, for as long as an
-     * image pull takes).
+     * Watches the node's pods for {@code hetgpu.io/gpu-devices}, and once they are listed, forgets the pods a previous
+     * run of the plugin allocated: kubelet's PodResources API names every pod holding devices, including the ones
+     * admitted whose containers have not started yet (status alone would miss those, for as long as an image pull
+     * takes). The list is awaited in the background, so that registering with kubelet does not wait for the first API
+     * call; kubelet's GetPreferredAllocation waits for it instead ({@link PendingAssignments#listed}).
      */
     private static void followAssignments(KubernetesClient client, Settings settings, PendingAssignments pending,
                                           PodResourcesReader podResources, Deque<AutoCloseable> resources) {
-        var watch = BoundPodWatch.start(client, settings.nodeName(), settings.resourceName(), pending);
-        resources.push(watch);
-        if (!watch.awaitSynced(POD_LIST_PATIENCE)) {
-            log.warn("The pods bound to {} were not listed within {} s: until they are, GPUs are chosen as for pods"
-                    + " without an assignment", settings.nodeName(), POD_LIST_PATIENCE.toSeconds());
-        }
-        try {
-            pending.heldByKubelet(podResources.podsHolding(settings.resourceName()));
-        } catch (RuntimeException e) {
-            log.warn("kubelet's PodResources API did not answer ({}): pods admitted before this start are told by"
-                    + " their container statuses only", FailureCause.of(e));
-        }
+        // Started in the background too: in the image's interpreted JVM, building the informer alone takes a second.
+        var watching = new Object() {
+            BoundPodWatch watch;
+            boolean closed;
+
+            synchronized boolean keep(BoundPodWatch started) {
+                watch = started;
+                return !closed;
+            }
+
+            synchronized void close() {
+                closed = true;
+                if (watch != null) {
+                    watch.close();
+                }
+            }
+        };
+        resources.push(watching::close);
+        Thread.ofPlatform().daemon().name("pod-list").start(() -> {
+            try {
+                var watch = BoundPodWatch.start(client, settings.nodeName(), settings.resourceName(), pending);
+                if (!watching.keep(watch)) {
+                    watch.close();
+                    return;
+                }
+                if (!watch.awaitSynced(PendingAssignments.LIST_PATIENCE)) {
+                    log.warn("The pods bound to {} were not listed within {} s: until they are, GPUs are chosen as for pods"
+                            + " without an assignment", settings.nodeName(), PendingAssignments.LIST_PATIENCE.toSeconds());
+                }
+                pending.heldByKubelet(podResources.podsHolding(settings.resourceName()));
+            } catch (RuntimeException e) {
+                log.warn("kubelet's PodResources API did not answer ({}): pods admitted before this start are told by"
+                        + " their container statuses only", FailureCause.of(e));
+            } finally {
+                pending.listed();
+            }
+        });
     }
 
     public DevicePluginEndpoint.State state() {

@@ -52,6 +52,7 @@ public final class PendingAssignments {
     private final Set<String> allocated = new HashSet<>();                   // uids kubelet has allocated for
     private final Map<String, String> reported = new HashMap<>();            // uid -> the bad value last logged
     private boolean handshakeSeen;                                           // any assignment read since start
+    private boolean listed;                                                  // the node's pods read once (or given up on)
 
     /**
      * @param node      this node's name: assignments for another node are never followed
@@ -64,7 +65,22 @@ public final class PendingAssignments {
 
     /** None pending, ever: the plugin without an API server. */
     public static PendingAssignments none() {
-        return new PendingAssignments("", List.of());
+        var none = new PendingAssignments("", List.of());
+        none.listed();
+        return none;
+    }
+
+    /**
+     * How long kubelet's first GetPreferredAllocation waits for the node's pods to be listed: the plugin registers
+     * before the list arrives (an interpreted JVM takes seconds to make its first API call), and a pod admitted before
+     * it would be matched against nothing.
+     */
+    public static final java.time.Duration LIST_PATIENCE = java.time.Duration.ofSeconds(10);
+
+    /** The node's pods have been read once, and the pods kubelet already holds devices for told: matching can begin. */
+    public synchronized void listed() {
+        listed = true;
+        notifyAll();
     }
 
     /** A pod was added or changed. */
@@ -120,6 +136,7 @@ public final class PendingAssignments {
      * cluster has shown it uses the bind handshake (an assignment read): without it (the degraded mode) nothing waits.
      */
     public synchronized Optional<PendingAssignment> awaitMatch(int size, java.time.Duration patience) {
+        awaitListed();
         long deadline = System.nanoTime() + patience.toNanos();
         var match = match(size);
         while (match.isEmpty() && handshakeSeen) {
@@ -140,6 +157,8 @@ public final class PendingAssignments {
 
     /** {@link #match} and {@link #allocated} in one step, so that two calls never take the same container. */
     public synchronized Optional<PendingAssignment> allocateMatch(int size) {
+        // kubelet skips GetPreferredAllocation when it has exactly as many devices as asked: Allocate can come first.
+        awaitListed();
         var match = match(size);
         match.ifPresent(this::allocated);
         return match;
@@ -156,6 +175,19 @@ public final class PendingAssignments {
             allocated.add(match.uid());
         } else {
             pending.put(match.uid(), current.nextContainer());
+        }
+    }
+
+    /** Waits, up to {@link #LIST_PATIENCE}, until the node's pods have been listed. */
+    private void awaitListed() {
+        long deadline = System.nanoTime() + LIST_PATIENCE.toNanos();
+        while (!listed && deadline - System.nanoTime() > 0) {
+            try {
+                java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, deadline - System.nanoTime());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 

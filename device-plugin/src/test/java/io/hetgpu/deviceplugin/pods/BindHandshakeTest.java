@@ -178,6 +178,7 @@ class BindHandshakeTest {
         var watch = BoundPodWatch.start(client, NODE, RESOURCE, pending);
         running.push(watch);
         assertThat(watch.awaitSynced(PATIENCE)).isTrue();
+        pending.listed();
         var events = new MismatchEvents(client, NODE, Clock.systemUTC());
         running.push(events);
         var transport = new UnixSocketTransport();

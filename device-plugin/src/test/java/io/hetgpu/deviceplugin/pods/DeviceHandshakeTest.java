@@ -19,7 +19,7 @@ class DeviceHandshakeTest {
 
     private final NodeTopology dgx1 = Fixtures.dgx1V100();
     private final List<String> all = dgx1.devices().stream().map(d -> d.uuid()).toList();
-    private final PendingAssignments pending = new PendingAssignments(NODE, all);
+    private final PendingAssignments pending = PendingAssignmentsTest.listed(new PendingAssignments(NODE, all));
     private final PreferredAllocation allocator = new PreferredAllocation(dgx1);
     private final DeviceHandshake handshake = new DeviceHandshake(pending, allocator);
 

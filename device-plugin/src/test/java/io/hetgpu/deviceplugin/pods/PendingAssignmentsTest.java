@@ -23,7 +23,12 @@ class PendingAssignmentsTest {
     static final Instant T0 = Instant.parse("2026-11-22T14:05:00Z");
 
     private final NodeTopology dgx1 = Fixtures.dgx1V100();
-    private final PendingAssignments pending = new PendingAssignments(NODE, dgx1.devices().stream().map(d -> d.uuid()).toList());
+    private final PendingAssignments pending = listed(new PendingAssignments(NODE, dgx1.devices().stream().map(d -> d.uuid()).toList()));
+
+    static PendingAssignments listed(PendingAssignments pending) {
+        pending.listed();
+        return pending;
+    }
 
     @Test
     void theEarliestBoundPodThatRequestsThatManyGpusIsMatched() {
@@ -58,6 +63,24 @@ class PendingAssignmentsTest {
         assertThat(failure.get()).isNull();
         // With none to come, the wait ends after its patience.
         assertThat(pending.awaitMatch(4, java.time.Duration.ofMillis(50))).isEmpty();
+    }
+
+    @Test
+    void kubeletsFirstCallsWaitUntilTheNodesPodsAreListed() throws Exception {
+        // The plugin registers before its first list of the node's pods arrives.
+        var starting = new PendingAssignments(NODE, dgx1.devices().stream().map(d -> d.uuid()).toList());
+        var asked = new java.util.concurrent.CountDownLatch(1);
+        var answer = new java.util.concurrent.CompletableFuture<java.util.Optional<PendingAssignment>>();
+        Thread.ofPlatform().start(() -> {
+            asked.countDown();
+            answer.complete(starting.awaitMatch(2, java.time.Duration.ZERO));
+        });
+        asked.await();
+        starting.update(pod("listed", 1, List.of(0, 1)));
+        assertThat(answer).as("no answer before the list is complete").isNotDone();
+
+        starting.listed();
+        assertThat(answer.get(30, java.util.concurrent.TimeUnit.SECONDS)).map(PendingAssignment::name).contains("listed");
     }
 
     @Test
