@@ -173,7 +173,7 @@ final class HetgpuPlacer implements Placer, PreemptVerb {
             proposals.add(new PreemptionStep.Proposal(nodeName, cluster.state(node).withFreed(freed), lost));
         });
         var kept = new LinkedHashMap<String, Victims>();
-        PreemptionStep.judge(policy, request, closed, proposals).kept().forEach(node -> kept.put(node, candidates.get(node)));
+        PreemptionStep.judge(policy, request, closed, context(job, earlier, cluster), proposals).kept().forEach(node -> kept.put(node, candidates.get(node)));
         return kept;
     }
 }

@@ -25,11 +25,7 @@ public final class JobLocalityScorer implements NodeScorer {
             return scores;
         }
         for (int i = 0; i < scores.length; i++) {
-            double sum = 0;
-            for (var peer : peers) {
-                sum += Proximity.to(candidates.get(i).node(), peer);
-            }
-            scores[i] = sum / peers.size();
+            scores[i] = Proximity.toPeers(candidates.get(i).node(), peers);
         }
         return scores;
     }

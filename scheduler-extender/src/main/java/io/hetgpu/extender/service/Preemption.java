@@ -101,7 +101,7 @@ public final class Preemption {
             proposals.add(new PreemptionStep.Proposal(node, pod.needsGpus() ? stateAfter(node, uids) : null,
                     workLost(node, uids, proposedPods.get(node), now)));
         }
-        var verdict = PreemptionStep.judge(policy, pod, closed, proposals);
+        var verdict = PreemptionStep.judge(policy, pod, closed, cluster.contextOf(pod), proposals);
         var kept = new LinkedHashMap<String, MetaVictims>();
         var advice = new ArrayList<PreemptionAdvice.Kept>();
         for (var proposal : proposals) {

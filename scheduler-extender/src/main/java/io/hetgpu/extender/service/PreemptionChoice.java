@@ -8,9 +8,11 @@ import java.util.Map;
 
 /**
  * Which of kube-scheduler's preemption candidates hetgpu keeps, among those whose victims free a GPU set the pod can
- * use: for a pod that wants the newest cards, the candidates that give it the newest tier; among those, the ones whose
- * eviction destroys the least work, in GPU-seconds since each victim last saved it (its
- * {@code hetgpu.io/checkpointed-at}, else its start). kube-scheduler then picks among what is kept, by its own rules.
+ * use: for a pod that wants the newest cards, the candidates that give it the newest tier; among those, the ones
+ * closest to the pod's job (on a node of another of its pods, then in its rack, then its zone: a worker evicting its
+ * way next to the job's other worker keeps their traffic off the network); among those, the ones whose eviction
+ * destroys the least work, in GPU-seconds since each victim last saved it (its {@code hetgpu.io/checkpointed-at},
+ * else its start). kube-scheduler then picks among what is kept, by its own rules.
  */
 public final class PreemptionChoice {
 
@@ -18,9 +20,10 @@ public final class PreemptionChoice {
      * One candidate.
      *
      * @param tierRank       the weakest card's tier in the set the pod would get; -1 when unknown (a node hetgpu cannot judge)
+     * @param closeness      the node's mean closeness to the job's other pods ({@link io.hetgpu.extender.policy.Proximity})
      * @param gpuSecondsLost work the eviction destroys
      */
-    public record Option(String node, int tierRank, long gpuSecondsLost) {
+    public record Option(String node, int tierRank, double closeness, long gpuSecondsLost) {
     }
 
     private PreemptionChoice() {
@@ -31,12 +34,19 @@ public final class PreemptionChoice {
         return options.stream().mapToInt(Option::tierRank).max().orElse(-1);
     }
 
+    /** The closest any option is to the job's other pods. */
+    static double closest(List<Option> options) {
+        return options.stream().mapToDouble(Option::closeness).max().orElse(0);
+    }
+
     public static List<String> keep(List<Option> options, boolean wantsNewest) {
         var left = options;
         if (wantsNewest) {
             int best = bestTier(left);
             left = left.stream().filter(option -> option.tierRank() == best).toList();
         }
+        double closest = closest(left);
+        left = left.stream().filter(option -> option.closeness() == closest).toList();
         long least = left.stream().mapToLong(Option::gpuSecondsLost).min().orElse(0);
         return left.stream().filter(option -> option.gpuSecondsLost() == least).map(Option::node).toList();
     }

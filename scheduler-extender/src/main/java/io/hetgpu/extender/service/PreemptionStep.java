@@ -1,6 +1,8 @@
 package io.hetgpu.extender.service;
 
 import io.hetgpu.extender.model.NodeState;
+import io.hetgpu.extender.model.PlacementContext;
+import io.hetgpu.extender.policy.Proximity;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.policy.Candidate;
 import io.hetgpu.extender.model.GpuPreference;
@@ -14,7 +16,8 @@ import java.util.Map;
 /**
  * The pure step of the preempt verb, as the service takes it and as the simulator replays it: each node kube-scheduler
  * proposes is judged as it would be once its victims are gone (does it leave a GPU set the pod can use, of which
- * tier), then {@link PreemptionChoice} keeps the newest cards for a pod that wants them and the least work lost.
+ * tier), then {@link PreemptionChoice} keeps the newest cards for a pod that wants them, the nodes closest to its job
+ * and the least work lost.
  */
 public final class PreemptionStep {
 
@@ -45,32 +48,37 @@ public final class PreemptionStep {
     private PreemptionStep() {
     }
 
-    public static Verdict judge(PlacementPolicy policy, PodRequest pod, ClosedTier closed, List<Proposal> proposals) {
+    public static Verdict judge(PlacementPolicy policy, PodRequest pod, ClosedTier closed, PlacementContext context,
+                                List<Proposal> proposals) {
         var options = new ArrayList<PreemptionChoice.Option>();
         var freed = new LinkedHashMap<String, String>();
         var refused = new LinkedHashMap<String, String>();
         for (var proposal : proposals) {
             if (!pod.needsGpus() || proposal.after() == null) {
-                options.add(new PreemptionChoice.Option(proposal.node(), -1, proposal.gpuSecondsLost()));
+                options.add(new PreemptionChoice.Option(proposal.node(), -1, 0, proposal.gpuSecondsLost()));
                 continue;
             }
             switch (policy.assess(pod, proposal.after(), closed)) {
                 case PlacementPolicy.Misfit misfit -> refused.put(proposal.node(), "evicting its victims would leave " + misfit.rejection().reason());
                 case PlacementPolicy.Fit fit -> {
-                    options.add(new PreemptionChoice.Option(proposal.node(), fit.candidate().tierRank(), proposal.gpuSecondsLost()));
+                    options.add(new PreemptionChoice.Option(proposal.node(), fit.candidate().tierRank(),
+                            Proximity.toPeers(proposal.after(), context.peers()), proposal.gpuSecondsLost()));
                     freed.put(proposal.node(), describe(fit.candidate()));
                 }
             }
         }
         var chosen = PreemptionChoice.keep(options, pod.needsGpus() && policy.preferenceOf(pod) == GpuPreference.NEWEST);
         int bestTier = PreemptionChoice.bestTier(options);
+        double closest = PreemptionChoice.closest(options.stream().filter(option -> option.tierRank() == bestTier).toList());
         var kept = new ArrayList<String>();
         for (var option : options) {
             if (chosen.contains(option.node())) {
                 kept.add(option.node());
             } else {
                 freed.remove(option.node());
-                refused.put(option.node(), option.tierRank() < bestTier ? "older cards than another candidate's" : "more work lost than another candidate's");
+                refused.put(option.node(), option.tierRank() < bestTier ? "older cards than another candidate's"
+                        : option.closeness() < closest ? "farther from the job's other pods than another candidate"
+                        : "more work lost than another candidate's");
             }
         }
         return new Verdict(kept, freed, refused);

@@ -16,15 +16,25 @@ class PreemptionChoiceTest {
     @Test
     void aPodThatWantsTheNewestCardsKeepsOnlyTheCandidatesThatGiveThem() {
         // An H100 node (rank 100) and an A100 node (rank 90): the A100's victims lose less work, but the pod wants the newest.
-        var options = List.of(new Option("a100", 90, 100), new Option("h100", 100, 5_000), new Option("h100-b", 100, 7_000));
+        var options = List.of(new Option("a100", 90, 0, 100), new Option("h100", 100, 0, 5_000), new Option("h100-b", 100, 0, 7_000));
         assertThat(PreemptionChoice.keep(options, true)).containsExactly("h100");
         assertThat(PreemptionChoice.keep(options, false)).containsExactly("a100");
     }
 
     @Test
     void amongEqualCardsTheLeastWorkLostIsKeptAndTiesAllStay() {
-        var options = List.of(new Option("n1", 90, 3_600), new Option("n2", 90, 600), new Option("n3", 90, 600));
+        var options = List.of(new Option("n1", 90, 0, 3_600), new Option("n2", 90, 0, 600), new Option("n3", 90, 0, 600));
         assertThat(PreemptionChoice.keep(options, true)).containsExactly("n2", "n3");
+    }
+
+    @Test
+    void amongEqualCardsTheClosestToTheJobComesBeforeTheLeastWorkLost() {
+        // On the node of the job's other pod (1.0), in its rack (0.6), elsewhere (0).
+        var options = List.of(new Option("elsewhere", 90, 0, 60), new Option("same-rack", 90, 0.6, 600), new Option("same-node", 90, 1.0, 3_600),
+                new Option("same-node-older", 80, 1.0, 0));
+        assertThat(PreemptionChoice.keep(options, true)).containsExactly("same-node");
+        // Without a wish for the newest cards, the tier does not count: the closest, then the least work.
+        assertThat(PreemptionChoice.keep(options, false)).containsExactly("same-node-older");
     }
 
     @Test

@@ -7,6 +7,8 @@ import io.hetgpu.extender.TestNodes;
 import io.hetgpu.extender.TestPods;
 import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.model.GpuPreference;
+import io.hetgpu.extender.model.PeerLocation;
+import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PriorityHint;
 import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
 import io.hetgpu.extender.policy.PlacementPolicy;
@@ -23,7 +25,7 @@ class PreemptionStepTest {
         var k80 = TestNodes.gpu("old", TestTopologies::k80x4, 0, 1, 2, 3);
         var v100 = TestNodes.gpu("new-a", TestTopologies::dgx1V100, 0);
         var v100Costly = TestNodes.gpu("new-b", TestTopologies::dgx1V100, 0);
-        var verdict = PreemptionStep.judge(policy, pod, ClosedTier.NONE, List.of(
+        var verdict = PreemptionStep.judge(policy, pod, ClosedTier.NONE, PlacementContext.EMPTY, List.of(
                 new PreemptionStep.Proposal("old", k80, 10),
                 new PreemptionStep.Proposal("new-a", v100, 3_600),
                 new PreemptionStep.Proposal("new-b", v100Costly, 7_200)));
@@ -35,9 +37,24 @@ class PreemptionStepTest {
     }
 
     @Test
+    void amongTheNewestCardsTheNodeOfTheJobsOtherWorkerWinsOverLessWorkLost() {
+        // The second worker of an 8-GPU ps/worker job: the first runs on new-b.
+        var pod = TestPods.priority(TestPods.gpus(4), 1000, PriorityHint.UNSET, GpuPreference.UNSET);
+        var nearby = new PlacementContext(List.of(new PeerLocation("worker-0", "new-b", "", "")), List.of());
+        var verdict = PreemptionStep.judge(policy, pod, ClosedTier.NONE, nearby, List.of(
+                new PreemptionStep.Proposal("old", TestNodes.gpu("old", TestTopologies::k80x4, 0, 1, 2, 3), 10),
+                new PreemptionStep.Proposal("new-a", TestNodes.gpu("new-a", TestTopologies::dgx1V100, 0, 1, 2, 3), 3_600),
+                new PreemptionStep.Proposal("new-b", TestNodes.gpu("new-b", TestTopologies::dgx1V100, 4, 5, 6, 7), 7_200)));
+
+        assertThat(verdict.kept()).containsExactly("new-b");
+        assertThat(verdict.refused()).containsEntry("old", "older cards than another candidate's")
+                .containsEntry("new-a", "farther from the job's other pods than another candidate");
+    }
+
+    @Test
     void aNodeWhoseFreedGpusDoNotServeThePodIsRefusedAndAnUnknownNodeIsLeftToKubeScheduler() {
         var pod = TestPods.nvlink(TestPods.priority(TestPods.gpus(4), 1000, PriorityHint.UNSET, GpuPreference.UNSET));
-        var verdict = PreemptionStep.judge(policy, pod, ClosedTier.NONE, List.of(
+        var verdict = PreemptionStep.judge(policy, pod, ClosedTier.NONE, PlacementContext.EMPTY, List.of(
                 new PreemptionStep.Proposal("too-few", TestNodes.gpu("too-few", TestTopologies::dgx1V100, 0, 1), 0),
                 new PreemptionStep.Proposal("unknown", null, 0)));
 
