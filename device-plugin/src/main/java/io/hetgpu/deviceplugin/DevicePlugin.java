@@ -155,7 +155,7 @@ public final class DevicePlugin implements AutoCloseable {
         resources.push(watching::close);
         Thread.ofPlatform().daemon().name("pod-list").start(() -> {
             try {
-                var watch = BoundPodWatch.start(client, settings.nodeName(), settings.resourceName(), pending);
+                var watch = BoundPodWatch.start(client, settings.nodeName(), settings.resourceName(), settings.catalog(), pending);
                 if (!watching.keep(watch)) {
                     watch.close();
                     return;

@@ -15,8 +15,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The devices a pod gets on a node with two kinds of card (2 A100 joined by NVLink, 2 T4): with the bind handshake
- * the extender's choice, which honours the pod's card requirements; without it (the degraded mode) kubelet's
- * GetPreferredAllocation, which is told only a count and keeps the NVLink-joined A100 pair whole.
+ * the extender's choice, which honours the pod's card requirements; told only a count (kubelet's
+ * GetPreferredAllocation for a pod whose requirements the plugin cannot read), the allocator keeps the NVLink-joined
+ * A100 pair whole. The plugin's degraded mode reads the pending pod's requirements (test-cluster's
+ * {@code BindHandshakeStressTest}).
  */
 class DeviceChoiceTest {
 
@@ -39,7 +41,7 @@ class DeviceChoiceTest {
     void aPodThatNeedsTheBigCardsGetsAnA100WhereThePluginAloneWouldHaveGivenAT4() {
         assertThat(modelGiven(job(Set.of(), 32 * 1024))).isEqualTo("A100");
 
-        // The degraded mode: the plugin, keeping the NVLink-joined A100 pair whole, answers kubelet with a 15 GB T4.
+        // Told only a count, the allocator keeps the NVLink-joined A100 pair whole and answers with a 15 GB T4.
         var uuids = topology.devices().stream().map(device -> device.uuid()).toList();
         var preferred = new PreferredAllocation(topology).choose(uuids, List.of(), 1);
         assertThat(topology.device(topology.positionOf(preferred.getFirst()).orElseThrow()).model()).isEqualTo("T4");

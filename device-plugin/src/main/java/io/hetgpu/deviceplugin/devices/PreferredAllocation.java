@@ -1,6 +1,7 @@
 package io.hetgpu.deviceplugin.devices;
 
 import io.hetgpu.gpu.NodeTopology;
+import io.hetgpu.gpu.tier.CardRequirements;
 import io.hetgpu.gpu.allocation.GpuSetAllocator;
 
 import java.util.ArrayList;
@@ -18,11 +19,13 @@ import java.util.Map;
 public final class PreferredAllocation {
 
     private final GpuSetAllocator allocator;
+    private final NodeTopology topology;
     private final List<String> uuids;
     private final Map<String, Integer> positions = new HashMap<>();
 
     public PreferredAllocation(NodeTopology topology) {
         this.allocator = new GpuSetAllocator(topology.links());
+        this.topology = topology;
         this.uuids = topology.devices().stream().map(device -> device.uuid()).toList();
         for (int i = 0; i < uuids.size(); i++) {
             positions.put(uuids.get(i), i);
@@ -35,6 +38,22 @@ public final class PreferredAllocation {
      * have) it answers with kubelet's own order rather than an error: an error here fails the pod's
      * admission, while a plain answer lets kubelet decide as it would without a plugin preference.
      */
+    /**
+     * {@link #choose(Collection, Collection, int)} among the available devices that meet the pod's card requirements,
+     * when enough of them do (and every one kubelet must include); among all available ones otherwise, as kubelet
+     * would choose without a preference.
+     */
+    public List<String> choose(Collection<String> available, Collection<String> mustInclude, int size, CardRequirements cards) {
+        if (!cards.isAny()) {
+            var suitable = available.stream().filter(id -> positions.containsKey(id)
+                    && cards.admits(topology.device(positions.get(id)))).toList();
+            if (suitable.size() >= size && suitable.containsAll(mustInclude)) {
+                return choose(suitable, mustInclude, size);
+            }
+        }
+        return choose(available, mustInclude, size);
+    }
+
     public List<String> choose(Collection<String> available, Collection<String> mustInclude, int size) {
         var chosen = allocator.choose(mask(available), mask(mustInclude), size, false);
         if (chosen.isPresent() && knowsAll(available) && knowsAll(mustInclude)) {

@@ -1,5 +1,6 @@
 package io.hetgpu.deviceplugin.pods;
 
+import io.hetgpu.gpu.tier.CardRequirements;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -15,15 +16,23 @@ import java.util.Optional;
  *                        left out: kubelet allocates container by container, in that order
  * @param pastAdmission   kubelet has admitted the pod (it reported container statuses or a running phase), or it is finished or being deleted:
  *                        either way kubelet will not allocate for it again
+ * @param cards           what it asks of its cards ({@code hetgpu.io/gpu-models}, …): honoured when it has no assignment
  */
 public record BoundPod(String namespace, String name, String uid, String nodeName, Optional<String> assignment,
-                       List<Integer> gpuRequests, boolean pastAdmission) {
+                       List<Integer> gpuRequests, boolean pastAdmission, CardRequirements cards) {
+
+    /** A pod that asks nothing particular of its cards. */
+    public BoundPod(String namespace, String name, String uid, String nodeName, Optional<String> assignment,
+                    List<Integer> gpuRequests, boolean pastAdmission) {
+        this(namespace, name, uid, nodeName, assignment, gpuRequests, pastAdmission, CardRequirements.ANY);
+    }
 
     public BoundPod {
         Objects.requireNonNull(namespace, "namespace");
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(uid, "uid");
         Objects.requireNonNull(assignment, "assignment");
+        Objects.requireNonNull(cards, "cards");
         gpuRequests = List.copyOf(gpuRequests);
     }
 

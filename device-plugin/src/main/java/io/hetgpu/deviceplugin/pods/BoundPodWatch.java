@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
+import io.hetgpu.gpu.tier.CardCatalog;
+import io.hetgpu.gpu.tier.CardRequirements;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,7 +46,8 @@ public final class BoundPodWatch implements AutoCloseable {
     }
 
     /** Starts watching; {@link #awaitSynced} says when the first list has been read. */
-    public static BoundPodWatch start(KubernetesClient client, String node, String resourceName, PendingAssignments pending) {
+    public static BoundPodWatch start(KubernetesClient client, String node, String resourceName, CardCatalog catalog,
+                                      PendingAssignments pending) {
         var informer = client.genericKubernetesResources("v1", "Pod").inAnyNamespace()
                 .withField("spec.nodeName", node).runnableInformer(0);
         informer.itemStore(new ReducedStateItemStore<>(ReducedStateItemStore.NAME_KEY_STATE, GenericKubernetesResource.class,
@@ -83,7 +86,7 @@ public final class BoundPodWatch implements AutoCloseable {
 
             private void update(GenericKubernetesResource pod) {
                 try {
-                    pending.update(boundPod(pod, resourceName));
+                    pending.update(boundPod(pod, resourceName, catalog));
                 } catch (RuntimeException e) {
                     // A pod the API server accepted but that breaks an assumption here: skip it, keep watching.
                     log.warn("Pod {}/{} skipped: {}", pod.getMetadata().getNamespace(), pod.getMetadata().getName(), e.toString());
@@ -107,7 +110,7 @@ public final class BoundPodWatch implements AutoCloseable {
     }
 
     /** The values of {@code pod} the handshake reads. */
-    static BoundPod boundPod(GenericKubernetesResource pod, String resourceName) {
+    static BoundPod boundPod(GenericKubernetesResource pod, String resourceName, CardCatalog catalog) {
         var metadata = pod.getMetadata();
         Map<String, String> annotations = metadata.getAnnotations() == null ? Map.of() : metadata.getAnnotations();
         var requests = new ArrayList<Integer>();
@@ -123,9 +126,11 @@ public final class BoundPodWatch implements AutoCloseable {
                 || ADMITTED_PHASES.contains(textAt(pod, "status", "phase"))
                 || !listAt(pod, "status", "containerStatuses").isEmpty()
                 || !listAt(pod, "status", "initContainerStatuses").isEmpty();
+        // A requirement that cannot be read counts as none: the extender, which reads the same annotations, says why.
+        var cards = CardRequirements.read(annotations, catalog, new ArrayList<>());
         return new BoundPod(metadata.getNamespace(), metadata.getName(), String.valueOf(metadata.getUid()),
                 textAt(pod, "spec", "nodeName"), Optional.ofNullable(annotations.get(HetgpuKeys.POD_GPU_DEVICES)),
-                requests, pastAdmission);
+                requests, pastAdmission, cards);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.hetgpu.deviceplugin.pods;
 
 import io.hetgpu.deviceplugin.devices.PreferredAllocation;
+import io.hetgpu.gpu.tier.CardRequirements;
 
 import java.util.Collection;
 import java.util.HashSet;
@@ -10,7 +11,8 @@ import java.util.Optional;
 /**
  * kubelet's two allocation calls with the bind handshake: GetPreferredAllocation answers with the devices the
  * extender chose for the pod being admitted, Allocate checks kubelet's choice against them. Pods without a
- * followable assignment get the allocator's best-connected set, as before the handshake.
+ * followable assignment get the allocator's best-connected set among the cards they accept (their
+ * {@code hetgpu.io/gpu-models}, {@code min-gpu-memory}, {@code min-compute-capability}), as before the handshake.
  */
 public final class DeviceHandshake {
 
@@ -56,10 +58,12 @@ public final class DeviceHandshake {
 
     /**
      * The assigned devices of the pod being admitted when kubelet can give them (all among {@code available},
-     * every one of {@code mustInclude} among them); otherwise the allocator's choice.
+     * every one of {@code mustInclude} among them); otherwise the allocator's choice, among the cards the pod accepts
+     * when it is a pod without an assignment that asks something of them.
      */
     public List<String> prefer(Collection<String> available, Collection<String> mustInclude, int size) {
-        return assignedFor(available, mustInclude, size).orElseGet(() -> allocator.choose(available, mustInclude, size));
+        return assignedFor(available, mustInclude, size).orElseGet(() -> allocator.choose(available, mustInclude, size,
+                pending.requirementsFor(size).orElse(CardRequirements.ANY)));
     }
 
     /** The assigned devices {@link #prefer} would answer with, if any. */
@@ -75,6 +79,7 @@ public final class DeviceHandshake {
     public Allocation allocate(List<String> ids) {
         var match = pending.allocateMatch(ids.size());
         if (match.isEmpty()) {
+            pending.allocatedWithoutAssignment(ids.size());
             return new Allocation.Unassigned(List.copyOf(ids));
         }
         var pod = match.get();

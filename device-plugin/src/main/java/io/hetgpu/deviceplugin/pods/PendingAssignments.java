@@ -4,6 +4,7 @@ import io.hetgpu.gpu.inventory.DeviceAssignment;
 import io.hetgpu.gpu.inventory.DeviceAssignmentCodec;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.inventory.InventoryFormatException;
+import io.hetgpu.gpu.tier.CardRequirements;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +54,20 @@ public final class PendingAssignments {
     private final Map<String, String> reported = new HashMap<>();            // uid -> the bad value last logged
     private boolean handshakeSeen;                                           // any assignment read since start
     private boolean listed;                                                  // the node's pods read once (or given up on)
+    private final Map<String, Waiting> waiting = new HashMap<>();            // by uid: pods without an assignment
+    private long arrivals;                                                   // the order waiting pods were seen bound in
+
+    /**
+     * A pod bound here without a followable assignment that asks something of its cards (the degraded mode, or a pod
+     * from another scheduler): GetPreferredAllocation honours what it asks when kubelet is taken to admit it.
+     *
+     * @param seen the order the watch saw it bound in, which is the order kubelet admits pods in
+     */
+    private record Waiting(String uid, String key, long seen, List<Integer> gpuRequests, int containersAllocated, CardRequirements cards) {
+        int nextSize() {
+            return gpuRequests.get(containersAllocated);
+        }
+    }
 
     /**
      * @param node      this node's name: assignments for another node are never followed
@@ -87,6 +102,7 @@ public final class PendingAssignments {
     public synchronized void update(BoundPod pod) {
         if (pod.pastAdmission()) {
             pending.remove(pod.uid());
+            waiting.remove(pod.uid());
             allocated.add(pod.uid());
             return;
         }
@@ -100,23 +116,31 @@ public final class PendingAssignments {
         var followable = pod.assignment().flatMap(text -> read(pod, text));
         if (followable.isPresent()) {
             pending.put(pod.uid(), followable.get());
+            waiting.remove(pod.uid());
             reported.remove(pod.uid());
             handshakeSeen = true;
             notifyAll();
         } else {
             pending.remove(pod.uid());
+            if (pod.cards().isAny() || pod.gpuRequests().isEmpty()) {
+                waiting.remove(pod.uid());
+            } else if (!waiting.containsKey(pod.uid())) {
+                waiting.put(pod.uid(), new Waiting(pod.uid(), pod.key(), arrivals++, pod.gpuRequests(), 0, pod.cards()));
+            }
         }
     }
 
     /** A pod was deleted. */
     public synchronized void remove(String uid) {
         pending.remove(uid);
+        waiting.remove(uid);
         allocated.remove(uid);
         reported.remove(uid);
     }
 
     /** Pods ({@code namespace/name}) that kubelet's PodResources API shows holding devices: already allocated. */
     public synchronized void heldByKubelet(Set<String> podKeys) {
+        waiting.values().removeIf(pod -> podKeys.contains(pod.key()));
         var held = pending.values().stream().filter(p -> podKeys.contains(p.key())).toList();
         for (var pod : held) {
             pending.remove(pod.uid());
@@ -176,6 +200,31 @@ public final class PendingAssignments {
         } else {
             pending.put(match.uid(), current.nextContainer());
         }
+    }
+
+    /**
+     * What the pod kubelet is taken to be admitting asks of its cards, when it has no assignment: the earliest-seen
+     * waiting pod whose next container asks for {@code size} GPUs. Empty when none asks anything.
+     */
+    public synchronized Optional<CardRequirements> requirementsFor(int size) {
+        return earliestWaiting(size).map(Waiting::cards);
+    }
+
+    /** kubelet allocated a container of {@code size} GPUs for no assigned pod: the waiting pod it was for is not matched again. */
+    public synchronized void allocatedWithoutAssignment(int size) {
+        earliestWaiting(size).ifPresent(pod -> {
+            if (pod.containersAllocated() + 1 == pod.gpuRequests().size()) {
+                waiting.remove(pod.uid());
+                allocated.add(pod.uid());
+            } else {
+                waiting.put(pod.uid(), new Waiting(pod.uid(), pod.key(), pod.seen(), pod.gpuRequests(), pod.containersAllocated() + 1,
+                        pod.cards()));
+            }
+        });
+    }
+
+    private Optional<Waiting> earliestWaiting(int size) {
+        return waiting.values().stream().filter(pod -> pod.nextSize() == size).min(Comparator.comparingLong(Waiting::seen));
     }
 
     /** Waits, up to {@link #LIST_PATIENCE}, until the node's pods have been listed. */

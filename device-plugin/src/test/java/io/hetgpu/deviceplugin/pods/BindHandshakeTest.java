@@ -175,7 +175,7 @@ class BindHandshakeTest {
         var inventory = new GpuInventory(dgx1);
         var metrics = PluginMetrics.unscraped(inventory);
         var pending = new PendingAssignments(NODE, all);
-        var watch = BoundPodWatch.start(client, NODE, RESOURCE, pending);
+        var watch = BoundPodWatch.start(client, NODE, RESOURCE, io.hetgpu.gpu.tier.CardCatalog.defaults(), pending);
         running.push(watch);
         assertThat(watch.awaitSynced(PATIENCE)).isTrue();
         pending.listed();

@@ -86,6 +86,35 @@ class DeviceHandshakeTest {
         assertThat(pending.match(2)).isPresent();
     }
 
+    @Test
+    void aPodWithoutAnAssignmentGetsTheBestSetAmongTheCardsItAccepts() throws Exception {
+        // The degraded mode on a node with two kinds of card: 2 A100 40 GB (NVLink-joined), 2 T4 15 GB.
+        var mixed = io.hetgpu.gpu.profile.ProfileLoader.load("mixed").topology(NODE);
+        var ids = mixed.devices().stream().map(d -> d.uuid()).toList();
+        var waiting = PendingAssignmentsTest.listed(new PendingAssignments(NODE, ids));
+        var degraded = new DeviceHandshake(waiting, new PreferredAllocation(mixed));
+        java.util.function.Function<String, String> model = id -> mixed.device(mixed.positionOf(id).orElseThrow()).model();
+        // Told only a count, the allocator keeps the NVLink pair whole and answers with a T4.
+        assertThat(model.apply(degraded.prefer(ids, List.of(), 1).getFirst())).isEqualTo("T4");
+
+        var catalog = io.hetgpu.gpu.tier.CardCatalog.defaults();
+        var needsMemory = io.hetgpu.gpu.tier.CardRequirements.read(
+                java.util.Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_MIN_GPU_MEMORY, "32Gi"), catalog, new java.util.ArrayList<>());
+        waiting.update(new BoundPod("ml", "big", "uid-big", NODE, Optional.empty(), List.of(1), false, needsMemory));
+        var forBig = degraded.prefer(ids, List.of(), 1);
+        assertThat(model.apply(forBig.getFirst())).isEqualTo("A100");
+        assertThat(degraded.allocate(forBig)).isInstanceOf(DeviceHandshake.Allocation.Unassigned.class);
+        // Allocated: not waited for again; the next pod without requirements gets the allocator's choice.
+        assertThat(waiting.requirementsFor(1)).isEmpty();
+
+        // When no accepted card is available, kubelet's choice among the rest is left to the allocator.
+        var t4Only = io.hetgpu.gpu.tier.CardRequirements.read(
+                java.util.Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_MODELS, "T4"), catalog, new java.util.ArrayList<>());
+        waiting.update(new BoundPod("ml", "small", "uid-small", NODE, Optional.empty(), List.of(1), false, t4Only));
+        assertThat(degraded.prefer(ids.subList(0, 2), List.of(), 1)).hasSize(1);
+        assertThat(model.apply(degraded.prefer(ids, List.of(), 1).getFirst())).isEqualTo("T4");
+    }
+
     private void assign(String name, int second, Integer... positions) {
         var devices = List.of(positions).stream().map(this::uuid).toList();
         pending.update(new BoundPod("ml", name, "uid-" + name, NODE,

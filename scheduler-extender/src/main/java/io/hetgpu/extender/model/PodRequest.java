@@ -41,7 +41,7 @@ public record PodRequest(
         List<String> claimNames,
         String workload) {
 
-    public static final ComputeCapability ANY_COMPUTE_CAPABILITY = new ComputeCapability(1, 0);
+    public static final ComputeCapability ANY_COMPUTE_CAPABILITY = io.hetgpu.gpu.tier.CardRequirements.ANY_COMPUTE_CAPABILITY;
 
     public PodRequest {
         Objects.requireNonNull(namespace, "namespace");

@@ -3,18 +3,15 @@ package io.hetgpu.extender.model;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.hetgpu.gpu.CardModel;
-import io.hetgpu.gpu.ComputeCapability;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.tier.CardCatalog;
+import io.hetgpu.gpu.tier.CardRequirements;
 import java.math.BigDecimal;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * Reads a {@link PodRequest} from a Kubernetes Pod. Every problem is collected, so one message tells a
@@ -22,7 +19,6 @@ import java.util.Set;
  */
 public final class PodRequestParser {
 
-    private static final BigDecimal MIB = BigDecimal.valueOf(1024L * 1024);
 
     private final String resourceName;
     private final CardCatalog catalog;
@@ -48,9 +44,7 @@ public final class PodRequestParser {
         } catch (InvalidPodRequestException e) {
             problems.add(e.getMessage());
         }
-        var models = models(annotations.get(HetgpuKeys.POD_GPU_MODELS), problems);
-        long minMemoryMiB = minMemory(annotations.get(HetgpuKeys.POD_MIN_GPU_MEMORY), problems);
-        var minCc = minComputeCapability(annotations.get(HetgpuKeys.POD_MIN_COMPUTE_CAPABILITY), problems);
+        var cards = CardRequirements.read(annotations, catalog, problems);
         boolean nvlink = interconnect(annotations.get(HetgpuKeys.POD_INTERCONNECT), problems);
         var hint = choice(annotations, HetgpuKeys.POD_PRIORITY, PriorityHint.class, PriorityHint.UNSET, problems);
         var preference = choice(annotations, HetgpuKeys.POD_GPU_PREFERENCE, GpuPreference.class, GpuPreference.UNSET, problems);
@@ -74,7 +68,7 @@ public final class PodRequestParser {
                 metadata == null || metadata.getNamespace() == null ? "default" : metadata.getNamespace(),
                 metadata == null || metadata.getName() == null ? "" : metadata.getName(),
                 metadata == null || metadata.getUid() == null ? "" : metadata.getUid(),
-                gpus, models, minMemoryMiB, minCc, nvlink, specPriority, hint, preference, job, role, claims,
+                gpus, cards.models(), cards.minMemoryMiB(), cards.minComputeCapability(), nvlink, specPriority, hint, preference, job, role, claims,
                 annotations.getOrDefault(HetgpuKeys.POD_WORKLOAD, "").strip());
     }
 
@@ -140,65 +134,6 @@ public final class PodRequestParser {
             throw new InvalidPodRequestException(where + ": expected a whole number of GPUs, got \"" + quantity + "\"");
         }
         return value.longValueExact();
-    }
-
-    private Set<String> models(String text, List<String> problems) {
-        if (text == null) {
-            return Set.of();
-        }
-        var models = new LinkedHashSet<String>();
-        for (var part : text.split(",")) {
-            if (part.isBlank()) {
-                continue;
-            }
-            var model = CardModel.fromProductName(part);
-            if (!catalog.knows(model)) {
-                problems.add(HetgpuKeys.POD_GPU_MODELS + ": unknown card model \"" + part.strip() + "\" in \"" + text
-                        + "\" (known: " + String.join(", ", catalog.cards().stream().map(c -> c.model()).toList())
-                        + "; an admin can add a model to the tier table)");
-            }
-            models.add(model);
-        }
-        if (models.isEmpty()) {
-            problems.add(HetgpuKeys.POD_GPU_MODELS + ": expected card models such as \"A100,H100\", got \"" + text + "\"");
-        }
-        return models;
-    }
-
-    private static long minMemory(String text, List<String> problems) {
-        if (text == null) {
-            return 0;
-        }
-        var bad = HetgpuKeys.POD_MIN_GPU_MEMORY + ": expected a memory size such as \"32Gi\" or \"16000Mi\", got \"" + text + "\"";
-        var trimmed = text.strip();
-        // A bare number is bytes to Kubernetes, which nobody means for GPU memory: insist on a unit.
-        if (trimmed.isEmpty() || Character.isDigit(trimmed.charAt(trimmed.length() - 1))) {
-            problems.add(bad);
-            return 0;
-        }
-        try {
-            var bytes = Quantity.getAmountInBytes(new Quantity(trimmed));
-            if (bytes.signum() <= 0) {
-                problems.add(bad);
-                return 0;
-            }
-            return bytes.divide(MIB, 0, java.math.RoundingMode.CEILING).longValueExact();
-        } catch (RuntimeException e) {
-            problems.add(bad);
-            return 0;
-        }
-    }
-
-    private static ComputeCapability minComputeCapability(String text, List<String> problems) {
-        if (text == null) {
-            return PodRequest.ANY_COMPUTE_CAPABILITY;
-        }
-        try {
-            return ComputeCapability.parse(text);
-        } catch (IllegalArgumentException e) {
-            problems.add(HetgpuKeys.POD_MIN_COMPUTE_CAPABILITY + ": expected MAJOR.MINOR such as \"7.0\", got \"" + text + "\"");
-            return PodRequest.ANY_COMPUTE_CAPABILITY;
-        }
     }
 
     private static boolean interconnect(String text, List<String> problems) {

@@ -139,6 +139,25 @@ class BindHandshakeStressTest {
         assertThat(followed).isEqualTo(created);
     }
 
+    @Test
+    void withoutTheBindVerbThePluginStillGivesEachPodACardItAccepts() throws Exception {
+        // The degraded mode: kube-scheduler binds, no record; the plugin reads the pending pod's card requirements.
+        start(NodeSpec.gpu("mixed-1", "rack-a", "zone-1", "mixed"));
+        var configuration = DeployedConfiguration.load(ProjectFiles.manifests());
+        var degraded = new SchedulerDriver(cluster.client(), configuration.schedulerCalling(
+                "http://127.0.0.1:" + cluster.extenders().getFirst().port(), e -> e.withoutBindVerb()), http, 11);
+        pods().submit("needs-memory", 1, 1000, Map.of(HetgpuKeys.POD_MIN_GPU_MEMORY, "32Gi"));
+        assertThat(degraded.scheduleRound()).singleElement().isInstanceOf(Decision.Bound.class);
+        pods().submit("t4-only", 1, 1000, Map.of(HetgpuKeys.POD_GPU_MODELS, "T4"));
+        assertThat(degraded.scheduleRound()).singleElement().isInstanceOf(Decision.Bound.class);
+
+        var big = pods().awaitRunning("needs-memory");
+        assertThat(big.getMetadata().getAnnotations()).doesNotContainKey(HetgpuKeys.POD_GPU_DEVICES);
+        // Told only a count, the plugin would keep the NVLink-joined A100 pair whole and give a 15 GB T4.
+        assertThat(modelOf("mixed-1", TrainingPods.devices(big).getFirst())).isEqualTo("A100");
+        assertThat(modelOf("mixed-1", TrainingPods.devices(pods().awaitRunning("t4-only")).getFirst())).isEqualTo("T4");
+    }
+
     /** The pod ends and is deleted; returns once the extender has seen it go. */
     private void finish(String name) {
         cluster.client().pods().inNamespace(TrainingPods.NS).withName(name).delete();
