@@ -3,21 +3,44 @@ package io.hetgpu.simulator;
 import java.util.List;
 
 /**
- * How much a multi-GPU job slows down for where its GPUs are, as a factor on its speed (stated in the
- * README): one node's NVLink-connected set 1.0; one node over PCIe 0.85; several nodes of one rack
- * 0.75; several racks 0.6. Single-GPU jobs are never slowed.
+ * How much a multi-GPU job slows down for where its GPUs are, as a factor on its speed (stated in the README; an
+ * assumption, set with {@code --communication}): one node's NVLink-connected set 1.0; one node over PCIe
+ * {@code pcieSet} (0.85); several nodes of one rack {@code sameRack} (0.75); several racks {@code crossRack} (0.6).
+ * Single-GPU jobs are never slowed.
  */
-final class CommunicationModel {
+public record CommunicationModel(double pcieSet, double sameRack, double crossRack) {
 
     static final double NVLINK_SET = 1.0;
-    static final double PCIE_SET = 0.85;
-    static final double SAME_RACK = 0.75;
-    static final double CROSS_RACK = 0.6;
+    public static final CommunicationModel DEFAULTS = new CommunicationModel(0.85, 0.75, 0.6);
 
-    private CommunicationModel() {
+    public CommunicationModel {
+        for (double factor : new double[] {pcieSet, sameRack, crossRack}) {
+            if (!(factor > 0 && factor <= 1)) {
+                throw new IllegalArgumentException("--communication: expected factors above 0 and at most 1, got " + factor);
+            }
+        }
     }
 
-    static double factor(Job job, List<Placer.PodPlacement> placements, ClusterInventory inventory) {
+    /** "PCIE,RACK,CROSS", e.g. "0.85,0.75,0.6"; an {@link IllegalArgumentException} naming the option otherwise. */
+    public static CommunicationModel parse(String text) {
+        var parts = text.split(",");
+        if (parts.length == 3) {
+            try {
+                return new CommunicationModel(Double.parseDouble(parts[0].strip()), Double.parseDouble(parts[1].strip()),
+                        Double.parseDouble(parts[2].strip()));
+            } catch (NumberFormatException e) {
+                // said below
+            }
+        }
+        throw new IllegalArgumentException("--communication: expected PCIE,RACK,CROSS factors such as 0.85,0.75,0.6, got \"" + text + "\"");
+    }
+
+    @Override
+    public String toString() {
+        return pcieSet + "," + sameRack + "," + crossRack;
+    }
+
+    double factor(Job job, List<Placer.PodPlacement> placements, ClusterInventory inventory) {
         if (job.gpus() < 2) {
             return 1.0;
         }
@@ -25,9 +48,9 @@ final class CommunicationModel {
         long nodes = gpuPods.stream().mapToInt(Placer.PodPlacement::node).distinct().count();
         if (nodes > 1) {
             long racks = gpuPods.stream().map(p -> inventory.nodes().get(p.node()).rack()).distinct().count();
-            return racks > 1 ? CROSS_RACK : SAME_RACK;
+            return racks > 1 ? crossRack : sameRack;
         }
-        return onNvlink(job, placements) ? NVLINK_SET : PCIE_SET;
+        return onNvlink(job, placements) ? NVLINK_SET : pcieSet;
     }
 
     /** Every GPU of the job in one NVLink-connected set on one node. */

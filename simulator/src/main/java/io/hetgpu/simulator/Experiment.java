@@ -23,9 +23,11 @@ import java.util.List;
  * @param config    the extender configuration whose policy.priority and policy.weights every hetgpu run uses
  *                  (the ablations zero one weight of them)
  * @param checkpoints what an eviction costs the jobs
+ * @param communication how much a multi-GPU job slows down for where its GPUs are
  */
 public record Experiment(String name, ClusterInventory inventory, List<Job> jobs, CardSpeed speed, WorkloadThroughputs workloads,
-                         double slowCardShare, int reserve, ExtenderConfig config, Checkpoints checkpoints) {
+                         double slowCardShare, int reserve, ExtenderConfig config, Checkpoints checkpoints,
+                         CommunicationModel communication) {
 
     /** The minimumSpeedShare the README's figures use; {@code --minimum-speed-share} gives others. */
     static final double SLOW_CARD_SHARE = 0.35;
@@ -38,17 +40,23 @@ public record Experiment(String name, ClusterInventory inventory, List<Job> jobs
 
     public Experiment(String name, ClusterInventory inventory, List<Job> jobs, CardSpeed speed, WorkloadThroughputs workloads,
                       double slowCardShare, int reserve) {
-        this(name, inventory, jobs, speed, workloads, slowCardShare, reserve, ExtenderConfig.DEFAULTS, Checkpoints.DEFAULTS);
+        this(name, inventory, jobs, speed, workloads, slowCardShare, reserve, ExtenderConfig.DEFAULTS, Checkpoints.DEFAULTS,
+                CommunicationModel.DEFAULTS);
     }
 
     /** The same runs with the policy settings of an extender configuration file ({@code --config}). */
     public Experiment withConfig(ExtenderConfig newConfig) {
-        return new Experiment(name, inventory, jobs, speed, workloads, slowCardShare, reserve, newConfig, checkpoints);
+        return new Experiment(name, inventory, jobs, speed, workloads, slowCardShare, reserve, newConfig, checkpoints, communication);
     }
 
     /** The same runs with another cost of eviction ({@code --checkpoint-interval}, {@code --restart-overhead}). */
     public Experiment withCheckpoints(Checkpoints newCheckpoints) {
-        return new Experiment(name, inventory, jobs, speed, workloads, slowCardShare, reserve, config, newCheckpoints);
+        return new Experiment(name, inventory, jobs, speed, workloads, slowCardShare, reserve, config, newCheckpoints, communication);
+    }
+
+    /** The same runs with other communication factors ({@code --communication}). */
+    public Experiment withCommunication(CommunicationModel newCommunication) {
+        return new Experiment(name, inventory, jobs, speed, workloads, slowCardShare, reserve, config, checkpoints, newCommunication);
     }
 
     /** The policies compared, each a fresh placer seeded alike. */
@@ -92,7 +100,7 @@ public record Experiment(String name, ClusterInventory inventory, List<Job> jobs
 
     /** The policies whose names pass {@code which}, both kube-scheduler runs (the report's baselines) always. */
     public List<Summary> run(long seed, java.util.function.Predicate<String> which) {
-        var simulation = new Simulation(inventory, speed, checkpoints);
+        var simulation = new Simulation(inventory, speed, checkpoints, communication);
         // Each policy's run is independent of the others (its own placer, tie-breaks and state): run them side by side.
         return placers(seed).parallelStream().filter(placer -> placer instanceof KubernetesDefaultPlacer || which.test(placer.name()))
                 .map(placer -> Summary.of(simulation.run(jobs, placer), inventory)).toList();

@@ -22,6 +22,10 @@ import java.util.List;
 public record PlacementCeiling(double meanJctHigh, double meanJctRest, double meanJct, double offeredLoad, int unplaceable) {
 
     public static PlacementCeiling of(List<Job> jobs, ClusterInventory inventory, CardSpeed speed) {
+        return of(jobs, inventory, speed, CommunicationModel.DEFAULTS);
+    }
+
+    public static PlacementCeiling of(List<Job> jobs, ClusterInventory inventory, CardSpeed speed, CommunicationModel communication) {
         double high = 0;
         double rest = 0;
         int highJobs = 0;
@@ -33,7 +37,7 @@ public record PlacementCeiling(double meanJctHigh, double meanJctRest, double me
         for (var job : jobs) {
             first = Math.min(first, job.arrival());
             last = Math.max(last, job.arrival());
-            double fastest = fastestRate(job, inventory, speed);
+            double fastest = fastestRate(job, inventory, speed, communication);
             if (fastest == 0) {
                 unplaceable++;
                 continue;
@@ -55,7 +59,7 @@ public record PlacementCeiling(double meanJctHigh, double meanJctRest, double me
     }
 
     /** The job's best speed on any node (card speed times communication factor), 0 when no node can run it. */
-    static double fastestRate(Job job, ClusterInventory inventory, CardSpeed speed) {
+    static double fastestRate(Job job, ClusterInventory inventory, CardSpeed speed, CommunicationModel communication) {
         if (job.gpus() == 0) {
             return 1.0;
         }
@@ -78,20 +82,20 @@ public record PlacementCeiling(double meanJctHigh, double meanJctRest, double me
             for (int position : set.get().positions()) {
                 slowest = Math.min(slowest, speed.relative(job, topology.device(position).model()));
             }
-            best = Math.max(best, slowest * factor(job, wholeJob, set.get().nvlinkConnected()));
+            best = Math.max(best, slowest * factor(job, wholeJob, set.get().nvlinkConnected(), communication));
         }
         return best;
     }
 
     /** {@link CommunicationModel}'s factor for the best layout this node allows. */
-    private static double factor(Job job, boolean wholeJob, boolean nvlinkSet) {
+    private static double factor(Job job, boolean wholeJob, boolean nvlinkSet, CommunicationModel communication) {
         if (job.gpus() < 2) {
             return 1.0;
         }
         if (!wholeJob) {
-            return CommunicationModel.SAME_RACK;
+            return communication.sameRack();
         }
         boolean onePod = job.pods().stream().filter(pod -> pod.gpus() > 0).count() == 1;
-        return onePod && nvlinkSet ? CommunicationModel.NVLINK_SET : CommunicationModel.PCIE_SET;
+        return onePod && nvlinkSet ? CommunicationModel.NVLINK_SET : communication.pcieSet();
     }
 }

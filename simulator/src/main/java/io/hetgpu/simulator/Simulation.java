@@ -41,6 +41,7 @@ public final class Simulation {
     private final ClusterInventory inventory;
     private final CardSpeed speed;
     private final Checkpoints checkpoints;
+    private final CommunicationModel communication;
     private final int topTier;
     private final List<SchedulingNode> kubeNodes;
 
@@ -49,9 +50,14 @@ public final class Simulation {
     }
 
     public Simulation(ClusterInventory inventory, CardSpeed speed, Checkpoints checkpoints) {
+        this(inventory, speed, checkpoints, CommunicationModel.DEFAULTS);
+    }
+
+    public Simulation(ClusterInventory inventory, CardSpeed speed, Checkpoints checkpoints, CommunicationModel communication) {
         this.inventory = inventory;
         this.speed = speed;
         this.checkpoints = checkpoints;
+        this.communication = communication;
         this.topTier = inventory.nodes().stream().flatMap(node -> node.gpus().tiers().stream())
                 .mapToInt(tier -> tier.rank()).max().orElse(0);
         this.kubeNodes = inventory.nodes().stream().map(KubeObjects::node).toList();
@@ -299,7 +305,7 @@ public final class Simulation {
             if (slowest == Double.MAX_VALUE) {
                 slowest = 1.0;
             }
-            double rate = slowest * CommunicationModel.factor(job, placements, inventory);
+            double rate = slowest * communication.factor(job, placements, inventory);
             var earlier = progress.get(job.id());
             double overhead = earlier == null ? 0 : checkpoints.restartOverheadSeconds();
             double duration = overhead + (earlier == null ? job.work() : earlier.remaining) / rate;

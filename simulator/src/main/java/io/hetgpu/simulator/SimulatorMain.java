@@ -63,6 +63,10 @@ public final class SimulatorMain implements Callable<Integer> {
             + "making progress again once it runs (image, checkpoint load, warm-up); default ${DEFAULT-VALUE}")
     double restartMinutes = Checkpoints.DEFAULTS.restartOverheadSeconds() / 60;
 
+    @Option(names = "--communication", paramLabel = "PCIE,RACK,CROSS", description = "an assumption: the speed factor of a "
+            + "multi-GPU job on one node over PCIe, on several nodes of one rack, across racks (an NVLink set is 1); default ${DEFAULT-VALUE}")
+    String communication = CommunicationModel.DEFAULTS.toString();
+
     @Option(names = "--evict-for-faster-cards", paramLabel = "SHARE", description = "the policy.evictForFasterCards of every hetgpu run "
             + "(0 off, up to 1): a high-priority pod refuses free cards below this share of the speed of cards preemption can free "
             + "for it; default the --config file's, else the extender's default")
@@ -134,7 +138,7 @@ public final class SimulatorMain implements Callable<Integer> {
         var summaries = experiment.run(seed, name -> policies.matcher(name).matches());
         double seconds = (System.nanoTime() - started) / 1e9;
         var table = Report.table(summaries);
-        var ceiling = PlacementCeiling.of(experiment.jobs(), experiment.inventory(), experiment.speed());
+        var ceiling = PlacementCeiling.of(experiment.jobs(), experiment.inventory(), experiment.speed(), experiment.communication());
         var charts = Report.charts(experiment.name(), summaries, ceiling, out);
         var report = new StringBuilder("# " + experiment.name() + "\n\n");
         report.append(String.format(Locale.ROOT, "%d jobs on %d GPUs (%d nodes), seed %d; %d policies simulated in %.1f s.%n%n",
@@ -197,7 +201,8 @@ public final class SimulatorMain implements Callable<Integer> {
 
     Experiment experiment(long seed) {
         var settings = evictForFasterCards == null ? extenderConfig : extenderConfig.withEvictionFloor(new EvictionFloor(evictForFasterCards));
-        return workloadExperiment(seed).withConfig(settings).withCheckpoints(new Checkpoints(checkpointMinutes * 60, restartMinutes * 60));
+        return workloadExperiment(seed).withConfig(settings).withCheckpoints(new Checkpoints(checkpointMinutes * 60, restartMinutes * 60))
+                .withCommunication(CommunicationModel.parse(communication));
     }
 
     private Experiment workloadExperiment(long seed) {

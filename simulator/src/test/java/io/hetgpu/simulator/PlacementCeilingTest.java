@@ -21,19 +21,19 @@ class PlacementCeilingTest {
     void aJobsBestRateIsItsFastestCardTimesTheBestLayoutAnyNodeOffers() {
         var resnet = "ResNet-50 (batch size 64)";
         double v100 = SPEED.relative(job(resnet, List.of(new Job.Pod(1, "")), Set.of()), "V100");
-        assertThat(PlacementCeiling.fastestRate(job(resnet, List.of(new Job.Pod(1, "")), Set.of()), GAVEL, SPEED)).isEqualTo(v100);
+        assertThat(PlacementCeiling.fastestRate(job(resnet, List.of(new Job.Pod(1, "")), Set.of()), GAVEL, SPEED, CommunicationModel.DEFAULTS)).isEqualTo(v100);
         // Recommendation runs fastest on a P100, not on the newest card.
         var recommendation = job("Recommendation (batch size 2048)", List.of(new Job.Pod(1, "")), Set.of());
-        assertThat(PlacementCeiling.fastestRate(recommendation, GAVEL, SPEED)).isEqualTo(SPEED.relative(recommendation, "P100"));
+        assertThat(PlacementCeiling.fastestRate(recommendation, GAVEL, SPEED, CommunicationModel.DEFAULTS)).isEqualTo(SPEED.relative(recommendation, "P100"));
         // A job limited to K80s gets the K80 speed; its 4 GPUs on a k80-4x node talk over PCIe.
         var k80Only = job(resnet, List.of(new Job.Pod(4, "")), Set.of("K80"));
-        assertThat(PlacementCeiling.fastestRate(k80Only, GAVEL, SPEED)).isCloseTo(1.0 * CommunicationModel.PCIE_SET, within(1e-9));
+        assertThat(PlacementCeiling.fastestRate(k80Only, GAVEL, SPEED, CommunicationModel.DEFAULTS)).isCloseTo(1.0 * CommunicationModel.DEFAULTS.pcieSet(), within(1e-9));
         // Two 4-GPU workers fit one DGX-1: one node, but two pods, so not one NVLink set.
         var psWorker = job(resnet, List.of(new Job.Pod(0, "ps"), new Job.Pod(4, "worker"), new Job.Pod(4, "worker")), Set.of());
-        assertThat(PlacementCeiling.fastestRate(psWorker, GAVEL, SPEED))
-                .isCloseTo(Math.max(SPEED.relative(psWorker, "V100"), SPEED.relative(psWorker, "P100")) * CommunicationModel.PCIE_SET,
+        assertThat(PlacementCeiling.fastestRate(psWorker, GAVEL, SPEED, CommunicationModel.DEFAULTS))
+                .isCloseTo(Math.max(SPEED.relative(psWorker, "V100"), SPEED.relative(psWorker, "P100")) * CommunicationModel.DEFAULTS.pcieSet(),
                         within(1e-9));
-        assertThat(PlacementCeiling.fastestRate(job(resnet, List.of(new Job.Pod(1, "")), Set.of("H100")), GAVEL, SPEED)).isZero();
+        assertThat(PlacementCeiling.fastestRate(job(resnet, List.of(new Job.Pod(1, "")), Set.of("H100")), GAVEL, SPEED, CommunicationModel.DEFAULTS)).isZero();
     }
 
     @Test
@@ -56,5 +56,15 @@ class PlacementCeilingTest {
         var jobs = List.of(long8, new Job(1, 3600, false, Job.NORMAL_PRIORITY, "A3C", List.of(new Job.Pod(1, "")), 60, Set.of(), 0, 0, ""));
         assertThat(PlacementCeiling.of(jobs, GAVEL, SPEED).offeredLoad()).isGreaterThan(1);
         assertThat(PlacementCeiling.of(jobs, GAVEL, SPEED).meanJctHigh()).isZero();
+    }
+
+    @Test
+    void aJobThatCannotHaveNvlinkIsAsFastAsTheCommunicationModelSays() {
+        var k80Only = job("ResNet-50 (batch size 64)", List.of(new Job.Pod(4, "")), Set.of("K80"));
+        var slower = new CommunicationModel(0.5, 0.4, 0.3);
+        assertThat(PlacementCeiling.fastestRate(k80Only, GAVEL, SPEED, slower)).isCloseTo(1.0 * 0.5, within(1e-9));
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> CommunicationModel.parse("0.85,fast,0.6")))
+                .hasMessage("--communication: expected PCIE,RACK,CROSS factors such as 0.85,0.75,0.6, got \"0.85,fast,0.6\"");
+        assertThat(CommunicationModel.parse(CommunicationModel.DEFAULTS.toString())).isEqualTo(CommunicationModel.DEFAULTS);
     }
 }

@@ -16,7 +16,7 @@ class PreemptionSimulationTest {
 
     private static final ClusterInventory GAVEL = ClusterInventory.gavel();
     /** Four GPUs of a K80 server talk over PCIe. */
-    private static final double PCIE = CommunicationModel.PCIE_SET;
+    private static final double PCIE = CommunicationModel.DEFAULTS.pcieSet();
     /** Every card equally fast, so that durations are the work over the communication factor. */
     private static final CardSpeed SAME_SPEED = (job, model) -> 1.0;
     /** Checkpoints every 10 minutes, 1 minute to restart. */
@@ -100,7 +100,7 @@ class PreemptionSimulationTest {
         double urgentEnd = 1800 + 3600 / PCIE;
         assertThat(low.start()).isCloseTo(urgentEnd, within(1e-6));
         // Two nodes: 0.75 of NVLink speed (or 0.6 across racks). 1,800 s saved in full (three checkpoints).
-        double factor = GAVEL.nodes().get(0).rack().equals(GAVEL.nodes().get(1).rack()) ? CommunicationModel.SAME_RACK : CommunicationModel.CROSS_RACK;
+        double factor = GAVEL.nodes().get(0).rack().equals(GAVEL.nodes().get(1).rack()) ? CommunicationModel.DEFAULTS.sameRack() : CommunicationModel.DEFAULTS.crossRack();
         double remaining = 7200 - 1800 * factor;
         assertThat(low.end()).isCloseTo(urgentEnd + 60 + remaining / factor, within(1e-6));
     }
