@@ -99,7 +99,7 @@ public final class Preemption {
             }
             victimsByNode.put(node, uids);
             proposals.add(new PreemptionStep.Proposal(node, pod.needsGpus() ? stateAfter(node, uids) : null,
-                    workLost(node, uids, proposedPods.get(node), now)));
+                    workLost(node, uids, proposedPods.get(node), now), pdb.get(node)));
         }
         var verdict = PreemptionStep.judge(policy, pod, closed, cluster.contextOf(pod), proposals);
         var kept = new LinkedHashMap<String, MetaVictims>();

@@ -8,7 +8,8 @@ import java.util.Map;
 
 /**
  * Which of kube-scheduler's preemption candidates hetgpu keeps, among those whose victims free a GPU set the pod can
- * use: for a pod that wants the newest cards, the candidates that give it the newest tier; among those, the ones
+ * use: the ones that break the fewest PodDisruptionBudgets (kube-scheduler's own first criterion); for a pod that
+ * wants the newest cards, the candidates that give it the newest tier; among those, the ones
  * closest to the pod's job (on a node of another of its pods, then in its rack, then its zone: a worker evicting its
  * way next to the job's other worker keeps their traffic off the network); among those, the ones whose eviction
  * destroys the least work, in GPU-seconds since each victim last saved it (its {@code hetgpu.io/checkpointed-at},
@@ -22,8 +23,13 @@ public final class PreemptionChoice {
      * @param tierRank       the weakest card's tier in the set the pod would get; -1 when unknown (a node hetgpu cannot judge)
      * @param closeness      the node's mean closeness to the job's other pods ({@link io.hetgpu.extender.policy.Proximity})
      * @param gpuSecondsLost work the eviction destroys
+     * @param pdbViolations  the PodDisruptionBudgets its evictions would break, as kube-scheduler counted them
      */
-    public record Option(String node, int tierRank, double closeness, long gpuSecondsLost) {
+    public record Option(String node, int tierRank, double closeness, long gpuSecondsLost, long pdbViolations) {
+
+        public Option(String node, int tierRank, double closeness, long gpuSecondsLost) {
+            this(node, tierRank, closeness, gpuSecondsLost, 0);
+        }
     }
 
     private PreemptionChoice() {
@@ -34,13 +40,20 @@ public final class PreemptionChoice {
         return options.stream().mapToInt(Option::tierRank).max().orElse(-1);
     }
 
+    /** The fewest PodDisruptionBudget violations any option has. */
+    static long fewestViolations(List<Option> options) {
+        return options.stream().mapToLong(Option::pdbViolations).min().orElse(0);
+    }
+
     /** The closest any option is to the job's other pods. */
     static double closest(List<Option> options) {
         return options.stream().mapToDouble(Option::closeness).max().orElse(0);
     }
 
     public static List<String> keep(List<Option> options, boolean wantsNewest) {
-        var left = options;
+        // kube-scheduler's first criterion, kept first: an admin's disruption budget outranks the pod's wish for cards.
+        long fewest = fewestViolations(options);
+        var left = options.stream().filter(option -> option.pdbViolations() == fewest).toList();
         if (wantsNewest) {
             int best = bestTier(left);
             left = left.stream().filter(option -> option.tierRank() == best).toList();

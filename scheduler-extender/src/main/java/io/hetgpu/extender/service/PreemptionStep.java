@@ -27,8 +27,13 @@ public final class PreemptionStep {
      * @param after          the node as it would be with the victims' GPUs free; null when the extender does not know the
      *                       node, which it then leaves to kube-scheduler
      * @param gpuSecondsLost the work the victims lose, each since it last saved it
+     * @param pdbViolations  the PodDisruptionBudgets the evictions break, as kube-scheduler counted them
      */
-    public record Proposal(String node, NodeState after, long gpuSecondsLost) {
+    public record Proposal(String node, NodeState after, long gpuSecondsLost, long pdbViolations) {
+
+        public Proposal(String node, NodeState after, long gpuSecondsLost) {
+            this(node, after, gpuSecondsLost, 0);
+        }
     }
 
     /**
@@ -55,28 +60,31 @@ public final class PreemptionStep {
         var refused = new LinkedHashMap<String, String>();
         for (var proposal : proposals) {
             if (!pod.needsGpus() || proposal.after() == null) {
-                options.add(new PreemptionChoice.Option(proposal.node(), -1, 0, proposal.gpuSecondsLost()));
+                options.add(new PreemptionChoice.Option(proposal.node(), -1, 0, proposal.gpuSecondsLost(), proposal.pdbViolations()));
                 continue;
             }
             switch (policy.assess(pod, proposal.after(), closed)) {
                 case PlacementPolicy.Misfit misfit -> refused.put(proposal.node(), "evicting its victims would leave " + misfit.rejection().reason());
                 case PlacementPolicy.Fit fit -> {
                     options.add(new PreemptionChoice.Option(proposal.node(), fit.candidate().tierRank(),
-                            Proximity.toPeers(proposal.after(), context.peers()), proposal.gpuSecondsLost()));
+                            Proximity.toPeers(proposal.after(), context.peers()), proposal.gpuSecondsLost(), proposal.pdbViolations()));
                     freed.put(proposal.node(), describe(fit.candidate()));
                 }
             }
         }
         var chosen = PreemptionChoice.keep(options, pod.needsGpus() && policy.preferenceOf(pod) == GpuPreference.NEWEST);
-        int bestTier = PreemptionChoice.bestTier(options);
-        double closest = PreemptionChoice.closest(options.stream().filter(option -> option.tierRank() == bestTier).toList());
+        long fewest = PreemptionChoice.fewestViolations(options);
+        var withinBudgets = options.stream().filter(option -> option.pdbViolations() == fewest).toList();
+        int bestTier = PreemptionChoice.bestTier(withinBudgets);
+        double closest = PreemptionChoice.closest(withinBudgets.stream().filter(option -> option.tierRank() == bestTier).toList());
         var kept = new ArrayList<String>();
         for (var option : options) {
             if (chosen.contains(option.node())) {
                 kept.add(option.node());
             } else {
                 freed.remove(option.node());
-                refused.put(option.node(), option.tierRank() < bestTier ? "older cards than another candidate's"
+                refused.put(option.node(), option.pdbViolations() > fewest ? "breaks more PodDisruptionBudgets than another candidate"
+                        : option.tierRank() < bestTier ? "older cards than another candidate's"
                         : option.closeness() < closest ? "farther from the job's other pods than another candidate"
                         : "more work lost than another candidate's");
             }

@@ -28,6 +28,12 @@ class PreemptionChoiceTest {
     }
 
     @Test
+    void aCandidateThatBreaksADisruptionBudgetLosesToOneThatBreaksNoneWhateverItsCards() {
+        var options = List.of(new Option("h100-budgeted", 100, 1.0, 0, 1), new Option("a100", 90, 0, 3_600, 0));
+        assertThat(PreemptionChoice.keep(options, true)).containsExactly("a100");
+    }
+
+    @Test
     void amongEqualCardsTheClosestToTheJobComesBeforeTheLeastWorkLost() {
         // On the node of the job's other pod (1.0), in its rack (0.6), elsewhere (0).
         var options = List.of(new Option("elsewhere", 90, 0, 60), new Option("same-rack", 90, 0.6, 600), new Option("same-node", 90, 1.0, 3_600),

@@ -4,6 +4,9 @@ import static io.hetgpu.testcluster.e2e.TrainingPods.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.kubescheduler.selection.TieBreak;
 import io.hetgpu.testcluster.cluster.DeployedConfiguration;
@@ -71,6 +74,66 @@ class PreemptionEndToEndTest {
             var alone = new SchedulerDriver(cluster.client(), DeployedConfiguration.load(ProjectFiles.manifests()).scheduler()
                     .withExtenders(List.of()), HttpClient.newHttpClient(), 1).preempting(1, TieBreak.random(new Random(1)));
             urgentEvictsOnAndRunsOn(cluster, alone, "dgx1", "a100");
+        }
+    }
+
+    @Test
+    void aDisruptionBudgetOutranksTheNewestCards() throws Exception {
+        // As in theUrgentPodsVictimsAreOnTheNewestCards, but the A100s' pods may not be disrupted: kube-scheduler's first
+        // criterion is the fewest budgets broken, and hetgpu's verb keeps to it, so the DGX-1's pods go.
+        try (var cluster = TestCluster.start(List.of(NodeSpec.gpu("dgx1", "rack-a", "zone-1", "dgx1-v100"),
+                NodeSpec.gpu("a100", "rack-b", "zone-1", "dgx-a100")), dir, message -> { })) {
+            var scheduler = scheduler(cluster);
+            fill(cluster, scheduler, i -> Map.of(HetgpuKeys.POD_GPU_MODELS, i < 4 ? "A100" : "V100"));
+            for (int i = 0; i < 4; i++) {
+                cluster.client().pods().inNamespace(NS).withName("batch-" + i)
+                        .edit(pod -> new PodBuilder(pod).editMetadata().addToLabels("budget", "guarded").endMetadata().build());
+            }
+            cluster.client().policy().v1().podDisruptionBudget().resource(new PodDisruptionBudgetBuilder().withNewMetadata()
+                    .withName("guarded").withNamespace(NS).endMetadata().withNewSpec().withNewSelector().addToMatchLabels("budget", "guarded")
+                    .endSelector().withMinAvailable(new IntOrString(4)).endSpec().withNewStatus().withDisruptionsAllowed(0).endStatus()
+                    .build()).create();
+
+            urgentEvictsOnAndRunsOn(cluster, scheduler, "dgx1", "a100");
+        }
+    }
+
+    @Test
+    void aPodThatNeverPreemptsEvictsNothing() throws Exception {
+        try (var cluster = TestCluster.start(List.of(NodeSpec.gpu("dgx1", "rack-a", "zone-1", "dgx1-v100"),
+                NodeSpec.gpu("a100", "rack-b", "zone-1", "dgx-a100")), dir, message -> { })) {
+            var scheduler = scheduler(cluster);
+            fill(cluster, scheduler, i -> Map.of());
+            var pods = new TrainingPods(cluster.client());
+            pods.submit("patient", 8, 1000, Map.of(HetgpuKeys.POD_INTERCONNECT, "nvlink"));
+            cluster.client().pods().inNamespace(NS).withName("patient")
+                    .edit(pod -> new PodBuilder(pod).editSpec().withPreemptionPolicy("Never").endSpec().build());
+
+            assertThat(scheduler.scheduleRound()).singleElement().isInstanceOf(Decision.Unschedulable.class);
+            assertThat(cluster.client().pods().inNamespace(NS).list().getItems()).filteredOn(pod -> pod.getMetadata().getName()
+                    .startsWith("batch-")).hasSize(8).allSatisfy(pod -> assertThat(pod.getMetadata().getDeletionTimestamp()).isNull());
+        }
+    }
+
+    @Test
+    void aJobLosesNoPodToAPodOfItsOwnPriority() throws Exception {
+        // Both servers held by one ps/worker job at priority 1000; another pod at 1000 waits rather than evict any of it.
+        try (var cluster = TestCluster.start(List.of(NodeSpec.gpu("dgx1", "rack-a", "zone-1", "dgx1-v100"),
+                NodeSpec.gpu("a100", "rack-b", "zone-1", "dgx-a100")), dir, message -> { })) {
+            var scheduler = scheduler(cluster);
+            var pods = new TrainingPods(cluster.client());
+            for (int i = 0; i < 8; i++) {
+                pods.submit("worker-" + i, 2, 1000, Map.of());
+                cluster.client().pods().inNamespace(NS).withName("worker-" + i).edit(pod -> new PodBuilder(pod).editMetadata()
+                        .addToLabels(HetgpuKeys.POD_JOB, "resnet").addToLabels(HetgpuKeys.POD_ROLE, "worker").endMetadata().build());
+                assertThat(scheduler.scheduleRound()).singleElement().isInstanceOf(Decision.Bound.class);
+                pods.awaitRunning("worker-" + i);
+            }
+            pods.submit("same-priority", 2, 1000, Map.of());
+
+            assertThat(scheduler.scheduleRound()).singleElement().isInstanceOf(Decision.Unschedulable.class);
+            assertThat(cluster.client().pods().inNamespace(NS).list().getItems()).filteredOn(pod -> pod.getMetadata().getName()
+                    .startsWith("worker-")).hasSize(8).allSatisfy(pod -> assertThat(pod.getMetadata().getDeletionTimestamp()).isNull());
         }
     }
 
