@@ -77,7 +77,7 @@ public final class Extender implements AutoCloseable {
                         Thread.ofPlatform().daemon().name("events").factory(), new ThreadPoolExecutor.DiscardPolicy());
                 eventWriter = Optional.of(writer);
                 var placementEvents = new PlacementEvents(client.get(), Clock.systemUTC(), Duration.ofSeconds(settings.eventIntervalSeconds()),
-                        writer, pod -> isKnown(view.podByUid(pod.uid()), pod));
+                        writer, pod -> isKnown(view.podByUid(pod.uid()), pod), view::podByUid);
                 listener = placementEvents;
                 preemptionListener = placementEvents::preemption;
             }

@@ -30,6 +30,7 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
     private static final Logger LOG = LoggerFactory.getLogger(PlacementEvents.class);
     static final String REASON = "HetgpuPlacement";
     static final String PREEMPTION_REASON = "HetgpuPreemption";
+    static final String VICTIM_REASON = "HetgpuPreemptionVictim";
     static final String COMPONENT = "hetgpu-scheduler-extender";
     private static final int MAX_TRACKED_PODS = 10_000;
     private static final int MAX_MESSAGE = 1024;
@@ -39,6 +40,7 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
     private final Duration interval;
     private final Executor executor;
     private final Predicate<PodRequest> known;
+    private final java.util.function.Function<String, io.fabric8.kubernetes.api.model.Pod> podByUid;
     /** Last event per pod, oldest first, bounded; its only job is the throttle. */
     private final Map<String, Instant> lastSent = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
@@ -52,6 +54,13 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
      * @param known    whether the API server has this pod, as the informers know it
      */
     public PlacementEvents(KubernetesClient client, Clock clock, Duration interval, Executor executor, Predicate<PodRequest> known) {
+        this(client, clock, interval, executor, known, uid -> null);
+    }
+
+    /** @param podByUid a pod the informers know, by UID, or null: where the Events on preemption's victims go */
+    public PlacementEvents(KubernetesClient client, Clock clock, Duration interval, Executor executor, Predicate<PodRequest> known,
+                           java.util.function.Function<String, io.fabric8.kubernetes.api.model.Pod> podByUid) {
+        this.podByUid = podByUid;
         this.client = client;
         this.clock = clock;
         this.interval = interval;
@@ -98,6 +107,16 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
         var now = clock.instant();
         var message = advice.explain();
         executor.execute(() -> post(pod, PREEMPTION_REASON, message, now));
+        advice.victimsReason().ifPresent(why -> {
+            for (var uid : advice.kept().getFirst().victimUids()) {
+                var victim = podByUid.apply(uid);
+                if (victim != null && victim.getMetadata() != null) {
+                    var namespace = victim.getMetadata().getNamespace();
+                    var name = victim.getMetadata().getName();
+                    executor.execute(() -> post(namespace, name, uid, VICTIM_REASON, why, now));
+                }
+            }
+        });
     }
 
     private void post(PodRequest pod, String message, Instant now) {
@@ -105,21 +124,25 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
     }
 
     private void post(PodRequest pod, String reason, String message, Instant now) {
+        post(pod.namespace(), pod.name(), pod.uid(), reason, message, now);
+    }
+
+    private void post(String namespace, String name, String uid, String reason, String message, Instant now) {
         var text = message.length() > MAX_MESSAGE ? message.substring(0, MAX_MESSAGE - 1) + "…" : message;
         var event = new EventBuilder()
-                .withNewMetadata().withNamespace(pod.namespace())
-                .withName(pod.name() + "." + Long.toHexString(now.toEpochMilli())).endMetadata()
-                .withNewInvolvedObject().withKind("Pod").withApiVersion("v1").withNamespace(pod.namespace())
-                .withName(pod.name()).withUid(pod.uid()).endInvolvedObject()
+                .withNewMetadata().withNamespace(namespace)
+                .withName(name + "." + Long.toHexString(now.toEpochMilli())).endMetadata()
+                .withNewInvolvedObject().withKind("Pod").withApiVersion("v1").withNamespace(namespace)
+                .withName(name).withUid(uid).endInvolvedObject()
                 .withReason(reason).withType("Normal").withMessage(text)
                 .withNewSource().withComponent(COMPONENT).endSource()
                 .withReportingComponent(COMPONENT)
                 .withFirstTimestamp(now.toString()).withLastTimestamp(now.toString()).withCount(1)
                 .build();
         try {
-            client.v1().events().inNamespace(pod.namespace()).resource(event).create();
+            client.v1().events().inNamespace(namespace).resource(event).create();
         } catch (KubernetesClientException e) {
-            LOG.warn("could not post the placement event of {}: {}", pod.displayName(), e.getMessage());
+            LOG.warn("could not post the placement event of {}/{}: {}", namespace, name, e.getMessage());
         }
     }
 

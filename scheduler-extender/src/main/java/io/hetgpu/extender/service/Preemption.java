@@ -108,7 +108,7 @@ public final class Preemption {
             if (verdict.kept().contains(proposal.node())) {
                 var uids = victimsByNode.get(proposal.node());
                 kept.put(proposal.node(), new MetaVictims(uids.stream().map(MetaPod::new).toList(), pdb.get(proposal.node())));
-                advice.add(new PreemptionAdvice.Kept(proposal.node(), uids.size(), verdict.freed().getOrDefault(proposal.node(), ""),
+                advice.add(new PreemptionAdvice.Kept(proposal.node(), uids, verdict.freed().getOrDefault(proposal.node(), ""),
                         proposal.gpuSecondsLost()));
             }
         }

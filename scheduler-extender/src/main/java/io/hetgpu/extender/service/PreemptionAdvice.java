@@ -17,14 +17,38 @@ public record PreemptionAdvice(PodRequest pod, List<Kept> kept, Map<String, Stri
     /**
      * A kept candidate.
      *
-     * @param freed what the pod would get there, e.g. "4 A100 (NVLink)"; empty when the node cannot be judged
+     * @param freed      what the pod would get there, e.g. "4 A100 (NVLink)"; empty when the node cannot be judged
+     * @param victimUids the pods kube-scheduler proposed to evict there
      */
-    public record Kept(String node, int victims, String freed, long gpuSecondsLost) {
+    public record Kept(String node, List<String> victimUids, String freed, long gpuSecondsLost) {
+
+        public Kept {
+            victimUids = List.copyOf(victimUids);
+        }
+
+        public int victims() {
+            return victimUids.size();
+        }
     }
 
     public PreemptionAdvice {
         kept = List.copyOf(kept);
         refused = Map.copyOf(refused);
+    }
+
+    /**
+     * Why a victim goes, for an Event on it, when the verb kept a single node (kube-scheduler then evicts exactly its
+     * victims); empty otherwise, as kube-scheduler may yet pick another kept node.
+     */
+    public java.util.Optional<String> victimsReason() {
+        if (kept.size() != 1) {
+            return java.util.Optional.empty();
+        }
+        var node = kept.getFirst();
+        return java.util.Optional.of("hetgpu chose " + node.node() + " for preemption by " + pod.displayName() + " (priority "
+                + pod.specPriority() + ")" + (node.freed().isEmpty() ? "" : ": evicting its " + node.victims() + " pod"
+                + (node.victims() == 1 ? "" : "s") + " frees " + node.freed()) + String.format(Locale.ROOT,
+                "; %.1f GPU-hours since their last checkpoints are lost", node.gpuSecondsLost() / 3600.0));
     }
 
     /** One line for people: "evicting 2 pods on dgx-a100-1 frees 4 A100 (NVLink); 1.5 GPU-hours lost since their last checkpoint". */

@@ -61,6 +61,13 @@ class PreemptionEndToEndTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> cluster.client().v1().events().inNamespace(NS).list().getItems().stream()
                     .anyMatch(e -> "HetgpuPreemption".equals(e.getReason()) && "urgent".equals(e.getInvolvedObject().getName())
                             && e.getMessage().startsWith("hetgpu kept 1 of 2 nodes proposed for preemption: evicting 4 pods on a100 frees 8 A100 (NVLink)")));
+            // And each victim why it goes.
+            await().atMost(Duration.ofSeconds(10)).until(() -> cluster.client().v1().events().inNamespace(NS).list().getItems().stream()
+                    .filter(e -> "HetgpuPreemptionVictim".equals(e.getReason()))
+                    .filter(e -> e.getMessage().startsWith("hetgpu chose a100 for preemption by default/urgent (priority 1000): evicting its 4 pods "
+                            + "frees 8 A100 (NVLink); "))
+                    .map(e -> e.getInvolvedObject().getName()).collect(java.util.stream.Collectors.toSet())
+                    .equals(java.util.Set.of("batch-0", "batch-1", "batch-2", "batch-3")));
         }
     }
 
