@@ -38,6 +38,16 @@ public final class PreferredAllocation {
      * have) it answers with kubelet's own order rather than an error: an error here fails the pod's
      * admission, while a plain answer lets kubelet decide as it would without a plugin preference.
      */
+    public List<String> choose(Collection<String> available, Collection<String> mustInclude, int size) {
+        var chosen = allocator.choose(mask(available), mask(mustInclude), size, false);
+        if (chosen.isPresent() && knowsAll(available) && knowsAll(mustInclude)) {
+            return chosen.get().positions().stream().map(uuids::get).toList();
+        }
+        var fallback = new LinkedHashSet<String>(mustInclude);
+        fallback.addAll(available);
+        return new ArrayList<>(fallback).subList(0, Math.min(Math.max(size, 0), fallback.size()));
+    }
+
     /**
      * {@link #choose(Collection, Collection, int)} among the available devices that meet the pod's card requirements,
      * when enough of them do (and every one kubelet must include); among all available ones otherwise, as kubelet
@@ -52,16 +62,6 @@ public final class PreferredAllocation {
             }
         }
         return choose(available, mustInclude, size);
-    }
-
-    public List<String> choose(Collection<String> available, Collection<String> mustInclude, int size) {
-        var chosen = allocator.choose(mask(available), mask(mustInclude), size, false);
-        if (chosen.isPresent() && knowsAll(available) && knowsAll(mustInclude)) {
-            return chosen.get().positions().stream().map(uuids::get).toList();
-        }
-        var fallback = new LinkedHashSet<String>(mustInclude);
-        fallback.addAll(available);
-        return new ArrayList<>(fallback).subList(0, Math.min(Math.max(size, 0), fallback.size()));
     }
 
     private long mask(Collection<String> ids) {

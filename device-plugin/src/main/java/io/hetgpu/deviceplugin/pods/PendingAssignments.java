@@ -67,6 +67,14 @@ public final class PendingAssignments {
         int nextSize() {
             return gpuRequests.get(containersAllocated);
         }
+
+        boolean lastContainer() {
+            return containersAllocated == gpuRequests.size() - 1;
+        }
+
+        Waiting nextContainer() {
+            return new Waiting(uid, key, seen, gpuRequests, containersAllocated + 1, cards);
+        }
     }
 
     /**
@@ -213,12 +221,11 @@ public final class PendingAssignments {
     /** kubelet allocated a container of {@code size} GPUs for no assigned pod: the waiting pod it was for is not matched again. */
     public synchronized void allocatedWithoutAssignment(int size) {
         earliestWaiting(size).ifPresent(pod -> {
-            if (pod.containersAllocated() + 1 == pod.gpuRequests().size()) {
+            if (pod.lastContainer()) {
                 waiting.remove(pod.uid());
                 allocated.add(pod.uid());
             } else {
-                waiting.put(pod.uid(), new Waiting(pod.uid(), pod.key(), pod.seen(), pod.gpuRequests(), pod.containersAllocated() + 1,
-                        pod.cards()));
+                waiting.put(pod.uid(), pod.nextContainer());
             }
         });
     }

@@ -1,10 +1,12 @@
 package io.hetgpu.extender.explain;
 
 import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.policy.ScoreTable;
+import io.hetgpu.extender.service.PreemptionAdvice;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -12,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,7 +43,7 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
     private final Duration interval;
     private final Executor executor;
     private final Predicate<PodRequest> known;
-    private final java.util.function.Function<String, io.fabric8.kubernetes.api.model.Pod> podByUid;
+    private final Function<String, Pod> podByUid;
     /** Last event per pod, oldest first, bounded; its only job is the throttle. */
     private final Map<String, Instant> lastSent = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
@@ -59,7 +62,7 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
 
     /** @param podByUid a pod the informers know, by UID, or null: where the Events on preemption's victims go */
     public PlacementEvents(KubernetesClient client, Clock clock, Duration interval, Executor executor, Predicate<PodRequest> known,
-                           java.util.function.Function<String, io.fabric8.kubernetes.api.model.Pod> podByUid) {
+                           Function<String, Pod> podByUid) {
         this.podByUid = podByUid;
         this.client = client;
         this.clock = clock;
@@ -93,12 +96,12 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
     }
 
     /** The preempt verb's advice in the log only, for an extender without an API server or Events. */
-    public static void logPreemption(io.hetgpu.extender.service.PreemptionAdvice advice) {
+    public static void logPreemption(PreemptionAdvice advice) {
         LOG.info("preemption for {}: {}", advice.pod().displayName(), advice.explain());
     }
 
     /** The preempt verb's advice as an Event on the pod it was asked for (not throttled: preemption is rare). */
-    public void preemption(io.hetgpu.extender.service.PreemptionAdvice advice) {
+    public void preemption(PreemptionAdvice advice) {
         logPreemption(advice);
         var pod = advice.pod();
         if (pod.uid().isEmpty() || !known.test(pod)) {

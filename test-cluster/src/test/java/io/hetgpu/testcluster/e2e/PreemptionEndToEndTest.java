@@ -52,10 +52,9 @@ class PreemptionEndToEndTest {
         // A DGX-1 (V100) and a DGX A100, both NVLink. The A100s' pods start first, so kube-scheduler alone would evict
         // the DGX-1's (its last criterion: the victims that started latest lose the least work); hetgpu's preempt verb
         // keeps the candidate that gives the urgent pod the newest cards (without that rule this test sees "dgx1").
-        try (var cluster = TestCluster.start(List.of(NodeSpec.gpu("dgx1", "rack-a", "zone-1", "dgx1-v100"),
-                NodeSpec.gpu("a100", "rack-b", "zone-1", "dgx-a100")), dir, message -> { })) {
+        try (var cluster = dgx1AndA100()) {
             var scheduler = scheduler(cluster);
-            fill(cluster, scheduler, i -> Map.of(HetgpuKeys.POD_GPU_MODELS, i < 4 ? "A100" : "V100"));
+            fill(cluster, scheduler, A100_PODS_FIRST);
             urgentEvictsOnAndRunsOn(cluster, scheduler, "a100", "dgx1");
             // The extender tells the urgent pod's owner what it chose and why.
             await().atMost(Duration.ofSeconds(10)).until(() -> cluster.client().v1().events().inNamespace(NS).list().getItems().stream()
@@ -75,9 +74,8 @@ class PreemptionEndToEndTest {
     void kubeSchedulerAloneEvictsThePodsThatStartedLast() throws Exception {
         // The same cluster and pods, preempted by kube-scheduler without the extender: its own criteria tie until the
         // last one, so the DGX-1's later-started pods go, and the urgent pod would get V100s.
-        try (var cluster = TestCluster.start(List.of(NodeSpec.gpu("dgx1", "rack-a", "zone-1", "dgx1-v100"),
-                NodeSpec.gpu("a100", "rack-b", "zone-1", "dgx-a100")), dir, message -> { })) {
-            fill(cluster, scheduler(cluster), i -> Map.of(HetgpuKeys.POD_GPU_MODELS, i < 4 ? "A100" : "V100"));
+        try (var cluster = dgx1AndA100()) {
+            fill(cluster, scheduler(cluster), A100_PODS_FIRST);
             var alone = new SchedulerDriver(cluster.client(), DeployedConfiguration.load(ProjectFiles.manifests()).scheduler()
                     .withExtenders(List.of()), HttpClient.newHttpClient(), 1).preempting(1, TieBreak.random(new Random(1)));
             urgentEvictsOnAndRunsOn(cluster, alone, "dgx1", "a100");
@@ -88,10 +86,9 @@ class PreemptionEndToEndTest {
     void aDisruptionBudgetOutranksTheNewestCards() throws Exception {
         // As in theUrgentPodsVictimsAreOnTheNewestCards, but the A100s' pods may not be disrupted: kube-scheduler's first
         // criterion is the fewest budgets broken, and hetgpu's verb keeps to it, so the DGX-1's pods go.
-        try (var cluster = TestCluster.start(List.of(NodeSpec.gpu("dgx1", "rack-a", "zone-1", "dgx1-v100"),
-                NodeSpec.gpu("a100", "rack-b", "zone-1", "dgx-a100")), dir, message -> { })) {
+        try (var cluster = dgx1AndA100()) {
             var scheduler = scheduler(cluster);
-            fill(cluster, scheduler, i -> Map.of(HetgpuKeys.POD_GPU_MODELS, i < 4 ? "A100" : "V100"));
+            fill(cluster, scheduler, A100_PODS_FIRST);
             for (int i = 0; i < 4; i++) {
                 cluster.client().pods().inNamespace(NS).withName("batch-" + i)
                         .edit(pod -> new PodBuilder(pod).editMetadata().addToLabels("budget", "guarded").endMetadata().build());
@@ -107,8 +104,7 @@ class PreemptionEndToEndTest {
 
     @Test
     void aPodThatNeverPreemptsEvictsNothing() throws Exception {
-        try (var cluster = TestCluster.start(List.of(NodeSpec.gpu("dgx1", "rack-a", "zone-1", "dgx1-v100"),
-                NodeSpec.gpu("a100", "rack-b", "zone-1", "dgx-a100")), dir, message -> { })) {
+        try (var cluster = dgx1AndA100()) {
             var scheduler = scheduler(cluster);
             fill(cluster, scheduler, i -> Map.of());
             var pods = new TrainingPods(cluster.client());
@@ -125,8 +121,7 @@ class PreemptionEndToEndTest {
     @Test
     void aJobLosesNoPodToAPodOfItsOwnPriority() throws Exception {
         // Both servers held by one ps/worker job at priority 1000; another pod at 1000 waits rather than evict any of it.
-        try (var cluster = TestCluster.start(List.of(NodeSpec.gpu("dgx1", "rack-a", "zone-1", "dgx1-v100"),
-                NodeSpec.gpu("a100", "rack-b", "zone-1", "dgx-a100")), dir, message -> { })) {
+        try (var cluster = dgx1AndA100()) {
             var scheduler = scheduler(cluster);
             var pods = new TrainingPods(cluster.client());
             for (int i = 0; i < 8; i++) {
@@ -142,6 +137,15 @@ class PreemptionEndToEndTest {
             assertThat(cluster.client().pods().inNamespace(NS).list().getItems()).filteredOn(pod -> pod.getMetadata().getName()
                     .startsWith("worker-")).hasSize(8).allSatisfy(pod -> assertThat(pod.getMetadata().getDeletionTimestamp()).isNull());
         }
+    }
+
+    /** Batch pods 0-3 asking for A100s, the rest for V100s: fill() starts the A100s' pods first. */
+    private static final IntFunction<Map<String, String>> A100_PODS_FIRST = i -> Map.of(HetgpuKeys.POD_GPU_MODELS, i < 4 ? "A100" : "V100");
+
+    /** A DGX-1 (8 V100) and a DGX A100, both NVLink, in two racks. */
+    private TestCluster dgx1AndA100() throws Exception {
+        return TestCluster.start(List.of(NodeSpec.gpu("dgx1", "rack-a", "zone-1", "dgx1-v100"),
+                NodeSpec.gpu("a100", "rack-b", "zone-1", "dgx-a100")), dir, message -> { });
     }
 
     private static SchedulerDriver scheduler(TestCluster cluster) throws Exception {
