@@ -31,7 +31,7 @@ import java.util.Map;
  * events: {enabled: true, intervalSeconds: 60}
  * policy:
  *   priority: {high: 1000, low: -1}
- *   weights: {tier: 4, nvlink: 3, job: 3, data: 2, cpu: 5}   # by scorer name; 0 turns one off
+ *   weights: {tier: 4, nvlink: 3, job: 3, data: 2, cpu: 5, packing: 2}   # by scorer name; 0 turns one off
  *   tiers:                    # added to or replacing entries of the built-in card table
  *     - {model: B300, rank: 110, computeCapability: "10.0", maxMemoryMiB: 294912}
  *   workloads:                # optional: pods' speed per workload class and card (hetgpu.io/workload)

@@ -49,8 +49,8 @@ class ExtenderConfigTest {
         assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {weights: {tier: 500}}", "c.yaml"))
                 .hasMessage("c.yaml: policy.weights.tier: expected 0..100, got 500");
         assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {weights: {nvlnk: 2}}", "c.yaml"))
-                .hasMessage("c.yaml: policy.weights.nvlnk: no scorer of that name (scorers: cpu, data, job, nvlink, tier), got 2");
-        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {weights: {tier: 0, nvlink: 0, job: 0, data: 0, cpu: 0}}", "c.yaml"))
+                .hasMessage("c.yaml: policy.weights.nvlnk: no scorer of that name (scorers: cpu, data, job, nvlink, packing, tier), got 2");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {weights: {tier: 0, nvlink: 0, job: 0, data: 0, cpu: 0, packing: 0}}", "c.yaml"))
                 .hasMessage("c.yaml: policy.weights: at least one weight must be above 0");
         assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {priority: {high: 5, low: 9}}", "c.yaml"))
                 .hasMessage("c.yaml: policy.priority: the low priority threshold (9) must be below the high one (5)");

@@ -47,6 +47,18 @@ public final class Report {
         text.append(markdown(List.of("policy", "other mean", "other p99", "all mean", "all ×"), summaries.stream().map(s -> List.of(
                 s.policy(), twoDecimals(s.meanJctOther()), twoDecimals(s.p99JctOther()), twoDecimals(s.meanJct()), speedUp(baseline.meanJct(), s.meanJct())))
                 .toList()));
+        var sizes = summaries.stream().flatMap(s -> s.otherJctByGpus().keySet().stream()).distinct().sorted().toList();
+        if (sizes.size() > 1) {
+            text.append('\n').append(wrap("**Other jobs by size**: their mean completion time in hours by GPUs per job. Where the "
+                    + "cluster is loaded the largest jobs wait longest, and their wait makes most of the mean.")).append("\n\n");
+            var headers = new ArrayList<String>(List.of("policy"));
+            sizes.forEach(gpus -> headers.add(gpus + (gpus == 1 ? " GPU" : " GPUs")));
+            text.append(markdown(headers, summaries.stream().map(s -> {
+                var row = new ArrayList<String>(List.of(s.policy()));
+                sizes.forEach(gpus -> row.add(s.otherJctByGpus().containsKey(gpus) ? twoDecimals(s.otherJctByGpus().get(gpus)) : "–"));
+                return (List<String>) row;
+            }).toList()));
+        }
         text.append('\n').append(wrap("**The cluster**: jobs placed, first arrival to last completion (makespan), mean wait from "
                 + "arrival to start, and GPU-hours used over GPUs × makespan.")).append("\n\n");
         text.append(markdown(List.of("policy", "jobs", "makespan h", "queueing h", "GPU util"), summaries.stream().map(s -> List.of(

@@ -1,8 +1,12 @@
 package io.hetgpu.simulator;
 
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
 
 /**
  * One policy's figures on one trace. Times in hours.
@@ -25,11 +29,27 @@ import java.util.function.Predicate;
  * @param steadyJctHigh      mean JCT of the high-priority jobs of the steady-state window ({@link #STEADY_FROM} to
  *                           {@link #STEADY_TO}, as Gavel reports it); 0 for a shorter trace
  * @param steadyJct          the same over all jobs of the window
+ * @param otherJctByGpus     mean JCT of the jobs that are not high priority, by GPUs per job: on a loaded cluster the
+ *                           largest wait longest, and their wait is most of the overall mean
  */
 public record Summary(String policy, int jobs, double meanJctHigh, double p99JctHigh, double meanJctOther, double p99JctOther,
                       double meanJct, double makespan, double meanQueueing, double gpuUtilisation, double highOnTopTier,
                       double multiGpuOnNvlink, double crossRackTb, int neverPlaced, int preemptions, double gpuHoursLost,
-                      double steadyJctHigh, double steadyJct) {
+                      double steadyJctHigh, double steadyJct, SortedMap<Integer, Double> otherJctByGpus) {
+
+    public Summary {
+        otherJctByGpus = Collections.unmodifiableSortedMap(new TreeMap<>(otherJctByGpus));
+    }
+
+    /** Without the breakdown by size. */
+    public Summary(String policy, int jobs, double meanJctHigh, double p99JctHigh, double meanJctOther, double p99JctOther,
+                   double meanJct, double makespan, double meanQueueing, double gpuUtilisation, double highOnTopTier,
+                   double multiGpuOnNvlink, double crossRackTb, int neverPlaced, int preemptions, double gpuHoursLost,
+                   double steadyJctHigh, double steadyJct) {
+        this(policy, jobs, meanJctHigh, p99JctHigh, meanJctOther, p99JctOther, meanJct, makespan, meanQueueing, gpuUtilisation,
+                highOnTopTier, multiGpuOnNvlink, crossRackTb, neverPlaced, preemptions, gpuHoursLost, steadyJctHigh, steadyJct,
+                new TreeMap<>());
+    }
 
     /** Gavel's steady-state window: the jobs of IDs 4,000 to 4,999, after the cluster has filled and before the trace drains. */
     static final int STEADY_FROM = 4_000;
@@ -53,7 +73,9 @@ public record Summary(String policy, int jobs, double meanJctHigh, double p99Jct
                 multi.isEmpty() ? 0 : multi.stream().filter(JobRun::onNvlink).count() / (double) multi.size(),
                 runs.stream().mapToDouble(JobRun::crossRackGb).sum() / 1000, result.neverPlaced(),
                 runs.stream().mapToInt(JobRun::evictions).sum(), runs.stream().mapToDouble(JobRun::lostGpuHours).sum(),
-                mean(runs, steady.and(high)), mean(runs, steady));
+                mean(runs, steady.and(high)), mean(runs, steady),
+                runs.stream().filter(high.negate()).collect(Collectors.groupingBy(run -> run.job().gpus(), TreeMap::new,
+                        Collectors.averagingDouble(JobRun::completionHours))));
     }
 
     /** Whether the run's job is in the steady-state window. */
@@ -62,7 +84,8 @@ public record Summary(String policy, int jobs, double meanJctHigh, double p99Jct
     /** The same figures under another name: what two policies that behaved alike have in common. */
     public Summary withPolicy(String name) {
         return new Summary(name, jobs, meanJctHigh, p99JctHigh, meanJctOther, p99JctOther, meanJct, makespan, meanQueueing, gpuUtilisation,
-                highOnTopTier, multiGpuOnNvlink, crossRackTb, neverPlaced, preemptions, gpuHoursLost, steadyJctHigh, steadyJct);
+                highOnTopTier, multiGpuOnNvlink, crossRackTb, neverPlaced, preemptions, gpuHoursLost, steadyJctHigh, steadyJct,
+                otherJctByGpus);
     }
 
     private static double mean(List<JobRun> runs, Predicate<JobRun> which) {

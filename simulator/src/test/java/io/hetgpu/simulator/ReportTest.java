@@ -3,7 +3,9 @@ package io.hetgpu.simulator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -33,7 +35,8 @@ class ReportTest {
     /** Figures wide enough to stress every column: four-digit hours, a never-placed count. */
     private static List<Summary> summaries(List<String> policies) {
         return IntStream.range(0, policies.size()).mapToObj(i -> new Summary(policies.get(i), 10_000, 1234.56 + i, 9876.54, 1234.56, 9876.54,
-                1234.56 + 2 * i, 12_345.6, 1234.56, 0.999, 0.999, 1.0, 12_345.67, i == 2 ? 123 : 0, 12_345, 12_345.67, 1234.56, 1234.56)).toList();
+                1234.56 + 2 * i, 12_345.6, 1234.56, 0.999, 0.999, 1.0, 12_345.67, i == 2 ? 123 : 0, 12_345, 12_345.67, 1234.56, 1234.56,
+                new TreeMap<>(Map.of(1, 12.34, 2, 123.45, 4, 1234.56, 8, 12_345.67)))).toList();
     }
 
     @Test
@@ -62,8 +65,10 @@ class ReportTest {
         var report = Report.table(summaries) + Report.ceiling(new PlacementCeiling(15.26, 15.6, 15.53, 1.73, 12), summaries.getFirst());
 
         assertThat(report.lines()).allSatisfy(line -> assertThat(line.length()).as(line).isLessThanOrEqualTo(Report.COLUMNS));
-        // Every figure of the old 15-column table is still there, each policy in each of the five tables.
-        assertThat(report.lines().filter(line -> line.startsWith("| hetgpu-workload-aware-min0.35-reserve10 "))).hasSize(5);
+        // Every figure of the old 15-column table is still there, each policy in each of the five tables, and in the
+        // breakdown by job size.
+        assertThat(report.lines().filter(line -> line.startsWith("| hetgpu-workload-aware-min0.35-reserve10 "))).hasSize(6);
+        assertThat(report).contains("| policy                                  | 1 GPU | 2 GPUs |  4 GPUs |   8 GPUs |");
         assertThat(report).contains("| hetgpu                                  | 10000 |", "hetgpu: 123 jobs never placed");
     }
 

@@ -17,7 +17,7 @@ final class Scorers {
 
     static List<NodeScorer> all(PriorityThresholds thresholds, WorkloadThroughputs throughputs) {
         return List.of(new TierScorer(thresholds, throughputs), new NvlinkScorer(), new JobLocalityScorer(),
-                new DataLocalityScorer(), new CpuNodeScorer());
+                new DataLocalityScorer(), new CpuNodeScorer(), new PackingScorer());
     }
 
     /** Read once: every weight check asks, and the registry does not change while the program runs. */

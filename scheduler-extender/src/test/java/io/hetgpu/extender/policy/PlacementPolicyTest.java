@@ -60,6 +60,21 @@ class PlacementPolicyTest {
     }
 
     @Test
+    void gpusArePackedWithinATierButNotMovedToAnOlderOne() {
+        var low = TestPods.priority(TestPods.gpus(1), -100, PriorityHint.UNSET, GpuPreference.UNSET);
+        var k80Empty = TestNodes.gpu("k80-empty", TestTopologies::k80x4);
+        var k80Busy = TestNodes.gpu("k80-busy", TestTopologies::k80x4, 3);
+        var v100Busy = TestNodes.gpu("v100-busy", TestTopologies::dgx1V100, 2);
+        // Among the oldest cards the fuller node wins, so that the empty K80 server stays whole for a 4-GPU pod.
+        assertThat(PolicyAnswers.prioritize(policy, low, List.of(k80Empty, k80Busy, v100Busy), PlacementContext.EMPTY).ranked())
+                .extracting(ScoreTable.Row::node).containsExactly("k80-busy", "k80-empty", "v100-busy");
+        // A high-priority pod keeps the newest cards even where only an older node would be left full.
+        var high = TestPods.priority(TestPods.gpus(1), 100000, PriorityHint.UNSET, GpuPreference.UNSET);
+        assertThat(PolicyAnswers.prioritize(policy, high, List.of(k80Busy, TestNodes.gpu("v100-empty", TestTopologies::dgx1V100)),
+                PlacementContext.EMPTY).ranked().getFirst().node()).isEqualTo("v100-empty");
+    }
+
+    @Test
     void scoresStayInZeroToTen() {
         var nodes = List.of(TestNodes.gpu("k80", TestTopologies::k80x4), TestNodes.gpu("h100", TestTopologies::dgxH100), TestNodes.cpu("c"));
         var pod = TestPods.priority(TestPods.gpus(2), 100000, PriorityHint.UNSET, GpuPreference.UNSET);

@@ -11,9 +11,9 @@ class ScoreWeightsTest {
 
     @Test
     void everyRegisteredScorerHasAWeightByItsNameInTableOrder() {
-        assertThat(ScoreWeights.names()).containsExactly("tier", "nvlink", "job", "data", "cpu");
+        assertThat(ScoreWeights.names()).containsExactly("tier", "nvlink", "job", "data", "cpu", "packing");
         assertThat(ScoreWeights.DEFAULTS.byName()).containsExactly(Map.entry("tier", 4), Map.entry("nvlink", 3), Map.entry("job", 3),
-                Map.entry("data", 2), Map.entry("cpu", 5));
+                Map.entry("data", 2), Map.entry("cpu", 5), Map.entry("packing", 2));
     }
 
     @Test
@@ -31,8 +31,8 @@ class ScoreWeightsTest {
         given.put("tier", 101);
         given.put("gpu", 1);
         assertThatThrownBy(() -> ScoreWeights.named(given))
-                .hasMessage("nvlnk: no scorer of that name (scorers: cpu, data, job, nvlink, tier), got 2; tier: expected 0..100, got 101;"
-                        + " gpu: no scorer of that name (scorers: cpu, data, job, nvlink, tier), got 1");
+                .hasMessage("nvlnk: no scorer of that name (scorers: cpu, data, job, nvlink, packing, tier), got 2; tier: expected 0..100, got 101;"
+                        + " gpu: no scorer of that name (scorers: cpu, data, job, nvlink, packing, tier), got 1");
     }
 
     @Test

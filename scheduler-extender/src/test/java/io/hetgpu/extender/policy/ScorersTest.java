@@ -57,6 +57,29 @@ class ScorersTest {
         assertThat(score(new CpuNodeScorer(), TestPods.gpus(1), h100)).containsExactly(0.0);
     }
 
+    @Test
+    void packingPrefersTheNodeLeftFullestOnceThePodHasItsGpus() {
+        var empty = TestNodes.gpu("v100-empty", TestTopologies::dgx1V100);
+        var busy = TestNodes.gpu("v100-busy", TestTopologies::dgx1V100, 0, 5);
+        var t4 = TestNodes.gpu("t4", TestTopologies::t4x4);
+        var busyT4 = TestNodes.gpu("t4-busy", TestTopologies::t4x4, 1, 2);
+        // Taken once the pod has one GPU: V100s 1 of 8 and 7 of 8, T4s 1 of 4 and 3 of 4. Each tier's fullest scores 1,
+        // its emptiest 0, so the T4s never count against the V100s.
+        assertThat(score(new PackingScorer(), TestPods.gpus(1), empty, busy, t4, busyT4)).containsExactly(0.0, 1.0, 0.0, 1.0);
+        var partly = TestNodes.gpu("v100-half", TestTopologies::dgx1V100, 0, 1, 2, 3);
+        // 5 of 8 taken lies two thirds of the way from 1 of 8 to 7 of 8.
+        assertThat(score(new PackingScorer(), TestPods.gpus(1), empty, partly, busy)).containsExactly(0.0, 0.6667, 1.0);
+        // Two GPUs fill the busy node: still the fullest.
+        assertThat(score(new PackingScorer(), TestPods.gpus(2), empty, busy)).containsExactly(0.0, 1.0);
+    }
+
+    @Test
+    void packingSaysNothingForPodsWithoutGpusOrNodesLeftAlike() {
+        assertThat(score(new PackingScorer(), PodRequest.gpus("p", 0), TestNodes.cpu("c"), h100)).containsExactly(0.0, 0.0);
+        var twin = TestNodes.gpu("h100-b", TestTopologies::dgxH100);
+        assertThat(score(new PackingScorer(), TestPods.gpus(1), h100, twin)).containsExactly(1.0, 1.0);
+    }
+
     static double[] score(NodeScorer scorer, PodRequest pod, NodeState... nodes) {
         return score(scorer, pod, PlacementContext.EMPTY, nodes);
     }
