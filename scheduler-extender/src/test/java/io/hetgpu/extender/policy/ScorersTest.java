@@ -69,8 +69,21 @@ class ScorersTest {
         var partly = TestNodes.gpu("v100-half", TestTopologies::dgx1V100, 0, 1, 2, 3);
         // 5 of 8 taken lies two thirds of the way from 1 of 8 to 7 of 8.
         assertThat(score(new PackingScorer(), TestPods.gpus(1), empty, partly, busy)).containsExactly(0.0, 0.6667, 1.0);
-        // Two GPUs fill the busy node: still the fullest.
-        assertThat(score(new PackingScorer(), TestPods.gpus(2), empty, busy)).containsExactly(0.0, 1.0);
+    }
+
+    @Test
+    void packingNeverTradesABetterLinkedSetOrCloserNodeForAFullerOne() {
+        // The busy DGX-1 has only GPUs 0 and 5 free, joined across the CPUs; the empty one gives an NVLink pair.
+        var empty = TestNodes.gpu("v100-empty", TestTopologies::dgx1V100);
+        var split = TestNodes.gpu("v100-split", TestTopologies::dgx1V100, 0, 5);
+        assertThat(score(new PackingScorer(), TestPods.gpus(2), empty, split)).containsExactly(1.0, 1.0);
+
+        // A worker whose job's other pod is in rack r1: the empty node beside it is not given up for a fuller one far away.
+        var beside = TestNodes.placed(TestNodes.gpu("near", TestTopologies::dgx1V100), "r1", "z1");
+        var far = TestNodes.placed(TestNodes.gpu("far", TestTopologies::dgx1V100, 0, 1, 2, 3), "r2", "z1");
+        var alsoFar = TestNodes.placed(TestNodes.gpu("also-far", TestTopologies::dgx1V100), "r2", "z1");
+        var context = new PlacementContext(List.of(new PeerLocation("ps-0", "other", "r1", "z1")), List.of());
+        assertThat(score(new PackingScorer(), TestPods.gpus(4), context, beside, far, alsoFar)).containsExactly(1.0, 1.0, 0.0);
     }
 
     @Test

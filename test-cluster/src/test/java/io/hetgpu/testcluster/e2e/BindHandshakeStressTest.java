@@ -121,9 +121,14 @@ class BindHandshakeStressTest {
             var name = "p" + created + "-" + kind.name();
             pods().submit(name, kind.gpus(), 1000, kind.annotations());
             created++;
-            // Where the pod does not fit, running pods finish one by one until it does.
+            // Where the pod does not fit, running pods finish one by one until it does. Once none is left, the node's
+            // free list (the device plugin's, read from kubelet) may still show the last ones' devices for a moment.
             while (!(scheduler.scheduleRound().getFirst() instanceof Decision.Bound)) {
-                assertThat(running).as("%s fits nowhere on an empty node", name).isNotEmpty();
+                if (running.isEmpty()) {
+                    await(name + " fits the empty node once its free list catches up").atMost(Duration.ofSeconds(30))
+                            .pollInterval(Duration.ofMillis(50)).until(() -> scheduler.scheduleRound().getFirst() instanceof Decision.Bound);
+                    break;
+                }
                 finish(running.remove(random.nextInt(running.size())));
             }
             var pod = assertGotItsRecord(name, "mixed-1");
