@@ -38,7 +38,8 @@ public final class DeviceHandshake {
     /**
      * How long GetPreferredAllocation waits for the assignment of the pod kubelet is admitting to reach this plugin's
      * watch, which can lag kubelet's own by a moment. Where the handshake is in use, a pod without an assignment (another
-     * scheduler's) waits that long once; where it is not, nothing waits.
+     * scheduler's) waits that long once; where it is not (the degraded mode), only a pod the watch has not shown yet
+     * waits, for its card requirements.
      */
     public static final java.time.Duration ASSIGNMENT_PATIENCE = java.time.Duration.ofSeconds(1);
 

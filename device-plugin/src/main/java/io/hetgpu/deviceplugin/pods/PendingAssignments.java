@@ -58,8 +58,9 @@ public final class PendingAssignments {
     private long arrivals;                                                   // the order waiting pods were seen bound in
 
     /**
-     * A pod bound here without a followable assignment that asks something of its cards (the degraded mode, or a pod
-     * from another scheduler): GetPreferredAllocation honours what it asks when kubelet is taken to admit it.
+     * A pod bound here with GPUs but without a followable assignment (the degraded mode, or a pod from another
+     * scheduler): GetPreferredAllocation honours what it asks of its cards, if anything, when kubelet is taken to admit
+     * it. Pods that ask nothing are kept too, so that admitting one does not use up the entry of a pod that asks.
      *
      * @param seen the order the watch saw it bound in, which is the order kubelet admits pods in
      */
@@ -130,10 +131,11 @@ public final class PendingAssignments {
             notifyAll();
         } else {
             pending.remove(pod.uid());
-            if (pod.cards().isAny() || pod.gpuRequests().isEmpty()) {
+            if (pod.gpuRequests().isEmpty()) {
                 waiting.remove(pod.uid());
             } else if (!waiting.containsKey(pod.uid())) {
                 waiting.put(pod.uid(), new Waiting(pod.uid(), pod.key(), arrivals++, pod.gpuRequests(), 0, pod.cards()));
+                notifyAll();
             }
         }
     }
@@ -164,14 +166,15 @@ public final class PendingAssignments {
 
     /**
      * {@link #match}, waiting up to {@code patience} for one to arrive: kubelet admits a pod as soon as it sees it
-     * bound, and this plugin's watch can see the same binding, with its assignment, a moment later. Only once the
-     * cluster has shown it uses the bind handshake (an assignment read): without it (the degraded mode) nothing waits.
+     * bound, and this plugin's watch can see the same binding, with its assignment, a moment later. Before the
+     * cluster has shown it uses the bind handshake (an assignment read), that is the degraded mode: then it waits only
+     * while no pod of that size is known at all, so that a pod's card requirements are read before its GPUs are chosen.
      */
     public synchronized Optional<PendingAssignment> awaitMatch(int size, java.time.Duration patience) {
         awaitListed();
         long deadline = System.nanoTime() + patience.toNanos();
         var match = match(size);
-        while (match.isEmpty() && handshakeSeen) {
+        while (match.isEmpty() && (handshakeSeen || earliestWaiting(size).isEmpty())) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 break;
@@ -215,7 +218,7 @@ public final class PendingAssignments {
      * waiting pod whose next container asks for {@code size} GPUs. Empty when none asks anything.
      */
     public synchronized Optional<CardRequirements> requirementsFor(int size) {
-        return earliestWaiting(size).map(Waiting::cards);
+        return earliestWaiting(size).map(Waiting::cards).filter(cards -> !cards.isAny());
     }
 
     /** kubelet allocated a container of {@code size} GPUs for no assigned pod: the waiting pod it was for is not matched again. */

@@ -115,6 +115,48 @@ class DeviceHandshakeTest {
         assertThat(model.apply(degraded.prefer(ids, List.of(), 1).getFirst())).isEqualTo("T4");
     }
 
+    @Test
+    void inTheDegradedModeAPodKubeletAdmitsBeforeTheWatchShowsItIsWaitedForAndGetsTheCardsItAccepts() throws Exception {
+        var mixed = io.hetgpu.gpu.profile.ProfileLoader.load("mixed").topology(NODE);
+        var ids = mixed.devices().stream().map(d -> d.uuid()).toList();
+        var waiting = PendingAssignmentsTest.listed(new PendingAssignments(NODE, ids));
+        var degraded = new DeviceHandshake(waiting, new PreferredAllocation(mixed), java.time.Duration.ofMinutes(1));
+        var needsMemory = io.hetgpu.gpu.tier.CardRequirements.read(
+                java.util.Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_MIN_GPU_MEMORY, "32Gi"),
+                io.hetgpu.gpu.tier.CardCatalog.defaults(), new java.util.ArrayList<>());
+        var asked = new java.util.concurrent.CountDownLatch(1);
+        var answer = new java.util.concurrent.CompletableFuture<List<String>>();
+        var kubelet = new Thread(() -> {
+            asked.countDown();
+            answer.complete(degraded.prefer(ids, List.of(), 1));
+        });
+        kubelet.start();
+        asked.await();
+        // kubelet saw the binding first; the plugin's watch shows the pod a moment later.
+        waiting.update(new BoundPod("ml", "big", "uid-big", NODE, Optional.empty(), List.of(1), false, needsMemory));
+        var chosen = answer.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(mixed.device(mixed.positionOf(chosen.getFirst()).orElseThrow()).model()).isEqualTo("A100");
+    }
+
+    @Test
+    void inTheDegradedModeAdmittingAPodThatAsksNothingLeavesTheNextPodsRequirements() throws Exception {
+        var mixed = io.hetgpu.gpu.profile.ProfileLoader.load("mixed").topology(NODE);
+        var ids = mixed.devices().stream().map(d -> d.uuid()).toList();
+        var waiting = PendingAssignmentsTest.listed(new PendingAssignments(NODE, ids));
+        var degraded = new DeviceHandshake(waiting, new PreferredAllocation(mixed));
+        var needsMemory = io.hetgpu.gpu.tier.CardRequirements.read(
+                java.util.Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_MIN_GPU_MEMORY, "32Gi"),
+                io.hetgpu.gpu.tier.CardCatalog.defaults(), new java.util.ArrayList<>());
+        waiting.update(new BoundPod("ml", "plain", "uid-plain", NODE, Optional.empty(), List.of(1), false));
+        waiting.update(new BoundPod("ml", "big", "uid-big", NODE, Optional.empty(), List.of(1), false, needsMemory));
+
+        // The pod seen first asks nothing: it gets the allocator's choice, a T4, and the next one is still known to need 32 GiB.
+        var forPlain = degraded.prefer(ids, List.of(), 1);
+        assertThat(mixed.device(mixed.positionOf(forPlain.getFirst()).orElseThrow()).model()).isEqualTo("T4");
+        degraded.allocate(forPlain);
+        assertThat(waiting.requirementsFor(1)).contains(needsMemory);
+    }
+
     private void assign(String name, int second, Integer... positions) {
         var devices = List.of(positions).stream().map(this::uuid).toList();
         pending.update(new BoundPod("ml", name, "uid-" + name, NODE,

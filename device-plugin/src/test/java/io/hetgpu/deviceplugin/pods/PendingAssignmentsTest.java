@@ -43,8 +43,10 @@ class PendingAssignmentsTest {
 
     @Test
     void onceTheHandshakeIsInUseAnAssignmentThatArrivesWhileKubeletAsksIsWaitedFor() throws Exception {
-        // Before any assignment was seen (the degraded mode) nothing waits.
+        // Before any assignment was seen (the degraded mode) nothing waits for an assignment once a pod of that size is known.
+        pending.update(new BoundPod("ml", "unassigned", "uid-unassigned", NODE, Optional.empty(), List.of(2), false));
         assertThat(pending.awaitMatch(2, java.time.Duration.ofMinutes(1))).isEmpty();
+        pending.remove("uid-unassigned");
         pending.update(pod("first", 1, List.of(0, 1)));
         pending.allocateMatch(2);
 
