@@ -30,7 +30,7 @@ public record Experiment(String name, ClusterInventory inventory, List<Job> jobs
                          CommunicationModel communication) {
 
     /** The minimumSpeedShare the README's figures use; {@code --minimum-speed-share} gives others. */
-    static final double SLOW_CARD_SHARE = 0.35;
+    static final double SLOW_CARD_SHARE = 0.3;
     /** The highPriorityReserve the README's figures use; {@code --high-priority-reserve} gives others. */
     static final int RESERVE = 10;
 

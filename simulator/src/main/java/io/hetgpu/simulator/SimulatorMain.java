@@ -84,7 +84,7 @@ public final class SimulatorMain implements Callable<Integer> {
                     + "the baselines, always run); default all. The names (the last three with --workload gavel; their numbers are "
                     + "--minimum-speed-share and --high-priority-reserve):",
             "  kubernetes-default (with DefaultPreemption)", "  kubernetes-default-no-preemption", "  hetgpu", "  hetgpu-no-tier", "  hetgpu-no-nvlink", "  hetgpu-no-job", "  hetgpu-no-data",
-            "  hetgpu-no-cpu", "  hetgpu-no-packing", "  hetgpu-workload-aware", "  hetgpu-workload-aware-min0.35", "  hetgpu-workload-aware-min0.35-reserve10"})
+            "  hetgpu-no-cpu", "  hetgpu-no-packing", "  hetgpu-workload-aware", "  hetgpu-workload-aware-min0.3", "  hetgpu-workload-aware-min0.3-reserve10"})
     java.util.regex.Pattern policies = java.util.regex.Pattern.compile(".*");
 
     @Option(names = "--seed", description = "seed of the generator and of kube-scheduler's tie-breaks; default ${DEFAULT-VALUE}")

@@ -67,9 +67,9 @@ class ReportTest {
         assertThat(report.lines()).allSatisfy(line -> assertThat(line.length()).as(line).isLessThanOrEqualTo(Report.COLUMNS));
         // Every figure of the old 15-column table is still there, each policy in each of the five tables, and in the
         // breakdown by job size.
-        assertThat(report.lines().filter(line -> line.startsWith("| hetgpu-workload-aware-min0.35-reserve10 "))).hasSize(6);
-        assertThat(report).contains("| policy                                  | 1 GPU | 2 GPUs |  4 GPUs |   8 GPUs |");
-        assertThat(report).contains("| hetgpu                                  | 10000 |", "hetgpu: 123 jobs never placed");
+        assertThat(report.lines().filter(line -> line.startsWith("| hetgpu-workload-aware-min0.3-reserve10 "))).hasSize(6);
+        assertThat(report).contains("| policy                                 | 1 GPU | 2 GPUs |  4 GPUs |   8 GPUs |");
+        assertThat(report).contains("| hetgpu                                 | 10000 |", "hetgpu: 123 jobs never placed");
     }
 
     @Test
