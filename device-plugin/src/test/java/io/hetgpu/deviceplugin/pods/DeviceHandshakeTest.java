@@ -5,10 +5,21 @@ import io.hetgpu.gpu.Fixtures;
 import io.hetgpu.gpu.NodeTopology;
 import io.hetgpu.gpu.inventory.DeviceAssignment;
 import io.hetgpu.gpu.inventory.DeviceAssignmentCodec;
+import io.hetgpu.gpu.inventory.HetgpuKeys;
+import io.hetgpu.gpu.profile.ProfileFormatException;
+import io.hetgpu.gpu.profile.ProfileLoader;
+import io.hetgpu.gpu.tier.CardCatalog;
+import io.hetgpu.gpu.tier.CardRequirements;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static io.hetgpu.deviceplugin.pods.PendingAssignmentsTest.NODE;
 import static io.hetgpu.deviceplugin.pods.PendingAssignmentsTest.T0;
@@ -22,6 +33,9 @@ class DeviceHandshakeTest {
     private final PendingAssignments pending = PendingAssignmentsTest.listed(new PendingAssignments(NODE, all));
     private final PreferredAllocation allocator = new PreferredAllocation(dgx1);
     private final DeviceHandshake handshake = new DeviceHandshake(pending, allocator);
+
+    private static final NodeTopology MIXED = mixedNode();
+    private final List<String> mixedIds = MIXED.devices().stream().map(d -> d.uuid()).toList();
 
     @Test
     void thePreferenceIsTheAssignmentInItsOrderWhenKubeletCanGiveIt() {
@@ -87,74 +101,74 @@ class DeviceHandshakeTest {
     }
 
     @Test
-    void aPodWithoutAnAssignmentGetsTheBestSetAmongTheCardsItAccepts() throws Exception {
-        // The degraded mode on a node with two kinds of card: 2 A100 40 GB (NVLink-joined), 2 T4 15 GB.
-        var mixed = io.hetgpu.gpu.profile.ProfileLoader.load("mixed").topology(NODE);
-        var ids = mixed.devices().stream().map(d -> d.uuid()).toList();
-        var waiting = PendingAssignmentsTest.listed(new PendingAssignments(NODE, ids));
-        var degraded = new DeviceHandshake(waiting, new PreferredAllocation(mixed));
-        java.util.function.Function<String, String> model = id -> mixed.device(mixed.positionOf(id).orElseThrow()).model();
+    void aPodWithoutAnAssignmentGetsTheBestSetAmongTheCardsItAccepts() {
+        var waiting = PendingAssignmentsTest.listed(new PendingAssignments(NODE, mixedIds));
+        var degraded = new DeviceHandshake(waiting, new PreferredAllocation(MIXED));
         // Told only a count, the allocator keeps the NVLink pair whole and answers with a T4.
-        assertThat(model.apply(degraded.prefer(ids, List.of(), 1).getFirst())).isEqualTo("T4");
+        assertThat(modelOf(degraded.prefer(mixedIds, List.of(), 1).getFirst())).isEqualTo("T4");
 
-        var catalog = io.hetgpu.gpu.tier.CardCatalog.defaults();
-        var needsMemory = io.hetgpu.gpu.tier.CardRequirements.read(
-                java.util.Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_MIN_GPU_MEMORY, "32Gi"), catalog, new java.util.ArrayList<>());
+        var needsMemory = asks(HetgpuKeys.POD_MIN_GPU_MEMORY, "32Gi");
         waiting.update(new BoundPod("ml", "big", "uid-big", NODE, Optional.empty(), List.of(1), false, needsMemory));
-        var forBig = degraded.prefer(ids, List.of(), 1);
-        assertThat(model.apply(forBig.getFirst())).isEqualTo("A100");
+        var forBig = degraded.prefer(mixedIds, List.of(), 1);
+        assertThat(modelOf(forBig.getFirst())).isEqualTo("A100");
         assertThat(degraded.allocate(forBig)).isInstanceOf(DeviceHandshake.Allocation.Unassigned.class);
         // Allocated: not waited for again; the next pod without requirements gets the allocator's choice.
         assertThat(waiting.requirementsFor(1)).isEmpty();
 
         // When no accepted card is available, kubelet's choice among the rest is left to the allocator.
-        var t4Only = io.hetgpu.gpu.tier.CardRequirements.read(
-                java.util.Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_MODELS, "T4"), catalog, new java.util.ArrayList<>());
-        waiting.update(new BoundPod("ml", "small", "uid-small", NODE, Optional.empty(), List.of(1), false, t4Only));
-        assertThat(degraded.prefer(ids.subList(0, 2), List.of(), 1)).hasSize(1);
-        assertThat(model.apply(degraded.prefer(ids, List.of(), 1).getFirst())).isEqualTo("T4");
+        waiting.update(new BoundPod("ml", "small", "uid-small", NODE, Optional.empty(), List.of(1), false, asks(HetgpuKeys.POD_GPU_MODELS, "T4")));
+        assertThat(degraded.prefer(mixedIds.subList(0, 2), List.of(), 1)).hasSize(1);
+        assertThat(modelOf(degraded.prefer(mixedIds, List.of(), 1).getFirst())).isEqualTo("T4");
     }
 
     @Test
     void inTheDegradedModeAPodKubeletAdmitsBeforeTheWatchShowsItIsWaitedForAndGetsTheCardsItAccepts() throws Exception {
-        var mixed = io.hetgpu.gpu.profile.ProfileLoader.load("mixed").topology(NODE);
-        var ids = mixed.devices().stream().map(d -> d.uuid()).toList();
-        var waiting = PendingAssignmentsTest.listed(new PendingAssignments(NODE, ids));
-        var degraded = new DeviceHandshake(waiting, new PreferredAllocation(mixed), java.time.Duration.ofMinutes(1));
-        var needsMemory = io.hetgpu.gpu.tier.CardRequirements.read(
-                java.util.Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_MIN_GPU_MEMORY, "32Gi"),
-                io.hetgpu.gpu.tier.CardCatalog.defaults(), new java.util.ArrayList<>());
-        var asked = new java.util.concurrent.CountDownLatch(1);
-        var answer = new java.util.concurrent.CompletableFuture<List<String>>();
+        var waiting = PendingAssignmentsTest.listed(new PendingAssignments(NODE, mixedIds));
+        var degraded = new DeviceHandshake(waiting, new PreferredAllocation(MIXED), Duration.ofMinutes(1));
+        var asked = new CountDownLatch(1);
+        var answer = new CompletableFuture<List<String>>();
         var kubelet = new Thread(() -> {
             asked.countDown();
-            answer.complete(degraded.prefer(ids, List.of(), 1));
+            answer.complete(degraded.prefer(mixedIds, List.of(), 1));
         });
         kubelet.start();
         asked.await();
         // kubelet saw the binding first; the plugin's watch shows the pod a moment later.
-        waiting.update(new BoundPod("ml", "big", "uid-big", NODE, Optional.empty(), List.of(1), false, needsMemory));
-        var chosen = answer.get(30, java.util.concurrent.TimeUnit.SECONDS);
-        assertThat(mixed.device(mixed.positionOf(chosen.getFirst()).orElseThrow()).model()).isEqualTo("A100");
+        waiting.update(new BoundPod("ml", "big", "uid-big", NODE, Optional.empty(), List.of(1), false, asks(HetgpuKeys.POD_MIN_GPU_MEMORY, "32Gi")));
+        assertThat(modelOf(answer.get(30, TimeUnit.SECONDS).getFirst())).isEqualTo("A100");
     }
 
     @Test
-    void inTheDegradedModeAdmittingAPodThatAsksNothingLeavesTheNextPodsRequirements() throws Exception {
-        var mixed = io.hetgpu.gpu.profile.ProfileLoader.load("mixed").topology(NODE);
-        var ids = mixed.devices().stream().map(d -> d.uuid()).toList();
-        var waiting = PendingAssignmentsTest.listed(new PendingAssignments(NODE, ids));
-        var degraded = new DeviceHandshake(waiting, new PreferredAllocation(mixed));
-        var needsMemory = io.hetgpu.gpu.tier.CardRequirements.read(
-                java.util.Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_MIN_GPU_MEMORY, "32Gi"),
-                io.hetgpu.gpu.tier.CardCatalog.defaults(), new java.util.ArrayList<>());
+    void inTheDegradedModeAdmittingAPodThatAsksNothingLeavesTheNextPodsRequirements() {
+        var waiting = PendingAssignmentsTest.listed(new PendingAssignments(NODE, mixedIds));
+        var degraded = new DeviceHandshake(waiting, new PreferredAllocation(MIXED));
+        var needsMemory = asks(HetgpuKeys.POD_MIN_GPU_MEMORY, "32Gi");
         waiting.update(new BoundPod("ml", "plain", "uid-plain", NODE, Optional.empty(), List.of(1), false));
         waiting.update(new BoundPod("ml", "big", "uid-big", NODE, Optional.empty(), List.of(1), false, needsMemory));
 
         // The pod seen first asks nothing: it gets the allocator's choice, a T4, and the next one is still known to need 32 GiB.
-        var forPlain = degraded.prefer(ids, List.of(), 1);
-        assertThat(mixed.device(mixed.positionOf(forPlain.getFirst()).orElseThrow()).model()).isEqualTo("T4");
+        var forPlain = degraded.prefer(mixedIds, List.of(), 1);
+        assertThat(modelOf(forPlain.getFirst())).isEqualTo("T4");
         degraded.allocate(forPlain);
         assertThat(waiting.requirementsFor(1)).contains(needsMemory);
+    }
+
+    /** A node with two kinds of card: 2 A100 40 GB (NVLink-joined), 2 T4 15 GB. */
+    private static NodeTopology mixedNode() {
+        try {
+            return ProfileLoader.load("mixed").topology(NODE);
+        } catch (ProfileFormatException e) {
+            throw new IllegalStateException("the shipped mixed profile is unreadable", e);
+        }
+    }
+
+    private static String modelOf(String id) {
+        return MIXED.device(MIXED.positionOf(id).orElseThrow()).model();
+    }
+
+    /** What a pod with one card annotation asks of its cards. */
+    private static CardRequirements asks(String annotation, String value) {
+        return CardRequirements.read(Map.of(annotation, value), CardCatalog.defaults(), new ArrayList<>());
     }
 
     private void assign(String name, int second, Integer... positions) {
