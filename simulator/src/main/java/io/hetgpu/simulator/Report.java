@@ -56,7 +56,7 @@ public final class Report {
             text.append(markdown(headers, summaries.stream().map(s -> {
                 var row = new ArrayList<String>(List.of(s.policy()));
                 sizes.forEach(gpus -> row.add(s.otherJctByGpus().containsKey(gpus) ? twoDecimals(s.otherJctByGpus().get(gpus)) : "–"));
-                return (List<String>) row;
+                return List.copyOf(row);
             }).toList()));
         }
         text.append('\n').append(wrap("**The cluster**: jobs placed, first arrival to last completion (makespan), mean wait from "
