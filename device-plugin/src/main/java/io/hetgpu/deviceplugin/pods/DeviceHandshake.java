@@ -1,7 +1,6 @@
 package io.hetgpu.deviceplugin.pods;
 
 import io.hetgpu.deviceplugin.devices.PreferredAllocation;
-import io.hetgpu.gpu.tier.CardRequirements;
 
 import java.util.Collection;
 import java.util.HashSet;
@@ -64,7 +63,7 @@ public final class DeviceHandshake {
      */
     public List<String> prefer(Collection<String> available, Collection<String> mustInclude, int size) {
         return assignedFor(available, mustInclude, size).orElseGet(() -> allocator.choose(available, mustInclude, size,
-                pending.requirementsFor(size).orElse(CardRequirements.ANY)));
+                pending.requirementsFor(size)));
     }
 
     /** The assigned devices {@link #prefer} would answer with, if any. */

@@ -215,10 +215,10 @@ public final class PendingAssignments {
 
     /**
      * What the pod kubelet is taken to be admitting asks of its cards, when it has no assignment: the earliest-seen
-     * waiting pod whose next container asks for {@code size} GPUs. Empty when none asks anything.
+     * waiting pod whose next container asks for {@code size} GPUs; {@link CardRequirements#ANY} when none is known.
      */
-    public synchronized Optional<CardRequirements> requirementsFor(int size) {
-        return earliestWaiting(size).map(Waiting::cards).filter(cards -> !cards.isAny());
+    public synchronized CardRequirements requirementsFor(int size) {
+        return earliestWaiting(size).map(Waiting::cards).orElse(CardRequirements.ANY);
     }
 
     /** kubelet allocated a container of {@code size} GPUs for no assigned pod: the waiting pod it was for is not matched again. */
