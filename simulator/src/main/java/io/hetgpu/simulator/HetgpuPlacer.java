@@ -7,6 +7,7 @@ import io.hetgpu.extender.model.PeerLocation;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PriorityHint;
+import io.hetgpu.extender.model.WaitingPeer;
 import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.service.PolicyStep;
@@ -78,7 +79,7 @@ final class HetgpuPlacer implements Placer, PreemptVerb {
                 namesWorkload ? GavelThroughputs.workloadClass(job.type()) : "");
     }
 
-    static PlacementContext context(Job job, List<PodPlacement> earlier, ClusterState cluster) {
+    static PlacementContext context(Job job, int podIndex, List<PodPlacement> earlier, ClusterState cluster) {
         var peers = new ArrayList<PeerLocation>(earlier.size());
         for (int i = 0; i < earlier.size(); i++) {
             var node = cluster.nodes().get(earlier.get(i).node());
@@ -86,7 +87,24 @@ final class HetgpuPlacer implements Placer, PreemptVerb {
         }
         var volumes = job.dataRack().isEmpty() ? List.<DataLocality>of()
                 : List.of(new DataLocality(Set.of(), Set.of(job.dataRack()), Set.of()));
-        return new PlacementContext(peers, volumes);
+        return new PlacementContext(peers, volumes, waiting(job, podIndex, earlier));
+    }
+
+    /**
+     * The job's other pods no node holds yet, in queue order: its operator created them all at once, so they wait in
+     * kube-scheduler's queue. Which ones are placed is told by their GPU counts (the pods of one role ask alike).
+     */
+    private static List<WaitingPeer> waiting(Job job, int podIndex, List<PodPlacement> earlier) {
+        var placedSizes = new ArrayList<Integer>(earlier.size());
+        earlier.forEach(placement -> placedSizes.add(placement.set().size()));
+        var waiting = new ArrayList<WaitingPeer>();
+        for (int i = 0; i < job.pods().size(); i++) {
+            int gpus = job.pods().get(i).gpus();
+            if (i != podIndex && !placedSizes.remove(Integer.valueOf(gpus))) {
+                waiting.add(new WaitingPeer("job-" + job.id() + "-" + i, gpus));
+            }
+        }
+        return waiting;
     }
 
     @Override
@@ -106,7 +124,7 @@ final class HetgpuPlacer implements Placer, PreemptVerb {
         // The extender's filter and scores in one pass, its own step: its scores depend only on the nodes that pass
         // its filter. A reserve weighs the whole cluster's free top-tier GPUs, as the extender counts them from its informers.
         var request = request(job, podIndex, namesWorkload);
-        var table = PolicyStep.scores(policy, request, states, closedTier(request, cluster), context(job, earlier, cluster));
+        var table = PolicyStep.scores(policy, request, states, closedTier(request, cluster), context(job, podIndex, earlier, cluster));
         var rows = table.rows();
         var fitting = new ArrayList<Integer>();
         for (int r = 0; r < rows.size(); r++) {
@@ -146,7 +164,7 @@ final class HetgpuPlacer implements Placer, PreemptVerb {
             return null;
         }
         var request = request(job, podIndex, namesWorkload);
-        var table = PolicyStep.scores(policy, request, List.of(cluster.state(node)), closedTier(request, cluster), context(job, earlier, cluster));
+        var table = PolicyStep.scores(policy, request, List.of(cluster.state(node)), closedTier(request, cluster), context(job, podIndex, earlier, cluster));
         var candidate = table.rows().getFirst().candidate();
         return candidate == null ? null : new PodPlacement(node, candidate.set());
     }
@@ -161,6 +179,7 @@ final class HetgpuPlacer implements Placer, PreemptVerb {
         var request = request(job, podIndex, namesWorkload);
         var closed = closedTier(request, cluster);
         var proposals = new ArrayList<PreemptionStep.Proposal>(candidates.size());
+        var reachable = cluster.reachableBy(job.priority());
         candidates.forEach((nodeName, onNode) -> {
             int node = cluster.indexOf(nodeName);
             long freed = 0;
@@ -170,10 +189,10 @@ final class HetgpuPlacer implements Placer, PreemptVerb {
                 freed |= facts.mask();
                 lost += facts.gpuSecondsLost();
             }
-            proposals.add(new PreemptionStep.Proposal(nodeName, cluster.state(node).withFreed(freed), lost));
+            proposals.add(new PreemptionStep.Proposal(nodeName, cluster.state(node).withFreed(freed), reachable.get(node), lost, 0));
         });
         var kept = new LinkedHashMap<String, Victims>();
-        PreemptionStep.judge(policy, request, closed, context(job, earlier, cluster), proposals).kept().forEach(node -> kept.put(node, candidates.get(node)));
+        PreemptionStep.judge(policy, request, closed, context(job, podIndex, earlier, cluster), proposals).kept().forEach(node -> kept.put(node, candidates.get(node)));
         return kept;
     }
 }

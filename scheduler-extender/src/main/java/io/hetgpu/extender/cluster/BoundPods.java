@@ -31,6 +31,15 @@ public final class BoundPods {
         return !"Succeeded".equals(phase) && !"Failed".equals(phase);
     }
 
+    /** A pod kube-scheduler has still to place: no node yet, not finished, not being deleted. */
+    public static boolean waitsForNode(Pod pod) {
+        if (pod.getSpec() != null && pod.getSpec().getNodeName() != null && !pod.getSpec().getNodeName().isEmpty()) {
+            return false;
+        }
+        var phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        return !"Succeeded".equals(phase) && !"Failed".equals(phase) && pod.getMetadata().getDeletionTimestamp() == null;
+    }
+
     public static BoundPod of(Pod pod, PodRequestParser parser) {
         int gpus;
         try {

@@ -10,14 +10,17 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.hetgpu.extender.model.BoundPod;
 import io.hetgpu.extender.model.DataLocality;
+import io.hetgpu.extender.model.InvalidPodRequestException;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.PeerLocation;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.model.WaitingPeer;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -36,6 +39,10 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(InformerClusterView.class);
     private static final String BY_JOB = "job";
+    /** kube-scheduler's queue order among pods of one priority: the earlier created first, then by name. */
+    private static final Comparator<Pod> WAITING_ORDER = Comparator
+            .comparing((Pod pod) -> pod.getMetadata().getCreationTimestamp() == null ? "" : pod.getMetadata().getCreationTimestamp())
+            .thenComparing(pod -> pod.getMetadata().getName());
     private static final String BY_UID = "uid";
 
     private final PodRequestParser parser;
@@ -170,11 +177,18 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     @Override
     public PlacementContext contextOf(PodRequest pod) {
         var peers = new ArrayList<PeerLocation>();
+        var waiting = new ArrayList<WaitingPeer>();
         if (!pod.job().isEmpty()) {
-            for (var peer : pods.getIndexer().byIndex(BY_JOB, pod.namespace() + "/" + pod.job())) {
+            var job = pods.getIndexer().byIndex(BY_JOB, pod.namespace() + "/" + pod.job()).stream()
+                    .filter(peer -> !peer.getMetadata().getName().equals(pod.name()))
+                    .sorted(WAITING_ORDER).toList();
+            for (var peer : job) {
                 var nodeName = peer.getSpec() == null ? null : peer.getSpec().getNodeName();
-                if (nodeName == null || nodeName.isEmpty() || peer.getMetadata().getName().equals(pod.name())
-                        || !BoundPods.holdsResources(peer)) {
+                if ((nodeName == null || nodeName.isEmpty()) && BoundPods.waitsForNode(peer)) {
+                    waiting.add(new WaitingPeer(peer.getMetadata().getName(), gpuCount(peer)));
+                    continue;
+                }
+                if (!BoundPods.holdsResources(peer)) {
                     continue;
                 }
                 var node = nodes.getStore().getByKey(nodeName);
@@ -198,7 +212,16 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
                 LOG.warn("ignoring the data locality of claim {}/{}: {}", pod.namespace(), claimName, e.getMessage());
             }
         }
-        return new PlacementContext(peers, located);
+        return new PlacementContext(peers, located, waiting);
+    }
+
+    /** GPUs a pod asks for; 0 when its request cannot be read (it will be refused on its own turn, saying why). */
+    private int gpuCount(Pod pod) {
+        try {
+            return parser.gpuCount(pod);
+        } catch (InvalidPodRequestException e) {
+            return 0;
+        }
     }
 
     @Override

@@ -7,11 +7,13 @@ import java.util.List;
 /**
  * A node that passed the filters, with what it would give the pod.
  *
- * @param node     the node
- * @param set      the GPU set the shared allocator would pick (empty for a pod without GPUs)
- * @param tierRank the tier of the weakest card in that set (0 when the set is empty)
+ * @param node         the node
+ * @param set          the GPU set the shared allocator would pick (empty for a pod without GPUs)
+ * @param tierRank     the tier of the weakest card in that set (0 when the set is empty)
+ * @param eligibleMask the node's healthy GPUs that pass the pod's device filters, taken or not (every healthy GPU for a
+ *                     pod without GPUs): the cards the job's other pods, asking alike, could have there
  */
-public record Candidate(NodeState node, GpuSet set, int tierRank) {
+public record Candidate(NodeState node, GpuSet set, int tierRank, long eligibleMask) {
 
     static final GpuSet NO_GPUS = new GpuSet(List.of(), 0, 0, false);
 
@@ -22,5 +24,17 @@ public record Candidate(NodeState node, GpuSet set, int tierRank) {
     /** The card model the set is made of, for explanations ("" when none). */
     public String model() {
         return set.size() == 0 ? "" : node.gpus().topology().device(set.positions().getFirst()).model();
+    }
+
+    /**
+     * The eligible GPUs free on {@code state} (this node now, or as preemption could leave it) besides the pod's own set:
+     * the room left there for the job's pods that still wait.
+     */
+    public int spareGpus(NodeState state) {
+        long setMask = 0;
+        for (int position : set.positions()) {
+            setMask |= 1L << position;
+        }
+        return Long.bitCount(eligibleMask & state.freeMask() & ~setMask);
     }
 }

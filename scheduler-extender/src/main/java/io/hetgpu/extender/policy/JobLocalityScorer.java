@@ -4,7 +4,10 @@ import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import java.util.List;
 
-/** Pods of one job together: the mean closeness to the job's other pods (same node, then rack, then zone). */
+/**
+ * Pods of one job together: the mean closeness to the job's other pods (same node, then rack, then zone), a pod still
+ * waiting counted on the node when there is room for it there ({@link Proximity#toJob}).
+ */
 public final class JobLocalityScorer implements NodeScorer {
 
     @Override
@@ -20,12 +23,12 @@ public final class JobLocalityScorer implements NodeScorer {
     @Override
     public double[] score(PodRequest pod, List<Candidate> candidates, PlacementContext context) {
         var scores = new double[candidates.size()];
-        var peers = context.peers();
-        if (peers.isEmpty()) {
+        if (!context.hasJob()) {
             return scores;
         }
         for (int i = 0; i < scores.length; i++) {
-            scores[i] = Proximity.toPeers(candidates.get(i).node(), peers);
+            var candidate = candidates.get(i);
+            scores[i] = Proximity.toJob(candidate.node(), candidate.spareGpus(candidate.node()), context);
         }
         return scores;
     }

@@ -109,7 +109,7 @@ public final class PlacementPolicy {
      */
     private Assessment assess(PodRequest pod, NodeState node, Map<NodeGpus.DeviceKind, Boolean> admitted, ClosedTier closed) {
         if (!pod.needsGpus()) {
-            return new Fit(new Candidate(node, Candidate.NO_GPUS, 0));
+            return new Fit(new Candidate(node, Candidate.NO_GPUS, 0, node.gpus().healthyMask()));
         }
         var gpus = node.gpus();
         if (!gpus.problem().isEmpty()) {
@@ -170,7 +170,7 @@ public final class PlacementPolicy {
         for (int position : offer.positions()) {
             weakest = Math.min(weakest, gpus.tiers().get(position).rank());
         }
-        return new Fit(new Candidate(node, offer, weakest));
+        return new Fit(new Candidate(node, offer, weakest, eligible));
     }
 
     /** Every node judged for a pod that may not take the cards of the closed tier. */

@@ -3,6 +3,7 @@ package io.hetgpu.extender.policy;
 import io.hetgpu.extender.model.DataLocality;
 import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.extender.model.PeerLocation;
+import io.hetgpu.extender.model.PlacementContext;
 import java.util.Locale;
 
 /** Closeness on the node > rack > zone scale shared by job and data locality, and how it reads to people. */
@@ -15,7 +16,34 @@ public final class Proximity {
     private Proximity() {
     }
 
-    /** The mean closeness of the node to the job's other pods, 0 when there are none: what the job score rewards. */
+    /**
+     * The mean closeness of the node to the job's other pods, 0 when there are none: what the job score and the preempt
+     * verb reward. A pod placed counts by where it runs; a pod still waiting counts as on the node when the
+     * {@code spareGpus} left there would hold it too (each taking its share, in the order they wait), else as
+     * elsewhere. So the first worker of a gang goes where the second can follow, not to a node where it would be alone.
+     */
+    public static double toJob(NodeState node, int spareGpus, PlacementContext context) {
+        int counted = context.peers().size();
+        double sum = 0;
+        for (var peer : context.peers()) {
+            sum += to(node, peer);
+        }
+        int spare = spareGpus;
+        for (var waiting : context.waiting()) {
+            // A waiting pod without GPUs fits anywhere and follows the others: it tells no node from another.
+            if (waiting.gpus() == 0) {
+                continue;
+            }
+            counted++;
+            if (waiting.gpus() <= spare) {
+                spare -= waiting.gpus();
+                sum += SAME_NODE;
+            }
+        }
+        return counted == 0 ? 0 : sum / counted;
+    }
+
+    /** The mean closeness of the node to the job's placed pods, 0 when there are none. */
     public static double toPeers(NodeState node, java.util.List<PeerLocation> peers) {
         if (peers.isEmpty()) {
             return 0;

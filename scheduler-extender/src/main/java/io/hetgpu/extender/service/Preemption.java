@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * The preempt verb's rule (kube-scheduler's ProcessPreemption). kube-scheduler proposes, per node, the pods it
@@ -99,7 +100,8 @@ public final class Preemption {
             }
             victimsByNode.put(node, uids);
             proposals.add(new PreemptionStep.Proposal(node, pod.needsGpus() ? stateAfter(node, uids) : null,
-                    workLost(node, uids, proposedPods.get(node), now), pdb.get(node)));
+                    pod.needsGpus() ? reachable(node, pod.specPriority()) : null, workLost(node, uids, proposedPods.get(node), now),
+                    pdb.get(node)));
         }
         var verdict = PreemptionStep.judge(policy, pod, closed, cluster.contextOf(pod), proposals);
         var kept = new LinkedHashMap<String, MetaVictims>();
@@ -141,13 +143,22 @@ public final class Preemption {
 
     /** The node as it would be with the victims' GPUs free; null when the extender does not know the node. */
     private NodeState stateAfter(String nodeName, List<String> victimUids) {
+        var victims = new HashSet<>(victimUids);
+        return stateWithout(nodeName, pod -> victims.contains(pod.uid()));
+    }
+
+    /** The node as it would be with every pod below {@code priority} gone; null when the extender does not know the node. */
+    private NodeState reachable(String nodeName, int priority) {
+        return stateWithout(nodeName, pod -> pod.priority() < priority);
+    }
+
+    private NodeState stateWithout(String nodeName, Predicate<BoundPod> gone) {
         var facts = cluster.node(nodeName);
         if (facts == null) {
             return null;
         }
         List<BoundPod> bound = cluster.boundPods(nodeName);
-        var victims = new HashSet<>(victimUids);
         var state = nodes.state(facts, bound);
-        return state.withFreed(DeviceHoldings.heldBy(state.gpus(), bound, pod -> victims.contains(pod.uid())));
+        return state.withFreed(DeviceHoldings.heldBy(state.gpus(), bound, gone));
     }
 }

@@ -17,6 +17,7 @@ import java.util.Map;
  * The pure step of the preempt verb, as the service takes it and as the simulator replays it: each node kube-scheduler
  * proposes is judged as it would be once its victims are gone (does it leave a GPU set the pod can use, of which
  * tier), then {@link PreemptionChoice} keeps the newest cards for a pod that wants them, the nodes closest to its job
+ * (counting, for each of its pods still waiting, whether evicting lower-priority pods there could make room for it too)
  * and the least work lost.
  */
 public final class PreemptionStep {
@@ -26,10 +27,20 @@ public final class PreemptionStep {
      *
      * @param after          the node as it would be with the victims' GPUs free; null when the extender does not know the
      *                       node, which it then leaves to kube-scheduler
+     * @param reachable      the node as it would be with every pod below the preemptor's priority gone: the room further
+     *                       evictions could make there for the job's pods still waiting (null: {@code after})
      * @param gpuSecondsLost the work the victims lose, each since it last saved it
      * @param pdbViolations  the PodDisruptionBudgets the evictions break, as kube-scheduler counted them
      */
-    public record Proposal(String node, NodeState after, long gpuSecondsLost, long pdbViolations) {
+    public record Proposal(String node, NodeState after, NodeState reachable, long gpuSecondsLost, long pdbViolations) {
+
+        public Proposal {
+            reachable = reachable == null ? after : reachable;
+        }
+
+        public Proposal(String node, NodeState after, long gpuSecondsLost, long pdbViolations) {
+            this(node, after, after, gpuSecondsLost, pdbViolations);
+        }
 
         public Proposal(String node, NodeState after, long gpuSecondsLost) {
             this(node, after, gpuSecondsLost, 0);
@@ -66,8 +77,10 @@ public final class PreemptionStep {
             switch (policy.assess(pod, proposal.after(), closed)) {
                 case PlacementPolicy.Misfit misfit -> refused.put(proposal.node(), "evicting its victims would leave " + misfit.rejection().reason());
                 case PlacementPolicy.Fit fit -> {
-                    options.add(new PreemptionChoice.Option(proposal.node(), fit.candidate().tierRank(),
-                            Proximity.toPeers(proposal.after(), context.peers()), proposal.gpuSecondsLost(), proposal.pdbViolations()));
+                    var candidate = fit.candidate();
+                    options.add(new PreemptionChoice.Option(proposal.node(), candidate.tierRank(),
+                            Proximity.toJob(proposal.after(), candidate.spareGpus(proposal.reachable()), context),
+                            proposal.gpuSecondsLost(), proposal.pdbViolations()));
                     freed.put(proposal.node(), describe(fit.candidate()));
                 }
             }

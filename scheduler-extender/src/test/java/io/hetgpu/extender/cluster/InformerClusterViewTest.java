@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.hetgpu.extender.model.BoundPod;
+import io.hetgpu.extender.model.PeerLocation;
+import io.hetgpu.extender.model.WaitingPeer;
 import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -105,6 +107,25 @@ class InformerClusterViewTest {
     }
 
     @Test
+    void listsTheJobsPodsStillWaitingForANodeInQueueOrder() throws Exception {
+        client.pods().inNamespace("ml").resource(pod("ps-0", "cpu-1", 0, "job-a")).create();
+        client.pods().inNamespace("ml").resource(pending(pod("w2", null, 4, "job-a"))).create();
+        client.pods().inNamespace("ml").resource(pending(pod("w0", null, 2, "job-a"))).create();
+        var finished = pod("w9", null, 4, "job-a");
+        finished.getStatus().setPhase("Failed");
+        client.pods().inNamespace("ml").resource(finished).create();
+        client.pods().inNamespace("ml").resource(pending(pod("x0", null, 8, "job-b"))).create();
+        view.start().join();
+        await().atMost(Duration.ofSeconds(10)).until(view::synced);
+
+        var context = view.contextOf(parser.parse(pending(pod("w1", null, 4, "job-a"))));
+
+        assertThat(context.peers()).extracting(PeerLocation::podName).containsExactly("ps-0");
+        // The API server stamps creation times to the second: pods created together wait in name order.
+        assertThat(context.waiting()).containsExactly(new WaitingPeer("w0", 2), new WaitingPeer("w2", 4));
+    }
+
+    @Test
     void answersNodeNamesRequestsFromTheInformerCache() throws Exception {
         view.start().join();
         await().atMost(Duration.ofSeconds(10)).until(view::synced);
@@ -164,6 +185,12 @@ class InformerClusterViewTest {
                 .endResources().endContainer().endSpec()
                 .withNewStatus().withPhase("Running").endStatus();
         return builder.build();
+    }
+
+    /** Not bound yet. */
+    private static Pod pending(Pod pod) {
+        pod.getStatus().setPhase("Pending");
+        return pod;
     }
 
     private static Pod withClaim(Pod pod, String claim) {

@@ -10,6 +10,7 @@ import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.extender.model.PeerLocation;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.model.WaitingPeer;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -40,6 +41,29 @@ class ScorersTest {
         var context = new PlacementContext(List.of(new PeerLocation("ps-0", "n1", "r1", "z1")), List.of());
         assertThat(score(new JobLocalityScorer(), TestPods.gpus(1), context, same, rack, zone, far))
                 .containsExactly(1.0, 0.6, 0.3, 0.0);
+    }
+
+    @Test
+    void theFirstWorkerOfAGangGoesWhereTheSecondCanFollow() {
+        // An 8-GPU ps/worker job: the ps runs on a CPU node of r1, the second 4-GPU worker still waits.
+        var alone = TestNodes.placed(TestNodes.gpu("alone", TestTopologies::dgx1V100, 0, 1, 2, 3), "r1", "z1");
+        var roomy = TestNodes.placed(TestNodes.gpu("roomy", TestTopologies::dgx1V100), "r2", "z2");
+        var psAndWorker = new PlacementContext(List.of(new PeerLocation("ps-0", "cpu-1", "r1", "z1")), List.of(),
+                List.of(new WaitingPeer("worker-1", 4)));
+        // alone: the ps's rack (0.6) and no room (0), mean 0.3; roomy: another zone (0) and room for the worker (1), 0.5.
+        assertThat(score(new JobLocalityScorer(), TestPods.gpus(4), psAndWorker, alone, roomy)).containsExactly(0.3, 0.5);
+
+        // The ps itself, placed first with both workers waiting: the node that holds both is on the node of all of them.
+        var both = new PlacementContext(List.of(), List.of(), List.of(new WaitingPeer("worker-0", 4), new WaitingPeer("worker-1", 4)));
+        assertThat(score(new JobLocalityScorer(), PodRequest.gpus("ps-0", 0), both, alone, roomy)).containsExactly(0.5, 1.0);
+    }
+
+    @Test
+    void aWaitingPodWithoutGpusTellsNoNodeFromAnother() {
+        var small = TestNodes.gpu("small", TestTopologies::t4x4, 0);
+        var large = TestNodes.gpu("large", TestTopologies::t4x4);
+        var psWaits = new PlacementContext(List.of(), List.of(), List.of(new WaitingPeer("ps-0", 0)));
+        assertThat(score(new JobLocalityScorer(), TestPods.gpus(1), psWaits, small, large)).containsExactly(0.0, 0.0);
     }
 
     @Test

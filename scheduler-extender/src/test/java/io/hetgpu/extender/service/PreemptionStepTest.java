@@ -10,6 +10,7 @@ import io.hetgpu.extender.model.GpuPreference;
 import io.hetgpu.extender.model.PeerLocation;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PriorityHint;
+import io.hetgpu.extender.model.WaitingPeer;
 import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import java.util.List;
@@ -49,6 +50,30 @@ class PreemptionStepTest {
         assertThat(verdict.kept()).containsExactly("new-b");
         assertThat(verdict.refused()).containsEntry("old", "older cards than another candidate's")
                 .containsEntry("new-a", "farther from the job's other pods than another candidate");
+    }
+
+    @Test
+    void theFirstWorkerOfAGangEvictsWhereFurtherEvictionsCanMakeRoomForTheSecond() {
+        // An urgent 8-GPU ps/worker job on a full cluster: its second 4-GPU worker waits in the queue. On "crowded" the
+        // other four V100 run pods of the worker's own priority, which nothing can evict; on "roomy" they run
+        // low-priority pods, and the second worker's preemption can take them.
+        var pod = TestPods.priority(TestPods.gpus(4), 1000, PriorityHint.UNSET, GpuPreference.UNSET);
+        var secondWaits = new PlacementContext(List.of(), List.of(), List.of(new WaitingPeer("worker-1", 4)));
+        var crowdedAfter = TestNodes.gpu("crowded", TestTopologies::dgx1V100, 0, 1, 2, 3);
+        var roomyAfter = TestNodes.gpu("roomy", TestTopologies::dgx1V100, 0, 1, 2, 3);
+        var roomyReachable = TestNodes.gpu("roomy", TestTopologies::dgx1V100, 0, 1, 2, 3, 4, 5, 6, 7);
+        var verdict = PreemptionStep.judge(policy, pod, ClosedTier.NONE, secondWaits, List.of(
+                new PreemptionStep.Proposal("crowded", crowdedAfter, crowdedAfter, 3_600, 0),
+                new PreemptionStep.Proposal("roomy", roomyAfter, roomyReachable, 7_200, 0)));
+
+        assertThat(verdict.kept()).containsExactly("roomy");
+        assertThat(verdict.refused()).containsEntry("crowded", "farther from the job's other pods than another candidate");
+
+        // Without a pod waiting, room counts for nothing: the least work lost decides.
+        var alone = PreemptionStep.judge(policy, pod, ClosedTier.NONE, PlacementContext.EMPTY, List.of(
+                new PreemptionStep.Proposal("crowded", crowdedAfter, crowdedAfter, 3_600, 0),
+                new PreemptionStep.Proposal("roomy", roomyAfter, roomyReachable, 7_200, 0)));
+        assertThat(alone.kept()).containsExactly("crowded");
     }
 
     @Test
