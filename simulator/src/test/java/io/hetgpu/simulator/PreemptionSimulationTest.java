@@ -119,6 +119,33 @@ class PreemptionSimulationTest {
     }
 
     @Test
+    void anUrgentGangsFirstWorkerEvictsWhereTheSecondCanFollow() {
+        // Two DGX-1 in two racks. One runs a low 8-GPU job (A); the other a high 4-GPU job (B), which nothing evicts,
+        // and a low 2-GPU one (C). An urgent ps/worker job (D) arrives; its ps goes to the emptier second node.
+        var two = nodes("v100-0", "v100-1");
+        assertThat(two.nodes().get(0).rack()).isNotEqualTo(two.nodes().get(1).rack());
+        double urgent = 3001;
+        var jobs = List.of(single(0, 0, Job.LOW_PRIORITY, 8, 100_000), single(1, 1, Job.HIGH_PRIORITY, 4, 100_000),
+                single(2, 2, Job.LOW_PRIORITY, 2, 100_000), psWorker(3, urgent, Job.HIGH_PRIORITY, 3600));
+
+        var runs = byJob(new Simulation(two, SAME_SPEED, TEN_MINUTES).run(jobs,
+                new HetgpuPlacer("hetgpu", new PlacementPolicy(PolicySettings.DEFAULTS), false, 1)));
+
+        // For the first worker, evicting C next to the ps leaves the second no room there (B keeps its four): that node
+        // counts 1 for the ps and 0 for the waiting worker, A's node 0 and 1. Equally close, the least work lost decides:
+        // A saved 1 s ago (8 GPU-s), C 599 s ago (1,198). The second worker follows onto A's node. (Counting only placed
+        // pods, the ps's node won outright and the second worker went to the other rack, at 0.6 of the speed.)
+        var gang = runs.get(3);
+        assertThat(gang.start()).isEqualTo(urgent);
+        var workerNodes = gang.placements().stream().filter(placement -> !placement.set().positions().isEmpty())
+                .map(Placer.PodPlacement::node).distinct().toList();
+        assertThat(workerNodes).as("both workers on one node").hasSize(1);
+        assertThat(gang.end()).isCloseTo(urgent + 3600 / PCIE, within(1e-6));
+        assertThat(runs.get(0).evictions()).isEqualTo(1);
+        assertThat(runs.get(2).evictions()).isZero();
+    }
+
+    @Test
     void hetgpusPreemptVerbFreesTheNewestCardsWhereKubeSchedulerEvictsTheLatestStarted() {
         var mixed = nodes("k80-0", "v100-4");
         // The low job on the V100s started first; kube-scheduler's last rule evicts the latest-started victims (the K80's).
