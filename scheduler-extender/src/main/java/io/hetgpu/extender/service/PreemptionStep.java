@@ -80,7 +80,7 @@ public final class PreemptionStep {
                     var candidate = fit.candidate();
                     options.add(new PreemptionChoice.Option(proposal.node(), candidate.tierRank(),
                             Proximity.toJob(proposal.after(), candidate.spareGpus(proposal.reachable()), context),
-                            proposal.gpuSecondsLost(), proposal.pdbViolations()));
+                            proposal.gpuSecondsLost(), proposal.pdbViolations(), keptGpus(proposal.reachable())));
                     freed.put(proposal.node(), describe(fit.candidate()));
                 }
             }
@@ -89,7 +89,12 @@ public final class PreemptionStep {
         long fewest = PreemptionChoice.fewestViolations(options);
         var withinBudgets = options.stream().filter(option -> option.pdbViolations() == fewest).toList();
         int bestTier = PreemptionChoice.bestTier(withinBudgets);
-        double closest = PreemptionChoice.closest(withinBudgets.stream().filter(option -> option.tierRank() == bestTier).toList());
+        var ofBestTier = withinBudgets.stream().filter(option -> option.tierRank() == bestTier).toList();
+        double closest = PreemptionChoice.closest(ofBestTier);
+        var closestOptions = ofBestTier.stream().filter(option -> option.closeness() == closest).toList();
+        var gathered = PreemptionChoice.gathering(closestOptions);
+        long affordable = closestOptions.stream().mapToLong(PreemptionChoice.Option::gpuSecondsLost).min().orElse(0)
+                + PreemptionChoice.GATHERING_SLACK_GPU_SECONDS;
         var kept = new ArrayList<String>();
         for (var option : options) {
             if (chosen.contains(option.node())) {
@@ -99,10 +104,17 @@ public final class PreemptionStep {
                 refused.put(option.node(), option.pdbViolations() > fewest ? "breaks more PodDisruptionBudgets than another candidate"
                         : option.tierRank() < bestTier ? "older cards than another candidate's"
                         : option.closeness() < closest ? "farther from the job's other pods than another candidate"
+                        : !gathered.contains(option) && option.gpuSecondsLost() <= affordable
+                                ? "fewer GPUs held by pods it cannot evict than another candidate (urgent pods are gathered, keeping other nodes whole)"
                         : "more work lost than another candidate's");
             }
         }
         return new Verdict(kept, freed, refused);
+    }
+
+    /** GPUs held by pods the preemptor cannot evict: the healthy ones not free even with every lower-priority pod gone. */
+    private static int keptGpus(NodeState reachable) {
+        return Long.bitCount(reachable.gpus().healthyMask()) - reachable.freeCount();
     }
 
     private static String describe(Candidate candidate) {

@@ -44,6 +44,21 @@ class PreemptionChoiceTest {
     }
 
     @Test
+    void urgentPodsGatherWhereUrgentPodsRunWhileThatCostsLittleMoreWork() {
+        // "gathered" already holds 6 GPUs of pods the preemptor cannot evict; evicting there costs 5 GPU-minutes more
+        // than on "whole", whose GPUs are all evictable and stay so for the next urgent gang.
+        var slack = PreemptionChoice.GATHERING_SLACK_GPU_SECONDS;
+        var within = List.of(new Option("whole", 90, 0, 1_000, 0, 0), new Option("gathered", 90, 0, 1_000 + slack / 2, 0, 6));
+        assertThat(PreemptionChoice.keep(within, true)).containsExactly("gathered");
+        // Beyond the slack the least work lost wins.
+        var beyond = List.of(new Option("whole", 90, 0, 1_000, 0, 0), new Option("gathered", 90, 0, 1_001 + slack, 0, 6));
+        assertThat(PreemptionChoice.keep(beyond, true)).containsExactly("whole");
+        // Closeness to the job comes first.
+        var near = List.of(new Option("whole-near", 90, 1.0, 1_000, 0, 0), new Option("gathered", 90, 0, 1_000, 0, 6));
+        assertThat(PreemptionChoice.keep(near, true)).containsExactly("whole-near");
+    }
+
+    @Test
     void workIsLostSinceTheLastCheckpointElseSinceTheStart() {
         var started = "2026-11-22T08:00:00Z";
         var checkpointed = Map.of(HetgpuKeys.POD_CHECKPOINTED_AT, "2026-11-22T11:30:00Z");

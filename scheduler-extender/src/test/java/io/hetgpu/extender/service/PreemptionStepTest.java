@@ -77,6 +77,22 @@ class PreemptionStepTest {
     }
 
     @Test
+    void aOneGpuUrgentPodEvictsBesideUrgentPodsAndSaysWhyNotOnTheWholeNode() {
+        var pod = TestPods.priority(TestPods.gpus(1), 1000, PriorityHint.UNSET, GpuPreference.UNSET);
+        // "whole": every other GPU runs low-priority work; "beside": positions 1-7 run pods of the pod's own priority.
+        var wholeAfter = TestNodes.gpu("whole", TestTopologies::dgx1V100, 0);
+        var wholeReachable = TestNodes.gpu("whole", TestTopologies::dgx1V100, 0, 1, 2, 3, 4, 5, 6, 7);
+        var beside = TestNodes.gpu("beside", TestTopologies::dgx1V100, 0);
+        var verdict = PreemptionStep.judge(policy, pod, ClosedTier.NONE, PlacementContext.EMPTY, List.of(
+                new PreemptionStep.Proposal("whole", wholeAfter, wholeReachable, 1_000, 0),
+                new PreemptionStep.Proposal("beside", beside, beside, 1_300, 0)));
+
+        assertThat(verdict.kept()).containsExactly("beside");
+        assertThat(verdict.refused()).containsEntry("whole",
+                "fewer GPUs held by pods it cannot evict than another candidate (urgent pods are gathered, keeping other nodes whole)");
+    }
+
+    @Test
     void aNodeWhoseFreedGpusDoNotServeThePodIsRefusedAndAnUnknownNodeIsLeftToKubeScheduler() {
         var pod = TestPods.nvlink(TestPods.priority(TestPods.gpus(4), 1000, PriorityHint.UNSET, GpuPreference.UNSET));
         var verdict = PreemptionStep.judge(policy, pod, ClosedTier.NONE, PlacementContext.EMPTY, List.of(
