@@ -86,7 +86,7 @@ public final class PlacementExplanation {
             case "tier" -> tier(other, best, otherPart, bestPart);
             case "nvlink" -> "nvlink " + nvlink(other, best);
             case "data" -> "data " + Proximity.describe(otherPart) + " vs " + Proximity.describe(bestPart);
-            case "job" -> "job's pods " + Proximity.describe(otherPart) + " vs " + Proximity.describe(bestPart);
+            case "job" -> "job's pods " + Proximity.describeJob(otherPart) + " vs " + Proximity.describeJob(bestPart);
             case "cpu" -> "a GPU node vs a CPU node";
             default -> String.format(Locale.ROOT, "%s %.2f vs %.2f", scorer, otherPart, bestPart);
         };

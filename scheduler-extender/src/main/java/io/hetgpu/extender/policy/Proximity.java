@@ -86,6 +86,14 @@ public final class Proximity {
                 scale(SAME_ZONE));
     }
 
+    /**
+     * A closeness to the job's pods ({@link #toJob}): as {@link #describe}, a mean saying how pods still waiting count.
+     */
+    public static String describeJob(double closeness) {
+        var text = describe(closeness);
+        return text.startsWith("closeness ") ? text.substring(0, text.length() - 1) + "; a pod still waiting 1 where it fits)" : text;
+    }
+
     private static String scale(double closeness) {
         return closeness == Math.rint(closeness) ? String.valueOf((long) closeness) : String.valueOf(closeness);
     }

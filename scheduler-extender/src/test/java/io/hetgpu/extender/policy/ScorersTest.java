@@ -59,6 +59,12 @@ class ScorersTest {
     }
 
     @Test
+    void aJobsClosenessReadsAsAPlaceOrAMeanThatSaysHowWaitingPodsCount() {
+        assertThat(Proximity.describeJob(0.6)).isEqualTo("same rack");
+        assertThat(Proximity.describeJob(0.5)).isEqualTo("closeness 0.50 (node 1, rack 0.6, zone 0.3; a pod still waiting 1 where it fits)");
+    }
+
+    @Test
     void aWaitingPodWithoutGpusTellsNoNodeFromAnother() {
         var small = TestNodes.gpu("small", TestTopologies::t4x4, 0);
         var large = TestNodes.gpu("large", TestTopologies::t4x4);
