@@ -43,18 +43,6 @@ public final class Proximity {
         return counted == 0 ? 0 : sum / counted;
     }
 
-    /** The mean closeness of the node to the job's placed pods, 0 when there are none. */
-    public static double toPeers(NodeState node, java.util.List<PeerLocation> peers) {
-        if (peers.isEmpty()) {
-            return 0;
-        }
-        double sum = 0;
-        for (var peer : peers) {
-            sum += to(node, peer);
-        }
-        return sum / peers.size();
-    }
-
     static double to(NodeState node, PeerLocation peer) {
         if (node.name().equals(peer.node())) {
             return SAME_NODE;
