@@ -1,6 +1,9 @@
 package io.hetgpu.simulator;
 
+import java.util.Collections;
 import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * What no scheduler can beat on a trace: every job starting the moment it arrives, on the node whose
@@ -18,8 +21,19 @@ import java.util.List;
  *                     cluster has between the first and the last arrival; above 1 no scheduler keeps up,
  *                     and mean completion times grow with the length of the trace
  * @param unplaceable  jobs no node could run (left out of the means)
+ * @param highByGpus   mean completion time of high-priority jobs by GPUs per job
  */
-public record PlacementCeiling(double meanJctHigh, double meanJctRest, double meanJct, double offeredLoad, int unplaceable) {
+public record PlacementCeiling(double meanJctHigh, double meanJctRest, double meanJct, double offeredLoad, int unplaceable,
+                               SortedMap<Integer, Double> highByGpus) {
+
+    public PlacementCeiling {
+        highByGpus = Collections.unmodifiableSortedMap(new TreeMap<>(highByGpus));
+    }
+
+    /** Without the breakdown by size. */
+    public PlacementCeiling(double meanJctHigh, double meanJctRest, double meanJct, double offeredLoad, int unplaceable) {
+        this(meanJctHigh, meanJctRest, meanJct, offeredLoad, unplaceable, new TreeMap<>());
+    }
 
     public static PlacementCeiling of(List<Job> jobs, ClusterInventory inventory, CardSpeed speed) {
         return of(jobs, inventory, speed, CommunicationModel.DEFAULTS);
@@ -32,6 +46,7 @@ public record PlacementCeiling(double meanJctHigh, double meanJctRest, double me
         int restJobs = 0;
         int unplaceable = 0;
         double gpuHours = 0;
+        var highHoursByGpus = new TreeMap<Integer, double[]>();
         double first = Double.MAX_VALUE;
         double last = -Double.MAX_VALUE;
         for (var job : jobs) {
@@ -47,6 +62,9 @@ public record PlacementCeiling(double meanJctHigh, double meanJctRest, double me
             if (job.high()) {
                 high += hours;
                 highJobs++;
+                var bySize = highHoursByGpus.computeIfAbsent(job.gpus(), gpus -> new double[2]);
+                bySize[0] += hours;
+                bySize[1]++;
             } else {
                 rest += hours;
                 restJobs++;
@@ -55,7 +73,13 @@ public record PlacementCeiling(double meanJctHigh, double meanJctRest, double me
         double capacity = inventory.gpuCount() * Math.max(0, last - first) / 3600;
         return new PlacementCeiling(highJobs == 0 ? 0 : high / highJobs, restJobs == 0 ? 0 : rest / restJobs,
                 highJobs + restJobs == 0 ? 0 : (high + rest) / (highJobs + restJobs),
-                capacity == 0 ? 0 : gpuHours / capacity, unplaceable);
+                capacity == 0 ? 0 : gpuHours / capacity, unplaceable, meanBySize(highHoursByGpus));
+    }
+
+    private static SortedMap<Integer, Double> meanBySize(SortedMap<Integer, double[]> sums) {
+        var means = new TreeMap<Integer, Double>();
+        sums.forEach((gpus, sum) -> means.put(gpus, sum[0] / sum[1]));
+        return means;
     }
 
     /** The job's best speed on any node (card speed times communication factor), 0 when no node can run it. */

@@ -174,6 +174,30 @@ public final class Report {
                 ceiling.unplaceable() == 0 ? "" : " " + ceiling.unplaceable() + " jobs fit no node and are left out.").strip()) + "\n";
     }
 
+    /**
+     * High-priority jobs' mean completion time by GPUs per job, with the ceiling's for the same jobs: where a policy
+     * trails the ceiling (e.g. multi-GPU jobs whose pods end up on several nodes). Empty for a trace of one size.
+     */
+    public static String highBySize(List<Summary> summaries, PlacementCeiling ceiling) {
+        var sizes = ceiling.highByGpus().keySet().stream().toList();
+        if (sizes.size() < 2) {
+            return "";
+        }
+        var headers = new ArrayList<String>(List.of("policy"));
+        sizes.forEach(gpus -> headers.add(gpus + (gpus == 1 ? " GPU" : " GPUs")));
+        var rows = new ArrayList<List<String>>();
+        for (var s : summaries) {
+            var row = new ArrayList<String>(List.of(s.policy()));
+            sizes.forEach(gpus -> row.add(s.highJctByGpus().containsKey(gpus) ? twoDecimals(s.highJctByGpus().get(gpus)) : "–"));
+            rows.add(row);
+        }
+        var ceilingRow = new ArrayList<String>(List.of("ceiling"));
+        sizes.forEach(gpus -> ceilingRow.add(twoDecimals(ceiling.highByGpus().get(gpus))));
+        rows.add(ceilingRow);
+        return wrap("**High-priority jobs by size**: their mean completion time in hours by GPUs per job, beside the "
+                + "ceiling's for the same jobs.") + "\n\n" + markdown(headers, rows.stream().map(List::copyOf).toList());
+    }
+
     /** Seeds per table, so that a table of the longest policy name stays within 100 columns. */
     private static final int SEEDS_PER_TABLE = 3;
 

@@ -145,6 +145,10 @@ public final class SimulatorMain implements Callable<Integer> {
                 experiment.jobs().size(), experiment.inventory().gpuCount(), experiment.inventory().nodes().size(), seed,
                 summaries.size(), seconds));
         report.append(table).append('\n');
+        var bySize = Report.highBySize(summaries, ceiling);
+        if (!bySize.isEmpty()) {
+            report.append(bySize).append('\n');
+        }
         report.append(Report.ceiling(ceiling, summaries.getFirst()))
                 .append('\n');
         charts.forEach(chart -> report.append("![").append(chart).append("](").append(chart).append(")\n"));

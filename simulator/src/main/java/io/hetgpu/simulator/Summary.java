@@ -31,14 +31,17 @@ import java.util.stream.Collectors;
  * @param steadyJct          the same over all jobs of the window
  * @param otherJctByGpus     mean JCT of the jobs that are not high priority, by GPUs per job: on a loaded cluster the
  *                           largest wait longest, and their wait is most of the overall mean
+ * @param highJctByGpus      mean JCT of the high-priority jobs by GPUs per job: where they trail the ceiling
  */
 public record Summary(String policy, int jobs, double meanJctHigh, double p99JctHigh, double meanJctOther, double p99JctOther,
                       double meanJct, double makespan, double meanQueueing, double gpuUtilisation, double highOnTopTier,
                       double multiGpuOnNvlink, double crossRackTb, int neverPlaced, int preemptions, double gpuHoursLost,
-                      double steadyJctHigh, double steadyJct, SortedMap<Integer, Double> otherJctByGpus) {
+                      double steadyJctHigh, double steadyJct, SortedMap<Integer, Double> otherJctByGpus,
+                      SortedMap<Integer, Double> highJctByGpus) {
 
     public Summary {
         otherJctByGpus = Collections.unmodifiableSortedMap(new TreeMap<>(otherJctByGpus));
+        highJctByGpus = Collections.unmodifiableSortedMap(new TreeMap<>(highJctByGpus));
     }
 
     /** Without the breakdown by size. */
@@ -48,7 +51,7 @@ public record Summary(String policy, int jobs, double meanJctHigh, double p99Jct
                    double steadyJctHigh, double steadyJct) {
         this(policy, jobs, meanJctHigh, p99JctHigh, meanJctOther, p99JctOther, meanJct, makespan, meanQueueing, gpuUtilisation,
                 highOnTopTier, multiGpuOnNvlink, crossRackTb, neverPlaced, preemptions, gpuHoursLost, steadyJctHigh, steadyJct,
-                new TreeMap<>());
+                new TreeMap<>(), new TreeMap<>());
     }
 
     /** Gavel's steady-state window: the jobs of IDs 4,000 to 4,999, after the cluster has filled and before the trace drains. */
@@ -73,9 +76,12 @@ public record Summary(String policy, int jobs, double meanJctHigh, double p99Jct
                 multi.isEmpty() ? 0 : multi.stream().filter(JobRun::onNvlink).count() / (double) multi.size(),
                 runs.stream().mapToDouble(JobRun::crossRackGb).sum() / 1000, result.neverPlaced(),
                 runs.stream().mapToInt(JobRun::evictions).sum(), runs.stream().mapToDouble(JobRun::lostGpuHours).sum(),
-                mean(runs, steady.and(high)), mean(runs, steady),
-                runs.stream().filter(high.negate()).collect(Collectors.groupingBy(run -> run.job().gpus(), TreeMap::new,
-                        Collectors.averagingDouble(JobRun::completionHours))));
+                mean(runs, steady.and(high)), mean(runs, steady), meanByGpus(runs, high.negate()), meanByGpus(runs, high));
+    }
+
+    private static SortedMap<Integer, Double> meanByGpus(List<JobRun> runs, Predicate<JobRun> which) {
+        return runs.stream().filter(which).collect(Collectors.groupingBy(run -> run.job().gpus(), TreeMap::new,
+                Collectors.averagingDouble(JobRun::completionHours)));
     }
 
     /** Whether the run's job is in the steady-state window. */
@@ -85,7 +91,7 @@ public record Summary(String policy, int jobs, double meanJctHigh, double p99Jct
     public Summary withPolicy(String name) {
         return new Summary(name, jobs, meanJctHigh, p99JctHigh, meanJctOther, p99JctOther, meanJct, makespan, meanQueueing, gpuUtilisation,
                 highOnTopTier, multiGpuOnNvlink, crossRackTb, neverPlaced, preemptions, gpuHoursLost, steadyJctHigh, steadyJct,
-                otherJctByGpus);
+                otherJctByGpus, highJctByGpus);
     }
 
     private static double mean(List<JobRun> runs, Predicate<JobRun> which) {

@@ -36,7 +36,8 @@ class ReportTest {
     private static List<Summary> summaries(List<String> policies) {
         return IntStream.range(0, policies.size()).mapToObj(i -> new Summary(policies.get(i), 10_000, 1234.56 + i, 9876.54, 1234.56, 9876.54,
                 1234.56 + 2 * i, 12_345.6, 1234.56, 0.999, 0.999, 1.0, 12_345.67, i == 2 ? 123 : 0, 12_345, 12_345.67, 1234.56, 1234.56,
-                new TreeMap<>(Map.of(1, 12.34, 2, 123.45, 4, 1234.56, 8, 12_345.67)))).toList();
+                new TreeMap<>(Map.of(1, 12.34, 2, 123.45, 4, 1234.56, 8, 12_345.67)),
+                new TreeMap<>(Map.of(1, 15.67 + i, 2, 16.5, 4, 17.25, 8, 1234.5)))).toList();
     }
 
     @Test
@@ -62,14 +63,31 @@ class ReportTest {
     @Test
     void everyLineOfTheReportFitsOneHundredColumns() {
         var summaries = summaries(policyNames());
-        var report = Report.table(summaries) + Report.ceiling(new PlacementCeiling(15.26, 15.6, 15.53, 1.73, 12), summaries.getFirst());
+        var ceiling = new PlacementCeiling(15.26, 15.6, 15.53, 1.73, 12, new TreeMap<>(Map.of(1, 15.1, 2, 15.2, 4, 15.3, 8, 18.7)));
+        var report = Report.table(summaries) + Report.highBySize(summaries, ceiling) + Report.ceiling(ceiling, summaries.getFirst());
 
         assertThat(report.lines()).allSatisfy(line -> assertThat(line.length()).as(line).isLessThanOrEqualTo(Report.COLUMNS));
         // Every figure of the old 15-column table is still there, each policy in each of the five tables, and in the
-        // breakdown by job size.
-        assertThat(report.lines().filter(line -> line.startsWith("| hetgpu-workload-aware-min0.3-reserve10 "))).hasSize(6);
+        // two breakdowns by job size.
+        assertThat(report.lines().filter(line -> line.startsWith("| hetgpu-workload-aware-min0.3-reserve10 "))).hasSize(7);
         assertThat(report).contains("| policy                                 | 1 GPU | 2 GPUs |  4 GPUs |   8 GPUs |");
         assertThat(report).contains("| hetgpu                                 | 10000 |", "hetgpu: 123 jobs never placed");
+        // High priority by size, each policy and the ceiling's own figures for the same jobs.
+        assertThat(report).contains("| kubernetes-default                     | 15.67 |  16.50 |  17.25 | 1234.50 |",
+                "| ceiling                                | 15.10 |  15.20 |  15.30 |   18.70 |");
+    }
+
+    @Test
+    void theCeilingBreaksHighPriorityJobsDownBySize() {
+        var experiment = gavel(400);
+        var ceiling = PlacementCeiling.of(experiment.jobs(), experiment.inventory(), experiment.speed());
+        var high = experiment.jobs().stream().filter(Job::high).toList();
+
+        assertThat(ceiling.highByGpus().keySet()).containsExactlyElementsOf(high.stream().map(Job::gpus).distinct().sorted().toList());
+        // The sizes' means, weighted by their job counts, are the high-priority mean.
+        double weighted = ceiling.highByGpus().entrySet().stream()
+                .mapToDouble(size -> size.getValue() * high.stream().filter(job -> job.gpus() == size.getKey()).count()).sum();
+        assertThat(weighted / high.size()).isCloseTo(ceiling.meanJctHigh(), org.assertj.core.api.Assertions.within(1e-9));
     }
 
     @Test
