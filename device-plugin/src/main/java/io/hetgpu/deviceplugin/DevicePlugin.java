@@ -136,23 +136,8 @@ public final class DevicePlugin implements AutoCloseable {
     private static void followAssignments(KubernetesClient client, Settings settings, PendingAssignments pending,
                                           PodResourcesReader podResources, Deque<AutoCloseable> resources) {
         // Started in the background too: in the image's interpreted JVM, building the informer alone takes a second.
-        var watching = new Object() {
-            BoundPodWatch watch;
-            boolean closed;
-
-            synchronized boolean keep(BoundPodWatch started) {
-                watch = started;
-                return !closed;
-            }
-
-            synchronized void close() {
-                closed = true;
-                if (watch != null) {
-                    watch.close();
-                }
-            }
-        };
-        resources.push(watching::close);
+        var watching = new BackgroundWatch();
+        resources.push(watching);
         Thread.ofPlatform().daemon().name("pod-list").start(() -> {
             try {
                 var watch = BoundPodWatch.start(client, settings.nodeName(), settings.resourceName(), settings.catalog(), pending);
@@ -172,6 +157,27 @@ public final class DevicePlugin implements AutoCloseable {
                 pending.listed();
             }
         });
+    }
+
+    /** The pod watch started in the background: a plugin closed before the watch has started closes it once it has. */
+    private static final class BackgroundWatch implements AutoCloseable {
+
+        private BoundPodWatch watch;
+        private boolean closed;
+
+        /** Holds the started watch; false when the plugin closed meanwhile, and the caller then closes the watch. */
+        synchronized boolean keep(BoundPodWatch started) {
+            watch = started;
+            return !closed;
+        }
+
+        @Override
+        public synchronized void close() {
+            closed = true;
+            if (watch != null) {
+                watch.close();
+            }
+        }
     }
 
     public DevicePluginEndpoint.State state() {
