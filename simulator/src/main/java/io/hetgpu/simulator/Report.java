@@ -51,13 +51,7 @@ public final class Report {
         if (sizes.size() > 1) {
             text.append('\n').append(wrap("**Other jobs by size**: their mean completion time in hours by GPUs per job. Where the "
                     + "cluster is loaded the largest jobs wait longest, and their wait makes most of the mean.")).append("\n\n");
-            var headers = new ArrayList<String>(List.of("policy"));
-            sizes.forEach(gpus -> headers.add(gpus + (gpus == 1 ? " GPU" : " GPUs")));
-            text.append(markdown(headers, summaries.stream().map(s -> {
-                var row = new ArrayList<String>(List.of(s.policy()));
-                sizes.forEach(gpus -> row.add(s.otherJctByGpus().containsKey(gpus) ? twoDecimals(s.otherJctByGpus().get(gpus)) : "–"));
-                return List.copyOf(row);
-            }).toList()));
+            text.append(markdown(sizeHeaders(sizes), summaries.stream().map(s -> sizeRow(s.policy(), sizes, s.otherJctByGpus())).toList()));
         }
         text.append('\n').append(wrap("**The cluster**: jobs placed, first arrival to last completion (makespan), mean wait from "
                 + "arrival to start, and GPU-hours used over GPUs × makespan.")).append("\n\n");
@@ -183,19 +177,25 @@ public final class Report {
         if (sizes.size() < 2) {
             return "";
         }
+        var rows = new ArrayList<List<String>>();
+        summaries.forEach(s -> rows.add(sizeRow(s.policy(), sizes, s.highJctByGpus())));
+        rows.add(sizeRow("ceiling", sizes, ceiling.highByGpus()));
+        return wrap("**High-priority jobs by size**: their mean completion time in hours by GPUs per job, beside the "
+                + "ceiling's for the same jobs.") + "\n\n" + markdown(sizeHeaders(sizes), rows);
+    }
+
+    /** "policy", then "1 GPU", "2 GPUs"…: the header of a table by job size. */
+    private static List<String> sizeHeaders(List<Integer> sizes) {
         var headers = new ArrayList<String>(List.of("policy"));
         sizes.forEach(gpus -> headers.add(gpus + (gpus == 1 ? " GPU" : " GPUs")));
-        var rows = new ArrayList<List<String>>();
-        for (var s : summaries) {
-            var row = new ArrayList<String>(List.of(s.policy()));
-            sizes.forEach(gpus -> row.add(s.highJctByGpus().containsKey(gpus) ? twoDecimals(s.highJctByGpus().get(gpus)) : "–"));
-            rows.add(row);
-        }
-        var ceilingRow = new ArrayList<String>(List.of("ceiling"));
-        sizes.forEach(gpus -> ceilingRow.add(twoDecimals(ceiling.highByGpus().get(gpus))));
-        rows.add(ceilingRow);
-        return wrap("**High-priority jobs by size**: their mean completion time in hours by GPUs per job, beside the "
-                + "ceiling's for the same jobs.") + "\n\n" + markdown(headers, rows.stream().map(List::copyOf).toList());
+        return List.copyOf(headers);
+    }
+
+    /** A row of a table by job size: each size's hours, or – where the row has no job of that size. */
+    private static List<String> sizeRow(String name, List<Integer> sizes, Map<Integer, Double> hoursBySize) {
+        var row = new ArrayList<String>(List.of(name));
+        sizes.forEach(gpus -> row.add(hoursBySize.containsKey(gpus) ? twoDecimals(hoursBySize.get(gpus)) : "–"));
+        return List.copyOf(row);
     }
 
     /** Seeds per table, so that a table of the longest policy name stays within 100 columns. */

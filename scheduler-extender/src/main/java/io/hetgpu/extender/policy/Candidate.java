@@ -1,6 +1,7 @@
 package io.hetgpu.extender.policy;
 
 import io.hetgpu.extender.model.NodeState;
+import io.hetgpu.gpu.allocation.DeviceMask;
 import io.hetgpu.gpu.allocation.GpuSet;
 import java.util.List;
 
@@ -31,10 +32,6 @@ public record Candidate(NodeState node, GpuSet set, int tierRank, long eligibleM
      * the room left there for the job's pods that still wait.
      */
     public int spareGpus(NodeState state) {
-        long setMask = 0;
-        for (int position : set.positions()) {
-            setMask |= 1L << position;
-        }
-        return Long.bitCount(eligibleMask & state.freeMask() & ~setMask);
+        return Long.bitCount(eligibleMask & state.freeMask() & ~DeviceMask.of(set.positions()));
     }
 }

@@ -71,10 +71,15 @@ public final class PreemptionChoice {
      * pods the preemptor cannot evict.
      */
     static List<Option> gathering(List<Option> options) {
-        long least = options.stream().mapToLong(Option::gpuSecondsLost).min().orElse(0);
-        var affordable = options.stream().filter(option -> option.gpuSecondsLost() <= least + GATHERING_SLACK_GPU_SECONDS).toList();
+        var affordable = withinSlack(options);
         int most = affordable.stream().mapToInt(Option::keptGpus).max().orElse(0);
         return affordable.stream().filter(option -> option.keptGpus() == most).toList();
+    }
+
+    /** The options that lose at most {@link #GATHERING_SLACK_GPU_SECONDS} more work than the cheapest: those gathering may pick. */
+    static List<Option> withinSlack(List<Option> options) {
+        long least = options.stream().mapToLong(Option::gpuSecondsLost).min().orElse(0);
+        return options.stream().filter(option -> option.gpuSecondsLost() <= least + GATHERING_SLACK_GPU_SECONDS).toList();
     }
 
     public static List<String> keep(List<Option> options, boolean wantsNewest) {

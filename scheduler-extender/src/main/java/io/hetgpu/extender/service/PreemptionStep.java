@@ -92,9 +92,8 @@ public final class PreemptionStep {
         var ofBestTier = withinBudgets.stream().filter(option -> option.tierRank() == bestTier).toList();
         double closest = PreemptionChoice.closest(ofBestTier);
         var closestOptions = ofBestTier.stream().filter(option -> option.closeness() == closest).toList();
+        var affordable = PreemptionChoice.withinSlack(closestOptions);
         var gathered = PreemptionChoice.gathering(closestOptions);
-        long affordable = closestOptions.stream().mapToLong(PreemptionChoice.Option::gpuSecondsLost).min().orElse(0)
-                + PreemptionChoice.GATHERING_SLACK_GPU_SECONDS;
         var kept = new ArrayList<String>();
         for (var option : options) {
             if (chosen.contains(option.node())) {
@@ -104,7 +103,7 @@ public final class PreemptionStep {
                 refused.put(option.node(), option.pdbViolations() > fewest ? "breaks more PodDisruptionBudgets than another candidate"
                         : option.tierRank() < bestTier ? "older cards than another candidate's"
                         : option.closeness() < closest ? "farther from the job's other pods than another candidate"
-                        : !gathered.contains(option) && option.gpuSecondsLost() <= affordable
+                        : affordable.contains(option) && !gathered.contains(option)
                                 ? "fewer GPUs held by pods it cannot evict than another candidate (urgent pods are gathered, keeping other nodes whole)"
                         : "more work lost than another candidate's");
             }
