@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +29,9 @@ import java.util.Map;
  * resourceName: nvidia.com/gpu
  * rackLabel: topology.hetgpu.io/rack
  * bodyLimitBytes: 16777216     # 16 MiB: NodeNames requests stay under 3 MiB at 5,000 nodes; raise for large Nodes requests
+ * metricsPort: 8889           # /metrics, /healthz and /readyz only, on every address (0: none; the verbs' port serves them too)
+ * schedulerNames: [hetgpu-scheduler]   # the bind verb binds only pods whose spec.schedulerName is one of these
+ * httpTimeout: 5s              # kube-scheduler's extender httpTimeout: every API call of a bind ends within it
  * events: {enabled: true, intervalSeconds: 60}
  * policy:
  *   priority: {high: 1000, low: -1}
@@ -48,7 +52,7 @@ import java.util.Map;
 public record ExtenderConfig(int port, String resourceName, String rackLabel, long bodyLimitBytes,
                              PriorityThresholds priority, ScoreWeights weights, List<KnownCard> tiers,
                              boolean events, int eventIntervalSeconds, WorkloadThroughputs workloads, HighPriorityReserve reserve,
-                             EvictionFloor evictionFloor) {
+                             EvictionFloor evictionFloor, int metricsPort, List<String> schedulerNames, Duration httpTimeout) {
 
     /**
      * With {@code nodeCacheCapable: true} (the shipped configuration) kube-scheduler sends the pod and node names:
@@ -58,12 +62,23 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
      */
     public static final long DEFAULT_BODY_LIMIT_BYTES = 16L * 1024 * 1024;
 
+    /** The scheduler profile the manifests deploy: the bind verb acts only on pods that name a scheduler it serves. */
+    public static final String DEFAULT_SCHEDULER_NAME = "hetgpu-scheduler";
+    /** kube-scheduler's extender {@code httpTimeout} as the manifests set it (kube-scheduler's own default is 30 s). */
+    public static final Duration DEFAULT_HTTP_TIMEOUT = Duration.ofSeconds(5);
+    /** Longest {@code httpTimeout} accepted: a bind holding a node's GPUs for longer would stall every bind to that node. */
+    static final Duration MAX_HTTP_TIMEOUT = Duration.ofSeconds(60);
+    private static final java.util.regex.Pattern GO_DURATION = java.util.regex.Pattern.compile("(?:(\\d+)(ms|s|m))+");
+    private static final java.util.regex.Pattern GO_DURATION_PART = java.util.regex.Pattern.compile("(\\d+)(ms|s|m)");
+
     public static final ExtenderConfig DEFAULTS = new ExtenderConfig(8888, HetgpuKeys.DEFAULT_RESOURCE_NAME, HetgpuKeys.LABEL_RACK,
             DEFAULT_BODY_LIMIT_BYTES, PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, List.of(), true, 60, WorkloadThroughputs.NONE,
-            HighPriorityReserve.NONE, EvictionFloor.NONE);
+            HighPriorityReserve.NONE, EvictionFloor.NONE, 0, List.of(DEFAULT_SCHEDULER_NAME), DEFAULT_HTTP_TIMEOUT);
 
     public ExtenderConfig {
         tiers = List.copyOf(tiers);
+        schedulerNames = List.copyOf(schedulerNames);
+        java.util.Objects.requireNonNull(httpTimeout, "httpTimeout");
         java.util.Objects.requireNonNull(workloads, "workloads");
         java.util.Objects.requireNonNull(reserve, "reserve");
         java.util.Objects.requireNonNull(evictionFloor, "evictionFloor");
@@ -93,7 +108,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
     }
 
     record FileConfig(String version, Integer port, String resourceName, String rackLabel, Long bodyLimitBytes,
-                      FileEvents events, FilePolicy policy) {
+                      FileEvents events, FilePolicy policy, Integer metricsPort, List<String> schedulerNames, String httpTimeout) {
     }
 
     public static ExtenderConfig load(Path file) throws ConfigException {
@@ -157,13 +172,54 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
             newInterval = file.events().intervalSeconds() == null ? eventIntervalSeconds : file.events().intervalSeconds();
             errors.check(newInterval >= 1, "events.intervalSeconds", newInterval, "expected at least 1");
         }
+        int newMetricsPort = file.metricsPort() == null ? metricsPort : file.metricsPort();
+        errors.check(newMetricsPort >= 0 && newMetricsPort <= 65535, "metricsPort", newMetricsPort, "expected 0..65535 (0: no metrics port)");
+        errors.check(newMetricsPort == 0 || newMetricsPort != newPort, "metricsPort", newMetricsPort, "must differ from port");
+        var newSchedulers = file.schedulerNames() == null ? schedulerNames : file.schedulerNames();
+        errors.check(!newSchedulers.isEmpty(), "schedulerNames", newSchedulers, "expected at least one scheduler name");
+        for (int i = 0; i < newSchedulers.size(); i++) {
+            var name = newSchedulers.get(i);
+            errors.check(name != null && !name.isBlank(), "schedulerNames[" + i + "]", name, "expected a scheduler name");
+        }
+        var newTimeout = httpTimeout;
+        if (file.httpTimeout() != null) {
+            newTimeout = goDuration(file.httpTimeout());
+            if (newTimeout == null || newTimeout.isZero() || newTimeout.compareTo(MAX_HTTP_TIMEOUT) > 0) {
+                errors.add("httpTimeout", file.httpTimeout(), "expected a duration above 0 and at most 60s, as in kube-scheduler's extender httpTimeout (5s, 1500ms, 1m)");
+                newTimeout = httpTimeout;
+            }
+        }
         var policy = file.policy() == null ? new FilePolicy(null, null, null, null, null, null, null) : file.policy();
         return new ExtenderConfig(newPort, newResource, newRack, limit, priorityOf(policy.priority(), errors),
                 weightsOf(policy.weights(), errors), tiers, newEvents, newInterval, workloadsOf(policy, errors),
                 errors.attempt("policy.", () -> policy.highPriorityReserve() == null ? reserve : new HighPriorityReserve(policy.highPriorityReserve()),
                         reserve),
                 errors.attempt("policy.", () -> policy.evictForFasterCards() == null ? evictionFloor : new EvictionFloor(policy.evictForFasterCards()),
-                        evictionFloor));
+                        evictionFloor), newMetricsPort, newSchedulers.stream().filter(name -> name != null && !name.isBlank()).toList(),
+                newTimeout);
+    }
+
+    /** A Go duration of whole milliseconds, seconds and minutes ({@code 5s}, {@code 1m30s}, {@code 1500ms}), or null. */
+    static Duration goDuration(String text) {
+        if (!GO_DURATION.matcher(text).matches()) {
+            return null;
+        }
+        var total = Duration.ZERO;
+        var parts = GO_DURATION_PART.matcher(text);
+        while (parts.find()) {
+            long amount;
+            try {
+                amount = Long.parseLong(parts.group(1));
+            } catch (NumberFormatException e) {
+                return null;
+            }
+            total = total.plus(switch (parts.group(2)) {
+                case "ms" -> Duration.ofMillis(amount);
+                case "s" -> Duration.ofSeconds(amount);
+                default -> Duration.ofMinutes(amount);
+            });
+        }
+        return total;
     }
 
     private PriorityThresholds priorityOf(FilePriority file, FieldErrors errors) {
@@ -216,7 +272,8 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
     private ExtenderConfig withTiers(List<KnownCard> fileTiers) {
         var all = new ArrayList<>(tiers);
         all.addAll(fileTiers);
-        return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, all, events, eventIntervalSeconds, workloads, reserve, evictionFloor);
+        return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, all, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
+                metricsPort, schedulerNames, httpTimeout);
     }
 
     /** The placement settings of the file's {@code policy:} group. */
@@ -225,19 +282,37 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
     }
 
     public ExtenderConfig withPort(int newPort) {
-        return new ExtenderConfig(newPort, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor);
+        return new ExtenderConfig(newPort, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
+                metricsPort, schedulerNames, httpTimeout);
     }
 
     public ExtenderConfig withResourceName(String name) {
-        return new ExtenderConfig(port, name, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor);
+        return new ExtenderConfig(port, name, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
+                metricsPort, schedulerNames, httpTimeout);
     }
 
     public ExtenderConfig withPriority(PriorityThresholds thresholds) {
-        return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, thresholds, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor);
+        return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, thresholds, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
+                metricsPort, schedulerNames, httpTimeout);
+    }
+
+    public ExtenderConfig withMetricsPort(int newMetricsPort) {
+        return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
+                reserve, evictionFloor, newMetricsPort, schedulerNames, httpTimeout);
+    }
+
+    public ExtenderConfig withSchedulerNames(List<String> names) {
+        return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
+                reserve, evictionFloor, metricsPort, names, httpTimeout);
+    }
+
+    public ExtenderConfig withHttpTimeout(Duration timeout) {
+        return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
+                reserve, evictionFloor, metricsPort, schedulerNames, timeout);
     }
 
     public ExtenderConfig withEvictionFloor(EvictionFloor floor) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, floor);
+                reserve, floor, metricsPort, schedulerNames, httpTimeout);
     }
 }

@@ -16,8 +16,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
+import java.time.Duration;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The test cluster's Kubernetes API: fabric8's mock server in CRUD mode on a loopback port. The real
@@ -35,25 +38,66 @@ public final class ApiServer implements AutoCloseable {
 
     /** One request as it reached the server: HTTP method, path with query, and the client's User-Agent (who asked). */
     public record Request(String method, String path, String userAgent) {
+
+        /** A watch: its answer is a stream, which {@link Interference.Slow} would hold back for good. */
+        public boolean watch() {
+            return path.contains("watch=true") || path.contains("watch=1");
+        }
+    }
+
+    /** What the server does to one request besides answering it: the faults a test plays. */
+    public sealed interface Interference {
+        /** Answered as usual. */
+        Interference NONE = new Slow(Duration.ZERO);
+
+        /** The request takes effect at once; its answer leaves {@code by} later (a slow or overloaded API server). */
+        record Slow(Duration by) implements Interference {
+        }
+
+        /** Refused with {@code code} (403 for RBAC not yet in effect, 503 for an API server that is unhealthy); nothing changes. */
+        record Refused(int code) implements Interference {
+        }
     }
 
     private final KubernetesMockServer server;
     private final List<Consumer<Request>> observers;
+    private final AtomicReference<Function<Request, Interference>> interference;
 
-    private ApiServer(KubernetesMockServer server, List<Consumer<Request>> observers) {
+    private ApiServer(KubernetesMockServer server, List<Consumer<Request>> observers,
+                      AtomicReference<Function<Request, Interference>> interference) {
         this.server = server;
         this.observers = observers;
+        this.interference = interference;
     }
 
     public static ApiServer start() {
+        return start(0);
+    }
+
+    /**
+     * An API server on a chosen loopback port: a test can point a component at a port where nothing answers yet,
+     * then start the server there (an API server down when the component starts).
+     */
+    public static ApiServer start(int port) {
         List<Consumer<Request>> observers = new CopyOnWriteArrayList<>();
+        var interference = new AtomicReference<Function<Request, Interference>>(request -> Interference.NONE);
         var dispatcher = new KubernetesCrudDispatcher() {
             @Override
             public MockResponse dispatch(RecordedRequest request) {
-                if (!observers.isEmpty()) {
-                    var seen = new Request(request.getMethod(), request.getPath(), request.getHeader("User-Agent"));
-                    observers.forEach(observer -> observer.accept(seen));
-                }
+                var seen = new Request(request.getMethod(), request.getPath(), request.getHeader("User-Agent"));
+                observers.forEach(observer -> observer.accept(seen));
+                return switch (interference.get().apply(seen)) {
+                    case Interference.Refused refused -> new MockResponse().setResponseCode(refused.code()).setBody(
+                            "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"message\":\"refused by the test\",\"code\":"
+                                    + refused.code() + "}");
+                    case Interference.Slow slow -> {
+                        var answer = answer(request);
+                        yield slow.by().isZero() ? answer : answer.setBodyDelay(slow.by());
+                    }
+                };
+            }
+
+            private MockResponse answer(RecordedRequest request) {
                 var binding = PodBinding.target(request);
                 if (binding.isPresent()) {
                     return PodBinding.bind(this, binding.get());
@@ -72,8 +116,13 @@ public final class ApiServer implements AutoCloseable {
             }
         };
         var server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
-        server.init(InetAddress.getLoopbackAddress(), 0);
-        return new ApiServer(server, observers);
+        server.init(InetAddress.getLoopbackAddress(), port);
+        return new ApiServer(server, observers, interference);
+    }
+
+    /** From now on every request meets {@code faults}' answer for it ({@link Interference#NONE} to answer as usual). */
+    public void interfere(Function<Request, Interference> faults) {
+        interference.set(faults);
     }
 
     /** Calls {@code observer} with every request from now on, on the server's threads, before it is answered. */
