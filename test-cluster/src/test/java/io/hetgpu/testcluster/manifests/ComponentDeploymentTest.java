@@ -23,10 +23,14 @@ import java.util.Set;
 
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.DEVICE_PLUGIN;
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.DEVICE_PLUGIN_HTTP_PORT;
-import static io.hetgpu.testcluster.manifests.ExpectedDeployment.EXTENDER;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.EXTENDER_CONTAINER;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.EXTENDER_METRICS_PORT;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.LOOPBACK;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.SCHEDULER;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.SCHEDULER_REPLICAS;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.KUBE_SCHEDULER_CONTAINER;
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.EXTENDER_CONFIG_MAP;
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.EXTENDER_PORT;
-import static io.hetgpu.testcluster.manifests.ExpectedDeployment.EXTENDER_REPLICAS;
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.GPU_NODE_LABEL;
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.HEALTH_PATH;
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.KUBELET_DEVICE_PLUGIN_DIR;
@@ -41,7 +45,7 @@ import static io.hetgpu.testcluster.manifests.ManifestTree.SIMULATED_OVERLAY;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The device plugin DaemonSets, the extender Deployment and Service, and the limits of what RBAC lets
+ * The device plugin DaemonSets, the extender as a container of hetgpu-scheduler's pods, and the limits of what RBAC lets
  * each do, as {@code kubectl kustomize} renders them. ({@link ManifestRbacTest} holds the rules to the
  * requests each program really makes.)
  */
@@ -51,7 +55,9 @@ class ComponentDeploymentTest {
 
     private final Rendering install = Kubectl.kustomize(ROOT);
     private final DaemonSet plugin = install.one(DaemonSet.class, DEVICE_PLUGIN);
-    private final Deployment extender = install.one(Deployment.class, EXTENDER);
+    /** hetgpu-scheduler's pods: kube-scheduler and the extender side by side. */
+    private final Deployment scheduler = install.one(Deployment.class, SCHEDULER);
+    private final Container extender = PodTemplates.container(scheduler.getSpec().getTemplate(), EXTENDER_CONTAINER);
 
     // ---- device plugin -------------------------------------------------------------------------
 
@@ -183,58 +189,54 @@ class ComponentDeploymentTest {
     // ---- scheduler extender --------------------------------------------------------------------
 
     @Test
-    void theExtenderRunsTwoReplicasOnDifferentNodes() {
-        assertThat(extender.getSpec().getReplicas()).isEqualTo(EXTENDER_REPLICAS);
-        var antiAffinity = extender.getSpec().getTemplate().getSpec().getAffinity().getPodAntiAffinity()
-                .getRequiredDuringSchedulingIgnoredDuringExecution();
-        assertThat(antiAffinity).anySatisfy(term -> {
-            assertThat(term.getTopologyKey()).isEqualTo("kubernetes.io/hostname");
-            assertThat(extender.getSpec().getTemplate().getMetadata().getLabels())
-                    .containsAllEntriesOf(term.getLabelSelector().getMatchLabels());
-        });
+    void eachSchedulerPodRunsItsOwnExtenderWhoseVerbsListenOnLoopbackOnly() {
+        assertThat(scheduler.getSpec().getReplicas()).isEqualTo(SCHEDULER_REPLICAS);
+        var template = scheduler.getSpec().getTemplate();
+        assertThat(template.getSpec().getContainers()).extracting(Container::getName)
+                .containsExactlyInAnyOrder(KUBE_SCHEDULER_CONTAINER, EXTENDER_CONTAINER);
+        assertThat(PodTemplates.flags(extender)).containsEntry("host", LOOPBACK).containsEntry("port", String.valueOf(EXTENDER_PORT))
+                .containsEntry("metrics-port", String.valueOf(EXTENDER_METRICS_PORT));
+        // Nothing outside the pod is pointed at the verbs: no Service, and the only declared port is the metrics port.
+        assertThat(install.all(Service.class)).noneSatisfy(service -> assertThat(template.getMetadata().getLabels())
+                .containsAllEntriesOf(service.getSpec().getSelector()));
+        assertThat(extender.getPorts()).extracting(ContainerPort::getContainerPort).containsExactly(EXTENDER_METRICS_PORT);
+        // Voluntary disruptions keep one scheduler, and so one extender, running.
+        var budget = install.one(io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class, SCHEDULER);
+        assertThat(template.getMetadata().getLabels()).containsAllEntriesOf(budget.getSpec().getSelector().getMatchLabels());
+        assertThat(budget.getSpec().getMinAvailable().getIntVal()).isEqualTo(1);
     }
 
     @Test
     void theExtenderRunsAsNonRootOnAReadOnlyRootFilesystem() {
-        var spec = extender.getSpec().getTemplate().getSpec();
-        Container container = PodTemplates.onlyContainer(extender.getSpec().getTemplate());
+        var spec = scheduler.getSpec().getTemplate().getSpec();
         var pod = spec.getSecurityContext();
-        var own = container.getSecurityContext();
+        var own = extender.getSecurityContext();
         assertThat(own.getRunAsNonRoot() != null ? own.getRunAsNonRoot() : pod.getRunAsNonRoot()).isTrue();
         Long uid = own.getRunAsUser() != null ? own.getRunAsUser() : pod.getRunAsUser();
         assertThat(uid).isNotNull().isNotZero();
         assertThat(own.getReadOnlyRootFilesystem()).isTrue();
         assertThat(own.getAllowPrivilegeEscalation()).isFalse();
         assertThat(own.getCapabilities().getDrop()).containsExactly("ALL");
-        assertThat(container.getResources().getRequests()).containsKeys("cpu", "memory");
-        assertThat(container.getResources().getLimits()).containsKey("memory");
+        assertThat(extender.getResources().getRequests()).containsKeys("cpu", "memory");
+        assertThat(extender.getResources().getLimits()).containsKey("memory");
     }
 
     @Test
-    void theExtenderIsProbedForReadinessAndLiveness() {
-        Container container = PodTemplates.onlyContainer(extender.getSpec().getTemplate());
-        assertProbe(container, container.getReadinessProbe(), READY_PATH, EXTENDER_PORT);
-        assertProbe(container, container.getLivenessProbe(), HEALTH_PATH, EXTENDER_PORT);
-        assertThat(PodTemplates.flags(container)).containsEntry("port", String.valueOf(EXTENDER_PORT));
+    void theExtenderIsProbedAndScrapedOnItsMetricsPort() {
+        assertProbe(extender, extender.getReadinessProbe(), READY_PATH, EXTENDER_METRICS_PORT);
+        assertProbe(extender, extender.getLivenessProbe(), HEALTH_PATH, EXTENDER_METRICS_PORT);
+        assertThat(PodTemplates.annotations(scheduler.getSpec().getTemplate()))
+                .containsEntry("prometheus.io/scrape", "true")
+                .containsEntry("prometheus.io/port", String.valueOf(EXTENDER_METRICS_PORT))
+                .containsEntry("prometheus.io/path", "/metrics");
     }
 
     @Test
-    void theServiceReachesTheExtenderPods() {
-        Service service = install.one(Service.class, EXTENDER);
-        Container container = PodTemplates.onlyContainer(extender.getSpec().getTemplate());
-        assertThat(extender.getSpec().getTemplate().getMetadata().getLabels()).containsAllEntriesOf(service.getSpec().getSelector());
-        var port = service.getSpec().getPorts().stream().filter(p -> p.getPort() == EXTENDER_PORT).findFirst().orElseThrow();
-        assertThat(containerPort(container, port.getTargetPort().getIntVal(), port.getTargetPort().getStrVal()))
-                .isEqualTo(EXTENDER_PORT);
-    }
-
-    @Test
-    void theExtenderConfigurationMatchesItsPortThePluginsResourceAndIsMounted() throws Exception {
-        Container container = PodTemplates.onlyContainer(extender.getSpec().getTemplate());
-        Path config = Path.of(PodTemplates.flags(container).get("config"));
-        VolumeMount mount = container.getVolumeMounts().stream()
+    void theExtenderConfigurationMatchesItsPortThePluginsResourceTheSchedulerAndIsMounted() throws Exception {
+        Path config = Path.of(PodTemplates.flags(extender).get("config"));
+        VolumeMount mount = extender.getVolumeMounts().stream()
                 .filter(m -> Path.of(m.getMountPath()).equals(config.getParent())).findFirst().orElseThrow();
-        Volume volume = extender.getSpec().getTemplate().getSpec().getVolumes().stream()
+        Volume volume = scheduler.getSpec().getTemplate().getSpec().getVolumes().stream()
                 .filter(v -> v.getName().equals(mount.getName())).findFirst().orElseThrow();
         assertThat(volume.getConfigMap().getName()).isEqualTo(EXTENDER_CONFIG_MAP);
 
@@ -244,6 +246,8 @@ class ComponentDeploymentTest {
         assertThat(settings.port()).isEqualTo(EXTENDER_PORT);
         String pluginResource = PodTemplates.flags(PodTemplates.onlyContainer(plugin.getSpec().getTemplate())).get("resource-name");
         assertThat(settings.resourceName()).isEqualTo(pluginResource);
+        // The bind verb binds the pods of the profile this scheduler runs, and nothing else.
+        assertThat(settings.schedulerNames()).containsExactly(ExpectedDeployment.SCHEDULER_NAME);
     }
 
     /**
@@ -252,7 +256,10 @@ class ComponentDeploymentTest {
      */
     @Test
     void theExtenderWritesOnlyEventsItsBindRecordAndBindings() {
-        List<PolicyRule> rules = rulesOf(extender.getSpec().getTemplate().getSpec().getServiceAccountName());
+        // The pod's one service account also holds kube-scheduler's own roles (built in, not rendered here):
+        // what hetgpu's manifests add to it is what is checked.
+        List<PolicyRule> rules = rulesOf(scheduler.getSpec().getTemplate().getSpec().getServiceAccountName()).stream()
+                .filter(rule -> !rule.getApiGroups().equals(List.of("coordination.k8s.io"))).toList();
         assertThat(rules).isNotEmpty();
         for (PolicyRule rule : rules) {
             boolean writes = rule.getVerbs().stream().anyMatch(WRITE_VERBS::contains);

@@ -115,7 +115,8 @@ class ContainerFlagsTest {
     @Test
     void theDockerfilesExposeThePortsTheirProgramsListenOn() throws IOException {
         assertThat(exposed(Path.of("..", "device-plugin", "Dockerfile"))).containsExactly(DEVICE_PLUGIN_HTTP_PORT);
-        assertThat(exposed(Path.of("..", "scheduler-extender", "Dockerfile"))).containsExactly(EXTENDER_PORT);
+        // The extender's verbs listen on loopback in the shipped layout: the image exposes its metrics port.
+        assertThat(exposed(Path.of("..", "scheduler-extender", "Dockerfile"))).containsExactly(ExpectedDeployment.EXTENDER_METRICS_PORT);
         assertThat(ExtenderConfig.DEFAULTS.port()).isEqualTo(EXTENDER_PORT);
     }
 
@@ -128,27 +129,46 @@ class ContainerFlagsTest {
         }
     }
 
-    /** The port the program in {@code running} listens on, as its parser (and, for the extender, its config reader) make it out. */
+    /**
+     * The port the program in {@code running} can be reached on from outside its pod, as its parser (and, for the
+     * extender, its config reader) make it out: the plugin's status port, the extender's metrics port (its verbs
+     * listen on loopback, see {@link #verbsAddress}).
+     */
     static int listeningPort(Rendering rendering, Program program, Rendering.Running running) {
         var parsed = program.parse(Program.expandedArgs(running.container(), FIELDS));
         return switch (program) {
             case DEVICE_PLUGIN -> Integer.parseInt(Program.value(parsed, "--http-port"));
             case SCHEDULER_EXTENDER -> {
-                String port = Program.value(parsed, "--port");
-                if (port != null) {
-                    yield Integer.parseInt(port);
-                }
-                String config = Program.value(parsed, "--config");
-                if (config == null) {
-                    yield ExtenderConfig.DEFAULTS.port();
-                }
-                try {
-                    yield ExtenderConfig.parse(mountedFile(rendering, running, Path.of(config)), config).port();
-                } catch (ExtenderConfig.ConfigException e) {
-                    throw new AssertionError(running.describe() + ": " + e.getMessage(), e);
-                }
+                String port = Program.value(parsed, "--metrics-port");
+                int metrics = port != null ? Integer.parseInt(port) : extenderConfig(rendering, running, parsed).metricsPort();
+                assertThat(metrics).as(running.describe() + " serves its metrics and probes on a port of their own").isPositive();
+                yield metrics;
             }
         };
+    }
+
+    /** Where the extender in {@code running} serves its verbs. */
+    record Address(String host, int port) {
+    }
+
+    static Address verbsAddress(Rendering rendering, Rendering.Running running) {
+        var parsed = Program.SCHEDULER_EXTENDER.parse(Program.expandedArgs(running.container(), FIELDS));
+        String port = Program.value(parsed, "--port");
+        String host = Program.value(parsed, "--host");
+        return new Address(host == null ? "0.0.0.0" : host,
+                port != null ? Integer.parseInt(port) : extenderConfig(rendering, running, parsed).port());
+    }
+
+    private static ExtenderConfig extenderConfig(Rendering rendering, Rendering.Running running, picocli.CommandLine.ParseResult parsed) {
+        String config = Program.value(parsed, "--config");
+        if (config == null) {
+            return ExtenderConfig.DEFAULTS;
+        }
+        try {
+            return ExtenderConfig.parse(mountedFile(rendering, running, Path.of(config)), config);
+        } catch (ExtenderConfig.ConfigException e) {
+            throw new AssertionError(running.describe() + ": " + e.getMessage(), e);
+        }
     }
 
     /** The text a container sees at {@code file}, from the rendered ConfigMap mounted over its folder. */

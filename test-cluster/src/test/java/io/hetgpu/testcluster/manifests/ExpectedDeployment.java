@@ -26,11 +26,13 @@ final class ExpectedDeployment {
     static final List<String> SHIPPED_PROFILES = List.of(
             "dgx1-p100", "dgx1-v100", "dgx2-v100", "dgx-a100", "dgx-h100", "v100-pcie-8x", "t4-4x", "k80-4x", "mixed");
 
-    // Scheduler extender.
-    static final String EXTENDER = "hetgpu-scheduler-extender";
+    // Scheduler extender: a container of hetgpu-scheduler's pods, its verbs on the pod's loopback address.
+    static final String EXTENDER_CONTAINER = "scheduler-extender";
     static final String EXTENDER_CONFIG_MAP = "hetgpu-scheduler-extender-config";
     static final int EXTENDER_PORT = 8888;
-    static final int EXTENDER_REPLICAS = 2;
+    static final String LOOPBACK = "127.0.0.1";
+    /** Metrics and probes, on every address; no verb is answered there. */
+    static final int EXTENDER_METRICS_PORT = 8889;
     static final String FILTER_VERB = "filter";
     static final String PRIORITIZE_VERB = "prioritize";
     static final String PREEMPT_VERB = "preempt";
@@ -40,6 +42,11 @@ final class ExpectedDeployment {
 
     // The second scheduler.
     static final String SCHEDULER_NAME = "hetgpu-scheduler";
+    /** The Deployment whose pods run kube-scheduler and the extender side by side. */
+    static final String SCHEDULER = "hetgpu-scheduler";
+    static final String KUBE_SCHEDULER_CONTAINER = "kube-scheduler";
+    /** One leader schedules (and calls its own extender); the other stands by. */
+    static final int SCHEDULER_REPLICAS = 2;
     static final String SCHEDULER_CONFIG_MAP = "hetgpu-scheduler-config";
     static final String SCHEDULER_CONFIG_KEY = "config.yaml";
     static final String KUBE_SCHEDULER_CONFIG_API = "kubescheduler.config.k8s.io/v1";

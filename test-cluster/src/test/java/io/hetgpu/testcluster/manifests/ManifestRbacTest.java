@@ -64,10 +64,15 @@ class ManifestRbacTest {
      * Permissions the run does not exercise, as "PROGRAM verb group/resource" with why the program
      * needs them anyway.
      */
+    private static final String LEADER_ELECTION = "kube-scheduler's leader election: the extender runs in hetgpu-scheduler's pods, "
+            + "under its one service account";
     private static final Map<String, String> JUSTIFIED = Map.of(
             "DEVICE_PLUGIN create events", "posted only when kubelet allocates other GPUs than a pod's hetgpu.io/gpu-devices "
                     + "(GpuAssignmentMismatch), which a run that follows the handshake never causes; device-plugin's "
-                    + "BindHandshakeTest exercises it");
+                    + "BindHandshakeTest exercises it",
+            "SCHEDULER_EXTENDER create coordination.k8s.io/leases", LEADER_ELECTION,
+            "SCHEDULER_EXTENDER get coordination.k8s.io/leases", LEADER_ELECTION,
+            "SCHEDULER_EXTENDER update coordination.k8s.io/leases", LEADER_ELECTION);
 
     private static final Map<Program, List<ApiCall>> CALLS = new EnumMap<>(Program.class);
 

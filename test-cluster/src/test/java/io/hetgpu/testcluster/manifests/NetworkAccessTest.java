@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Who may reach hetgpu's pods and what the device plugin's token may change, as the install renders
  * them: each NetworkPolicy selects pods the install runs and opens only ports those pods declare; the
- * extender's port is open to hetgpu-scheduler's pods; the admission policy is bound and names the
+ * extender's metrics port, like the plugin's, is open to the scraper only; the admission policy is bound and names the
  * device plugin's own service account.
  */
 class NetworkAccessTest {
@@ -26,7 +26,7 @@ class NetworkAccessTest {
     void everyPolicySelectsPodsOfTheInstallAndOpensOnlyTheirDeclaredPorts() {
         var policies = install.all(NetworkPolicy.class);
         assertThat(policies).extracting(p -> p.getMetadata().getName())
-                .containsExactlyInAnyOrder("hetgpu-scheduler-extender", "hetgpu-device-plugin");
+                .containsExactlyInAnyOrder("hetgpu-scheduler", "hetgpu-device-plugin");
         for (var policy : policies) {
             var selected = install.workloads().stream()
                     .filter(w -> selects(policy.getSpec().getPodSelector(), w.template().getMetadata().getLabels()))
@@ -45,18 +45,18 @@ class NetworkAccessTest {
         }
     }
 
+    /** The extender's verbs listen on its pod's loopback address; what the network may reach is metrics, from the scraper. */
     @Test
-    void theExtendersPortIsOpenToTheSchedulerAndTheScraperOnly() {
-        var policy = install.one(NetworkPolicy.class, "hetgpu-scheduler-extender");
-        var scheduler = install.workloads().stream().filter(w -> w.object().getMetadata().getName().equals("hetgpu-scheduler"))
-                .findFirst().orElseThrow();
-        var peers = policy.getSpec().getIngress().stream().flatMap(rule -> rule.getFrom().stream()).toList();
-        assertThat(peers).anySatisfy(peer -> assertThat(selects(peer.getPodSelector(), scheduler.template().getMetadata().getLabels()))
-                .as("hetgpu-scheduler's pods may call the extender").isTrue());
-        assertThat(peers).allSatisfy(peer -> assertThat(peer.getPodSelector() != null || scraper(peer.getNamespaceSelector()))
-                .as("every other peer is the labelled scraper namespace").isTrue());
-        assertThat(install.one(NetworkPolicy.class, "hetgpu-device-plugin").getSpec().getIngress())
-                .allSatisfy(rule -> assertThat(rule.getFrom()).allSatisfy(peer -> assertThat(scraper(peer.getNamespaceSelector())).isTrue()));
+    void theSchedulersPodsAndThePluginAreOpenToTheScraperOnly() {
+        for (var name : List.of("hetgpu-scheduler", "hetgpu-device-plugin")) {
+            var rules = install.one(NetworkPolicy.class, name).getSpec().getIngress();
+            assertThat(rules).as(name).isNotEmpty().allSatisfy(rule -> {
+                assertThat(rule.getFrom()).allSatisfy(peer -> assertThat(scraper(peer.getNamespaceSelector())).isTrue());
+                assertThat(rule.getPorts()).allSatisfy(port -> assertThat(port.getPort().getStrVal()).isIn("metrics", "http"));
+            });
+        }
+        assertThat(install.one(NetworkPolicy.class, "hetgpu-scheduler").getSpec().getIngress())
+                .flatExtracting(rule -> rule.getPorts()).extracting(port -> port.getPort().getStrVal()).containsExactly("metrics");
     }
 
     @Test

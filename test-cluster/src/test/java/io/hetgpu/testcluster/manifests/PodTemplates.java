@@ -50,6 +50,12 @@ final class PodTemplates {
         return containers.getFirst();
     }
 
+    static Container container(PodTemplateSpec template, String name) {
+        return template.getSpec().getContainers().stream().filter(c -> name.equals(c.getName())).findFirst()
+                .orElseThrow(() -> new AssertionError("no container named " + name + " in " + template.getSpec().getContainers().stream()
+                        .map(Container::getName).toList()));
+    }
+
     /** The container's {@code --name=value} arguments (command and args), by name. */
     static Map<String, String> flags(Container container) {
         var flags = new java.util.LinkedHashMap<String, String>();

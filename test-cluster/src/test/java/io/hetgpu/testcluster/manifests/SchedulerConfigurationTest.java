@@ -23,7 +23,9 @@ import java.util.Optional;
 import java.util.Set;
 
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.DEVICE_PLUGIN;
-import static io.hetgpu.testcluster.manifests.ExpectedDeployment.EXTENDER;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.EXTENDER_CONTAINER;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.KUBE_SCHEDULER_CONTAINER;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.LOOPBACK;
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.EXTENDER_PORT;
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.FILTER_VERB;
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.KUBE_SCHEDULER_CONFIG_API;
@@ -39,8 +41,8 @@ import static io.hetgpu.testcluster.manifests.ExpectedDeployment.SCHEDULER_NAME;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The KubeSchedulerConfiguration that hetgpu-scheduler runs: it must reach the extender's Service
- * with the verbs the extender serves, and use only field names that kube-scheduler's strict
+ * The KubeSchedulerConfiguration that hetgpu-scheduler runs: it must reach the extender of its own pod,
+ * on loopback, with the verbs the extender serves, and use only field names that kube-scheduler's strict
  * decoder accepts (k8s.io/kube-scheduler/config/v1).
  */
 class SchedulerConfigurationTest {
@@ -102,47 +104,46 @@ class SchedulerConfigurationTest {
         assertThat(profile.path("percentageOfNodesToScore").asInt()).isEqualTo(100);
     }
 
-    /** In every rendering a user applies, not only the default one: an overlay could rename or move the Service. */
+    /** In every rendering a user applies, not only the default one: an overlay could move the extender out of the pod. */
     @ParameterizedTest
     @MethodSource("io.hetgpu.testcluster.manifests.KustomizationsTest#installs")
-    void theExtenderUrlOfEveryInstallNamesItsExtenderServiceAndAPortThatReachesTheExtender(Path folder) {
+    void theExtenderUrlOfEveryInstallIsTheLoopbackAddressAndPortOfTheExtenderInTheSchedulersPod(Path folder) {
         Rendering rendering = Kubectl.kustomize(folder);
         JsonNode config = ManifestTree.yaml(rendering.one(ConfigMap.class, SCHEDULER_CONFIG_MAP).getData().get(SCHEDULER_CONFIG_KEY));
         URI url = URI.create(config.path("extenders").get(0).path("urlPrefix").asText());
-        String[] host = url.getHost().split("\\.");
-        assertThat(host.length).as(url.toString()).isGreaterThanOrEqualTo(3);
-        assertThat(host[2]).as(url.toString()).isEqualTo("svc");
-        Service service = rendering.all(Service.class).stream()
-                .filter(s -> s.getMetadata().getName().equals(host[0]) && s.getMetadata().getNamespace().equals(host[1]))
-                .findFirst().orElseThrow(() -> new AssertionError(folder + ": no Service " + host[1] + "/" + host[0] + " for " + url));
-        ServicePort port = service.getSpec().getPorts().stream().filter(p -> p.getPort() == url.getPort()).findFirst()
-                .orElseThrow(() -> new AssertionError(folder + ": Service " + host[0] + " has no port " + url.getPort()));
-        Deployment extenderDeployment = rendering.one(Deployment.class, EXTENDER);
-        assertThat(extenderDeployment.getSpec().getTemplate().getMetadata().getLabels())
-                .containsAllEntriesOf(service.getSpec().getSelector());
-        Container container = PodTemplates.onlyContainer(extenderDeployment.getSpec().getTemplate());
-        var target = port.getTargetPort();
-        int targetPort = target.getIntVal() != null ? target.getIntVal()
-                : container.getPorts().stream().filter(p -> target.getStrVal().equals(p.getName())).findFirst()
-                        .orElseThrow(() -> new AssertionError("no container port named " + target.getStrVal())).getContainerPort();
-        // The port the extender listens on, as its own parser and config reader make it out.
-        assertThat(targetPort).isEqualTo(ContainerFlagsTest.listeningPort(rendering, Program.SCHEDULER_EXTENDER,
-                new Rendering.Running(new Rendering.Workload(extenderDeployment, extenderDeployment.getSpec().getTemplate()), container)));
+        Deployment scheduler = rendering.one(Deployment.class, SCHEDULER_NAME);
+        // kube-scheduler reads the file this ConfigMap is mounted as; the extender it calls is its pod's own.
+        PodTemplates.container(scheduler.getSpec().getTemplate(), KUBE_SCHEDULER_CONTAINER);
+        Container container = PodTemplates.container(scheduler.getSpec().getTemplate(), EXTENDER_CONTAINER);
+        var running = new Rendering.Running(new Rendering.Workload(scheduler, scheduler.getSpec().getTemplate()), container);
+        // The address the extender's verbs listen on, as its own parser and config reader make it out.
+        var verbs = ContainerFlagsTest.verbsAddress(rendering, running);
+        assertThat(url.getHost()).as(url.toString()).isEqualTo(LOOPBACK).isEqualTo(verbs.host());
+        assertThat(url.getPort()).as(url.toString()).isEqualTo(verbs.port());
+        // No Service leads to the verbs: the pods of a Service would have to listen beyond loopback.
+        assertThat(rendering.all(Service.class)).noneSatisfy(service -> assertThat(scheduler.getSpec().getTemplate().getMetadata()
+                .getLabels()).containsAllEntriesOf(service.getSpec().getSelector()));
     }
 
     @Test
-    void theExtenderUrlNamesTheExtenderServiceAndItsPort() {
+    void theExtenderUrlIsPlainHttpOnTheExtendersPortWithoutAPath() {
         URI url = URI.create(extender.path("urlPrefix").asText());
-        Service service = install.one(Service.class, EXTENDER);
-
         assertThat(url.getScheme()).isEqualTo(extender.path("enableHTTPS").asBoolean() ? "https" : "http");
-        assertThat(url.getHost()).isIn(
-                service.getMetadata().getName() + "." + service.getMetadata().getNamespace() + ".svc",
-                service.getMetadata().getName() + "." + service.getMetadata().getNamespace() + ".svc.cluster.local");
-        assertThat(service.getMetadata().getNamespace()).isEqualTo(NAMESPACE);
-        assertThat(service.getSpec().getPorts()).extracting(ServicePort::getPort).contains(url.getPort());
+        assertThat(url.getScheme()).as("loopback inside one pod needs no TLS").isEqualTo("http");
+        assertThat(url.getHost()).isEqualTo(LOOPBACK);
         assertThat(url.getPort()).isEqualTo(EXTENDER_PORT);
         assertThat(url.getPath()).isEmpty();
+    }
+
+    /** A bind the extender would carry on with after kube-scheduler gave up on it would be a bind nobody asked for. */
+    @Test
+    void theExtenderBindsWithinTheSchedulersTimeoutAndOnlyForItsProfile() throws Exception {
+        var settings = DeployedConfiguration.load(ManifestTree.ROOT).extender();
+        assertThat(settings.httpTimeout()).isEqualTo(java.time.Duration.ofSeconds(5));
+        assertThat(extender.path("httpTimeout").asText()).isEqualTo("5s");
+        var profiles = new ArrayList<String>();
+        configuration.path("profiles").forEach(profile -> profiles.add(profile.path("schedulerName").asText()));
+        assertThat(settings.schedulerNames()).containsExactlyInAnyOrderElementsOf(profiles);
     }
 
     @Test
@@ -203,7 +204,7 @@ class SchedulerConfigurationTest {
     void theSchedulerRunsTheStockImageWithThisConfiguration() {
         Deployment scheduler = install.one(Deployment.class, SCHEDULER_NAME);
         var template = scheduler.getSpec().getTemplate();
-        Container container = PodTemplates.onlyContainer(template);
+        Container container = PodTemplates.container(template, KUBE_SCHEDULER_CONTAINER);
         assertThat(Rendering.repository(container.getImage())).isEqualTo(KUBE_SCHEDULER_IMAGE);
 
         Path config = Path.of(PodTemplates.flags(container).get("config"));
