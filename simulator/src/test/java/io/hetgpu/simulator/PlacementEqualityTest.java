@@ -60,8 +60,7 @@ class PlacementEqualityTest {
         var inventory = TestClusterInventory.of(NODES, CardCatalog.defaults());
         var script = PlacementScript.play(inventory, new HetgpuPlacer("hetgpu", policy, false, ties()), RACKS, 180, true, SEED);
 
-        var replayed = replay(script, cluster -> configuration.schedulerCalling("http://127.0.0.1:"
-                + cluster.startExtender(configuration.extender()).port()));
+        var replayed = replay(script, cluster -> configuration.schedulerCalling(cluster.startExtender(configuration.extender())));
 
         assertSame(script, replayed, 200);
         // Reported, not asserted: pods whose GPUs are not of a card they accept (the device plugin does not

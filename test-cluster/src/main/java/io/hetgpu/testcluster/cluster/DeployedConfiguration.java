@@ -3,10 +3,13 @@ package io.hetgpu.testcluster.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.hetgpu.extender.Extender;
 import io.hetgpu.extender.ExtenderConfig;
 import io.hetgpu.testcluster.scheduler.ExtenderSettings;
 import io.hetgpu.testcluster.scheduler.SchedulerSettings;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.BiPredicate;
@@ -38,7 +41,35 @@ public record DeployedConfiguration(ExtenderConfig extender, SchedulerSettings s
         }
     }
 
-    /** The scheduler settings with every extender pointed at {@code urlPrefix}. */
+    /**
+     * The scheduler settings calling {@code extender} as the shipped pod does: on the manifests' own loopback
+     * address (kube-scheduler and the extender are containers of one pod), only the port being the one the test
+     * cluster's extender was given (several clusters share this machine's loopback).
+     */
+    public SchedulerSettings schedulerCalling(Extender extender) {
+        return schedulerCalling(extender, settings -> settings);
+    }
+
+    /** The same, with one setting of the extender entry changed (tests of ignorable, nodeCacheCapable…). */
+    public SchedulerSettings schedulerCalling(Extender extender, java.util.function.UnaryOperator<ExtenderSettings> change) {
+        return scheduler.withExtenders(scheduler.extenders().stream().map(e -> change.apply(e.at(onLoopback(e.urlPrefix(), extender.port()))))
+                .toList());
+    }
+
+    private static String onLoopback(String urlPrefix, int port) {
+        var url = URI.create(urlPrefix);
+        try {
+            if (!InetAddress.getByName(url.getHost()).isLoopbackAddress()) {
+                throw new IllegalStateException("the manifests' urlPrefix " + urlPrefix + " is not the pod's loopback address: "
+                        + "the test cluster runs the shipped layout, kube-scheduler and the extender in one pod");
+            }
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException("the manifests' urlPrefix " + urlPrefix + " names no address", e);
+        }
+        return url.getScheme() + "://" + url.getHost() + ":" + port + (url.getRawPath() == null ? "" : url.getRawPath());
+    }
+
+    /** The scheduler settings with every extender pointed at {@code urlPrefix} (an extender that is not the test cluster's). */
     public SchedulerSettings schedulerCalling(String urlPrefix) {
         return scheduler.withExtenders(scheduler.extenders().stream().map(e -> e.at(urlPrefix)).toList());
     }

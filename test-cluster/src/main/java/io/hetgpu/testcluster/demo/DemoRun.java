@@ -57,7 +57,7 @@ final class DemoRun {
                 case HETGPU -> {
                     var extender = cluster.startExtender(configuration.extender());
                     progress.accept(scheduler.title + ": scheduler extender listening on port " + extender.port() + ", informers synced");
-                    yield configuration.schedulerCalling("http://127.0.0.1:" + extender.port());
+                    yield configuration.schedulerCalling(extender);
                 }
                 case BASELINE -> configuration.scheduler().withoutExtenders();
             };

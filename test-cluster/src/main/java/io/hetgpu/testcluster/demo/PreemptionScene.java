@@ -64,7 +64,7 @@ final class PreemptionScene {
         try (var cluster = TestCluster.start(nodes, workDir, message -> progress.accept(scheduler.title + ", preemption scene: " + message))) {
             var client = cluster.client();
             var extender = cluster.startExtender(configuration.extender());
-            var withHetgpu = configuration.schedulerCalling("http://127.0.0.1:" + extender.port());
+            var withHetgpu = configuration.schedulerCalling(extender);
             var http = HttpClient.newHttpClient();
             // The scenery is the same for both schedulers: trials placed one by one, A100 trials first.
             var filler = new SchedulerDriver(client, withHetgpu, http, seed);

@@ -55,7 +55,7 @@ class BindHandshakeStressTest {
         var configuration = DeployedConfiguration.load(ProjectFiles.manifests());
         cluster = TestCluster.start(List.of(nodes), dir, message -> { });
         var extender = cluster.startExtender(configuration.extender());
-        settings = configuration.schedulerCalling("http://127.0.0.1:" + extender.port());
+        settings = configuration.schedulerCalling(extender);
         assertThat(settings.extenders().getFirst().bindVerb()).as("manifests/ configure the bind verb").isNotEmpty();
     }
 
@@ -149,8 +149,8 @@ class BindHandshakeStressTest {
         // The degraded mode: kube-scheduler binds, no record; the plugin reads the pending pod's card requirements.
         start(NodeSpec.gpu("mixed-1", "rack-a", "zone-1", "mixed"));
         var configuration = DeployedConfiguration.load(ProjectFiles.manifests());
-        var degraded = new SchedulerDriver(cluster.client(), configuration.schedulerCalling(
-                "http://127.0.0.1:" + cluster.extenders().getFirst().port(), e -> e.withoutBindVerb()), http, 11);
+        var degraded = new SchedulerDriver(cluster.client(),
+                configuration.schedulerCalling(cluster.extenders().getFirst(), e -> e.withoutBindVerb()), http, 11);
         pods().submit("needs-memory", 1, 1000, Map.of(HetgpuKeys.POD_MIN_GPU_MEMORY, "32Gi"));
         assertThat(degraded.scheduleRound()).singleElement().isInstanceOf(Decision.Bound.class);
         pods().submit("t4-only", 1, 1000, Map.of(HetgpuKeys.POD_GPU_MODELS, "T4"));

@@ -52,7 +52,7 @@ class FailureHandlingTest {
 
     private SchedulerDriver hetgpu() {
         var extender = cluster.startExtender(configuration.extender());
-        return driver(configuration.schedulerCalling("http://127.0.0.1:" + extender.port()));
+        return driver(configuration.schedulerCalling(extender));
     }
 
     private SchedulerDriver driver(SchedulerSettings settings) {

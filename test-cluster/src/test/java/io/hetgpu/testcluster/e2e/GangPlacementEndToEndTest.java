@@ -37,7 +37,7 @@ class GangPlacementEndToEndTest {
         try (var cluster = TestCluster.start(List.of(NodeSpec.gpu("dgx-a", "rack-a", "zone-1", "dgx1-v100"),
                 NodeSpec.gpu("dgx-b", "rack-b", "zone-1", "dgx1-v100")), dir, message -> { })) {
             var configuration = DeployedConfiguration.load(ProjectFiles.manifests());
-            var settings = configuration.schedulerCalling("http://127.0.0.1:" + cluster.startExtender(configuration.extender()).port());
+            var settings = configuration.schedulerCalling(cluster.startExtender(configuration.extender()));
             var scheduler = new SchedulerDriver(cluster.client(), settings, HttpClient.newHttpClient(), 1);
             var pods = new TrainingPods(cluster.client());
             pods.submit("batch", 4, -100, Map.of(), Map.of("kubernetes.io/hostname", "dgx-a"));

@@ -48,7 +48,7 @@ class MixedGpuPluginsTest {
                 NodeSpec.cpu("cpu-1", "rack-b", "zone-1"),
                 NodeSpec.cpu("cpu-2", "rack-b", "zone-1")), dir, message -> { });
         var extender = cluster.startExtender(configuration.extender());
-        scheduler = new SchedulerDriver(cluster.client(), configuration.schedulerCalling("http://127.0.0.1:" + extender.port()),
+        scheduler = new SchedulerDriver(cluster.client(), configuration.schedulerCalling(extender),
                 HttpClient.newHttpClient(), 1);
     }
 

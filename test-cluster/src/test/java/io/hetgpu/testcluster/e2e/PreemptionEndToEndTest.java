@@ -151,7 +151,7 @@ class PreemptionEndToEndTest {
     private static SchedulerDriver scheduler(TestCluster cluster) throws Exception {
         var configuration = DeployedConfiguration.load(ProjectFiles.manifests());
         var extender = cluster.startExtender(configuration.extender());
-        return new SchedulerDriver(cluster.client(), configuration.schedulerCalling("http://127.0.0.1:" + extender.port()),
+        return new SchedulerDriver(cluster.client(), configuration.schedulerCalling(extender),
                 HttpClient.newHttpClient(), 1).preempting(1, TieBreak.random(new Random(1)));
     }
 

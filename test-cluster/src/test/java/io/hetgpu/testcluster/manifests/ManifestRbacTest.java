@@ -120,7 +120,7 @@ class ManifestRbacTest {
                             .addToLimits(RESOURCE_NAME, new Quantity("2")).endResources().endContainer().endSpec()
                             .withNewStatus().withPhase("Pending").endStatus().build()).create();
                     var scheduler = new SchedulerDriver(schedulerClient, DeployedConfiguration.load(ManifestTree.ROOT)
-                            .schedulerCalling("http://127.0.0.1:" + extender.port()), HttpClient.newHttpClient(), 1);
+                            .schedulerCalling(extender), HttpClient.newHttpClient(), 1);
                     assertThat(scheduler.scheduleRound()).singleElement().isInstanceOf(Decision.Bound.class);
                     // The placement Event is posted off the request path.
                     await().atMost(PATIENCE).until(() -> admin.v1().events().inNamespace(NAMESPACE).list().getItems().stream()
