@@ -3,7 +3,6 @@ package io.hetgpu.extender.explain;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.hetgpu.extender.cluster.ApiFaults;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.policy.ScoreTable;
