@@ -52,8 +52,9 @@ public final class Extender implements AutoCloseable {
     }
 
     /**
-     * Starts listening. Informers start in the background: until they have synced, {@code /readyz}
-     * answers 503 and {@link #synced()} is incomplete.
+     * Starts listening. Informers start in the background and wait out an API server that is down or refusing, retrying
+     * for ever: until they have synced, {@code /readyz} answers 503, every verb refuses saying the extender is waiting for
+     * its caches, and {@link #synced()} is incomplete.
      *
      * @throws IllegalStateException when the port cannot be bound, with the reason
      */
@@ -98,6 +99,7 @@ public final class Extender implements AutoCloseable {
             preemptionEvents.accept(advice);
         }, binder, metrics::bound);
         var service = verbs.service();
+        metrics.watchGate(verbs.gate());
         metrics.watchNodes(nodeStates);
         if (settings.reserve().isOn()) {
             metrics.watchReserve(service);
@@ -137,7 +139,10 @@ public final class Extender implements AutoCloseable {
         return informers.map(InformerClusterView::nodes).orElse(NodeSnapshot.EMPTY);
     }
 
-    /** Completes when the informers have synced (at once without an API server); fails when they cannot start. */
+    /**
+     * Completes when the informers have synced (at once without an API server), however long the API server takes; fails
+     * only when an informer stops for good, which {@code /healthz} then reports.
+     */
     public CompletableFuture<Void> synced() {
         return synced;
     }

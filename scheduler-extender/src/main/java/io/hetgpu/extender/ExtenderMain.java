@@ -131,9 +131,11 @@ public final class ExtenderMain implements Callable<Integer> {
             return 1;
         }
         extender.synced().whenComplete((done, failure) -> {
-            // Not fatal: /readyz stays false and fabric8 keeps retrying; say why once.
+            // The informers retry an API server that is down or refusing for ever (InformerClusterView's handler; fabric8
+            // alone would give up on a failed first list), so this fails only when one has stopped for good: /healthz then
+            // answers 503 and the kubelet restarts the extender. Say why once.
             if (failure != null) {
-                System.err.println("hetgpu-scheduler-extender: informers not started yet: " + failure.getMessage());
+                System.err.println("hetgpu-scheduler-extender: an informer has stopped: " + failure.getMessage());
             }
         });
         System.out.println("hetgpu scheduler extender listening on " + (options.tls() ? "https" : "http") + "://" + host + ":"

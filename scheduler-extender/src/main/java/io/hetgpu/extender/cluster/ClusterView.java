@@ -6,12 +6,33 @@ import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import java.util.List;
+import java.util.Optional;
 
 /** What the extender knows about the cluster beyond a request. Read-only. */
 public interface ClusterView {
 
-    /** False until the informers have listed everything once; /readyz says this. */
+    /** How every answer given before the caches have listed begins: kube-scheduler shows it in the pod's events. */
+    String WAITING = "the extender is waiting for its caches";
+
+    /** False until the informers have listed everything once. */
     boolean synced();
+
+    /**
+     * Why the view cannot answer for the cluster now (an informer has not listed yet, or has stopped), or empty when it
+     * can. The verbs refuse with this text and {@code /readyz} answers it with a 503.
+     */
+    default Optional<String> unsynced() {
+        return synced() ? Optional.empty() : Optional.of(WAITING + " (nodes, pods, persistent volumes and claims) to list from the API server");
+    }
+
+    /**
+     * Why the view will never catch up again without a restart (an informer has stopped for good), or empty; {@code /healthz}
+     * answers this with a 503 so that the kubelet restarts the extender. An API server that is down or refusing is not this:
+     * the informers retry it for ever, and a restart would not bring it back.
+     */
+    default Optional<String> stopped() {
+        return Optional.empty();
+    }
 
     /** Whether nodes can be looked up by name (false without an API server: NodeNames requests then fail). */
     boolean knowsNodes();

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ExceptionHandler;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
@@ -23,8 +24,11 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +38,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>GPU-holding pods are kept per node as {@link BoundPod}s, updated as pod events arrive, so a
  * request for 5,000 nodes does not re-read every pod on every node.
+ *
+ * <p>An API server that is down or refusing (403 while RBAC is not yet in effect) is waited out. What fabric8 (7.8) does by
+ * itself: each list request is retried by its HTTP client on connection errors and on 429 and 5xx answers (10 times, 100 ms
+ * doubling to 3.2 s); an informer whose <em>first</em> list fails stops for good (its default {@link ExceptionHandler} retries
+ * only once started, and never after a watch closed by a {@code WatcherException}), logging "will stop" with a stack trace;
+ * once started it lists and watches again after {@code watchReconnectInterval} x 2^min(attempt, 5) from the client's Config
+ * (1 s doubling to 32 s), reset by a list that succeeds, with no jitter. Added here: a handler that retries every failure,
+ * first list included, for ever, and says each in one line (fabric8's own warning, with its stack trace, is silenced in
+ * {@code simplelogger.properties}); and, where the interval is fabric8's default, a base drawn between 0.5 and 1 s, so
+ * that replicas which lost the API server together do not come back in step (capped at 32 times the base).
  */
 public final class InformerClusterView implements ClusterView, AutoCloseable {
 
@@ -44,6 +58,13 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
             .comparing((Pod pod) -> pod.getMetadata().getCreationTimestamp() == null ? "" : pod.getMetadata().getCreationTimestamp())
             .thenComparing(pod -> pod.getMetadata().getName());
     private static final String BY_UID = "uid";
+    /** fabric8's default {@code watchReconnectInterval}: the only one this view replaces by a jittered one. */
+    private static final int FABRIC8_RECONNECT_INTERVAL_MS = 1000;
+    /** What fabric8 does by default: retry once started, except after a watch closed by an exception. For tests of a stopped informer. */
+    static final ExceptionHandler FABRIC8_DEFAULT = (started, failure) -> started
+            && !(failure instanceof io.fabric8.kubernetes.client.WatcherException);
+    /** Every failure retried, the first list's included: an API server that comes back finds the extender waiting. */
+    static final ExceptionHandler FOR_EVER = (started, failure) -> true;
 
     private final PodRequestParser parser;
     private final String rackLabel;
@@ -51,6 +72,10 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     private final SharedIndexInformer<Pod> pods;
     private final SharedIndexInformer<PersistentVolume> volumes;
     private final SharedIndexInformer<PersistentVolumeClaim> claims;
+    /** The four informers, named, with what each last failed on. */
+    private final List<Followed> followed;
+    private volatile boolean started;
+    private volatile boolean closed;
     /**
      * Every node's facts and bound GPU pods, replaced as informer events arrive (under {@code this}), so
      * that requests read one consistent, immutable table without locks. The facts of a node stay the
@@ -63,12 +88,25 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     private final Clock clock = Clock.systemUTC();
 
     public InformerClusterView(KubernetesClient client, PodRequestParser parser, String rackLabel) {
+        this(client, parser, rackLabel, FOR_EVER);
+    }
+
+    /** With {@code retry} deciding, after each failure is logged, whether an informer tries again ({@link #FOR_EVER} in the extender). */
+    InformerClusterView(KubernetesClient client, PodRequestParser parser, String rackLabel, ExceptionHandler retry) {
         this.parser = parser;
         this.rackLabel = rackLabel;
+        var config = client.getConfiguration();
+        if (config.getWatchReconnectInterval() != null && config.getWatchReconnectInterval() == FABRIC8_RECONNECT_INTERVAL_MS) {
+            // Read by each informer as it is created, below. An interval someone chose (kubernetes.watch.reconnectInterval) is kept.
+            config.setWatchReconnectInterval(ThreadLocalRandom.current().nextInt(FABRIC8_RECONNECT_INTERVAL_MS / 2, FABRIC8_RECONNECT_INTERVAL_MS));
+        }
         this.nodes = client.nodes().runnableInformer(0);
         this.pods = client.pods().inAnyNamespace().runnableInformer(0);
         this.volumes = client.persistentVolumes().runnableInformer(0);
         this.claims = client.persistentVolumeClaims().inAnyNamespace().runnableInformer(0);
+        this.followed = List.of(new Followed("nodes", nodes), new Followed("pods", pods),
+                new Followed("persistent volumes", volumes), new Followed("persistent volume claims", claims));
+        followed.forEach(one -> one.informer().exceptionHandler(one.handler(retry)));
         pods.addIndexers(Map.of(
                 BY_JOB, pod -> {
                     var job = jobOf(pod);
@@ -109,16 +147,48 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         });
     }
 
-    /** Starts watching; /readyz turns true once every informer has listed. */
+    /**
+     * Starts watching; /readyz turns true once every informer has listed. The future completes then, however long the API
+     * server takes to answer; it fails only when an informer stops (closed, or given up by a handler other than the extender's).
+     */
     public CompletableFuture<Void> start() {
-        return CompletableFuture.allOf(
-                nodes.start().toCompletableFuture(), pods.start().toCompletableFuture(),
-                volumes.start().toCompletableFuture(), claims.start().toCompletableFuture());
+        started = true;
+        var lists = followed.stream().map(Followed::start).toArray(CompletableFuture[]::new);
+        return CompletableFuture.allOf(lists).whenComplete((done, failure) -> {
+            if (failure == null) {
+                LOG.info("caches synced: nodes, pods, persistent volumes and claims listed from the API server");
+            }
+        });
     }
 
     @Override
     public boolean synced() {
         return nodes.hasSynced() && pods.hasSynced() && volumes.hasSynced() && claims.hasSynced();
+    }
+
+    @Override
+    public Optional<String> unsynced() {
+        var stopped = stopped();
+        if (stopped.isPresent()) {
+            return stopped;
+        }
+        var waiting = followed.stream().filter(one -> !one.informer().hasSynced()).toList();
+        if (waiting.isEmpty()) {
+            return Optional.empty();
+        }
+        var failures = waiting.stream().filter(one -> !one.lastFailure.isEmpty())
+                .map(one -> one.kind() + ": " + one.lastFailure).toList();
+        return Optional.of(WAITING + ": " + String.join(", ", waiting.stream().map(Followed::kind).toList())
+                + " not yet listed from the API server" + (failures.isEmpty() ? "" : "; last failure " + String.join("; ", failures)));
+    }
+
+    @Override
+    public Optional<String> stopped() {
+        if (!started || closed) {
+            return Optional.empty();
+        }
+        return followed.stream().filter(one -> one.informer().stopped().toCompletableFuture().isDone()).findFirst().map(one -> "the " + one.kind()
+                + " informer has stopped for good (" + one.stopCause() + "): the extender no longer follows the API server");
     }
 
     @Override
@@ -276,8 +346,62 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         return job == null ? "" : job;
     }
 
+    /**
+     * One informer, named for the log and the probes, with its last failure. Its handler says each failure in one line (the
+     * stack trace at debug level) and leaves the decision to retry to the policy given.
+     */
+    private static final class Followed {
+        private final String kind;
+        private final SharedIndexInformer<?> informer;
+        private final AtomicInteger failures = new AtomicInteger();
+        private volatile String lastFailure = "";
+
+        Followed(String kind, SharedIndexInformer<?> informer) {
+            this.kind = kind;
+            this.informer = informer;
+        }
+
+        String kind() {
+            return kind;
+        }
+
+        SharedIndexInformer<?> informer() {
+            return informer;
+        }
+
+        ExceptionHandler handler(ExceptionHandler retry) {
+            return (isStarted, failure) -> {
+                lastFailure = ApiFaults.describe(failure);
+                boolean again = retry.retryAfterException(isStarted, failure);
+                failures.incrementAndGet();
+                LOG.warn("{} {} from the API server failed, {}: {}", isStarted ? "following" : "listing", kind,
+                        again ? "retrying with backoff" : "giving up", lastFailure);
+                LOG.debug("{}: the failure in full", kind, failure);
+                return again;
+            };
+        }
+
+        CompletableFuture<Void> start() {
+            return informer.start().toCompletableFuture().whenComplete((done, failure) -> {
+                if (failure == null && failures.get() > 0) {
+                    LOG.info("listed {} from the API server after {} failed attempts", kind, failures.getAndSet(0));
+                }
+            });
+        }
+
+        String stopCause() {
+            try {
+                informer.stopped().toCompletableFuture().getNow(null);
+                return "stopped";
+            } catch (RuntimeException e) {
+                return ApiFaults.describe(e);
+            }
+        }
+    }
+
     @Override
     public void close() {
+        closed = true;
         nodes.close();
         pods.close();
         volumes.close();

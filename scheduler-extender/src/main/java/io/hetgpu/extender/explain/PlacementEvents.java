@@ -3,7 +3,7 @@ package io.hetgpu.extender.explain;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.hetgpu.extender.cluster.ApiFaults;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.policy.ScoreTable;
 import io.hetgpu.extender.service.PreemptionAdvice;
@@ -144,8 +144,10 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
                 .build();
         try {
             client.v1().events().inNamespace(namespace).resource(event).create();
-        } catch (KubernetesClientException e) {
-            LOG.warn("could not post the placement event of {}/{}: {}", namespace, name, e.getMessage());
+        } catch (RuntimeException e) {
+            // One line with its cause (fabric8's own message often says only "An error has occurred."); the trace at debug level.
+            LOG.warn("could not post the placement event of {}/{}: {}", namespace, name, ApiFaults.describe(e));
+            LOG.debug("posting the placement event of {}/{}", namespace, name, e);
         }
     }
 

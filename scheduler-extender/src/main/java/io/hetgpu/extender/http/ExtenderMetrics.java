@@ -119,6 +119,15 @@ public final class ExtenderMetrics {
                 .record(report.took());
     }
 
+    /** Verbs refused because the caches had not synced yet, per verb. */
+    public void watchGate(io.hetgpu.extender.service.CacheGate gate) {
+        for (var verb : io.hetgpu.extender.service.CacheGate.VERBS) {
+            io.micrometer.core.instrument.FunctionCounter.builder("hetgpu.extender.not.synced.refusals", gate, g -> g.refused(verb))
+                    .description("calls refused because the extender's caches had not synced with the API server yet")
+                    .tag("verb", verb).register(registry);
+        }
+    }
+
     public String scrape() {
         return registry.scrape();
     }

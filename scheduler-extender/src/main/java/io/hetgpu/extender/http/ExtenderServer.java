@@ -1,6 +1,7 @@
 package io.hetgpu.extender.http;
 
 import io.hetgpu.extender.service.BindVerb;
+import io.hetgpu.extender.service.CacheGate;
 import io.hetgpu.extender.service.ExtenderService;
 import io.hetgpu.extender.service.ExtenderVerbs;
 import io.hetgpu.extender.service.Preemption;
@@ -161,11 +162,10 @@ public final class ExtenderServer implements AutoCloseable {
         router.post("/prioritize").handler(this::admit).handler(body).handler(ctx -> work(ctx, "prioritize", this::prioritize));
         router.post("/preempt").handler(this::admit).handler(body).handler(ctx -> work(ctx, "preempt", this::preempt));
         router.post("/bind").handler(this::admit).handler(body).handler(ctx -> work(ctx, "bind", this::bind, binds));
-        router.get("/healthz").handler(ctx -> ctx.response().end("ok"));
-        router.get("/readyz").handler(ctx -> {
-            boolean ready = service.ready();
-            ctx.response().setStatusCode(ready ? 200 : 503).end(ready ? "ok" : "informers not synced yet");
-        });
+        // Live unless an informer has stopped for good (a restart mends that; an API server outage it would not). Ready once
+        // the caches have synced: until then every verb refuses with the same reason.
+        router.get("/healthz").handler(ctx -> probe(ctx, service.gate().wedged().orElse("")));
+        router.get("/readyz").handler(ctx -> probe(ctx, service.gate().notReady().orElse("")));
         router.get("/metrics").handler(ctx -> ctx.response()
                 .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
         // Whatever goes wrong before a verb's handler (no such path, wrong method, body too large) is
@@ -174,6 +174,10 @@ public final class ExtenderServer implements AutoCloseable {
             router.errorHandler(status, ctx -> reply(ctx, ctx.statusCode(), writer.error(refusal(ctx))));
         }
         return router;
+    }
+
+    private static void probe(RoutingContext ctx, String problem) {
+        ctx.response().setStatusCode(problem.isEmpty() ? 200 : 503).end(problem.isEmpty() ? "ok" : problem);
     }
 
     /**
@@ -274,6 +278,9 @@ public final class ExtenderServer implements AutoCloseable {
         } catch (WireFormatException e) {
             status = 400;
             body = writer.error(e.getMessage());
+        } catch (CacheGate.NotSynced e) {
+            status = 503;
+            body = writer.error(e.getMessage());
         } catch (RuntimeException e) {
             LOG.error("prioritize failed", e);
             status = 400;
@@ -289,6 +296,9 @@ public final class ExtenderServer implements AutoCloseable {
             body = Buffer.buffer(preemptionCodec.write(preemption.answer(preemptionCodec.read(bytes(ctx)))));
         } catch (WireFormatException e) {
             status = 400;
+            body = writer.error(e.getMessage());
+        } catch (CacheGate.NotSynced e) {
+            status = 503;
             body = writer.error(e.getMessage());
         } catch (RuntimeException e) {
             LOG.error("preempt failed", e);

@@ -103,11 +103,19 @@ public final class BindVerb {
     private final PodBinder binder;
     private final Clock clock;
     private final Consumer<Report> onBound;
+    private final CacheGate gate;
     private final DeviceReservations reservations;
     private final DeviceAssignmentCodec codec = new DeviceAssignmentCodec();
 
     public BindVerb(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
                     Function<PodRequest, ClosedTier> closedTier, PodBinder binder, Clock clock, Consumer<Report> onBound) {
+        this(cluster, parser, nodes, policy, closedTier, binder, clock, onBound, new CacheGate(cluster));
+    }
+
+    /** With {@code gate} refusing binds until the caches have synced (shared with the other verbs). */
+    public BindVerb(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
+                    Function<PodRequest, ClosedTier> closedTier, PodBinder binder, Clock clock, Consumer<Report> onBound, CacheGate gate) {
+        this.gate = gate;
         this.cluster = cluster;
         this.parser = parser;
         this.nodes = nodes;
@@ -120,6 +128,11 @@ public final class BindVerb {
     }
 
     public ExtenderBindingResult bind(ExtenderBindingArgs args) {
+        // Before the caches: the GPUs of pods not yet listed would count as free. Nothing is read or written.
+        var waiting = gate.refusal("bind");
+        if (waiting.isPresent()) {
+            return new ExtenderBindingResult(waiting.get());
+        }
         long started = System.nanoTime();
         Ending ending;
         try {

@@ -39,6 +39,7 @@ public final class ExtenderService {
     private final NodeStateFactory nodes;
     private final RequestCache cache;
     private final BiConsumer<PodRequest, ScoreTable> onPrioritized;
+    private final CacheGate gate;
     /** Filter and prioritize calls in which the reserve kept the top tier from the pod. */
     private final LongAdder heldByReserve = new LongAdder();
 
@@ -61,11 +62,17 @@ public final class ExtenderService {
         this.policy = policy;
         this.cache = cache;
         this.onPrioritized = onPrioritized;
+        this.gate = new CacheGate(cluster);
     }
 
     /** Whether the cluster view has caught up with the API server (the extender is ready for kube-scheduler). */
     public boolean ready() {
-        return cluster.synced();
+        return gate.notReady().isEmpty();
+    }
+
+    /** What every verb asks before it acts (the preempt and bind verbs share it): refusals until the caches have synced. */
+    public CacheGate gate() {
+        return gate;
     }
 
     /** The extended resource the pods' GPU requests name. */
@@ -76,6 +83,10 @@ public final class ExtenderService {
     public FilterResult filter(ExtenderArgs args) {
         if (args.pod() == null) {
             return FilterResult.error(NULL_POD);
+        }
+        var waiting = gate.refusal("filter");
+        if (waiting.isPresent()) {
+            return FilterResult.error(waiting.get());
         }
         var nodes = cache.resolve(args);
         if (!nodes.error().isEmpty()) {
@@ -94,10 +105,17 @@ public final class ExtenderService {
     public record Priorities(List<HostPriority> priorities, String error) {
     }
 
+    /**
+     * @throws CacheGate.NotSynced before the caches have synced. kube-scheduler's answer to prioritize is a bare list with no
+     *         Error, and it reads any failed call (an HTTP error) as "no scores from this extender" and goes on with its own:
+     *         its attempt fails on the filter's Error, asked first, not here. Scores of 0 would read the same to it, but an
+     *         error says why in its log (and to anyone with curl) instead of passing for a judgement.
+     */
     public Priorities prioritize(ExtenderArgs args) {
         if (args.pod() == null) {
             return new Priorities(List.of(), NULL_POD);
         }
+        gate.check("prioritize");
         var nodes = cache.resolve(args);
         if (!nodes.error().isEmpty()) {
             return new Priorities(List.of(), nodes.error());

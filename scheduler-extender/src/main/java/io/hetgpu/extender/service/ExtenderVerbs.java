@@ -14,6 +14,11 @@ import java.util.function.Consumer;
 /** The four verbs kube-scheduler calls, over one set of collaborators: what the HTTP server serves. */
 public record ExtenderVerbs(ExtenderService service, Preemption preemption, BindVerb binding) {
 
+    /** What each verb asks first: until the caches have synced, every verb refuses, saying so. */
+    public CacheGate gate() {
+        return service.gate();
+    }
+
     public static ExtenderVerbs of(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
                                    BiConsumer<PodRequest, ScoreTable> onPrioritized) {
         return of(cluster, parser, nodes, policy, onPrioritized, advice -> { });
@@ -30,7 +35,10 @@ public record ExtenderVerbs(ExtenderService service, Preemption preemption, Bind
                                    BiConsumer<PodRequest, ScoreTable> onPrioritized, Consumer<PreemptionAdvice> onAdvised,
                                    PodBinder binder, Consumer<BindVerb.Report> onBound) {
         var service = new ExtenderService(cluster, parser, nodes, policy, onPrioritized);
-        return new ExtenderVerbs(service, new Preemption(cluster, parser, nodes, policy, service::closedTier, Clock.systemUTC(), onAdvised),
-                new BindVerb(cluster, parser, nodes, policy, service::closedTier, binder, Clock.systemUTC(), onBound));
+        // One gate for the four verbs: none acts before the caches have synced, and refusals are counted in one place.
+        var gate = service.gate();
+        return new ExtenderVerbs(service,
+                new Preemption(cluster, parser, nodes, policy, service::closedTier, Clock.systemUTC(), onAdvised, gate),
+                new BindVerb(cluster, parser, nodes, policy, service::closedTier, binder, Clock.systemUTC(), onBound, gate));
     }
 }

@@ -42,6 +42,7 @@ public final class Preemption {
     private final Function<PodRequest, ClosedTier> closedTier;
     private final Clock clock;
     private final Consumer<PreemptionAdvice> onAdvised;
+    private final CacheGate gate;
 
     /**
      * @param closedTier the tier a high-priority reserve closes to a pod now ({@link ExtenderService#closedTier}),
@@ -49,6 +50,13 @@ public final class Preemption {
      */
     public Preemption(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
                       Function<PodRequest, ClosedTier> closedTier, Clock clock, Consumer<PreemptionAdvice> onAdvised) {
+        this(cluster, parser, nodes, policy, closedTier, clock, onAdvised, new CacheGate(cluster));
+    }
+
+    /** With {@code gate} refusing answers until the caches have synced (shared with the other verbs). */
+    public Preemption(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
+                      Function<PodRequest, ClosedTier> closedTier, Clock clock, Consumer<PreemptionAdvice> onAdvised, CacheGate gate) {
+        this.gate = gate;
         this.cluster = cluster;
         this.parser = parser;
         this.nodes = nodes;
@@ -58,8 +66,15 @@ public final class Preemption {
         this.onAdvised = onAdvised;
     }
 
-    /** The nodes kept as candidates, with kube-scheduler's victims on each. */
+    /**
+     * The nodes kept as candidates, with kube-scheduler's victims on each.
+     *
+     * @throws CacheGate.NotSynced before the caches have synced: without the pods bound to each node, the candidates cannot
+     *         be judged. kube-scheduler's answer has no Error field; an HTTP error fails its preemption for this attempt (unless
+     *         the extender is ignorable), and it tries again later, which is what is wanted.
+     */
     public ExtenderPreemptionResult answer(ExtenderPreemptionArgs args) {
+        gate.check("preempt");
         return new ExtenderPreemptionResult(decide(args));
     }
 
