@@ -119,6 +119,18 @@ public final class ExtenderMetrics {
                 .record(report.took());
     }
 
+    /**
+     * An answer that could not be written (the caller had closed the connection): kube-scheduler saw a failed call
+     * ({@code hetgpu_extender_answers_failed_total}), whatever the verb's own status says.
+     */
+    public void answerFailed(String verb) {
+        Counter.builder("hetgpu.extender.answers.failed")
+                .description("answers that could not be written because the connection was gone, by verb (other: any other path)")
+                .tag("verb", verb)
+                .register(registry)
+                .increment();
+    }
+
     public String scrape() {
         return registry.scrape();
     }
