@@ -82,11 +82,16 @@ public final class ExtenderMetrics {
                 .register(registry);
     }
 
-    /** Request bytes taken from the bytes in flight now: near the limit, callers start to get 429s. */
+    /**
+     * Request bytes taken from the bytes in flight now: near the limit, callers start to get 429s. The supplier is held
+     * strongly: a gauge keeps only a weak reference to its object, and a method reference nothing else holds was
+     * collected at the first GC, after which the gauge read NaN.
+     */
     public void watchBytesInFlight(java.util.function.LongSupplier taken) {
         io.micrometer.core.instrument.Gauge.builder("hetgpu.extender.request.bytes.in.flight", taken, supplier -> supplier.getAsLong())
                 .description("request body bytes the extender holds or has admitted, against its bytesInFlight limit")
                 .baseUnit("bytes")
+                .strongReference(true)
                 .register(registry);
     }
 
