@@ -114,8 +114,8 @@ public final class Extender implements AutoCloseable {
             eventWriter.ifPresent(ExecutorService::shutdownNow);
             vertx.close();
             var cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
-            if (cause instanceof IllegalArgumentException) {
-                // A TLS certificate and key that cannot be used: the message names the files.
+            if (cause instanceof IllegalArgumentException || cause instanceof IllegalStateException) {
+                // TLS files that cannot be used (the message names them), or the metrics port taken (it names the port).
                 throw new IllegalStateException(cause.getMessage(), cause);
             }
             throw new IllegalStateException("cannot listen on " + options.host() + ":" + options.port() + ": "
@@ -129,6 +129,11 @@ public final class Extender implements AutoCloseable {
 
     public int port() {
         return server.port();
+    }
+
+    /** The metrics port as bound (a free one when 0 was asked), or {@link ServerOptions#NO_METRICS_PORT} when there is none. */
+    public int metricsPort() {
+        return server.metricsPort();
     }
 
     /**

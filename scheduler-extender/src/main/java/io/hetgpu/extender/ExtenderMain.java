@@ -15,7 +15,10 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code java -jar hetgpu-scheduler-extender.jar [--port 8888] [--config FILE] [--kubeconfig PATH|in-cluster|none] ...} */
+/**
+ * {@code java -jar hetgpu-scheduler-extender.jar [--host 127.0.0.1] [--port 8888] [--metrics-port 8889] [--config FILE]
+ * [--kubeconfig PATH|in-cluster|none] [--tls-cert PEM --tls-key PEM [--tls-client-ca PEM]] ...}
+ */
 @Command(name = "hetgpu-scheduler-extender", mixinStandardHelpOptions = true, version = "hetgpu scheduler extender 0.1.0",
         description = "kube-scheduler extender that places GPU pods on heterogeneous clusters (filter, prioritize, preempt).")
 public final class ExtenderMain implements Callable<Integer> {
@@ -39,6 +42,20 @@ public final class ExtenderMain implements Callable<Integer> {
 
     @Option(names = "--tls-key", paramLabel = "PEM", description = "Private key for HTTPS.")
     Path tlsKey;
+
+    @Option(names = "--tls-client-ca", paramLabel = "PEM",
+            description = "CA certificate(s): callers of the verbs' port must present a client certificate it issued "
+                    + "(mutual TLS, kube-scheduler's extender tlsConfig certFile/keyFile). Needs --tls-cert and --tls-key.")
+    Path tlsClientCa;
+
+    @Option(names = "--metrics-port", paramLabel = "PORT",
+            description = "Also serve GET /metrics, /healthz and /readyz, and nothing else, over plain HTTP on this port "
+                    + "(default: the config file's metricsPort; 0: none). For kubelet and Prometheus when --host is loopback or mutual TLS is on.")
+    Integer metricsPort;
+
+    @Option(names = "--metrics-host", defaultValue = ServerOptions.ANY_ADDRESS,
+            description = "Address the metrics port listens on (default ${DEFAULT-VALUE}).")
+    String metricsHost;
 
     @Option(names = "--resource-name", description = "The GPU resource pods request (default nvidia.com/gpu).")
     String resourceName;
@@ -72,6 +89,16 @@ public final class ExtenderMain implements Callable<Integer> {
             }
             settings = settings.withPort(port);
         }
+        if (metricsPort != null) {
+            if (metricsPort < 0 || metricsPort > 65535) {
+                throw new ExtenderConfig.ConfigException("--metrics-port: expected 0..65535 (0: none), got " + metricsPort);
+            }
+            settings = settings.withMetricsPort(metricsPort);
+        }
+        if (settings.metricsPort() != 0 && settings.metricsPort() == settings.port()) {
+            throw new ExtenderConfig.ConfigException((metricsPort != null ? "--metrics-port" : "metricsPort") + ": "
+                    + settings.metricsPort() + " must differ from the verbs' port " + settings.port());
+        }
         if (resourceName != null) {
             settings = settings.withResourceName(resourceName);
         }
@@ -86,12 +113,33 @@ public final class ExtenderMain implements Callable<Integer> {
         if ((tlsCert == null) != (tlsKey == null)) {
             throw new ExtenderConfig.ConfigException("--tls-cert and --tls-key go together: give both or neither");
         }
-        for (var file : new Path[] {tlsCert, tlsKey}) {
-            if (file != null && !Files.isReadable(file)) {
-                throw new ExtenderConfig.ConfigException("TLS file " + file + " does not exist or cannot be read");
+        if (tlsClientCa != null && tlsCert == null) {
+            throw new ExtenderConfig.ConfigException("--tls-client-ca " + tlsClientCa
+                    + " needs --tls-cert and --tls-key: client certificates are asked for in the TLS handshake");
+        }
+        var files = new java.util.LinkedHashMap<String, Path>();
+        files.put("--tls-cert", tlsCert);
+        files.put("--tls-key", tlsKey);
+        files.put("--tls-client-ca", tlsClientCa);
+        for (var file : files.entrySet()) {
+            if (file.getValue() != null && !Files.isReadable(file.getValue())) {
+                throw new ExtenderConfig.ConfigException(file.getKey() + ": TLS file " + file.getValue() + " does not exist or cannot be read");
             }
         }
         return settings;
+    }
+
+    /** The start-up line's addresses: where kube-scheduler calls, how it must authenticate, and where probes go. */
+    static String listening(ServerOptions options, int port, int metricsPort) {
+        var line = new StringBuilder("hetgpu scheduler extender listening on ").append(options.tls() ? "https" : "http")
+                .append("://").append(options.host()).append(':').append(port);
+        if (options.mutualTls()) {
+            line.append(" (client certificates from ").append(options.tlsClientCa()).append(" required)");
+        }
+        if (metricsPort != ServerOptions.NO_METRICS_PORT) {
+            line.append(", metrics and probes also on http://").append(options.metricsHost()).append(':').append(metricsPort);
+        }
+        return line.toString();
     }
 
     KubernetesClient client() throws ExtenderConfig.ConfigException {
@@ -119,7 +167,9 @@ public final class ExtenderMain implements Callable<Integer> {
             System.err.println("hetgpu-scheduler-extender: " + e.getMessage());
             return 2;
         }
-        var options = new ServerOptions(host, settings.port(), settings.bodyLimitBytes(), tlsCert, tlsKey);
+        var options = new ServerOptions(host, settings.port(), settings.bodyLimitBytes(), tlsCert, tlsKey)
+                .withTlsClientCa(tlsClientCa)
+                .withMetrics(metricsHost, settings.metricsPort() == 0 ? ServerOptions.NO_METRICS_PORT : settings.metricsPort());
         Extender extender;
         try {
             extender = Extender.start(settings, options, Optional.ofNullable(client));
@@ -138,8 +188,8 @@ public final class ExtenderMain implements Callable<Integer> {
                 System.err.println("hetgpu-scheduler-extender: an informer has stopped: " + failure.getMessage());
             }
         });
-        System.out.println("hetgpu scheduler extender listening on " + (options.tls() ? "https" : "http") + "://" + host + ":"
-                + extender.port() + " (API server: " + (client == null ? "none, request-only" : client.getMasterUrl()) + ")");
+        System.out.println(listening(options, extender.port(), extender.metricsPort())
+                + " (API server: " + (client == null ? "none, request-only" : client.getMasterUrl()) + ")");
         var stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             extender.close();

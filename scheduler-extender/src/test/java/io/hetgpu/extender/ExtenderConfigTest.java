@@ -117,6 +117,52 @@ class ExtenderConfigTest {
     }
 
     @Test
+    void theMetricsPortFlagWinsOverTheFileAndIsChecked() throws Exception {
+        var file = java.nio.file.Files.createTempFile("extender", ".yaml");
+        java.nio.file.Files.writeString(file, "version: v1\nmetricsPort: 9100\n");
+        var main = new ExtenderMain();
+        new CommandLine(main).parseArgs("--config", file.toString(), "--metrics-port", "8889");
+        assertThat(main.settings().metricsPort()).isEqualTo(8889);
+
+        var fromFile = new ExtenderMain();
+        new CommandLine(fromFile).parseArgs("--config", file.toString());
+        assertThat(fromFile.settings().metricsPort()).isEqualTo(9100);
+
+        var outOfRange = new ExtenderMain();
+        new CommandLine(outOfRange).parseArgs("--metrics-port", "70000");
+        assertThatThrownBy(outOfRange::settings).hasMessage("--metrics-port: expected 0..65535 (0: none), got 70000");
+
+        var samePort = new ExtenderMain();
+        new CommandLine(samePort).parseArgs("--port", "8888", "--metrics-port", "8888");
+        assertThatThrownBy(samePort::settings).hasMessage("--metrics-port: 8888 must differ from the verbs' port 8888");
+    }
+
+    @Test
+    void aClientCaNeedsTheServersCertificateAndMustBeReadable() throws Exception {
+        var noServerCertificate = new ExtenderMain();
+        new CommandLine(noServerCertificate).parseArgs("--tls-client-ca", "/tmp/ca.pem");
+        assertThatThrownBy(noServerCertificate::settings)
+                .hasMessage("--tls-client-ca /tmp/ca.pem needs --tls-cert and --tls-key: client certificates are asked for in the TLS handshake");
+
+        var readable = java.nio.file.Files.createTempFile("tls", ".pem");
+        var missing = new ExtenderMain();
+        new CommandLine(missing).parseArgs("--tls-cert", readable.toString(), "--tls-key", readable.toString(),
+                "--tls-client-ca", "/nonexistent/ca.pem");
+        assertThatThrownBy(missing::settings).hasMessage("--tls-client-ca: TLS file /nonexistent/ca.pem does not exist or cannot be read");
+    }
+
+    @Test
+    void theStartUpLineNamesBothAddresses() {
+        var options = new io.hetgpu.extender.http.ServerOptions("127.0.0.1", 8888, 1024, java.nio.file.Path.of("tls.crt"), java.nio.file.Path.of("tls.key"))
+                .withTlsClientCa(java.nio.file.Path.of("ca.crt")).withMetrics("0.0.0.0", 8889);
+        assertThat(ExtenderMain.listening(options, 8888, 8889)).isEqualTo("hetgpu scheduler extender listening on https://127.0.0.1:8888"
+                + " (client certificates from ca.crt required), metrics and probes also on http://0.0.0.0:8889");
+        var plain = new io.hetgpu.extender.http.ServerOptions("0.0.0.0", 8888, 1024, null, null);
+        assertThat(ExtenderMain.listening(plain, 8888, io.hetgpu.extender.http.ServerOptions.NO_METRICS_PORT))
+                .isEqualTo("hetgpu scheduler extender listening on http://0.0.0.0:8888");
+    }
+
+    @Test
     void tlsNeedsBothFiles() {
         var main = new ExtenderMain();
         new CommandLine(main).parseArgs("--tls-cert", "/tmp/cert.pem");

@@ -82,11 +82,16 @@ public final class ExtenderMetrics {
                 .register(registry);
     }
 
-    /** Request bytes taken from the bytes in flight now: near the limit, callers start to get 429s. */
+    /**
+     * Request bytes taken from the bytes in flight now: near the limit, callers start to get 429s. The supplier is held
+     * strongly: a gauge keeps only a weak reference to its object, and a method reference nothing else holds was
+     * collected at the first GC, after which the gauge read NaN.
+     */
     public void watchBytesInFlight(java.util.function.LongSupplier taken) {
         io.micrometer.core.instrument.Gauge.builder("hetgpu.extender.request.bytes.in.flight", taken, supplier -> supplier.getAsLong())
                 .description("request body bytes the extender holds or has admitted, against its bytesInFlight limit")
                 .baseUnit("bytes")
+                .strongReference(true)
                 .register(registry);
     }
 
@@ -126,6 +131,18 @@ public final class ExtenderMetrics {
                     .description("calls refused because the extender's caches had not synced with the API server yet")
                     .tag("verb", verb).register(registry);
         }
+    }
+
+    /**
+     * An answer that could not be written (the caller had closed the connection): kube-scheduler saw a failed call
+     * ({@code hetgpu_extender_answers_failed_total}), whatever the verb's own status says.
+     */
+    public void answerFailed(String verb) {
+        Counter.builder("hetgpu.extender.answers.failed")
+                .description("answers that could not be written because the connection was gone, by verb (other: any other path)")
+                .tag("verb", verb)
+                .register(registry)
+                .increment();
     }
 
     public String scrape() {

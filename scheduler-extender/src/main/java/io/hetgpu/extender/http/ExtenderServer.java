@@ -20,6 +20,7 @@ import io.vertx.core.WorkerExecutor;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.ClientAuth;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -47,6 +48,10 @@ import org.slf4j.LoggerFactory;
  * in flight are refused at once (429, Retry-After), before they are read, since kube-scheduler retries a failed
  * attempt; a body not complete within the read timeout has its connection closed; a connection idle past the
  * idle timeout is closed.
+ *
+ * <p>With {@link ServerOptions#metricsPort()} set, a second, plain-HTTP server answers {@code GET /metrics},
+ * {@code /healthz} and {@code /readyz} and nothing else: kubelet and Prometheus reach it from other addresses while the
+ * verbs' port listens on loopback only, or asks for a client certificate (mutual TLS) that probes do not carry.
  */
 public final class ExtenderServer implements AutoCloseable {
 
@@ -69,6 +74,7 @@ public final class ExtenderServer implements AutoCloseable {
     private final WorkerExecutor binds;
     private final List<String> deployments = new CopyOnWriteArrayList<>();
     private volatile int port;
+    private volatile int metricsPort = ServerOptions.NO_METRICS_PORT;
 
     /**
      * Binds at once: each spends most of its time on two or three API server round trips, so more of them than cores
@@ -105,6 +111,10 @@ public final class ExtenderServer implements AutoCloseable {
         if (options.tls()) {
             try {
                 httpOptions.setSsl(true).setKeyCertOptions(TlsKeyPair.check(vertx, options.tlsCert(), options.tlsKey()));
+                if (options.mutualTls()) {
+                    // A caller without a certificate from this CA is refused in the handshake: not one byte of HTTP reaches it.
+                    httpOptions.setClientAuth(ClientAuth.REQUIRED).setTrustOptions(TlsKeyPair.checkClientCa(vertx, options.tlsClientCa()));
+                }
             } catch (IllegalArgumentException e) {
                 return Future.failedFuture(e);
             }
@@ -117,8 +127,28 @@ public final class ExtenderServer implements AutoCloseable {
             return Future.failedFuture(e);
         }
         extender.port = port;
-        return extender.deploy(httpOptions.setPort(port), options.eventLoops()).map(extender).recover(failure ->
-                extender.undeployAll().transform(undone -> Future.<ExtenderServer>failedFuture(failure)));
+        return extender.deploy(httpOptions.setPort(port), options.eventLoops(), extender::router)
+                .compose(verbsUp -> options.hasMetricsPort() ? extender.deployMetricsPort() : Future.succeededFuture())
+                .map(extender).recover(failure ->
+                        extender.undeployAll().transform(undone -> Future.<ExtenderServer>failedFuture(failure)));
+    }
+
+    /**
+     * One plain-HTTP server, without client authentication (kubelet's probes present no certificate): a few
+     * probes and scrapes a minute need no more than one event loop, and one server may bind port 0 itself.
+     */
+    private Future<String> deployMetricsPort() {
+        var httpOptions = new HttpServerOptions().setHost(options.metricsHost()).setPort(options.metricsPort())
+                .setCompressionSupported(false)
+                .setIdleTimeout((int) options.idleTimeout().toMillis()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
+        return vertx.deployVerticle(new AbstractVerticle() {
+            @Override
+            public void start(Promise<Void> started) {
+                vertx.createHttpServer(httpOptions).requestHandler(metricsRouter()).listen()
+                        .onSuccess(server -> metricsPort = server.actualPort()).<Void>mapEmpty().onComplete(started);
+            }
+        }).onSuccess(deployments::add).recover(failure -> Future.failedFuture(new IllegalStateException(
+                "cannot listen on the metrics port " + options.metricsHost() + ":" + options.metricsPort() + ": " + failure.getMessage(), failure)));
     }
 
     /**
@@ -132,11 +162,11 @@ public final class ExtenderServer implements AutoCloseable {
     }
 
     /** Deploys {@code instances} servers, each on an event loop of its own, all on {@code httpOptions}' port. */
-    private Future<String> deploy(HttpServerOptions httpOptions, int instances) {
+    private Future<String> deploy(HttpServerOptions httpOptions, int instances, java.util.function.Supplier<Router> router) {
         return vertx.deployVerticle(() -> new AbstractVerticle() {
             @Override
             public void start(Promise<Void> started) {
-                vertx.createHttpServer(httpOptions).requestHandler(router()).listen().<Void>mapEmpty().onComplete(started);
+                vertx.createHttpServer(httpOptions).requestHandler(router.get()).listen().<Void>mapEmpty().onComplete(started);
             }
         }, new DeploymentOptions().setInstances(instances)).onSuccess(deployments::add);
     }
@@ -162,18 +192,36 @@ public final class ExtenderServer implements AutoCloseable {
         router.post("/prioritize").handler(this::admit).handler(body).handler(ctx -> work(ctx, "prioritize", this::prioritize));
         router.post("/preempt").handler(this::admit).handler(body).handler(ctx -> work(ctx, "preempt", this::preempt));
         router.post("/bind").handler(this::admit).handler(body).handler(ctx -> work(ctx, "bind", this::bind, binds));
-        // Live unless an informer has stopped for good (a restart mends that; an API server outage it would not). Ready once
-        // the caches have synced: until then every verb refuses with the same reason.
-        router.get("/healthz").handler(ctx -> probe(ctx, service.gate().wedged().orElse("")));
-        router.get("/readyz").handler(ctx -> probe(ctx, service.gate().notReady().orElse("")));
-        router.get("/metrics").handler(ctx -> ctx.response()
-                .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
+        probes(router);
         // Whatever goes wrong before a verb's handler (no such path, wrong method, body too large) is
         // answered in JSON too: a person with curl and a kube-scheduler log both see why.
         for (int status : new int[] {400, 404, 405, 413, 415, 500}) {
             router.errorHandler(status, ctx -> reply(ctx, ctx.statusCode(), writer.error(refusal(ctx))));
         }
         return router;
+    }
+
+    /** The metrics port's routes: the probes and the scrape, and a 404 for anything else, the verbs' paths included. */
+    private Router metricsRouter() {
+        var router = Router.router(vertx);
+        probes(router);
+        for (int status : new int[] {404, 405, 500}) {
+            router.errorHandler(status, ctx -> reply(ctx, ctx.statusCode(), writer.error(switch (ctx.statusCode()) {
+                case 404 -> "no such path on the metrics port: " + ctx.request().method() + " " + ctx.request().path()
+                        + "; it serves GET /healthz, /readyz, /metrics only (kube-scheduler's verbs are on port " + port + ")";
+                default -> refusal(ctx);
+            })));
+        }
+        return router;
+    }
+
+    private void probes(Router router) {
+        // Live unless an informer has stopped for good (a restart mends that; an API server outage it would not). Ready once
+        // the caches have synced: until then every verb refuses with the same reason.
+        router.get("/healthz").handler(ctx -> probe(ctx, service.gate().wedged().orElse("")));
+        router.get("/readyz").handler(ctx -> probe(ctx, service.gate().notReady().orElse("")));
+        router.get("/metrics").handler(ctx -> ctx.response()
+                .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
     }
 
     private static void probe(RoutingContext ctx, String problem) {
@@ -245,6 +293,11 @@ public final class ExtenderServer implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /** The metrics port as bound (the free port picked when 0 was asked), or {@link ServerOptions#NO_METRICS_PORT}. */
+    public int metricsPort() {
+        return metricsPort;
     }
 
     private Answer filter(RoutingContext ctx) {
@@ -351,8 +404,36 @@ public final class ExtenderServer implements AutoCloseable {
         return body == null ? new byte[0] : body.getBytes();
     }
 
-    private static void reply(RoutingContext ctx, int status, Buffer body) {
-        ctx.response().setStatusCode(status).putHeader("content-type", JSON).end(body);
+    /**
+     * Sends an answer, and says so once when it cannot be sent (the caller hung up, or timed out first and closed the
+     * connection): kube-scheduler then logs only its side, and without this line the extender's log had nothing to
+     * match it with.
+     *
+     */
+    private void reply(RoutingContext ctx, int status, Buffer body) {
+        var response = ctx.response();
+        Future<Void> sent;
+        try {
+            sent = response.setStatusCode(status).putHeader("content-type", JSON).end(body);
+        } catch (IllegalStateException e) {
+            // A response Vert.x already closed with its connection refuses headers at once rather than failing the future.
+            sent = Future.failedFuture(e);
+        }
+        sent.onFailure(cause -> {
+            var request = ctx.request();
+            var verb = verb(request.path());
+            metrics.answerFailed(verb);
+            LOG.warn("{} ({} {}): the answer of {} bytes (HTTP {}) could not be written to {}: {}", verb, request.method(), request.path(),
+                    body.length(), status, request.remoteAddress(), cause.toString());
+        });
+    }
+
+    /** The verb a path names, or "other": what the metrics are tagged with, so that odd paths add no series. */
+    static String verb(String path) {
+        return switch (path) {
+            case "/filter", "/prioritize", "/preempt", "/bind" -> path.substring(1);
+            default -> "other";
+        };
     }
 
     @Override

@@ -16,9 +16,20 @@ import java.time.Duration;
  * @param readTimeout        a request whose body is not complete this long after its headers is cut off
  * @param idleTimeout        a connection that sends and receives nothing this long is closed
  * @param eventLoops         HTTP servers on as many event loops, sharing the port
+ * @param tlsClientCa        PEM CA certificate(s) a caller's client certificate must verify against on the verbs'
+ *                           port (mutual TLS; needs {@code tlsCert}), or null to ask callers for no certificate
+ * @param metricsHost        address of the metrics port
+ * @param metricsPort        a second, plain-HTTP port that serves only {@code /metrics}, {@code /healthz} and
+ *                           {@code /readyz}: {@link #NO_METRICS_PORT} (-1) for none, 0 for any free port (tests)
  */
 public record ServerOptions(String host, int port, long bodyLimitBytes, Path tlsCert, Path tlsKey,
-                            long bytesInFlightLimit, Duration readTimeout, Duration idleTimeout, int eventLoops) {
+                            long bytesInFlightLimit, Duration readTimeout, Duration idleTimeout, int eventLoops,
+                            Path tlsClientCa, String metricsHost, int metricsPort) {
+
+    /** {@link #metricsPort()} when there is no metrics port: the probes and metrics are on the verbs' port only. */
+    public static final int NO_METRICS_PORT = -1;
+    /** Where the metrics port listens unless told otherwise: kubelet and Prometheus come from other addresses. */
+    public static final String ANY_ADDRESS = "0.0.0.0";
 
     /** Longer than kube-scheduler's extender httpTimeout (5 s shipped, 30 s at most in practice) needs to send a body. */
     public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(10);
@@ -36,12 +47,26 @@ public record ServerOptions(String host, int port, long bodyLimitBytes, Path tls
         if (eventLoops < 1) {
             throw new IllegalArgumentException("eventLoops: expected at least 1, got " + eventLoops);
         }
+        if (tlsClientCa != null && tlsCert == null) {
+            throw new IllegalArgumentException("tlsClientCa (" + tlsClientCa + ") needs tlsCert and tlsKey: client certificates are asked for in a TLS handshake");
+        }
+        if (metricsPort < NO_METRICS_PORT || metricsPort > 65535) {
+            throw new IllegalArgumentException("metricsPort: expected -1 (none), 0 (any free port) or 1..65535, got " + metricsPort);
+        }
+        java.util.Objects.requireNonNull(metricsHost, "metricsHost");
+    }
+
+    /** Without mutual TLS or a metrics port, as before either existed. */
+    public ServerOptions(String host, int port, long bodyLimitBytes, Path tlsCert, Path tlsKey,
+                         long bytesInFlightLimit, Duration readTimeout, Duration idleTimeout, int eventLoops) {
+        this(host, port, bodyLimitBytes, tlsCert, tlsKey, bytesInFlightLimit, readTimeout, idleTimeout, eventLoops,
+                null, ANY_ADDRESS, NO_METRICS_PORT);
     }
 
     /** The defaults for what callers may hold: bytes in flight from the heap, timeouts, one event loop per core. */
     public ServerOptions(String host, int port, long bodyLimitBytes, Path tlsCert, Path tlsKey) {
         this(host, port, bodyLimitBytes, tlsCert, tlsKey, defaultBytesInFlight(bodyLimitBytes, Runtime.getRuntime().maxMemory()),
-                DEFAULT_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT, Runtime.getRuntime().availableProcessors());
+                DEFAULT_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT, Runtime.getRuntime().availableProcessors(), null, ANY_ADDRESS, NO_METRICS_PORT);
     }
 
     /**
@@ -54,14 +79,37 @@ public record ServerOptions(String host, int port, long bodyLimitBytes, Path tls
     }
 
     public ServerOptions withBytesInFlightLimit(long bytes) {
-        return new ServerOptions(host, port, bodyLimitBytes, tlsCert, tlsKey, bytes, readTimeout, idleTimeout, eventLoops);
+        return new ServerOptions(host, port, bodyLimitBytes, tlsCert, tlsKey, bytes, readTimeout, idleTimeout, eventLoops,
+                tlsClientCa, metricsHost, metricsPort);
     }
 
     public ServerOptions withTimeouts(Duration read, Duration idle) {
-        return new ServerOptions(host, port, bodyLimitBytes, tlsCert, tlsKey, bytesInFlightLimit, read, idle, eventLoops);
+        return new ServerOptions(host, port, bodyLimitBytes, tlsCert, tlsKey, bytesInFlightLimit, read, idle, eventLoops,
+                tlsClientCa, metricsHost, metricsPort);
+    }
+
+    /** The verbs' port asks every caller for a client certificate issued by {@code caPem}'s CA, and refuses those without. */
+    public ServerOptions withTlsClientCa(Path caPem) {
+        return new ServerOptions(host, port, bodyLimitBytes, tlsCert, tlsKey, bytesInFlightLimit, readTimeout, idleTimeout, eventLoops,
+                caPem, metricsHost, metricsPort);
+    }
+
+    /** A metrics port on {@code host}: {@code port} 0 for any free port, {@link #NO_METRICS_PORT} for none. */
+    public ServerOptions withMetrics(String host, int port) {
+        return new ServerOptions(this.host, this.port, bodyLimitBytes, tlsCert, tlsKey, bytesInFlightLimit, readTimeout, idleTimeout, eventLoops,
+                tlsClientCa, host, port);
     }
 
     public boolean tls() {
         return tlsCert != null;
+    }
+
+    /** Whether callers of the verbs' port must present a client certificate. */
+    public boolean mutualTls() {
+        return tlsClientCa != null;
+    }
+
+    public boolean hasMetricsPort() {
+        return metricsPort != NO_METRICS_PORT;
     }
 }

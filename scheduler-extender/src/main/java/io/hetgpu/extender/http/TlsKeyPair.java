@@ -2,6 +2,7 @@ package io.hetgpu.extender.http;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.PemTrustOptions;
 import java.nio.file.Path;
 import java.security.PrivateKey;
 import java.security.PublicKey;
@@ -40,6 +41,26 @@ final class TlsKeyPair {
         if (!privateKey.getAlgorithm().equals(publicKey.getAlgorithm()) || !signs(privateKey, publicKey)) {
             throw new IllegalArgumentException(pair + " do not match: the key is not the certificate's private key ("
                     + privateKey.getAlgorithm() + " key, " + publicKey.getAlgorithm() + " certificate)");
+        }
+        return options;
+    }
+
+    /**
+     * The CA(s) callers' client certificates must verify against, checked at start as the key pair is: a file
+     * that holds no certificate would otherwise refuse every caller, kube-scheduler included, at the handshake.
+     *
+     * @throws IllegalArgumentException naming the file when it cannot be read or holds no PEM certificate
+     */
+    static PemTrustOptions checkClientCa(Vertx vertx, Path ca) {
+        var options = new PemTrustOptions().addCertPath(ca.toString());
+        int certificates;
+        try {
+            certificates = options.loadKeyStore(vertx).size();
+        } catch (Exception e) {
+            throw new IllegalArgumentException("TLS client CA " + ca + " cannot be read as PEM certificates: " + e.getMessage(), e);
+        }
+        if (certificates == 0) {
+            throw new IllegalArgumentException("TLS client CA " + ca + " holds no PEM certificate (-----BEGIN CERTIFICATE-----)");
         }
         return options;
     }

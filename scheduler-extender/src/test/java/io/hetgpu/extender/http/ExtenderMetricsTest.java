@@ -33,6 +33,18 @@ class ExtenderMetricsTest {
     }
 
     @Test
+    void theBytesInFlightGaugeOutlivesAGarbageCollection() {
+        var metrics = new ExtenderMetrics();
+        var taken = new java.util.concurrent.atomic.AtomicLong(4096);
+        // A method reference as the server passes one: a new object that only the gauge holds.
+        metrics.watchBytesInFlight(taken::get);
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+        assertThat(metrics.scrape()).contains("hetgpu_extender_request_bytes_in_flight_bytes 4096.0");
+    }
+
+    @Test
     void countsBindsByOutcomeAndTimesThem() {
         var metrics = new ExtenderMetrics();
         metrics.bound(new io.hetgpu.extender.service.BindVerb.Report(io.hetgpu.extender.service.BindVerb.Outcome.BOUND, java.time.Duration.ofMillis(12)));

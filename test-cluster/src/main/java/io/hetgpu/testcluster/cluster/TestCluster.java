@@ -186,14 +186,16 @@ public final class TestCluster implements AutoCloseable {
     }
 
     /**
-     * Starts the real scheduler extender, configured as {@code manifests/} deploys it, on a free
-     * loopback port with its own API client; returns once its informers have synced.
+     * Starts the real scheduler extender, configured as {@code manifests/} deploys it, its verbs on a free
+     * loopback port (kube-scheduler calls it there, {@link DeployedConfiguration#schedulerCalling(Extender)}) and its
+     * metrics on another, with its own API client; returns once its informers have synced.
      */
     public Extender startExtender(ExtenderConfig config) {
         var extenderClient = api.newClient();
         try {
-            var extender = Extender.start(config, new ServerOptions("127.0.0.1", 0, config.bodyLimitBytes(), null, null),
-                    Optional.of(extenderClient));
+            // As in the shipped pod: the verbs on loopback, metrics and probes on a port of their own (any free one here).
+            var extender = Extender.start(config, new ServerOptions("127.0.0.1", 0, config.bodyLimitBytes(), null, null)
+                            .withMetrics("127.0.0.1", 0), Optional.of(extenderClient));
             extender.synced().orTimeout(30, TimeUnit.SECONDS).join();
             resources.push(extenderClient);
             resources.push(extender);
