@@ -34,6 +34,7 @@ import java.util.regex.Pattern;
  */
 final class PodSandbox {
 
+    private static final Pattern PORT_FLAG = Pattern.compile("--[a-z-]*port=([0-9]{1,5})");
     private static final Pattern VAR_REFERENCE = Pattern.compile("\\$\\(([A-Za-z_][A-Za-z0-9_]*)\\)");
 
     private final Container container;
@@ -51,12 +52,20 @@ final class PodSandbox {
      */
     static PodSandbox of(List<HasMetadata> manifests, String kind, String name, String nodeName, Path root,
             Map<String, Path> hostPaths) {
-        var template = template(manifests, kind, name);
-        var containers = template.getSpec().getContainers();
+        var containers = template(manifests, kind, name).getSpec().getContainers();
         if (containers.size() != 1) {
             throw new AssertionError(kind + " " + name + ": expected one container, found " + containers.size());
         }
-        var sandbox = new PodSandbox(containers.getFirst());
+        return of(manifests, kind, name, containers.getFirst().getName(), nodeName, root, hostPaths);
+    }
+
+    /** The container named {@code containerName} of a pod that runs several. */
+    static PodSandbox of(List<HasMetadata> manifests, String kind, String name, String containerName, String nodeName, Path root,
+            Map<String, Path> hostPaths) {
+        var template = template(manifests, kind, name);
+        var container = template.getSpec().getContainers().stream().filter(c -> c.getName().equals(containerName)).findFirst()
+                .orElseThrow(() -> new AssertionError(kind + " " + name + " has no container " + containerName));
+        var sandbox = new PodSandbox(container);
         sandbox.mount(manifests, template.getSpec().getVolumes(), root, hostPaths);
         sandbox.allocatePorts();
         sandbox.resolveEnv(nodeName);
@@ -80,6 +89,16 @@ final class PodSandbox {
         var local = new LinkedHashMap<String, String>();
         env.forEach((key, value) -> local.put(key, String.join(" ", List.of(value.split(" ")).stream().map(this::localize).toList())));
         return local;
+    }
+
+    /**
+     * The free loopback port that stands in for the port a {@code --flag=PORT} argument names: also a port the container
+     * declares none for, because it listens on the pod's loopback address only.
+     */
+    int flagPort(String flag) {
+        var value = args().stream().filter(arg -> arg.startsWith(flag + "=")).findFirst()
+                .orElseThrow(() -> new AssertionError("container " + container.getName() + " has no " + flag));
+        return Integer.parseInt(value.substring(flag.length() + 1));
     }
 
     /** The free loopback port that stands in for the container port called {@code name}. */
@@ -134,10 +153,26 @@ final class PodSandbox {
         }
     }
 
+    /** Every declared port, and every port a {@code --…port=N} argument names (one the pod listens on only on loopback). */
     private void allocatePorts() {
-        for (ContainerPort port : container.getPorts()) {
+        var wanted = new ArrayList<Integer>();
+        container.getPorts().forEach(port -> wanted.add(port.getContainerPort()));
+        var words = new ArrayList<String>();
+        if (container.getArgs() != null) {
+            words.addAll(container.getArgs());
+        }
+        for (var word : words) {
+            var flag = PORT_FLAG.matcher(word);
+            if (flag.matches()) {
+                wanted.add(Integer.parseInt(flag.group(1)));
+            }
+        }
+        for (int port : wanted) {
+            if (ports.containsKey(port)) {
+                continue;
+            }
             try (var socket = new ServerSocket(0)) {
-                ports.put(port.getContainerPort(), socket.getLocalPort());
+                ports.put(port, socket.getLocalPort());
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

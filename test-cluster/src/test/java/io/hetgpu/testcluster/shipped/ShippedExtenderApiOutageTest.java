@@ -79,6 +79,7 @@ class ShippedExtenderApiOutageTest {
                 });
                 var answer = filter(base);
                 assertThat(answer.get("Error").asText()).as(answer::toString).isEmpty();
+                assertThat(answer.get("NodeNames")).as(answer::toString).hasSize(1);
                 assertThat(answer.get("NodeNames").get(0).asText()).as(answer::toString).isEqualTo("cpu-1");
                 assertThat(extender.output()).as("each failure in one line, no stack traces")
                         .doesNotContain("\tat io.").doesNotContain("will stop");

@@ -114,15 +114,19 @@ class ShippedJarsTest {
     void theExtenderJarSyncsFromTheApiServerAndAnswersNodeNamesFromItsInformers() throws Exception {
         // The GPU node as the device plugin leaves it: hetgpu's labels and inventory, GPUs allocatable.
         var pluginPod = pluginPod();
-        var pod = PodSandbox.of(manifests, "Deployment", "hetgpu-scheduler-extender", CPU_NODE, dir.resolve("extender-pod"), Map.of());
-        assertThat(pod.args()).as("the Deployment's flags").contains("--kubeconfig=in-cluster");
+        // The extender container of hetgpu-scheduler's pod: kube-scheduler beside it calls its verbs on loopback.
+        var pod = PodSandbox.of(manifests, "Deployment", "hetgpu-scheduler", "scheduler-extender", CPU_NODE, dir.resolve("extender-pod"),
+                Map.of());
+        assertThat(pod.args()).as("the Deployment's flags").contains("--kubeconfig=in-cluster", "--host=127.0.0.1");
         try (var plugin = start(DEVICE_PLUGIN, pluginPod, "device-plugin.log");
              var extender = start(SCHEDULER_EXTENDER, pod, "extender.log")) {
-            var base = "http://127.0.0.1:" + pod.port("http");
-            await("the extender's informers sync (readinessProbe /readyz)").atMost(START).ignoreExceptions().untilAsserted(() -> {
-                assertThat(extender.isAlive()).as(extender::describe).isTrue();
-                assertThat(get(base + "/readyz").statusCode()).as(extender::describe).isEqualTo(200);
-            });
+            var base = "http://127.0.0.1:" + pod.flagPort("--port");
+            var probes = "http://127.0.0.1:" + pod.port("metrics");
+            await("the extender's informers sync (readinessProbe /readyz on the metrics port)").atMost(START).ignoreExceptions()
+                    .untilAsserted(() -> {
+                        assertThat(extender.isAlive()).as(extender::describe).isTrue();
+                        assertThat(get(probes + "/readyz").statusCode()).as(extender::describe).isEqualTo(200);
+                    });
             await("the GPU node's inventory reaches the extender").atMost(START).untilAsserted(() -> {
                 assertThat(plugin.isAlive()).as(plugin::describe).isTrue();
                 var filter = post(base + "/filter", gpuPod(2), List.of(GPU_NODE, CPU_NODE));
