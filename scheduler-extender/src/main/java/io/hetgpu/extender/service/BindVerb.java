@@ -135,14 +135,26 @@ public final class BindVerb {
         }
     }
 
-    /** When a bind's budget is spent, on the monotonic clock. */
-    private record Deadline(long endNanos) {
+    /** When a bind's budget is spent, on the monotonic clock, and how slowly the API server has answered it so far. */
+    private static final class Deadline {
+        private final long endNanos;
+        /** The longest call of this bind yet: one thread runs a bind's calls one after the other. */
+        private long slowestNanos;
+
+        private Deadline(long endNanos) {
+            this.endNanos = endNanos;
+        }
+
         static Deadline after(Duration budget) {
             return new Deadline(System.nanoTime() + budget.toNanos());
         }
 
         long remainingNanos() {
             return endNanos - System.nanoTime();
+        }
+
+        void took(long nanos) {
+            slowestNanos = Math.max(slowestNanos, nanos);
         }
     }
 
@@ -433,6 +445,7 @@ public final class BindVerb {
         if (remaining <= 0) {
             throw new OutOfTime(what + ": not started, the bind's time was spent", CompletableFuture.completedFuture(null));
         }
+        long started = System.nanoTime();
         var future = new CompletableFuture<T>();
         calls.execute(() -> {
             try {
@@ -442,7 +455,9 @@ public final class BindVerb {
             }
         });
         try {
-            return future.get(remaining, TimeUnit.NANOSECONDS);
+            var answer = future.get(remaining, TimeUnit.NANOSECONDS);
+            deadline.took(System.nanoTime() - started);
+            return answer;
         } catch (TimeoutException e) {
             throw new OutOfTime(what + ": no answer from the API server in time", future);
         } catch (InterruptedException e) {
@@ -457,8 +472,17 @@ public final class BindVerb {
         }
     }
 
-    /** Runs a write within what is left of the budget; none starts once it is spent (kube-scheduler has stopped waiting). */
+    /**
+     * Runs a write within what is left of the budget. None starts once it is spent (kube-scheduler has stopped waiting),
+     * nor when less is left than the slowest call of this bind took: the write would likely take effect after the answer
+     * said it failed (a Binding kube-scheduler was told had failed, a record nobody waits for).
+     */
     private void write(Deadline deadline, String what, ApiWrite write) throws PodBinder.Refusal, OutOfTime {
+        long left = deadline.remainingNanos();
+        if (left < deadline.slowestNanos) {
+            throw new OutOfTime(what + ": not started, " + Duration.ofNanos(left).toMillis() + " ms left and the API server took "
+                    + Duration.ofNanos(deadline.slowestNanos).toMillis() + " ms to answer", CompletableFuture.completedFuture(null));
+        }
         call(deadline, what, () -> {
             write.run();
             return null;
