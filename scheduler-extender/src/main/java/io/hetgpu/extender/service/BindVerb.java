@@ -160,11 +160,18 @@ public final class BindVerb {
 
     /** An API call the bind stopped waiting for (or did not start) because its budget was spent. */
     private static final class OutOfTime extends Exception {
+        /** A call that was never started: nothing of it can land later. */
+        private static final CompletableFuture<Void> NOT_STARTED = CompletableFuture.completedFuture(null);
+
         private final transient CompletableFuture<?> call;
 
         OutOfTime(String what, CompletableFuture<?> call) {
             super(what, null, false, false);
             this.call = call;
+        }
+
+        boolean started() {
+            return call != NOT_STARTED;
         }
     }
 
@@ -364,6 +371,11 @@ public final class BindVerb {
             }
             return refused(e);
         } catch (OutOfTime e) {
+            if (!e.started()) {
+                // No record was sent: only the devices to give back.
+                ledger.release(uid);
+                throw e;
+            }
             throw cleanUpAfter(e, namespace, name, uid, node, record);
         }
         try {
@@ -443,7 +455,7 @@ public final class BindVerb {
     private <T> T call(Deadline deadline, String what, ApiCall<T> call) throws PodBinder.Refusal, OutOfTime {
         long remaining = deadline.remainingNanos();
         if (remaining <= 0) {
-            throw new OutOfTime(what + ": not started, the bind's time was spent", CompletableFuture.completedFuture(null));
+            throw new OutOfTime(what + ": not started, the bind's time was spent", OutOfTime.NOT_STARTED);
         }
         long started = System.nanoTime();
         var future = new CompletableFuture<T>();
@@ -481,7 +493,7 @@ public final class BindVerb {
         long left = deadline.remainingNanos();
         if (left < deadline.slowestNanos) {
             throw new OutOfTime(what + ": not started, " + Duration.ofNanos(left).toMillis() + " ms left and the API server took "
-                    + Duration.ofNanos(deadline.slowestNanos).toMillis() + " ms to answer", CompletableFuture.completedFuture(null));
+                    + Duration.ofNanos(deadline.slowestNanos).toMillis() + " ms to answer", OutOfTime.NOT_STARTED);
         }
         call(deadline, what, () -> {
             write.run();

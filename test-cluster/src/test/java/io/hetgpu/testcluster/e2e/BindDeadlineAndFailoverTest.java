@@ -4,11 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.ConfigBuilder;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.hetgpu.extender.Extender;
 import io.hetgpu.extender.ExtenderConfig;
+import io.hetgpu.extender.cluster.ApiServerPodBinder;
+import io.hetgpu.extender.cluster.InformerClusterView;
+import io.hetgpu.extender.cluster.PodBinder;
+import io.hetgpu.extender.http.ExtenderMetrics;
+import io.hetgpu.extender.http.ExtenderServer;
 import io.hetgpu.extender.http.ServerOptions;
+import io.hetgpu.extender.model.NodeStateFactory;
+import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.service.BindVerb;
+import io.hetgpu.extender.service.ExtenderVerbs;
+import io.hetgpu.gpu.tier.CardCatalog;
+import io.vertx.core.Vertx;
 import io.hetgpu.gpu.inventory.DeviceAssignmentCodec;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.inventory.InventoryFormatException;
@@ -21,15 +31,17 @@ import io.hetgpu.testcluster.scheduler.ExtenderClient;
 import io.hetgpu.testcluster.scheduler.ExtenderSettings;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -82,15 +94,74 @@ class BindDeadlineAndFailoverTest {
         return configuration.schedulerCalling("http://127.0.0.1:" + extender.port()).extenders().getFirst();
     }
 
-    /** Another extender process on the same API server, its requests told apart by their User-Agent. */
-    private Extender startExtender(ExtenderConfig config, String userAgent) {
-        var client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(cluster.api().config()).withUserAgent(userAgent).build())
-                .build();
-        var extender = Extender.start(config, new ServerOptions("127.0.0.1", 0, config.bodyLimitBytes(), null, null), Optional.of(client));
+    /**
+     * Another extender on the same API server, wired as {@code Extender.start} wires one, its API calls of binds passing
+     * through {@code wrap}: a test stages what happens between them.
+     */
+    private int startExtender(ExtenderConfig config, UnaryOperator<PodBinder> wrap) {
+        var client = cluster.api().newClient();
         closing.add(client);
-        closing.add(extender);
-        extender.synced().orTimeout(30, TimeUnit.SECONDS).join();
-        return extender;
+        var catalog = CardCatalog.defaults().withOverrides(config.tiers());
+        var parser = new PodRequestParser(config.resourceName(), catalog);
+        var view = new InformerClusterView(client, parser, config.rackLabel());
+        closing.add(view);
+        view.start().orTimeout(30, TimeUnit.SECONDS).join();
+        var limits = new BindVerb.Limits(Set.copyOf(config.schedulerNames()), config.httpTimeout());
+        var nodes = new NodeStateFactory(catalog, config.rackLabel(), config.resourceName(),
+                NodeStateFactory.recordLifetime(config.httpTimeout()), Clock.systemUTC());
+        var binder = ApiServerPodBinder.forBinds(client, limits.budget());
+        closing.add(binder);
+        var verbs = ExtenderVerbs.of(view, parser, nodes, new PlacementPolicy(config.policy()), (pod, table) -> { }, advice -> { },
+                wrap.apply(binder), report -> { }, limits);
+        var vertx = Vertx.vertx();
+        closing.add(() -> vertx.close().toCompletionStage().toCompletableFuture().join());
+        var server = ExtenderServer.start(vertx, new ServerOptions("127.0.0.1", 0, config.bodyLimitBytes(), null, null), verbs,
+                new ExtenderMetrics()).toCompletionStage().toCompletableFuture().join();
+        closing.add(server::close);
+        return server.port();
+    }
+
+    /** A binder whose Binding of one pod waits (at most 3.5 s, inside a bind's budget of 4.5 s) until the test lets it go on. */
+    private static final class HeldBinding implements PodBinder {
+        private final PodBinder binder;
+        private final String held;
+        private final CountDownLatch release;
+
+        HeldBinding(PodBinder binder, String held, CountDownLatch release) {
+            this.binder = binder;
+            this.held = held;
+            this.release = release;
+        }
+
+        @Override
+        public Pod pod(String namespace, String name) throws Refusal {
+            return binder.pod(namespace, name);
+        }
+
+        @Override
+        public void annotate(String namespace, String name, String resourceVersion, String key, String value) throws Refusal {
+            binder.annotate(namespace, name, resourceVersion, key, value);
+        }
+
+        @Override
+        public void removeAnnotation(String namespace, String name, String key, String value) throws Refusal {
+            binder.removeAnnotation(namespace, name, key, value);
+        }
+
+        @Override
+        public void bind(String namespace, String name, String uid, String node) throws Refusal {
+            if (name.equals(held)) {
+                try {
+                    if (!release.await(3500, TimeUnit.MILLISECONDS)) {
+                        throw new Refusal(503, "binding pod " + namespace + "/" + name + ": held too long by the test");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new Refusal(0, "interrupted");
+                }
+            }
+            binder.bind(namespace, name, uid, node);
+        }
     }
 
     private Pod read(String name) {
@@ -129,23 +200,11 @@ class BindDeadlineAndFailoverTest {
     @Test
     void aNewLeadersExtenderNeverGivesAGpuTheOldLeadersBindHasRecorded() throws Exception {
         start();
-        // A: the old leader's extender, B: the new leader's, both on one API server, neither aware of the other.
-        var oldLeader = startExtender(configuration.extender(), "old-leader");
-        var newLeader = startExtender(configuration.extender(), "new-leader");
+        // A: the old leader's extender, B: the new leader's, both on one API server, neither aware of the other. A's
+        // Binding of p1 waits (its record written) while B binds.
         var holdBinding = new CountDownLatch(1);
-        // A's Binding of p1 reaches the API server and waits there (not yet in effect) while B binds: A's record is written.
-        cluster.api().interfere(request -> {
-            if ("old-leader".equals(request.userAgent()) && "POST".equals(request.method()) && request.path().contains("/pods/p1/binding")) {
-                try {
-                    // Well inside A's budget, so that whatever A's answer, the Binding is decided before A gives up.
-                    return holdBinding.await(3, TimeUnit.SECONDS) ? Interference.NONE : new Interference.Refused(503);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return new Interference.Refused(503);
-                }
-            }
-            return Interference.NONE;
-        });
+        var oldLeaderPort = startExtender(configuration.extender(), binder -> new HeldBinding(binder, "p1", holdBinding));
+        var newLeader = cluster.startExtender(configuration.extender());
         var p1 = pods().submit("p1", 4, 1000, Map.of());
         var others = new ArrayList<Pod>();
         for (int i = 2; i <= 7; i++) {
@@ -153,13 +212,14 @@ class BindDeadlineAndFailoverTest {
         }
         var first = CompletableFuture.supplyAsync(() -> {
             try {
-                return caller(oldLeader).bind(p1, NODE);
+                return new ExtenderClient(configuration.schedulerCalling("http://127.0.0.1:" + oldLeaderPort).extenders().getFirst(), http)
+                        .bind(p1, NODE);
             } catch (Exception e) {
                 return "call failed: " + e;
             }
         });
-        await("A has recorded p1's devices and B's informer shows them").atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(10))
-                .until(() -> newLeader.view().boundPods(NODE).stream().anyMatch(pod -> pod.uid().equals("uid-p1") && pod.binding()));
+        await("A has recorded p1's devices and B's informer shows them").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+                .until(() -> newLeader.view().boundPods(NODE).stream().anyMatch(pod -> pod.uid().equals(p1.getMetadata().getUid()) && pod.binding()));
         var recordedForP1 = recordOf(read("p1"));
         assertThat(recordedForP1).hasSize(4);
 
