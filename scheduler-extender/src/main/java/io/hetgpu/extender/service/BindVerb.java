@@ -278,8 +278,8 @@ public final class BindVerb {
         }
         // Before anything is read or written: a bind names a node this cluster has, whatever the pod needs.
         if (cluster.node(node) == null) {
-            return new Ending(Outcome.FAILED, "node " + node + " " + ExtenderService.UNKNOWN_NODE + ": pod " + namespace + "/" + name
-                    + " not bound");
+            return new Ending(Outcome.FAILED, "node " + node + " is not a node the extender's informers hold (no such node, or not "
+                    + "seen yet): pod " + namespace + "/" + name + " not bound");
         }
         Pod pod;
         try {

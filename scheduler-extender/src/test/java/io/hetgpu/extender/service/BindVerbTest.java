@@ -280,7 +280,8 @@ class BindVerbTest {
         var cpu = create("web", 0, Map.of());
 
         assertThat(verb.bind(args("train", gpu, "no-such-node")).error())
-                .isEqualTo("node no-such-node " + ExtenderService.UNKNOWN_NODE + ": pod default/train not bound");
+                .isEqualTo("node no-such-node is not a node the extender's informers hold (no such node, or not seen yet): "
+                        + "pod default/train not bound");
         assertThat(verb.bind(args("web", cpu, "no-such-node")).error()).startsWith("node no-such-node ");
 
         assertUntouched("train");
