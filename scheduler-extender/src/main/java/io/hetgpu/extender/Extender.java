@@ -1,8 +1,10 @@
 package io.hetgpu.extender;
 
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hetgpu.extender.cluster.ApiServerPodBinder;
 import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.cluster.PodBinder;
+import io.hetgpu.extender.service.BindVerb;
 import io.hetgpu.extender.cluster.InformerClusterView;
 import io.hetgpu.extender.cluster.NodeSnapshot;
 import io.hetgpu.extender.explain.PlacementEvents;
@@ -12,7 +14,6 @@ import io.hetgpu.extender.http.ServerOptions;
 import io.hetgpu.extender.service.ExtenderService;
 import io.hetgpu.extender.service.ExtenderVerbs;
 import io.hetgpu.extender.model.NodeStateFactory;
-import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.gpu.tier.CardCatalog;
@@ -41,9 +42,11 @@ public final class Extender implements AutoCloseable {
     private final Optional<InformerClusterView> informers;
     private final CompletableFuture<Void> synced;
     private final Optional<ExecutorService> eventWriter;
+    private final Optional<ApiServerPodBinder> binder;
 
     private Extender(Vertx vertx, ExtenderServer server, Optional<InformerClusterView> informers, CompletableFuture<Void> synced,
-                     Optional<ExecutorService> eventWriter) {
+                     Optional<ExecutorService> eventWriter, Optional<ApiServerPodBinder> binder) {
+        this.binder = binder;
         this.vertx = vertx;
         this.server = server;
         this.informers = informers;
@@ -78,7 +81,7 @@ public final class Extender implements AutoCloseable {
                         Thread.ofPlatform().daemon().name("events").factory(), new ThreadPoolExecutor.DiscardPolicy());
                 eventWriter = Optional.of(writer);
                 var placementEvents = new PlacementEvents(client.get(), Clock.systemUTC(), Duration.ofSeconds(settings.eventIntervalSeconds()),
-                        writer, pod -> isKnown(view.podByUid(pod.uid()), pod), view::podByUid);
+                        writer, PlacementEvents.asInformersHoldIt(view::podByUid, parser), view::podByUid);
                 listener = placementEvents;
                 preemptionListener = placementEvents::preemption;
             }
@@ -86,18 +89,22 @@ public final class Extender implements AutoCloseable {
         var metrics = new ExtenderMetrics();
         var events = listener;
         var preemptionEvents = preemptionListener;
-        var nodeStates = new NodeStateFactory(catalog, settings.rackLabel(), settings.resourceName());
+        var bindLimits = new BindVerb.Limits(new java.util.HashSet<>(settings.schedulerNames()), settings.httpTimeout());
+        // A record on a pod not bound yet holds its devices while the bind that wrote it may still run, in any process.
+        var nodeStates = new NodeStateFactory(catalog, settings.rackLabel(), settings.resourceName(),
+                NodeStateFactory.recordLifetime(settings.httpTimeout()), Clock.systemUTC());
         var policy = new PlacementPolicy(settings.policy());
-        // Without an API server the bind verb refuses every call, saying why: kube-scheduler then binds nothing.
-        var binder = client.<io.hetgpu.extender.cluster.PodBinder>map(io.hetgpu.extender.cluster.ApiServerPodBinder::new)
-                .orElse(io.hetgpu.extender.cluster.PodBinder.NONE);
+        // Without an API server the bind verb refuses every call, saying why: kube-scheduler then binds nothing. With one,
+        // binds get a client of their own whose calls end within the bind's budget (no retries beyond it).
+        var apiBinder = client.map(main -> ApiServerPodBinder.forBinds(main, bindLimits.budget()));
+        PodBinder binder = apiBinder.<PodBinder>map(b -> b).orElse(PodBinder.NONE);
         var verbs = ExtenderVerbs.of(cluster, parser, nodeStates, policy, (pod, table) -> {
             metrics.placed(pod, table);
             events.accept(pod, table);
         }, advice -> {
             metrics.preemption(advice);
             preemptionEvents.accept(advice);
-        }, binder, metrics::bound);
+        }, binder, metrics::bound, bindLimits);
         var service = verbs.service();
         metrics.watchGate(verbs.gate());
         metrics.watchNodes(nodeStates);
@@ -108,9 +115,10 @@ public final class Extender implements AutoCloseable {
         try {
             var server = ExtenderServer.start(vertx, options, verbs, metrics)
                     .toCompletionStage().toCompletableFuture().join();
-            return new Extender(vertx, server, informers, synced, eventWriter);
+            return new Extender(vertx, server, informers, synced, eventWriter, apiBinder);
         } catch (RuntimeException e) {
             informers.ifPresent(InformerClusterView::close);
+            apiBinder.ifPresent(ApiServerPodBinder::close);
             eventWriter.ifPresent(ExecutorService::shutdownNow);
             vertx.close();
             var cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
@@ -121,10 +129,6 @@ public final class Extender implements AutoCloseable {
             throw new IllegalStateException("cannot listen on " + options.host() + ":" + options.port() + ": "
                     + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()), e);
         }
-    }
-
-    private static boolean isKnown(Pod known, PodRequest pod) {
-        return known != null && pod.namespace().equals(known.getMetadata().getNamespace()) && pod.name().equals(known.getMetadata().getName());
     }
 
     public int port() {
@@ -157,6 +161,7 @@ public final class Extender implements AutoCloseable {
         server.close();
         informers.ifPresent(InformerClusterView::close);
         eventWriter.ifPresent(ExecutorService::shutdownNow);
+        binder.ifPresent(ApiServerPodBinder::close);
         vertx.close();
     }
 }

@@ -2,27 +2,64 @@ package io.hetgpu.extender.cluster;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-/** {@link PodBinder} over fabric8: RBAC needs pods get and patch, and pods/binding create. */
-public final class ApiServerPodBinder implements PodBinder {
-
-    /** Longer than one API server round trip ever should take, shorter than kube-scheduler's extender httpTimeout. */
-    private static final long BIND_TIMEOUT_SECONDS = 10;
+/**
+ * {@link PodBinder} over fabric8: RBAC needs pods get and patch, and pods/binding create.
+ *
+ * <p>A bind must end within kube-scheduler's {@code httpTimeout}, and fabric8's own retries (10 by default, with backoff)
+ * would outlive it many times over: {@link #forBinds} gives the binder a client of its own, the main client's
+ * configuration with no retries and every request limited to the bind's budget. The bind verb stops waiting at its own
+ * deadline; these limits make sure a call it left behind ends soon after too.
+ */
+public final class ApiServerPodBinder implements PodBinder, AutoCloseable {
 
     private final KubernetesClient client;
+    private final long timeoutMillis;
+    private final boolean ownsClient;
     private final ObjectMapper json = new ObjectMapper();
 
+    /** Over {@code client} as it is configured (its retries included): for tests that stage API answers. */
     public ApiServerPodBinder(KubernetesClient client) {
+        this(client, client.getConfiguration().getRequestTimeout(), false);
+    }
+
+    private ApiServerPodBinder(KubernetesClient client, long timeoutMillis, boolean ownsClient) {
         this.client = client;
+        this.timeoutMillis = timeoutMillis <= 0 ? Long.MAX_VALUE : timeoutMillis;
+        this.ownsClient = ownsClient;
+    }
+
+    /**
+     * A binder with a client of its own derived from {@code main}'s configuration: no retries, and each request (connect,
+     * read, the whole of it) limited to {@code budget}.
+     */
+    public static ApiServerPodBinder forBinds(KubernetesClient main, Duration budget) {
+        int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, budget.toMillis()));
+        var config = new ConfigBuilder(main.getConfiguration())
+                .withRequestRetryBackoffLimit(0)
+                .withRequestTimeout(millis)
+                .withConnectionTimeout(millis)
+                .build();
+        return new ApiServerPodBinder(new KubernetesClientBuilder().withConfig(config).build(), millis, true);
+    }
+
+    @Override
+    public void close() {
+        if (ownsClient) {
+            client.close();
+        }
     }
 
     @Override
@@ -72,10 +109,14 @@ public final class ApiServerPodBinder implements PodBinder {
         var url = client.getMasterUrl().toString().replaceAll("/$", "") + "/api/v1/namespaces/" + encode(namespace) + "/pods/"
                 + encode(name) + "/binding";
         var http = client.getHttpClient();
-        var request = http.newHttpRequestBuilder().uri(url).post("application/json", binding.toString()).build();
+        var builder = http.newHttpRequestBuilder().uri(url).post("application/json", binding.toString());
+        if (timeoutMillis != Long.MAX_VALUE) {
+            builder.timeout(timeoutMillis, TimeUnit.MILLISECONDS);
+        }
+        var request = builder.build();
         io.fabric8.kubernetes.client.http.HttpResponse<String> response;
         try {
-            response = http.sendAsync(request, String.class).get(BIND_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            response = http.sendAsync(request, String.class).get(timeoutMillis, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new Refusal(0, "binding pod " + namespace + "/" + name + ": interrupted");

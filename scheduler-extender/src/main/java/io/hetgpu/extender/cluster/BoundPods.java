@@ -13,7 +13,7 @@ import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Reads the GPU holding of a pod bound to a node. */
+/** Reads the GPU holding of a pod bound to a node, or of one being bound (its record written, its Binding not yet seen). */
 public final class BoundPods {
 
     private static final Logger LOG = LoggerFactory.getLogger(BoundPods.class);
@@ -53,6 +53,50 @@ public final class BoundPods {
         var priority = pod.getSpec() == null || pod.getSpec().getPriority() == null ? 0 : pod.getSpec().getPriority();
         return new BoundPod(metadata.getUid() == null ? metadata.getName() : metadata.getUid(), gpus, nvlink, boundAt(pod),
                 assignedDevices(pod), priority);
+    }
+
+    /** A pod's holding where the view keeps it: the node it is bound to, or the node its bind in flight recorded. */
+    public record Placed(String node, BoundPod holding) {
+    }
+
+    /**
+     * A pod not bound yet that carries a readable {@code hetgpu.io/gpu-devices} record: a bind in flight to the record's
+     * node, whichever extender runs it, or one that ended without removing its record (then the record is old, and the
+     * node state ignores it: {@link BoundPod#freshBinding}). Empty for any other pod.
+     */
+    public static java.util.Optional<Placed> binding(Pod pod) {
+        return waitsForNode(pod) ? recorded(pod) : java.util.Optional.empty();
+    }
+
+    /**
+     * The record of a pod not bound to any node, read as {@link #binding} reads it, even when the pod is being deleted or
+     * has ended: where a bind in flight seen before is to be removed from.
+     */
+    public static java.util.Optional<Placed> recordedUnbound(Pod pod) {
+        var node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+        return node == null || node.isEmpty() ? recorded(pod) : java.util.Optional.empty();
+    }
+
+    private static java.util.Optional<Placed> recorded(Pod pod) {
+        var metadata = pod.getMetadata();
+        var annotations = metadata.getAnnotations();
+        var text = annotations == null ? null : annotations.get(HetgpuKeys.POD_GPU_DEVICES);
+        if (text == null) {
+            return java.util.Optional.empty();
+        }
+        try {
+            var assignment = ASSIGNMENTS.decode(text);
+            if (assignment.node().isEmpty() || assignment.devices().isEmpty()) {
+                return java.util.Optional.empty();
+            }
+            var priority = pod.getSpec() == null || pod.getSpec().getPriority() == null ? 0 : pod.getSpec().getPriority();
+            var uid = metadata.getUid() == null ? metadata.getName() : metadata.getUid();
+            return java.util.Optional.of(new Placed(assignment.node(),
+                    BoundPod.binding(uid, assignment.devices(), assignment.boundAt(), priority)));
+        } catch (InventoryFormatException e) {
+            LOG.debug("pod {}/{}: {} ignored: {}", metadata.getNamespace(), metadata.getName(), HetgpuKeys.POD_GPU_DEVICES, e.getMessage());
+            return java.util.Optional.empty();
+        }
     }
 
     /**

@@ -301,23 +301,49 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     }
 
     private synchronized void track(Pod before, Pod pod) {
+        // A bind in flight seen before (its record on the pod, not bound yet) leaves the node its record named once the pod
+        // is bound, its record is gone or names another node.
+        var wasBinding = before == null ? java.util.Optional.<BoundPods.Placed>empty() : BoundPods.recordedUnbound(before);
         if (BoundPods.holdsResources(pod)) {
             var bound = BoundPods.of(pod, parser);
             if (bound.gpuCount() > 0) {
                 // Replaced in place, never released in between: a snapshot published between the two would show its
-                // GPUs free, and a bind reading it would hand them out a second time.
+                // GPUs free, and a bind reading it would hand them out a second time. The same goes for a bind in flight
+                // to this node becoming a bound pod: one entry, replaced.
                 var nodeName = pod.getSpec().getNodeName();
                 gpuPods.computeIfAbsent(nodeName, name -> new ConcurrentHashMap<>()).put(bound.uid(), bound);
                 republish(nodeName);
+                wasBinding.filter(was -> !was.node().equals(nodeName)).ifPresent(this::dropBinding);
                 return;
             }
         }
+        var binding = BoundPods.binding(pod);
+        if (binding.isPresent()) {
+            // Another process's bind (or this one's) in flight: its devices are taken while its record is fresh.
+            var placed = binding.get();
+            gpuPods.computeIfAbsent(placed.node(), name -> new ConcurrentHashMap<>()).put(placed.holding().uid(), placed.holding());
+            republish(placed.node());
+            wasBinding.filter(was -> !was.node().equals(placed.node())).ifPresent(this::dropBinding);
+            return;
+        }
+        wasBinding.ifPresent(this::dropBinding);
         if (before != null) {
             untrack(before);
         }
     }
 
+    /** Removes a bind in flight that is no longer one (its pod bound, deleted, or its record gone): it never held GPUs. */
+    private void dropBinding(BoundPods.Placed placed) {
+        var held = gpuPods.get(placed.node());
+        var uid = placed.holding().uid();
+        if (held != null && held.get(uid) != null && held.get(uid).binding()) {
+            held.remove(uid);
+            republish(placed.node());
+        }
+    }
+
     private synchronized void untrack(Pod pod) {
+        BoundPods.recordedUnbound(pod).ifPresent(this::dropBinding);
         var nodeName = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
         if (nodeName == null) {
             return;
@@ -325,7 +351,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         var held = gpuPods.get(nodeName);
         var uid = pod.getMetadata().getUid() == null ? pod.getMetadata().getName() : pod.getMetadata().getUid();
         var gone = held == null ? null : held.get(uid);
-        if (gone != null && !gone.released()) {
+        if (gone != null && !gone.released() && !gone.binding()) {
             // Kept as released for a while: the device plugin's free list can still show its GPUs taken (BoundPod.releasedAt).
             var now = clock.instant();
             held.put(uid, gone.releasedAt(now));

@@ -41,10 +41,13 @@ public interface PodBinder {
     /** Creates the pod's Binding to {@code node} through the {@code pods/binding} subresource, for this UID only. */
     void bind(String namespace, String name, String uid, String node) throws Refusal;
 
+    /** Why an extender without an API server cannot bind. */
+    String NO_API_SERVER = "this extender runs without an API server (--kubeconfig none) and cannot bind: "
+            + "leave bindVerb out of kube-scheduler's extender configuration";
+
     /** The binder of an extender without an API server: refuses every call, saying why. */
     PodBinder NONE = new PodBinder() {
-        private static final String WHY = "this extender runs without an API server (--kubeconfig none) and cannot bind: "
-                + "leave bindVerb out of kube-scheduler's extender configuration";
+        private static final String WHY = NO_API_SERVER;
 
         @Override
         public Pod pod(String namespace, String name) throws Refusal {

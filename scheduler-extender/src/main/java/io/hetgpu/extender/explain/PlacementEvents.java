@@ -4,7 +4,9 @@ import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hetgpu.extender.cluster.ApiFaults;
+import io.hetgpu.extender.model.InvalidPodRequestException;
 import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.ScoreTable;
 import io.hetgpu.extender.service.PreemptionAdvice;
 import java.time.Clock;
@@ -15,7 +17,6 @@ import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +27,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Only pods the API server has (as the informers know them: same UID, namespace and name) get an
  * Event: the extender answers whoever reaches its port, and an invented pod in a request must not
- * make it write Events into any namespace the caller names.
+ * make it write Events into any namespace the caller names. Nor may a request that names a real pod but
+ * describes it otherwise (invented annotations, priority, requests) put its text on that pod: the Event
+ * is written only when the pod as the informers hold it reads as the very pod the answer was computed for,
+ * and it is addressed from the informers' copy.
  */
 public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable> {
 
@@ -42,7 +46,7 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
     private final Clock clock;
     private final Duration interval;
     private final Executor executor;
-    private final Predicate<PodRequest> known;
+    private final Function<PodRequest, PodRequest> informerCopy;
     private final Function<String, Pod> podByUid;
     /** Last event per pod, oldest first, bounded; its only job is the throttle. */
     private final Map<String, Instant> lastSent = new LinkedHashMap<>(16, 0.75f, true) {
@@ -53,22 +57,50 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
     };
 
     /**
-     * @param executor where Events are posted; bound its queue, so that a slow API server costs advice, not memory
-     * @param known    whether the API server has this pod, as the informers know it
+     * @param executor     where Events are posted; bound its queue, so that a slow API server costs advice, not memory
+     * @param informerCopy the pod a request names as the informers hold it, read as a request ({@link #asInformersHoldIt}),
+     *                     or null when they hold no pod of that UID, namespace and name
+     * @param podByUid     a pod the informers know, by UID, or null: where the Events on preemption's victims go
      */
-    public PlacementEvents(KubernetesClient client, Clock clock, Duration interval, Executor executor, Predicate<PodRequest> known) {
-        this(client, clock, interval, executor, known, uid -> null);
-    }
-
-    /** @param podByUid a pod the informers know, by UID, or null: where the Events on preemption's victims go */
-    public PlacementEvents(KubernetesClient client, Clock clock, Duration interval, Executor executor, Predicate<PodRequest> known,
-                           Function<String, Pod> podByUid) {
+    public PlacementEvents(KubernetesClient client, Clock clock, Duration interval, Executor executor,
+                           Function<PodRequest, PodRequest> informerCopy, Function<String, Pod> podByUid) {
         this.podByUid = podByUid;
         this.client = client;
         this.clock = clock;
         this.interval = interval;
         this.executor = executor;
-        this.known = known;
+        this.informerCopy = informerCopy;
+    }
+
+    /**
+     * The informers' copy of the pod a request names, read with {@code parser}: null when the request has no UID, when no
+     * pod has that UID, or when the pod with it has another namespace or name.
+     */
+    public static Function<PodRequest, PodRequest> asInformersHoldIt(Function<String, Pod> podByUid, PodRequestParser parser) {
+        return asked -> {
+            if (asked.uid().isEmpty()) {
+                return null;
+            }
+            var known = podByUid.apply(asked.uid());
+            if (known == null || known.getMetadata() == null || !asked.namespace().equals(known.getMetadata().getNamespace())
+                    || !asked.name().equals(known.getMetadata().getName())) {
+                return null;
+            }
+            try {
+                return parser.parse(known);
+            } catch (InvalidPodRequestException e) {
+                return null;
+            }
+        };
+    }
+
+    /**
+     * The pod to write about, from the informers' copy: only when they hold it and it reads exactly as the request's pod
+     * (else the answer, and so the text, was computed for a pod that is not the one the API server has).
+     */
+    private PodRequest known(PodRequest asked) {
+        var copy = informerCopy.apply(asked);
+        return copy != null && copy.equals(asked) ? copy : null;
     }
 
     /** Only the debug log, for an extender without an API server. */
@@ -79,10 +111,11 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
     @Override
     public void accept(PodRequest pod, ScoreTable table) {
         debug(pod, table);
-        if (pod.uid().isEmpty() || !known.test(pod)) {
+        var known = known(pod);
+        if (known == null) {
             return;
         }
-        var key = pod.uid();
+        var key = known.uid();
         var now = clock.instant();
         synchronized (lastSent) {
             var last = lastSent.get(key);
@@ -92,7 +125,7 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
             lastSent.put(key, now);
         }
         var message = PlacementExplanation.of(table);
-        executor.execute(() -> post(pod, message, now));
+        executor.execute(() -> post(known, message, now));
     }
 
     /** The preempt verb's advice in the log only, for an extender without an API server or Events. */
@@ -103,8 +136,8 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
     /** The preempt verb's advice as an Event on the pod it was asked for (not throttled: preemption is rare). */
     public void preemption(PreemptionAdvice advice) {
         logPreemption(advice);
-        var pod = advice.pod();
-        if (pod.uid().isEmpty() || !known.test(pod)) {
+        var pod = known(advice.pod());
+        if (pod == null) {
             return;
         }
         var now = clock.instant();

@@ -110,7 +110,7 @@ public final class ExtenderMetrics {
      */
     public void bound(io.hetgpu.extender.service.BindVerb.Report report) {
         Counter.builder("hetgpu.extender.binds")
-                .description("bind verb calls by outcome: bound, bound_unrecorded, no_fit, conflict, failed")
+                .description("bind verb calls by outcome: bound, bound_unrecorded, no_fit, conflict, timed_out, failed")
                 .tag("outcome", report.outcome().tag())
                 .register(registry)
                 .increment();

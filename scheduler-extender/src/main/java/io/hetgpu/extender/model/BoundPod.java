@@ -20,9 +20,14 @@ import java.util.Objects;
  *                      device plugin's free list can show a released pod's devices taken for a while (kubelet frees
  *                      them lazily): while the extender remembers the release, they count free, so that a preemptor
  *                      whose victims are gone is not refused (and does not preempt a second time)
+ * @param binding       whether the pod is not bound yet and only its record says where it is going: some extender (this
+ *                      one, another replica, or the scheduler leader before a failover) is binding it to this node right
+ *                      now. Its {@code devices} are the record's, {@code boundAt} is the record's bind time; such a
+ *                      holding counts only while the record is fresh ({@link #freshBinding}), and is never predicted
+ *                      (no record readable on this node's devices, no holding) nor freed by preemption (it runs nowhere yet)
  */
 public record BoundPod(String uid, int gpuCount, boolean requireNvlink, Instant boundAt, List<String> devices, int priority,
-                       Instant releasedAt) {
+                       Instant releasedAt, boolean binding) {
 
     /**
      * How long a release counts against the free list: far longer than kubelet takes to free a deleted pod's devices and
@@ -39,14 +44,33 @@ public record BoundPod(String uid, int gpuCount, boolean requireNvlink, Instant 
         devices = List.copyOf(devices);
     }
 
+    /** A bound pod, holding its GPUs or having let them go at {@code releasedAt}. */
+    public BoundPod(String uid, int gpuCount, boolean requireNvlink, Instant boundAt, List<String> devices, int priority,
+                    Instant releasedAt) {
+        this(uid, gpuCount, requireNvlink, boundAt, devices, priority, releasedAt, false);
+    }
+
     /** A pod that holds its GPUs. */
     public BoundPod(String uid, int gpuCount, boolean requireNvlink, Instant boundAt, List<String> devices, int priority) {
         this(uid, gpuCount, requireNvlink, boundAt, devices, priority, HOLDING);
     }
 
+    /**
+     * A pod not bound yet whose {@code hetgpu.io/gpu-devices} record, written at {@code recordedAt}, names this node: a bind
+     * in flight, whichever process runs it.
+     */
+    public static BoundPod binding(String uid, List<String> devices, Instant recordedAt, int priority) {
+        return new BoundPod(uid, devices.size(), false, recordedAt, devices, priority, HOLDING, true);
+    }
+
+    /** Whether this is a bind in flight whose record is still fresh at {@code now}, given how long a record lives. */
+    public boolean freshBinding(Instant now, Duration recordLifetime) {
+        return binding && boundAt.plus(recordLifetime).isAfter(now);
+    }
+
     /** The same pod, having let its GPUs go at {@code when}. */
     public BoundPod releasedAt(Instant when) {
-        return new BoundPod(uid, gpuCount, requireNvlink, boundAt, devices, priority, when);
+        return new BoundPod(uid, gpuCount, requireNvlink, boundAt, devices, priority, when, binding);
     }
 
     /** Whether it has let its GPUs go. */

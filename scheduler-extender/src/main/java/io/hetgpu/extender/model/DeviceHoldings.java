@@ -11,22 +11,25 @@ import java.util.Map;
  * the others (bound by kube-scheduler itself: no {@code bindVerb}, or before the handshake) kubelet publishes no
  * per-pod device IDs on the Node, so the extender replays the device plugin's choices on the devices the
  * records leave: the shared allocator, fed those pods in binding order. That part is a prediction, right while
- * pods were placed by hetgpu in order.
+ * pods were placed by hetgpu in order. A pod being bound ({@link BoundPod#binding()}) holds its record's devices.
  */
 public final class DeviceHoldings {
 
     private DeviceHoldings() {
     }
 
-    /** The devices the pods {@code which} accepts hold, each as {@link #predict} finds it among all the node's pods. */
+    /**
+     * The devices the bound pods {@code which} accepts hold, each as {@link #predict} finds it among all the node's pods.
+     * A bind in flight ({@link BoundPod#binding()}) is never among them: it runs nowhere yet, nothing can evict it.
+     */
     public static long heldBy(NodeGpus gpus, List<BoundPod> pods, java.util.function.Predicate<BoundPod> which) {
-        if (pods.stream().noneMatch(pod -> pod.gpuCount() > 0 && which.test(pod))) {
+        if (pods.stream().noneMatch(pod -> pod.gpuCount() > 0 && !pod.binding() && which.test(pod))) {
             return 0;
         }
         var holdings = predict(gpus, pods);
         long held = 0;
         for (var pod : pods) {
-            if (which.test(pod)) {
+            if (!pod.binding() && which.test(pod)) {
                 held |= holdings.getOrDefault(pod.uid(), 0L);
             }
         }
@@ -42,7 +45,8 @@ public final class DeviceHoldings {
             if (recorded.isPresent()) {
                 holdings.put(pod.uid(), recorded.getAsLong());
                 available &= ~recorded.getAsLong();
-            } else {
+            } else if (!pod.binding()) {
+                // A bind in flight without a record readable here holds nothing here.
                 predicted.add(pod);
             }
         }

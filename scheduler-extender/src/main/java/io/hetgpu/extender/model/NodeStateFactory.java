@@ -5,6 +5,8 @@ import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.inventory.InventoryFormatException;
 import io.hetgpu.gpu.inventory.NvidiaKeys;
 import io.hetgpu.gpu.tier.CardCatalog;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
@@ -33,6 +35,12 @@ import org.slf4j.LoggerFactory;
  * allocatable count minus the GPUs of the pods bound there. Which source a node's GPUs come from is
  * {@link NodeGpuReader}'s rule.
  *
+ * <p>A record on a pod not bound yet ({@link BoundPod#binding()}) is a bind in flight, this process's or another's (a
+ * second replica, or the old scheduler leader during a failover): its devices count as held while the record is younger
+ * than {@link #recordLifetime} (kube-scheduler's {@code httpTimeout} and a margin, beyond which every bind has ended:
+ * the bind verb gives up within that timeout), and not at all after. Such a pod is never predicted: without a record
+ * readable on this node, it holds nothing here.
+ *
  * <p>Reading one node never fails a request: annotations that cannot be read (the inventory with nothing
  * else to describe the node's GPUs, or the free list) or any failure while reading them make that node
  * <em>unreadable</em>: a state whose GPUs carry the reason, which the policy refuses GPU pods with and
@@ -48,8 +56,13 @@ public final class NodeStateFactory {
      */
     private static final int MAX_CACHED_NODES = 100_000;
 
+    /** Added to kube-scheduler's httpTimeout for a record's lifetime: clock skew between replicas, an answer in flight. */
+    static final Duration RECORD_MARGIN = Duration.ofSeconds(2);
+
     private final String rackLabel;
     private final NodeGpuReader reader;
+    private final Duration recordLifetime;
+    private final Clock clock;
     private final FreeDevicesCodec freeCodec = new FreeDevicesCodec();
     private final ConcurrentHashMap<String, Cached> cache = new ConcurrentHashMap<>();
     private final LongAdder unreadable = new LongAdder();
@@ -77,12 +90,28 @@ public final class NodeStateFactory {
 
     /** @param resourceName the GPU resource whose allocatable count tells a node's GPUs when nothing else does */
     public NodeStateFactory(CardCatalog catalog, String rackLabel, String resourceName) {
+        this(catalog, rackLabel, resourceName, recordLifetime(Duration.ofSeconds(5)), Clock.systemUTC());
+    }
+
+    /**
+     * @param recordLifetime how long a record on a pod not bound yet holds its devices ({@link #recordLifetime(Duration)})
+     * @param clock          what "now" is for that
+     */
+    public NodeStateFactory(CardCatalog catalog, String rackLabel, String resourceName, Duration recordLifetime, Clock clock) {
         this.rackLabel = rackLabel;
         this.reader = new NodeGpuReader(catalog, resourceName);
+        this.recordLifetime = recordLifetime;
+        this.clock = clock;
+    }
+
+    /** How long a bind's record holds its devices before its pod is bound: past that, every bind that wrote it has ended. */
+    public static Duration recordLifetime(Duration httpTimeout) {
+        return httpTimeout.plus(RECORD_MARGIN);
     }
 
     public NodeState state(NodeFacts node, List<BoundPod> boundPods) {
         var cached = decoded(node);
+        boundPods = holding(cached.gpus(), boundPods);
         var base = cached.base();
         if (base.gpus().size() == 0 || !anyPromisedSince(cached.freeList().readAt(), base.gpus(), boundPods)
                 && (base.freeMask() & recorded(base.gpus(), boundPods)) == 0 && !anyReleased(cached.freeList().readAt(), boundPods)) {
@@ -90,6 +119,20 @@ public final class NodeStateFactory {
             return base;
         }
         return new NodeState(base.name(), base.rack(), base.zone(), base.gpus(), freeMask(cached.gpus(), cached.freeList(), boundPods));
+    }
+
+    /**
+     * The pods that hold GPUs here: the bound ones, and binds in flight whose record is fresh and names this node's
+     * devices (a stale or unreadable record holds nothing). The same list when there is no bind in flight.
+     */
+    private List<BoundPod> holding(NodeGpus gpus, List<BoundPod> boundPods) {
+        if (boundPods.stream().noneMatch(BoundPod::binding)) {
+            return boundPods;
+        }
+        var now = clock.instant();
+        return boundPods.stream()
+                .filter(pod -> !pod.binding() || pod.freshBinding(now, recordLifetime) && gpus.maskOf(pod.devices()).isPresent())
+                .toList();
     }
 
     /** Drops what was decoded for a node the cluster no longer has. */

@@ -22,6 +22,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -44,6 +52,19 @@ import org.slf4j.LoggerFactory;
  * what is left cannot mislead: it names the node it was chosen for, and the plugin and the extender follow a record only
  * on a pod bound to that node; kube-scheduler's retry writes a new one before it binds.
  *
+ * <p>Whoever reaches the port can call {@code /bind}, so the verb acts only on what kube-scheduler itself would ask: a
+ * pod of one of {@link Limits#schedulerNames} (a pod of the default scheduler, or of another team's, is not this
+ * extender's to bind), whose UID is the request's {@code PodUID}, onto a node the cluster view holds; anything else is
+ * an {@code Error} before anything is written.
+ *
+ * <p>A bind ends within kube-scheduler's {@code httpTimeout} or not at all: every API call waits at most what is left of
+ * the bind's {@linkplain Limits#budget budget}, and no write starts once it is spent. kube-scheduler has given up on the
+ * bind by then and retries the pod, so a bind that runs out of time answers {@code Error} and removes its record once the
+ * call it left behind has ended (unless that call was the Binding and it landed: then the record is right). That bound is
+ * what makes records safe to read as the reservations of binds in flight, in other processes too: a record on a pod not
+ * bound yet holds its devices for {@code httpTimeout} and a margin ({@link NodeStateFactory#recordLifetime}), after which
+ * the bind that wrote it has ended.
+ *
  * <p>Any failure is an {@code Error} in the answer, which kube-scheduler takes as "retry this pod".
  */
 public final class BindVerb {
@@ -62,7 +83,12 @@ public final class BindVerb {
         NO_FIT("no_fit"),
         /** The pod was deleted, recreated, or bound by someone else (404, 409). */
         CONFLICT("conflict"),
-        /** Anything else: bad arguments, a pod request that cannot be read, an unknown node, the API server unreachable. */
+        /** The bind's budget ran out waiting on the API server: nothing bound by this answer, the record being removed. */
+        TIMED_OUT("timed_out"),
+        /**
+         * Anything else: bad arguments, a pod of another scheduler, a pod request that cannot be read, an unknown node,
+         * the API server refusing.
+         */
         FAILED("failed");
 
         private final String tag;
@@ -74,6 +100,91 @@ public final class BindVerb {
         public String tag() {
             return tag;
         }
+    }
+
+    /**
+     * What the bind verb accepts and how long it may take.
+     *
+     * @param schedulerNames the {@code spec.schedulerName}s whose pods it binds (the config's {@code schedulerNames})
+     * @param httpTimeout    kube-scheduler's extender {@code httpTimeout}: a bind answers within it
+     */
+    public record Limits(Set<String> schedulerNames, Duration httpTimeout) {
+
+        /** The shipped configuration's: hetgpu's scheduler profile, kube-scheduler told to wait 5 s. */
+        public static final Limits DEFAULTS = new Limits(Set.of("hetgpu-scheduler"), Duration.ofSeconds(5));
+
+        /** Kept for writing the answer and its trip back: a tenth of the timeout, at least 250 ms (at most half). */
+        private static final Duration LEAST_MARGIN = Duration.ofMillis(250);
+
+        public Limits {
+            schedulerNames = Set.copyOf(schedulerNames);
+            if (schedulerNames.isEmpty()) {
+                throw new IllegalArgumentException("schedulerNames is empty: the bind verb would bind no pod");
+            }
+            if (httpTimeout.isNegative() || httpTimeout.isZero()) {
+                throw new IllegalArgumentException("httpTimeout must be positive, got " + httpTimeout);
+            }
+        }
+
+        /** How long a bind's API calls may take, all of them together: the timeout less a margin for the answer. */
+        public Duration budget() {
+            var margin = httpTimeout.dividedBy(10);
+            margin = margin.compareTo(LEAST_MARGIN) < 0 ? LEAST_MARGIN : margin;
+            var half = httpTimeout.dividedBy(2);
+            return httpTimeout.minus(margin.compareTo(half) > 0 ? half : margin);
+        }
+    }
+
+    /** When a bind's budget is spent, on the monotonic clock, and how slowly the API server has answered it so far. */
+    private static final class Deadline {
+        private final long endNanos;
+        /** The longest call of this bind yet: one thread runs a bind's calls one after the other. */
+        private long slowestNanos;
+
+        private Deadline(long endNanos) {
+            this.endNanos = endNanos;
+        }
+
+        static Deadline after(Duration budget) {
+            return new Deadline(System.nanoTime() + budget.toNanos());
+        }
+
+        long remainingNanos() {
+            return endNanos - System.nanoTime();
+        }
+
+        void took(long nanos) {
+            slowestNanos = Math.max(slowestNanos, nanos);
+        }
+    }
+
+    /** An API call the bind stopped waiting for (or did not start) because its budget was spent. */
+    private static final class OutOfTime extends Exception {
+        /** A call that was never started: nothing of it can land later. */
+        private static final CompletableFuture<Void> NOT_STARTED = CompletableFuture.completedFuture(null);
+
+        private final transient CompletableFuture<?> call;
+
+        OutOfTime(String what, CompletableFuture<?> call) {
+            super(what, null, false, false);
+            this.call = call;
+        }
+
+        boolean started() {
+            return call != NOT_STARTED;
+        }
+    }
+
+    /** One blocking call on the API server. */
+    @FunctionalInterface
+    private interface ApiCall<T> {
+        T run() throws PodBinder.Refusal;
+    }
+
+    /** One blocking write on the API server. */
+    @FunctionalInterface
+    private interface ApiWrite {
+        void run() throws PodBinder.Refusal;
     }
 
     /** One bind as metrics and logs hear of it. */
@@ -105,16 +216,33 @@ public final class BindVerb {
     private final Consumer<Report> onBound;
     private final CacheGate gate;
     private final DeviceReservations reservations;
+    private final Limits limits;
+    /** Where API calls run, so that a bind stops waiting for one at its deadline (virtual threads: they mostly wait). */
+    private final ExecutorService calls = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("bind-call-", 0).factory());
     private final DeviceAssignmentCodec codec = new DeviceAssignmentCodec();
 
     public BindVerb(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
                     Function<PodRequest, ClosedTier> closedTier, PodBinder binder, Clock clock, Consumer<Report> onBound) {
-        this(cluster, parser, nodes, policy, closedTier, binder, clock, onBound, new CacheGate(cluster));
+        this(cluster, parser, nodes, policy, closedTier, binder, clock, onBound, Limits.DEFAULTS, new CacheGate(cluster));
     }
 
     /** With {@code gate} refusing binds until the caches have synced (shared with the other verbs). */
     public BindVerb(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
                     Function<PodRequest, ClosedTier> closedTier, PodBinder binder, Clock clock, Consumer<Report> onBound, CacheGate gate) {
+        this(cluster, parser, nodes, policy, closedTier, binder, clock, onBound, Limits.DEFAULTS, gate);
+    }
+
+    public BindVerb(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
+                    Function<PodRequest, ClosedTier> closedTier, PodBinder binder, Clock clock, Consumer<Report> onBound,
+                    Limits limits) {
+        this(cluster, parser, nodes, policy, closedTier, binder, clock, onBound, limits, new CacheGate(cluster));
+    }
+
+    /** With {@code limits} (the schedulers served, the caller's timeout) and {@code gate} (shared with the other verbs). */
+    public BindVerb(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
+                    Function<PodRequest, ClosedTier> closedTier, PodBinder binder, Clock clock, Consumer<Report> onBound,
+                    Limits limits, CacheGate gate) {
+        this.limits = limits;
         this.gate = gate;
         this.cluster = cluster;
         this.parser = parser;
@@ -134,9 +262,12 @@ public final class BindVerb {
             return new ExtenderBindingResult(waiting.get());
         }
         long started = System.nanoTime();
+        var deadline = Deadline.after(limits.budget());
         Ending ending;
         try {
-            ending = attempt(args);
+            ending = attempt(args, deadline);
+        } catch (OutOfTime e) {
+            ending = outOfTime(args, e.getMessage());
         } catch (RuntimeException e) {
             LOG.error("bind of {} failed", args, e);
             ending = new Ending(Outcome.FAILED, "hetgpu extender internal error: " + e);
@@ -154,7 +285,7 @@ public final class BindVerb {
         return reservations;
     }
 
-    private Ending attempt(ExtenderBindingArgs args) {
+    private Ending attempt(ExtenderBindingArgs args, Deadline deadline) throws OutOfTime {
         var missing = missingField(args);
         if (!missing.isEmpty()) {
             return new Ending(Outcome.FAILED, "ExtenderBindingArgs." + missing + " is empty: nothing to bind");
@@ -162,9 +293,17 @@ public final class BindVerb {
         var namespace = args.podNamespace();
         var name = args.podName();
         var node = args.node();
+        if (!cluster.knowsNodes()) {
+            return new Ending(Outcome.FAILED, PodBinder.NO_API_SERVER);
+        }
+        // Before anything is read or written: a bind names a node this cluster has, whatever the pod needs.
+        if (cluster.node(node) == null) {
+            return new Ending(Outcome.FAILED, "node " + node + " is not a node the extender's informers hold (no such node, or not "
+                    + "seen yet): pod " + namespace + "/" + name + " not bound");
+        }
         Pod pod;
         try {
-            pod = binder.pod(namespace, name);
+            pod = call(deadline, "reading pod " + namespace + "/" + name, () -> binder.pod(namespace, name));
         } catch (PodBinder.Refusal e) {
             return refused(e);
         }
@@ -172,9 +311,14 @@ public final class BindVerb {
             return new Ending(Outcome.CONFLICT, "pod " + namespace + "/" + name + " not found: deleted before it could be bound");
         }
         var uid = pod.getMetadata().getUid();
-        if (args.podUid() != null && !args.podUid().isEmpty() && !args.podUid().equals(uid)) {
+        if (!args.podUid().equals(uid)) {
             return new Ending(Outcome.CONFLICT, "pod " + namespace + "/" + name + " is now UID " + uid + ", not " + args.podUid()
-                    + ": deleted and created again");
+                    + ": deleted and created again, or not the pod kube-scheduler asked about");
+        }
+        var schedulerName = schedulerName(pod);
+        if (!limits.schedulerNames().contains(schedulerName)) {
+            return new Ending(Outcome.FAILED, "pod " + namespace + "/" + name + " has spec.schedulerName \"" + schedulerName
+                    + "\", not one of " + new TreeSet<>(limits.schedulerNames()) + " (schedulerNames): not this extender's to bind");
         }
         var boundTo = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
         if (boundTo != null && !boundTo.isEmpty()) {
@@ -187,63 +331,214 @@ public final class BindVerb {
             return new Ending(Outcome.FAILED, "pod " + namespace + "/" + name + " cannot be placed: " + e.getMessage());
         }
         if (!request.needsGpus()) {
-            return bindOnly(namespace, name, uid, node);
+            return bindOnly(namespace, name, uid, node, deadline);
         }
         var version = pod.getMetadata().getResourceVersion();
         // Choice, record and Binding for one node in one piece: pods bound there are then recorded in the order they
-        // are bound, which is the order kubelet admits them in and the order the device plugin matches them by.
-        return reservations.exclusively(node, ledger -> {
-            // The view is read under the lock: a bind that read it before an earlier bind dropped a reservation (its pod
-            // shown bound) could otherwise see neither the pod nor the reservation, and give its GPUs out again.
-            var facts = cluster.node(node);
-            if (facts == null) {
-                return new Ending(Outcome.FAILED, "node " + node + " " + ExtenderService.UNKNOWN_NODE);
-            }
-            var bound = cluster.boundPods(node);
-            var state = nodes.state(facts, bound);
-            if (!(state.gpus().source() instanceof NodeGpuSource.HetgpuInventory)) {
-                // NVIDIA's device plugin serves the node (or nothing readable does): no plugin there reads a record.
-                return bindOnly(namespace, name, uid, node);
-            }
-            return switch (choose(request, uid, state, bound, ledger)) {
-                case Ending refusal -> refusal;
-                case Chosen chosen -> recordAndBind(namespace, name, uid, version, node, chosen.devices(), ledger);
-            };
-        });
+        // are bound, which is the order kubelet admits them in and the order the device plugin matches them by. The lock
+        // is held at most until the holder's deadline, which comes before this bind's (it started earlier).
+        try {
+            return reservations.exclusively(node, ledger -> {
+                // The view is read under the lock: a bind that read it before an earlier bind dropped a reservation (its pod
+                // shown bound) could otherwise see neither the pod nor the reservation, and give its GPUs out again.
+                var facts = cluster.node(node);
+                if (facts == null) {
+                    return new Ending(Outcome.FAILED, "node " + node + " " + ExtenderService.UNKNOWN_NODE);
+                }
+                // The pod's own record from an earlier attempt (kube-scheduler retrying it) holds nothing against it.
+                var bound = cluster.boundPods(node).stream().filter(other -> !other.uid().equals(uid)).toList();
+                var state = nodes.state(facts, bound);
+                try {
+                    if (!(state.gpus().source() instanceof NodeGpuSource.HetgpuInventory)) {
+                        // NVIDIA's device plugin serves the node (or nothing readable does): no plugin there reads a record.
+                        return bindOnly(namespace, name, uid, node, deadline);
+                    }
+                    return switch (choose(request, uid, state, bound, ledger)) {
+                        case Ending refusal -> refusal;
+                        case Chosen chosen -> recordAndBind(namespace, name, uid, version, node, chosen.devices(), ledger, deadline);
+                    };
+                } catch (OutOfTime e) {
+                    throw new OutOfTimeInside(e);
+                }
+            });
+        } catch (OutOfTimeInside e) {
+            throw e.outOfTime;
+        }
+    }
+
+    /** Carries an {@link OutOfTime} out of the reservations' lock, whose function cannot throw it. */
+    private static final class OutOfTimeInside extends RuntimeException {
+        private final OutOfTime outOfTime;
+
+        OutOfTimeInside(OutOfTime outOfTime) {
+            super(outOfTime.getMessage(), null, false, false);
+            this.outOfTime = outOfTime;
+        }
     }
 
     /** Writes the record, then the Binding; a failure gives the devices back and removes the record. */
     private Ending recordAndBind(String namespace, String name, String uid, String version, String node, List<String> devices,
-                                 DeviceReservations.Ledger ledger) {
+                                 DeviceReservations.Ledger ledger, Deadline deadline) throws OutOfTime {
         var record = codec.encode(new DeviceAssignment(node, devices, clock.instant()));
         try {
-            binder.annotate(namespace, name, version, HetgpuKeys.POD_GPU_DEVICES, record);
+            write(deadline, "recording the devices of pod " + namespace + "/" + name,
+                    () -> binder.annotate(namespace, name, version, HetgpuKeys.POD_GPU_DEVICES, record));
         } catch (PodBinder.Refusal e) {
             ledger.release(uid);
             if (e.code() == 0) {
                 // No answer: the patch may have been applied.
-                removeRecord(namespace, name, record);
+                removeRecord(namespace, name, record, deadline);
             }
             return refused(e);
+        } catch (OutOfTime e) {
+            if (!e.started()) {
+                // No record was sent: only the devices to give back.
+                ledger.release(uid);
+                throw e;
+            }
+            throw cleanUpAfter(e, namespace, name, uid, node, record);
         }
         try {
-            binder.bind(namespace, name, uid, node);
+            write(deadline, "binding pod " + namespace + "/" + name + " to " + node, () -> binder.bind(namespace, name, uid, node));
         } catch (PodBinder.Refusal e) {
-            if (e.code() == 0 && boundThere(namespace, name, uid, node)) {
-                // The Binding was created; only its answer was lost.
-                return Ending.bound(Outcome.BOUND);
+            try {
+                if (e.code() == 0 && boundThere(namespace, name, uid, node, deadline)) {
+                    // The Binding was created; only its answer was lost.
+                    return Ending.bound(Outcome.BOUND);
+                }
+            } catch (OutOfTime late) {
+                throw cleanUpAfter(late, namespace, name, uid, node, record);
             }
             ledger.release(uid);
-            removeRecord(namespace, name, record);
+            removeRecord(namespace, name, record, deadline);
             return refused(e);
+        } catch (OutOfTime e) {
+            throw cleanUpAfter(e, namespace, name, uid, node, record);
         }
         return Ending.bound(Outcome.BOUND);
+    }
+
+    /**
+     * A bind out of time after its record may have been written: once the call it left behind has ended, the record is
+     * removed unless the pod is bound there (a late Binding that landed: then the record is what the device plugin needs),
+     * and the devices are given back. In the background: kube-scheduler has its answer already.
+     */
+    private OutOfTime cleanUpAfter(OutOfTime late, String namespace, String name, String uid, String node, String record) {
+        late.call.handle((ignored, failure) -> null).thenRunAsync(() -> {
+            if (!boundThereNow(namespace, name, uid, node, record)) {
+                reservations.exclusively(node, ledger -> {
+                    ledger.release(uid);
+                    return null;
+                });
+            }
+        }, calls);
+        return late;
+    }
+
+    /**
+     * After a bind ran out of time: whether its pod is bound to the node after all (a late Binding), else its record
+     * removed. A few tries: the API server was slow, not necessarily gone. A record left behind misleads no one for long:
+     * on a pod not bound it counts only while fresh.
+     */
+    private boolean boundThereNow(String namespace, String name, String uid, String node, String record) {
+        for (int attempt = 1; attempt <= CLEANUP_ATTEMPTS; attempt++) {
+            try {
+                var pod = binder.pod(namespace, name);
+                if (pod == null || !uid.equals(pod.getMetadata().getUid())) {
+                    return false;
+                }
+                if (pod.getSpec() != null && node.equals(pod.getSpec().getNodeName())) {
+                    LOG.info("pod {}/{}: the Binding to {} landed after its bind had answered; its record stays", namespace, name, node);
+                    return true;
+                }
+                binder.removeAnnotation(namespace, name, HetgpuKeys.POD_GPU_DEVICES, record);
+                return false;
+            } catch (PodBinder.Refusal e) {
+                if (e.code() >= 400 && e.code() < 500) {
+                    // Gone, or the record is not this bind's (never written, or replaced): nothing of it to remove.
+                    return false;
+                }
+                LOG.warn("pod {}/{}: removing the record of a bind that ran out of time, attempt {} of {}: {}", namespace, name,
+                        attempt, CLEANUP_ATTEMPTS, e.getMessage());
+            } catch (RuntimeException e) {
+                LOG.warn("pod {}/{}: removing the record of a bind that ran out of time failed", namespace, name, e);
+                return false;
+            }
+        }
+        return false;
+    }
+
+    /** Tries after a bind ran out of time to remove its record: the API server was slow, not necessarily gone. */
+    private static final int CLEANUP_ATTEMPTS = 3;
+
+    /** Runs a read within what is left of the budget. */
+    private <T> T call(Deadline deadline, String what, ApiCall<T> call) throws PodBinder.Refusal, OutOfTime {
+        long remaining = deadline.remainingNanos();
+        if (remaining <= 0) {
+            throw new OutOfTime(what + ": not started, the bind's time was spent", OutOfTime.NOT_STARTED);
+        }
+        long started = System.nanoTime();
+        var future = new CompletableFuture<T>();
+        calls.execute(() -> {
+            try {
+                future.complete(call.run());
+            } catch (PodBinder.Refusal | RuntimeException e) {
+                future.completeExceptionally(e);
+            }
+        });
+        try {
+            var answer = future.get(remaining, TimeUnit.NANOSECONDS);
+            deadline.took(System.nanoTime() - started);
+            return answer;
+        } catch (TimeoutException e) {
+            throw new OutOfTime(what + ": no answer from the API server in time", future);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PodBinder.Refusal(0, what + ": interrupted");
+        } catch (ExecutionException e) {
+            switch (e.getCause()) {
+                case PodBinder.Refusal refusal -> throw refusal;
+                case RuntimeException runtime -> throw runtime;
+                default -> throw new IllegalStateException(e.getCause());
+            }
+        }
+    }
+
+    /**
+     * Runs a write within what is left of the budget. None starts once it is spent (kube-scheduler has stopped waiting),
+     * nor when less is left than the slowest call of this bind took: the write would likely take effect after the answer
+     * said it failed (a Binding kube-scheduler was told had failed, a record nobody waits for).
+     */
+    private void write(Deadline deadline, String what, ApiWrite write) throws PodBinder.Refusal, OutOfTime {
+        long left = deadline.remainingNanos();
+        if (left < deadline.slowestNanos) {
+            throw new OutOfTime(what + ": not started, " + Duration.ofNanos(left).toMillis() + " ms left and the API server took "
+                    + Duration.ofNanos(deadline.slowestNanos).toMillis() + " ms to answer", OutOfTime.NOT_STARTED);
+        }
+        call(deadline, what, () -> {
+            write.run();
+            return null;
+        });
+    }
+
+    private Ending outOfTime(ExtenderBindingArgs args, String what) {
+        return new Ending(Outcome.TIMED_OUT, "bind of pod " + args.podNamespace() + "/" + args.podName() + " to " + args.node()
+                + " ran out of time (" + limits.budget().toMillis() + " ms of kube-scheduler's " + limits.httpTimeout().toMillis()
+                + " ms httpTimeout): " + what + "; not bound by this answer, and any device record it wrote is removed");
+    }
+
+    private static String schedulerName(Pod pod) {
+        var name = pod.getSpec() == null ? null : pod.getSpec().getSchedulerName();
+        // The API server defaults an empty schedulerName to the default scheduler's.
+        return name == null || name.isEmpty() ? "default-scheduler" : name;
     }
 
     /** The devices chosen and reserved for the pod, or the Ending that says why there are none. */
     private Choice choose(PodRequest request, String uid, NodeState state, List<BoundPod> bound, DeviceReservations.Ledger ledger) {
         var shown = new HashSet<String>(bound.size() * 2);
-        bound.forEach(pod -> shown.add(pod.uid()));
+        // A reservation ends when the view shows its pod bound; a record of a bind in flight is not that yet (and counts
+        // only while fresh: the informer may take longer than that to show the Binding).
+        bound.stream().filter(pod -> !pod.binding()).forEach(pod -> shown.add(pod.uid()));
         var free = new NodeState(state.name(), state.rack(), state.zone(), state.gpus(), state.freeMask() & ~ledger.held(shown));
         return switch (policy.assess(request, free, closedTier.apply(request))) {
             case PlacementPolicy.Misfit misfit -> new Ending(Outcome.NO_FIT, "node " + state.name() + " can no longer take pod "
@@ -262,33 +557,48 @@ public final class BindVerb {
         };
     }
 
-    private Ending bindOnly(String namespace, String name, String uid, String node) {
+    private Ending bindOnly(String namespace, String name, String uid, String node, Deadline deadline) throws OutOfTime {
         try {
-            binder.bind(namespace, name, uid, node);
+            write(deadline, "binding pod " + namespace + "/" + name + " to " + node, () -> binder.bind(namespace, name, uid, node));
             return Ending.bound(Outcome.BOUND_UNRECORDED);
         } catch (PodBinder.Refusal e) {
-            return e.code() == 0 && boundThere(namespace, name, uid, node) ? Ending.bound(Outcome.BOUND_UNRECORDED) : refused(e);
+            return e.code() == 0 && boundThere(namespace, name, uid, node, deadline) ? Ending.bound(Outcome.BOUND_UNRECORDED) : refused(e);
         }
     }
 
-    private boolean boundThere(String namespace, String name, String uid, String node) {
+    private boolean boundThere(String namespace, String name, String uid, String node, Deadline deadline) throws OutOfTime {
         try {
-            var pod = binder.pod(namespace, name);
+            var pod = call(deadline, "checking whether pod " + namespace + "/" + name + " was bound", () -> binder.pod(namespace, name));
             return pod != null && uid.equals(pod.getMetadata().getUid()) && pod.getSpec() != null && node.equals(pod.getSpec().getNodeName());
         } catch (PodBinder.Refusal e) {
             return false;
         }
     }
 
-    private void removeRecord(String namespace, String name, String record) {
-        try {
-            binder.removeAnnotation(namespace, name, HetgpuKeys.POD_GPU_DEVICES, record);
-        } catch (PodBinder.Refusal e) {
-            if (e.code() != 404) {
-                // Harmless (see the class comment), but worth a line: the record outlives a bind that failed.
-                LOG.warn("could not remove {} from pod {}/{} after a failed bind: {}", HetgpuKeys.POD_GPU_DEVICES, namespace, name,
-                        e.getMessage());
+    /**
+     * Removes a failed bind's record, waiting for that at most until the deadline: past it the removal goes on alone (it
+     * undoes, so it may end after the answer; a record left on a pod not bound counts only while fresh).
+     */
+    private void removeRecord(String namespace, String name, String record, Deadline deadline) {
+        var removal = CompletableFuture.runAsync(() -> {
+            try {
+                binder.removeAnnotation(namespace, name, HetgpuKeys.POD_GPU_DEVICES, record);
+            } catch (PodBinder.Refusal e) {
+                if (e.code() != 404) {
+                    // Harmless (see the class comment), but worth a line: the record outlives a bind that failed.
+                    LOG.warn("could not remove {} from pod {}/{} after a failed bind: {}", HetgpuKeys.POD_GPU_DEVICES, namespace, name,
+                            e.getMessage());
+                }
             }
+        }, calls);
+        try {
+            removal.get(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            LOG.debug("pod {}/{}: the record's removal goes on after the answer", namespace, name);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            LOG.warn("could not remove {} from pod {}/{} after a failed bind", HetgpuKeys.POD_GPU_DEVICES, namespace, name, e.getCause());
         }
     }
 
@@ -303,6 +613,10 @@ public final class BindVerb {
         }
         if (args.podNamespace() == null || args.podNamespace().isEmpty()) {
             return "PodNamespace";
+        }
+        if (args.podUid() == null || args.podUid().isEmpty()) {
+            // kube-scheduler always sends it: without it, the pod bound could be another one of that name.
+            return "PodUID";
         }
         if (args.node() == null || args.node().isEmpty()) {
             return "Node";

@@ -34,11 +34,18 @@ public record ExtenderVerbs(ExtenderService service, Preemption preemption, Bind
     public static ExtenderVerbs of(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
                                    BiConsumer<PodRequest, ScoreTable> onPrioritized, Consumer<PreemptionAdvice> onAdvised,
                                    PodBinder binder, Consumer<BindVerb.Report> onBound) {
+        return of(cluster, parser, nodes, policy, onPrioritized, onAdvised, binder, onBound, BindVerb.Limits.DEFAULTS);
+    }
+
+    /** With the bind verb's limits: whose pods it binds, and within what time. */
+    public static ExtenderVerbs of(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
+                                   BiConsumer<PodRequest, ScoreTable> onPrioritized, Consumer<PreemptionAdvice> onAdvised,
+                                   PodBinder binder, Consumer<BindVerb.Report> onBound, BindVerb.Limits bindLimits) {
         var service = new ExtenderService(cluster, parser, nodes, policy, onPrioritized);
         // One gate for the four verbs: none acts before the caches have synced, and refusals are counted in one place.
         var gate = service.gate();
         return new ExtenderVerbs(service,
                 new Preemption(cluster, parser, nodes, policy, service::closedTier, Clock.systemUTC(), onAdvised, gate),
-                new BindVerb(cluster, parser, nodes, policy, service::closedTier, binder, Clock.systemUTC(), onBound, gate));
+                new BindVerb(cluster, parser, nodes, policy, service::closedTier, binder, Clock.systemUTC(), onBound, bindLimits, gate));
     }
 }

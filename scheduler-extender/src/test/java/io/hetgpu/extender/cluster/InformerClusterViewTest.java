@@ -177,6 +177,46 @@ class InformerClusterViewTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> view.nodes().boundPods("dgx-2").stream().allMatch(BoundPod::released));
     }
 
+    @Test
+    void aPodNotBoundYetWithARecordHoldsItsDevicesOnTheRecordsNodeUntilItIsBoundOrTheRecordGoes() {
+        view.start().join();
+        var dgx = TestTopologies.dgx1V100("dgx-1");
+        var record = new io.hetgpu.gpu.inventory.DeviceAssignmentCodec().encode(new io.hetgpu.gpu.inventory.DeviceAssignment(
+                "dgx-1", List.of(dgx.device(2).uuid(), dgx.device(3).uuid()), java.time.Instant.parse("2026-01-01T00:00:00Z")));
+        // Another extender's bind in flight: the record written, the Binding not yet.
+        var inFlight = pending(pod("w0", null, 2, ""));
+        inFlight.getMetadata().setAnnotations(Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_DEVICES, record));
+        client.pods().inNamespace("ml").resource(inFlight).create();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").size() == 1);
+        assertThat(view.boundPods("dgx-1").getFirst()).satisfies(pod -> {
+            assertThat(pod.binding()).isTrue();
+            assertThat(pod.devices()).containsExactly(dgx.device(2).uuid(), dgx.device(3).uuid());
+            assertThat(pod.boundAt()).isEqualTo(java.time.Instant.parse("2026-01-01T00:00:00Z"));
+        });
+
+        // Bound: the same entry, now a bound pod holding its record.
+        client.pods().inNamespace("ml").withName("w0").edit(pod -> new PodBuilder(pod).editSpec().withNodeName("dgx-1").endSpec().build());
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").stream().noneMatch(BoundPod::binding));
+        assertThat(view.boundPods("dgx-1")).singleElement().satisfies(pod -> assertThat(pod.assigned()).isTrue());
+
+        // A bind that failed and removed its record leaves nothing behind.
+        var failed = pending(pod("w1", null, 2, ""));
+        failed.getMetadata().setAnnotations(Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_DEVICES, record));
+        client.pods().inNamespace("ml").resource(failed).create();
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").size() == 2);
+        client.pods().inNamespace("ml").withName("w1").edit(pod -> new PodBuilder(pod).editMetadata().withAnnotations(Map.of()).endMetadata().build());
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").size() == 1);
+
+        // And one deleted while its record is still on it too.
+        client.pods().inNamespace("ml").resource(pending(pod("w2", null, 2, ""))).create();
+        client.pods().inNamespace("ml").withName("w2").edit(pod -> new PodBuilder(pod).editMetadata()
+                .withAnnotations(Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_DEVICES, record)).endMetadata().build());
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").size() == 2);
+        client.pods().inNamespace("ml").withName("w2").delete();
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").size() == 1);
+    }
+
     private static Pod pod(String name, String node, int gpus, String job) {
         var builder = new PodBuilder().withNewMetadata().withName(name).withNamespace("ml").withUid("uid-" + name)
                 .withLabels(job.isEmpty() ? Map.of() : Map.of("hetgpu.io/job", job)).endMetadata()

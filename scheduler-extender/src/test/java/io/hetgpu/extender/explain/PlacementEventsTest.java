@@ -3,7 +3,12 @@ package io.hetgpu.extender.explain;
 import io.hetgpu.extender.policy.PolicyAnswers;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.gpu.inventory.HetgpuKeys;
+import io.hetgpu.gpu.tier.CardCatalog;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.hetgpu.extender.TestNodes;
 import io.hetgpu.extender.TestPods;
@@ -30,7 +35,7 @@ class PlacementEventsTest {
     void postsOneThrottledEventPerPod() {
         var clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
         var pod = TestPods.uid(PodRequest.gpus("train-0", 1), "uid-train-0");
-        var events = new PlacementEvents(client, clock, Duration.ofMinutes(1), Runnable::run, known -> true);
+        var events = new PlacementEvents(client, clock, Duration.ofMinutes(1), Runnable::run, asked -> asked, uid -> null);
         var table = PolicyAnswers.prioritize(new PlacementPolicy(PolicySettings.DEFAULTS), pod, List.of(TestNodes.gpu("t4", TestTopologies::t4x4)), PlacementContext.EMPTY);
 
         events.accept(pod, table);
@@ -50,7 +55,8 @@ class PlacementEventsTest {
     void podsTheApiServerDoesNotHaveGetNoEvent() {
         var clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
         var real = TestPods.uid(PodRequest.gpus("train-0", 1), "uid-train-0");
-        var events = new PlacementEvents(client, clock, Duration.ofMinutes(1), Runnable::run, pod -> pod.uid().equals(real.uid()));
+        var events = new PlacementEvents(client, clock, Duration.ofMinutes(1), Runnable::run,
+                asked -> asked.uid().equals(real.uid()) ? real : null, uid -> null);
         var table = PolicyAnswers.prioritize(new PlacementPolicy(PolicySettings.DEFAULTS), real, List.of(TestNodes.gpu("t4", TestTopologies::t4x4)), PlacementContext.EMPTY);
 
         // A caller on the extender's port invents pods in other namespaces: nothing is written for them.
@@ -62,6 +68,34 @@ class PlacementEventsTest {
         events.accept(real, table);
         assertThat(client.v1().events().inAnyNamespace().list().getItems()).extracting(e -> e.getInvolvedObject().getName())
                 .containsExactly("train-0");
+    }
+
+    @Test
+    void aRequestThatDescribesARealPodOtherwiseWritesNothingOnIt() throws Exception {
+        var parser = new PodRequestParser("nvidia.com/gpu", CardCatalog.defaults());
+        var stored = new PodBuilder().withNewMetadata().withName("train-0").withNamespace("ml").withUid("uid-train-0").endMetadata()
+                .withNewSpec().withPriority(0).addNewContainer().withName("main").withImage("train").withNewResources()
+                .addToLimits("nvidia.com/gpu", new Quantity("1")).endResources().endContainer().endSpec().build();
+        var events = new PlacementEvents(client, new MutableClock(Instant.parse("2026-01-01T00:00:00Z")), Duration.ofMinutes(1),
+                Runnable::run, PlacementEvents.asInformersHoldIt(uid -> uid.equals("uid-train-0") ? stored : null, parser), uid -> null);
+        var policy = new PlacementPolicy(PolicySettings.DEFAULTS);
+        var nodes = List.of(TestNodes.gpu("t4", TestTopologies::t4x4));
+
+        // The real name and UID, with an annotation and a priority the pod does not have: the text would be invented.
+        var invented = parser.parse(new PodBuilder(stored).editMetadata()
+                .addToAnnotations(HetgpuKeys.POD_GPU_MODELS, "T4").endMetadata().editSpec().withPriority(1_000_000).endSpec().build());
+        events.accept(invented, PolicyAnswers.prioritize(policy, invented, nodes, PlacementContext.EMPTY));
+        // The real UID under another namespace.
+        var elsewhere = parser.parse(new PodBuilder(stored).editMetadata().withNamespace("kube-system").endMetadata().build());
+        events.accept(elsewhere, PolicyAnswers.prioritize(policy, elsewhere, nodes, PlacementContext.EMPTY));
+        assertThat(client.v1().events().inAnyNamespace().list().getItems()).isEmpty();
+
+        var real = parser.parse(stored);
+        events.accept(real, PolicyAnswers.prioritize(policy, real, nodes, PlacementContext.EMPTY));
+        assertThat(client.v1().events().inAnyNamespace().list().getItems()).singleElement().satisfies(event -> {
+            assertThat(event.getMetadata().getNamespace()).isEqualTo("ml");
+            assertThat(event.getInvolvedObject().getUid()).isEqualTo("uid-train-0");
+        });
     }
 
     private static final class MutableClock extends Clock {

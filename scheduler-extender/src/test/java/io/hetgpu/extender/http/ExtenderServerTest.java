@@ -293,9 +293,14 @@ class ExtenderServerTest {
             public void bind(String namespace, String name, String uid, String node) { }
         };
         var catalog = CardCatalog.defaults();
-        var verbs = ExtenderVerbs.of(ClusterView.REQUEST_ONLY, new PodRequestParser("nvidia.com/gpu", catalog),
+        // The bind verb binds only onto nodes its view holds, and waits at most its budget: a long one here.
+        var known = io.hetgpu.extender.cluster.NodeSnapshot.of(
+                List.of(new io.hetgpu.extender.model.NodeFacts("dgx-1", "1", java.util.Map.of(), null, null)), java.util.Map.of());
+        var verbs = ExtenderVerbs.of(new io.hetgpu.extender.cluster.SnapshotClusterView(() -> known),
+                new PodRequestParser("nvidia.com/gpu", catalog),
                 new NodeStateFactory(catalog, "topology.hetgpu.io/rack"), new PlacementPolicy(PolicySettings.DEFAULTS),
-                (pod, table) -> { }, advice -> { }, hanging, report -> { });
+                (pod, table) -> { }, advice -> { }, hanging, report -> { },
+                new io.hetgpu.extender.service.BindVerb.Limits(java.util.Set.of("hetgpu-scheduler"), java.time.Duration.ofSeconds(60)));
         var slow = join(ExtenderServer.start(vertx, new ServerOptions("127.0.0.1", 0, 1024 * 1024, null, null), verbs, new ExtenderMetrics()));
         try {
             // More binds than the verbs have threads (one per core), as many as binds have.
