@@ -82,6 +82,9 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
      * same object until the node changes, which the node states key on.
      */
     private volatile NodeSnapshot snapshot = NodeSnapshot.EMPTY;
+    /** The node and pod handlers' progress through their informers' first lists (PVs and PVCs are read from the stores). */
+    private final HandledKeys nodesHandled = new HandledKeys();
+    private final HandledKeys podsHandled = new HandledKeys();
     /** node name -> pod UID -> what the pod holds there; pods may arrive before their node does. */
     private final ConcurrentHashMap<String, ConcurrentHashMap<String, BoundPod>> gpuPods = new ConcurrentHashMap<>();
 
@@ -117,32 +120,38 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
             @Override
             public void onAdd(Node node) {
                 put(node);
+                nodesHandled.handled(node);
             }
 
             @Override
             public void onUpdate(Node before, Node after) {
                 put(after);
+                nodesHandled.handled(after);
             }
 
             @Override
             public void onDelete(Node node, boolean finalStateUnknown) {
                 remove(node.getMetadata().getName());
+                nodesHandled.handled(node);
             }
         });
         pods.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(Pod pod) {
                 track(null, pod);
+                podsHandled.handled(pod);
             }
 
             @Override
             public void onUpdate(Pod before, Pod after) {
                 track(before, after);
+                podsHandled.handled(after);
             }
 
             @Override
             public void onDelete(Pod pod, boolean finalStateUnknown) {
                 untrack(pod);
+                podsHandled.handled(pod);
             }
         });
     }
@@ -154,16 +163,25 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     public CompletableFuture<Void> start() {
         started = true;
         var lists = followed.stream().map(Followed::start).toArray(CompletableFuture[]::new);
-        return CompletableFuture.allOf(lists).whenComplete((done, failure) -> {
+        return CompletableFuture.allOf(lists).thenCompose(listed -> whenHandlersCaughtUp()).whenComplete((done, failure) -> {
             if (failure == null) {
                 LOG.info("caches synced: nodes, pods, persistent volumes and claims listed from the API server");
             }
         });
     }
 
+    /** Completes once the handlers have seen the first lists (a few milliseconds after them), or at close. */
+    private CompletableFuture<Void> whenHandlersCaughtUp() {
+        if (closed || handlersCaughtUp()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(10, java.util.concurrent.TimeUnit.MILLISECONDS))
+                .thenCompose(waited -> whenHandlersCaughtUp());
+    }
+
     @Override
     public boolean synced() {
-        return nodes.hasSynced() && pods.hasSynced() && volumes.hasSynced() && claims.hasSynced();
+        return nodes.hasSynced() && pods.hasSynced() && volumes.hasSynced() && claims.hasSynced() && handlersCaughtUp();
     }
 
     @Override
@@ -174,12 +192,18 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         }
         var waiting = followed.stream().filter(one -> !one.informer().hasSynced()).toList();
         if (waiting.isEmpty()) {
-            return Optional.empty();
+            return handlersCaughtUp() ? Optional.empty()
+                    : Optional.of(WAITING + ": nodes and pods listed, the view of them still being built");
         }
         var failures = waiting.stream().filter(one -> !one.lastFailure.isEmpty())
                 .map(one -> one.kind() + ": " + one.lastFailure).toList();
         return Optional.of(WAITING + ": " + String.join(", ", waiting.stream().map(Followed::kind).toList())
                 + " not yet listed from the API server" + (failures.isEmpty() ? "" : "; last failure " + String.join("; ", failures)));
+    }
+
+    /** Whether the node and pod handlers have seen all their informers hold: only then is the view complete. */
+    private boolean handlersCaughtUp() {
+        return nodesHandled.caughtUpWith(nodes.getStore().listKeys()) && podsHandled.caughtUpWith(pods.getStore().listKeys());
     }
 
     @Override
