@@ -56,7 +56,8 @@ final class DemoRun {
             var settings = switch (scheduler) {
                 case HETGPU -> {
                     var extender = cluster.startExtender(configuration.extender());
-                    progress.accept(scheduler.title + ": scheduler extender listening on port " + extender.port() + ", informers synced");
+                    progress.accept(scheduler.title + ": scheduler extender beside the scheduler, as in the shipped pod: verbs on 127.0.0.1:"
+                            + extender.port() + ", metrics and probes on port " + extender.metricsPort() + "; informers synced");
                     yield configuration.schedulerCalling(extender);
                 }
                 case BASELINE -> configuration.scheduler().withoutExtenders();
