@@ -73,6 +73,7 @@ public final class ExtenderMain implements Callable<Integer> {
             settings = settings.withPort(port);
         }
         if (resourceName != null) {
+            ExtenderConfig.checkResourceName("--resource-name", resourceName);
             settings = settings.withResourceName(resourceName);
         }
         if (priorityHigh != null || priorityLow != null) {
