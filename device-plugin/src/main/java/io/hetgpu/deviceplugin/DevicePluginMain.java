@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.hetgpu.deviceplugin.devices.DeviceListStrategy;
 import io.hetgpu.gpu.discovery.GpuDiscoveryException;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
+import io.hetgpu.gpu.inventory.KubernetesNames;
 import io.hetgpu.gpu.tier.CardCatalog;
 import io.hetgpu.gpu.tier.TierTableFile;
 import io.hetgpu.nvml.GpuSources;
@@ -30,7 +31,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.regex.Pattern;
 
 /** The hetgpu device plugin: the DaemonSet's one process on every GPU node. */
 @Command(name = "hetgpu-device-plugin", mixinStandardHelpOptions = true, version = "hetgpu-device-plugin 0.1.0",
@@ -40,10 +40,6 @@ import java.util.regex.Pattern;
 public final class DevicePluginMain implements Callable<Integer> {
 
     private static final Logger log = LoggerFactory.getLogger(DevicePluginMain.class);
-
-    /** An extended resource name as kubelet accepts it: a DNS subdomain, a slash, a name. */
-    private static final Pattern RESOURCE_NAME = Pattern.compile(
-            "[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
 
     /** Where sticky GPU health marks are kept, relative to {@code --device-plugin-dir}. */
     static final Path HEALTH_MARKS = Path.of("hetgpu", "gpu-health-marks");
@@ -177,9 +173,10 @@ public final class DevicePluginMain implements Callable<Integer> {
     }
 
     private void validateValues() {
-        if (!RESOURCE_NAME.matcher(resourceName).matches()) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "--resource-name must look like vendor.example/name, got \"" + resourceName + "\"");
+        var resourceProblem = KubernetesNames.resourceNameProblem(resourceName);
+        if (resourceProblem.isPresent()) {
+            // The extender checks its resourceName by the same rule: a name one accepts, the other accepts too.
+            throw new CommandLine.ParameterException(spec.commandLine(), "--resource-name: " + resourceProblem.get());
         }
         try {
             GpuSources.checkSpec(gpuSource);

@@ -22,7 +22,11 @@ class DevicePluginMainTest {
     @Test
     void rejectsAResourceNameKubeletWouldNotAccept() {
         assertThat(run("--resource-name", "gpu", "--publish-node-inventory", "false"))
-                .isEqualTo("hetgpu-device-plugin: --resource-name must look like vendor.example/name, got \"gpu\" (see --help)");
+                .isEqualTo("hetgpu-device-plugin: --resource-name: expected an extended resource name such as nvidia.com/gpu "
+                        + "(a domain, '/', a name), got \"gpu\" (see --help)");
+        assertThat(run("--resource-name", "kubernetes.io/gpu", "--publish-node-inventory", "false"))
+                .as("the extender's rule, shared: no resource of Kubernetes' own domain")
+                .contains("--resource-name: expected an extended resource name outside kubernetes.io");
     }
 
     @Test

@@ -17,7 +17,7 @@ public record ComputeCapability(int major, int minor) implements Comparable<Comp
     public static ComputeCapability parse(String text) {
         var matcher = FORM.matcher(text == null ? "" : text.strip());
         if (!matcher.matches()) {
-            throw new IllegalArgumentException("not a compute capability (expected MAJOR.MINOR such as 8.0): \"" + text + "\"");
+            throw new IllegalArgumentException("not a compute capability (expected MAJOR.MINOR such as 8.0): " + Quote.of(text));
         }
         return new ComputeCapability(Integer.parseInt(matcher.group(1)), Integer.parseInt(matcher.group(2)));
     }

@@ -16,6 +16,6 @@ public enum DeviceHealth {
                 return value;
             }
         }
-        throw new IllegalArgumentException("unknown health \"" + label + "\" (expected healthy or unhealthy)");
+        throw new IllegalArgumentException("unknown health " + Quote.of(label) + " (expected healthy or unhealthy)");
     }
 }

@@ -30,6 +30,6 @@ public enum GpuArchitecture {
                 return value;
             }
         }
-        throw new IllegalArgumentException("unknown GPU family \"" + label + "\"");
+        throw new IllegalArgumentException("unknown GPU family " + Quote.of(label));
     }
 }

@@ -63,7 +63,7 @@ public final class Extender implements AutoCloseable {
      */
     public static Extender start(ExtenderConfig settings, ServerOptions options, Optional<KubernetesClient> client) {
         var catalog = CardCatalog.defaults().withOverrides(settings.tiers());
-        var parser = new PodRequestParser(settings.resourceName(), catalog);
+        var parser = new PodRequestParser(settings.resourceName(), catalog, settings.policy().throughputs().table().keySet());
         ClusterView cluster = ClusterView.REQUEST_ONLY;
         Optional<InformerClusterView> informers = Optional.empty();
         Optional<ExecutorService> eventWriter = Optional.empty();

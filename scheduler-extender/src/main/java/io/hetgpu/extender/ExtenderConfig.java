@@ -8,6 +8,7 @@ import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.extender.policy.WorkloadThroughputs;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
+import io.hetgpu.gpu.inventory.KubernetesNames;
 import io.hetgpu.gpu.tier.KnownCard;
 import io.hetgpu.gpu.tier.TierTableFile;
 import java.io.IOException;
@@ -61,6 +62,13 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
      * a few hundred to several thousand of them; such clusters raise {@code bodyLimitBytes}.
      */
     public static final long DEFAULT_BODY_LIMIT_BYTES = 16L * 1024 * 1024;
+    /**
+     * The largest {@code bodyLimitBytes}: 1 GiB. Whole-Node requests at 15,000 nodes are about 84 MB at the benchmark's
+     * 5.6 KB a node and 300 MB at 20 KiB a node, well below it; a body is one buffer, and Java's arrays end at 2 GiB. A
+     * request is also counted against the bytes in flight (an eighth of the heap), so the heap, not this bound, decides
+     * what is served: a limit above heap/8 only turns such bodies from a 413 into a 429.
+     */
+    static final long MAX_BODY_LIMIT_BYTES = 1L << 30;
 
     /** The scheduler profile the manifests deploy: the bind verb acts only on pods that name a scheduler it serves. */
     public static final String DEFAULT_SCHEDULER_NAME = "hetgpu-scheduler";
@@ -128,7 +136,10 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
             return DEFAULTS;
         }
         var errors = new FieldErrors();
-        var mapper = YAMLMapper.builder().addHandler(errors.collector()).build();
+        // A key given twice is refused, not read as its last value; a fraction where a whole number is expected is
+        // refused, not truncated (port: 18103.9 is not port 18103).
+        var mapper = YAMLMapper.builder().addHandler(errors.collector()).addModule(FieldErrors.wholeNumbers())
+                .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
         FileConfig file;
         try {
             var tree = mapper.readTree(text);
@@ -140,6 +151,12 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
             }
             ConfigVersion.check(tree, source);
             file = mapper.treeToValue(tree, FileConfig.class);
+        } catch (com.fasterxml.jackson.core.JsonParseException e) {
+            var duplicate = FieldErrors.duplicateKey(e);
+            if (duplicate.isPresent()) {
+                throw new ConfigException(source + ": " + duplicate.get());
+            }
+            throw new ConfigException(source + ": not YAML or JSON: " + e.getOriginalMessage().lines().findFirst().orElse(""));
         } catch (IOException e) {
             throw new ConfigException(source + ": not YAML or JSON: " + e.getMessage().lines().findFirst().orElse(""));
         }
@@ -160,11 +177,12 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
         int newPort = file.port() == null ? port : file.port();
         errors.check(newPort >= 0 && newPort <= 65535, "port", newPort, "expected 0..65535");
         var newResource = file.resourceName() == null ? resourceName : file.resourceName();
-        errors.check(newResource.matches("([a-z0-9.-]+/)?[A-Za-z0-9._-]+"), "resourceName", newResource,
-                "expected a resource name such as nvidia.com/gpu");
+        KubernetesNames.resourceNameProblem(newResource).ifPresent(problem -> errors.add("resourceName", problem));
         var newRack = file.rackLabel() == null ? rackLabel : file.rackLabel();
+        KubernetesNames.labelKeyProblem(newRack).ifPresent(problem -> errors.add("rackLabel", problem));
         long limit = file.bodyLimitBytes() == null ? bodyLimitBytes : file.bodyLimitBytes();
-        errors.check(limit >= 1024, "bodyLimitBytes", limit, "expected at least 1024");
+        errors.check(limit >= 1024 && limit <= MAX_BODY_LIMIT_BYTES, "bodyLimitBytes", limit,
+                "expected 1024 to 1073741824 (1 GiB; whole-Node requests at 15,000 nodes need about 84 to 300 MB)");
         boolean newEvents = events;
         int newInterval = eventIntervalSeconds;
         if (file.events() != null) {
@@ -180,6 +198,9 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
         for (int i = 0; i < newSchedulers.size(); i++) {
             var name = newSchedulers.get(i);
             errors.check(name != null && !name.isBlank(), "schedulerNames[" + i + "]", name, "expected a scheduler name");
+            if (name != null && !name.isBlank() && newSchedulers.subList(0, i).contains(name)) {
+                errors.add("schedulerNames[" + i + "]", name, "given twice");
+            }
         }
         var newTimeout = httpTimeout;
         if (file.httpTimeout() != null) {
@@ -197,6 +218,14 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
                 errors.attempt("policy.", () -> policy.evictForFasterCards() == null ? evictionFloor : new EvictionFloor(policy.evictForFasterCards()),
                         evictionFloor), newMetricsPort, newSchedulers.stream().filter(name -> name != null && !name.isBlank()).toList(),
                 newTimeout);
+    }
+
+    /** The command line's {@code --resource-name}, checked by the file's rule. */
+    public static void checkResourceName(String flag, String name) throws ConfigException {
+        var problem = KubernetesNames.resourceNameProblem(name);
+        if (problem.isPresent()) {
+            throw new ConfigException(flag + ": " + problem.get());
+        }
     }
 
     /** A Go duration of whole milliseconds, seconds and minutes ({@code 5s}, {@code 1m30s}, {@code 1500ms}), or null. */

@@ -100,6 +100,7 @@ public final class ExtenderMain implements Callable<Integer> {
                     + settings.metricsPort() + " must differ from the verbs' port " + settings.port());
         }
         if (resourceName != null) {
+            ExtenderConfig.checkResourceName("--resource-name", resourceName);
             settings = settings.withResourceName(resourceName);
         }
         if (priorityHigh != null || priorityLow != null) {

@@ -1,5 +1,6 @@
 package io.hetgpu.extender;
 
+import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
@@ -7,10 +8,15 @@ import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.deser.DeserializationProblemHandler;
+import com.fasterxml.jackson.databind.deser.std.NumberDeserializers;
+import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import io.hetgpu.gpu.Quote;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeSet;
 import java.util.function.Supplier;
 
@@ -24,6 +30,11 @@ final class FieldErrors {
 
     void add(String path, Object value, String detail) {
         errors.add(path + ": " + detail + ", got " + show(value));
+    }
+
+    /** A problem already worded with what was expected and what was found (a shared rule's message). */
+    void add(String path, String problem) {
+        errors.add(path + ": " + problem);
     }
 
     void check(boolean valid, String path, Object value, String detail) {
@@ -78,13 +89,15 @@ final class FieldErrors {
 
             @Override
             public Object handleWeirdStringValue(DeserializationContext context, Class<?> type, String value, String message) {
-                add(path(context.getParser().getParsingContext()), value, "expected " + describe(type));
+                add(path(context.getParser().getParsingContext()), value, "expected " + describe(type)
+                        + ("out of range".equals(message) ? " of at most " + (type == Integer.class ? Integer.MAX_VALUE : Long.MAX_VALUE) : ""));
                 return null;
             }
 
             @Override
             public Object handleWeirdNumberValue(DeserializationContext context, Class<?> type, Number value, String message) {
-                add(path(context.getParser().getParsingContext()), value, "expected " + describe(type));
+                add(path(context.getParser().getParsingContext()), value, "expected " + describe(type)
+                        + ("out of range".equals(message) ? " of at most " + (type == Integer.class ? Integer.MAX_VALUE : Long.MAX_VALUE) : ""));
                 return null;
             }
 
@@ -130,7 +143,57 @@ final class FieldErrors {
     }
 
     private static String show(Object value) {
-        return value instanceof String text ? "\"" + text + "\"" : String.valueOf(value);
+        return value instanceof String text ? Quote.of(text) : Quote.cut(value);
+    }
+
+    /**
+     * "policy.weights.tier: given twice" for the reader's duplicate-key error (which names the key, not its path),
+     * or empty for another reading error.
+     */
+    static Optional<String> duplicateKey(JsonParseException e) {
+        var message = e.getOriginalMessage();
+        if (message == null || !message.startsWith("Duplicate field '")) {
+            return Optional.empty();
+        }
+        // The reader has taken the key as the current name when it finds it given before: the context is its path.
+        var key = message.substring("Duplicate field '".length(), message.lastIndexOf('\''));
+        var where = e.getProcessor() instanceof JsonParser parser ? path(parser.getParsingContext()) : key;
+        return Optional.of(where + ": given twice (each key once per mapping)");
+    }
+
+    /**
+     * Integer and long fields that refuse a fraction instead of truncating it (Jackson's default), through this
+     * collector, so that "port: expected an integer, got 18103.9" is reported beside every other bad field.
+     */
+    static SimpleModule wholeNumbers() {
+        var module = new SimpleModule("whole-numbers");
+        module.addDeserializer(Integer.class, new WholeNumber<>(Integer.class, new NumberDeserializers.IntegerDeserializer(Integer.class, null)));
+        module.addDeserializer(Long.class, new WholeNumber<>(Long.class, new NumberDeserializers.LongDeserializer(Long.class, null)));
+        return module;
+    }
+
+    private static final class WholeNumber<T> extends StdDeserializer<T> {
+        private final JsonDeserializer<T> standard;
+
+        WholeNumber(Class<T> type, JsonDeserializer<T> standard) {
+            super(type);
+            this.standard = standard;
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public T deserialize(JsonParser parser, DeserializationContext context) throws IOException {
+            var token = parser.currentToken();
+            boolean fraction = token == JsonToken.VALUE_NUMBER_FLOAT;
+            boolean tooLarge = token == JsonToken.VALUE_NUMBER_INT && (handledType() == Integer.class
+                    ? parser.getNumberType() != JsonParser.NumberType.INT
+                    : parser.getNumberType() == JsonParser.NumberType.BIG_INTEGER);
+            if (fraction || tooLarge) {
+                return (T) context.handleWeirdNumberValue(handledType(), parser.getNumberValue(),
+                        fraction ? "not a whole number" : "out of range");
+            }
+            return standard.deserialize(parser, context);
+        }
     }
 
     static String describe(Class<?> type) {

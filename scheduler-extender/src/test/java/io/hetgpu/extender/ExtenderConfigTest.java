@@ -82,7 +82,7 @@ class ExtenderConfigTest {
                 """, "c.yaml"))
                 .hasMessageStartingWith("c.yaml: 8 invalid fields: ")
                 .hasMessageContaining("port: expected 0..65535, got 70000")
-                .hasMessageContaining("resourceName: expected a resource name such as nvidia.com/gpu, got \"not a resource\"")
+                .hasMessageContaining("resourceName: expected an extended resource name such as nvidia.com/gpu (a domain, '/', a name), got \"not a resource\"")
                 .hasMessageContaining("colour: unknown field")
                 .hasMessageContaining("events.intervalSeconds: expected an integer, got \"soon\"")
                 .hasMessageContaining("policy.priority: the low priority threshold (9) must be below the high one (5)")
@@ -167,5 +167,118 @@ class ExtenderConfigTest {
         var main = new ExtenderMain();
         new CommandLine(main).parseArgs("--tls-cert", "/tmp/cert.pem");
         assertThatThrownBy(main::settings).hasMessage("--tls-cert and --tls-key go together: give both or neither");
+    }
+
+    @Test
+    void aKeyGivenTwiceIsRefusedNamingItsPath() {
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\nport: 8888\nport: 9999\n", "c.yaml"))
+                .hasMessage("c.yaml: port: given twice (each key once per mapping)");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy:\n  weights: {tier: 4, tier: 5}\n", "c.yaml"))
+                .hasMessage("c.yaml: policy.weights.tier: given twice (each key once per mapping)");
+        assertThatThrownBy(() -> ExtenderConfig.parse("{\"version\": \"v1\", \"events\": {\"enabled\": true, \"enabled\": false}}", "c.json"))
+                .hasMessage("c.json: events.enabled: given twice (each key once per mapping)");
+    }
+
+    @Test
+    void aFractionIsRefusedWhereAWholeNumberIsExpectedNotTruncated() {
+        assertThatThrownBy(() -> ExtenderConfig.parse("""
+                version: v1
+                port: 18103.9
+                bodyLimitBytes: 1048576.5
+                metricsPort: 9090.1
+                events: {intervalSeconds: 1.5}
+                policy:
+                  priority: {high: 1000.5}
+                  weights: {tier: 2.5}
+                  highPriorityReserve: 8.5
+                """, "c.yaml"))
+                .hasMessageStartingWith("c.yaml: 7 invalid fields: ")
+                .hasMessageContaining("port: expected an integer, got 18103.9")
+                .hasMessageContaining("bodyLimitBytes: expected an integer, got 1048576.5")
+                .hasMessageContaining("metricsPort: expected an integer, got 9090.1")
+                .hasMessageContaining("events.intervalSeconds: expected an integer, got 1.5")
+                .hasMessageContaining("policy.priority.high: expected an integer, got 1000.5")
+                .hasMessageContaining("policy.weights.tier: expected an integer, got 2.5")
+                .hasMessageContaining("policy.highPriorityReserve: expected an integer, got 8.5");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\nport: 99999999999\n", "c.yaml"))
+                .hasMessage("c.yaml: port: expected an integer of at most 2147483647, got 99999999999");
+    }
+
+    @Test
+    void theRackLabelIsALabelKey() throws Exception {
+        assertThat(ExtenderConfig.parse("version: v1\nrackLabel: example.com/rack\n", "c.yaml").rackLabel()).isEqualTo("example.com/rack");
+        assertThat(ExtenderConfig.parse("version: v1\nrackLabel: rack\n", "c.yaml").rackLabel()).isEqualTo("rack");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\nrackLabel: \"Example.com/rack\"\n", "c.yaml"))
+                .hasMessage("c.yaml: rackLabel: expected a label key such as topology.hetgpu.io/rack: the part before '/' must be a DNS "
+                        + "subdomain (lower-case letters, digits, '-' and '.', at most 253 characters), got \"Example.com/rack\"");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\nrackLabel: \"rack/\"\n", "c.yaml"))
+                .hasMessageContaining("rackLabel: expected a label key");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\nrackLabel: \"\"\n", "c.yaml"))
+                .hasMessageContaining("rackLabel: expected a label key");
+    }
+
+    @Test
+    void theBodyLimitHasBounds() throws Exception {
+        assertThat(ExtenderConfig.parse("version: v1\nbodyLimitBytes: 1073741824\n", "c.yaml").bodyLimitBytes()).isEqualTo(1L << 30);
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\nbodyLimitBytes: 1073741825\n", "c.yaml"))
+                .hasMessageStartingWith("c.yaml: bodyLimitBytes: expected 1024 to 1073741824 (1 GiB").hasMessageEndingWith("got 1073741825");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\nbodyLimitBytes: 1023\n", "c.yaml"))
+                .hasMessageStartingWith("c.yaml: bodyLimitBytes: expected 1024 to");
+    }
+
+    @Test
+    void theResourceNameFlagIsCheckedLikeTheFile() {
+        var main = new ExtenderMain();
+        new CommandLine(main).parseArgs("--resource-name", "gpu", "--kubeconfig", "none");
+        assertThatThrownBy(main::settings).hasMessage("--resource-name: expected an extended resource name such as nvidia.com/gpu "
+                + "(a domain, '/', a name), got \"gpu\"");
+    }
+
+    @Test
+    void readsMetricsPortSchedulerNamesAndHttpTimeout() throws Exception {
+        var config = ExtenderConfig.parse("""
+                version: v1
+                metricsPort: 8889
+                schedulerNames: [hetgpu-scheduler, gpu-batch]
+                httpTimeout: 45s
+                """, "c.yaml");
+        assertThat(config.metricsPort()).isEqualTo(8889);
+        assertThat(config.schedulerNames()).containsExactly("hetgpu-scheduler", "gpu-batch");
+        assertThat(config.httpTimeout()).isEqualTo(java.time.Duration.ofSeconds(45));
+        assertThat(ExtenderConfig.DEFAULTS.metricsPort()).isZero();
+        assertThat(ExtenderConfig.DEFAULTS.schedulerNames()).containsExactly("hetgpu-scheduler");
+        assertThat(ExtenderConfig.DEFAULTS.httpTimeout()).isEqualTo(java.time.Duration.ofSeconds(5));
+    }
+
+    @Test
+    void httpTimeoutIsAGoDurationAboveZeroAndAtMostAMinute() throws Exception {
+        assertThat(ExtenderConfig.parse("version: v1\nhttpTimeout: 5s\n", "c.yaml").httpTimeout()).isEqualTo(java.time.Duration.ofSeconds(5));
+        assertThat(ExtenderConfig.parse("version: v1\nhttpTimeout: 1500ms\n", "c.yaml").httpTimeout()).isEqualTo(java.time.Duration.ofMillis(1500));
+        assertThat(ExtenderConfig.parse("version: v1\nhttpTimeout: 1m\n", "c.yaml").httpTimeout()).isEqualTo(java.time.Duration.ofMinutes(1));
+        assertThat(ExtenderConfig.goDuration("1m30s")).as("read as Go reads it, then refused as too long")
+                .isEqualTo(java.time.Duration.ofSeconds(90));
+        for (var bad : new String[] {"0s", "5", "90s", "1m30s", "abc", "1m1s", "-5s", "5 s", ""}) {
+            assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\nhttpTimeout: \"" + bad + "\"\n", "c.yaml")).as(bad)
+                    .hasMessageStartingWith("c.yaml: httpTimeout: expected a duration above 0 and at most 60s")
+                    .hasMessageEndingWith("got \"" + bad + "\"");
+        }
+    }
+
+    @Test
+    void schedulerNamesAreNotBlankNotRepeatedAndNotNone() {
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\nschedulerNames: [a, a]\n", "c.yaml"))
+                .hasMessage("c.yaml: schedulerNames[1]: given twice, got \"a\"");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\nschedulerNames: [a, \" \"]\n", "c.yaml"))
+                .hasMessage("c.yaml: schedulerNames[1]: expected a scheduler name, got \" \"");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\nschedulerNames: []\n", "c.yaml"))
+                .hasMessage("c.yaml: schedulerNames: expected at least one scheduler name, got []");
+    }
+
+    @Test
+    void metricsPortIsAPortOtherThanTheVerbs() {
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\nmetricsPort: 70000\n", "c.yaml"))
+                .hasMessage("c.yaml: metricsPort: expected 0..65535 (0: no metrics port), got 70000");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\nport: 9000\nmetricsPort: 9000\n", "c.yaml"))
+                .hasMessage("c.yaml: metricsPort: must differ from port, got 9000");
     }
 }

@@ -1,5 +1,6 @@
 package io.hetgpu.deviceplugin.pods;
 
+import io.hetgpu.gpu.Quote;
 import io.hetgpu.gpu.inventory.DeviceAssignment;
 import io.hetgpu.gpu.inventory.DeviceAssignmentCodec;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
@@ -271,12 +272,12 @@ public final class PendingAssignments {
 
     private void check(BoundPod pod, DeviceAssignment assignment) throws InventoryFormatException {
         if (!assignment.node().equals(node)) {
-            throw new InventoryFormatException("node: the devices were chosen for node \"" + assignment.node()
-                    + "\", but the pod is bound to \"" + node + "\"");
+            throw new InventoryFormatException("node: the devices were chosen for node " + Quote.of(assignment.node())
+                    + ", but the pod is bound to " + Quote.of(node));
         }
         for (int i = 0; i < assignment.devices().size(); i++) {
             if (!deviceIds.contains(assignment.devices().get(i))) {
-                throw new InventoryFormatException("devices[" + i + "]: this node has no device \"" + assignment.devices().get(i) + "\"");
+                throw new InventoryFormatException("devices[" + i + "]: this node has no device " + Quote.of(assignment.devices().get(i)));
             }
         }
         int requested = pod.gpuRequests().stream().mapToInt(Integer::intValue).sum();

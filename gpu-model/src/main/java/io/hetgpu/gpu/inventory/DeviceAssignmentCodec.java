@@ -1,6 +1,7 @@
 package io.hetgpu.gpu.inventory;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hetgpu.gpu.Quote;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.HashSet;
@@ -28,7 +29,7 @@ public final class DeviceAssignmentCodec {
         try {
             return read(text);
         } catch (RuntimeException e) {
-            throw new InventoryFormatException("gpu-devices: unreadable (" + e + ")");
+            throw new InventoryFormatException("gpu-devices: unreadable (" + Quote.cut(e) + ")");
         }
     }
 
@@ -42,14 +43,14 @@ public final class DeviceAssignmentCodec {
                 throw new InventoryFormatException("devices[" + i + "]: expected a device ID, got \"\"");
             }
             if (!seen.add(devices.get(i))) {
-                throw new InventoryFormatException("devices[" + i + "]: device \"" + devices.get(i) + "\" listed twice");
+                throw new InventoryFormatException("devices[" + i + "]: device " + Quote.of(devices.get(i)) + " listed twice");
             }
         }
         var boundAtText = root.text("boundAt");
         try {
             return new DeviceAssignment(node, devices, Instant.parse(boundAtText));
         } catch (DateTimeParseException e) {
-            throw new InventoryFormatException("boundAt: expected an RFC 3339 UTC time such as 2026-11-22T14:05:00Z, got \"" + boundAtText + "\"");
+            throw new InventoryFormatException("boundAt: expected an RFC 3339 UTC time such as 2026-11-22T14:05:00Z, got " + Quote.of(boundAtText));
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.hetgpu.gpu.inventory;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hetgpu.gpu.Quote;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.HashSet;
@@ -24,7 +25,7 @@ public final class FreeDevicesCodec {
         try {
             return read(text);
         } catch (RuntimeException e) {
-            throw new InventoryFormatException("gpu-free: unreadable (" + e + ")");
+            throw new InventoryFormatException("gpu-free: unreadable (" + Quote.cut(e) + ")");
         }
     }
 
@@ -40,7 +41,7 @@ public final class FreeDevicesCodec {
         try {
             return new FreeDevices(new HashSet<>(uuids), Instant.parse(readAtText));
         } catch (DateTimeParseException e) {
-            throw new InventoryFormatException("readAt: expected an RFC 3339 UTC time such as 2026-11-21T17:20:00Z, got \"" + readAtText + "\"");
+            throw new InventoryFormatException("readAt: expected an RFC 3339 UTC time such as 2026-11-21T17:20:00Z, got " + Quote.of(readAtText));
         }
     }
 }

@@ -15,6 +15,7 @@ import io.hetgpu.gpu.GpuDevice;
 import io.hetgpu.gpu.GpuLink;
 import io.hetgpu.gpu.LinkMatrix;
 import io.hetgpu.gpu.NodeTopology;
+import io.hetgpu.gpu.Quote;
 import io.hetgpu.gpu.allocation.DeviceMask;
 import java.util.ArrayList;
 import java.util.List;
@@ -90,7 +91,7 @@ public final class InventoryCodec {
             return read(json);
         } catch (RuntimeException e) {
             // A case the checks below missed: still this annotation's fault, still one node's problem.
-            throw new InventoryFormatException("gpu-inventory: unreadable (" + e + ")");
+            throw new InventoryFormatException("gpu-inventory: unreadable (" + Quote.cut(e) + ")");
         }
     }
 
@@ -166,7 +167,7 @@ public final class InventoryCodec {
                 var token = tokens.get(j);
                 if (i == j) {
                     if (!token.equals("X")) {
-                        throw new InventoryFormatException("links[" + i + "][" + j + "]: the diagonal must be \"X\", got \"" + token + "\"");
+                        throw new InventoryFormatException("links[" + i + "][" + j + "]: the diagonal must be \"X\", got " + Quote.of(token));
                     }
                     row.add(null);
                     continue;

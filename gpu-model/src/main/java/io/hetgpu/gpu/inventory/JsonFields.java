@@ -1,6 +1,7 @@
 package io.hetgpu.gpu.inventory;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.hetgpu.gpu.Quote;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -86,7 +87,6 @@ record JsonFields(JsonNode node, String path) {
         if (value == null || value.isMissingNode()) {
             return "nothing";
         }
-        var text = value.toString();
-        return text.length() > 80 ? text.substring(0, 77) + "..." : text;
+        return Quote.cut(value.toString());
     }
 }

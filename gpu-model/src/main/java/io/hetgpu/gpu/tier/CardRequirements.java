@@ -3,6 +3,7 @@ package io.hetgpu.gpu.tier;
 import io.hetgpu.gpu.CardModel;
 import io.hetgpu.gpu.ComputeCapability;
 import io.hetgpu.gpu.GpuDevice;
+import io.hetgpu.gpu.Quote;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -73,14 +74,14 @@ public record CardRequirements(Set<String> models, long minMemoryMiB, ComputeCap
             }
             var model = CardModel.fromProductName(part);
             if (!catalog.knows(model)) {
-                problems.add(HetgpuKeys.POD_GPU_MODELS + ": unknown card model \"" + part.strip() + "\" in \"" + text
-                        + "\" (known: " + String.join(", ", catalog.cards().stream().map(c -> c.model()).toList())
+                problems.add(HetgpuKeys.POD_GPU_MODELS + ": unknown card model " + Quote.of(part.strip()) + " in " + Quote.of(text)
+                        + " (known: " + String.join(", ", catalog.cards().stream().map(c -> c.model()).toList())
                         + "; an admin can add a model to the tier table)");
             }
             models.add(model);
         }
         if (models.isEmpty()) {
-            problems.add(HetgpuKeys.POD_GPU_MODELS + ": expected card models such as \"A100,H100\", got \"" + text + "\"");
+            problems.add(HetgpuKeys.POD_GPU_MODELS + ": expected card models such as \"A100,H100\", got " + Quote.of(text));
         }
         return models;
     }
@@ -92,7 +93,7 @@ public record CardRequirements(Set<String> models, long minMemoryMiB, ComputeCap
         var matcher = MEMORY.matcher(text.strip());
         var bytes = matcher.matches() ? new BigDecimal(matcher.group(1)).multiply(UNITS.get(matcher.group(2))) : BigDecimal.ZERO;
         if (bytes.signum() <= 0) {
-            problems.add(HetgpuKeys.POD_MIN_GPU_MEMORY + ": expected a memory size such as \"32Gi\" or \"16000Mi\", got \"" + text + "\"");
+            problems.add(HetgpuKeys.POD_MIN_GPU_MEMORY + ": expected a memory size such as \"32Gi\" or \"16000Mi\", got " + Quote.of(text));
             return 0;
         }
         return bytes.divide(MIB, 0, RoundingMode.CEILING).longValueExact();
@@ -105,7 +106,7 @@ public record CardRequirements(Set<String> models, long minMemoryMiB, ComputeCap
         try {
             return ComputeCapability.parse(text);
         } catch (IllegalArgumentException e) {
-            problems.add(HetgpuKeys.POD_MIN_COMPUTE_CAPABILITY + ": expected MAJOR.MINOR such as \"7.0\", got \"" + text + "\"");
+            problems.add(HetgpuKeys.POD_MIN_COMPUTE_CAPABILITY + ": expected MAJOR.MINOR such as \"7.0\", got " + Quote.of(text));
             return ANY_COMPUTE_CAPABILITY;
         }
     }

@@ -1,5 +1,6 @@
 package io.hetgpu.extender.model;
 
+import io.hetgpu.gpu.Quote;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import java.util.LinkedHashSet;
 import java.util.Locale;
@@ -29,7 +30,7 @@ public final class DataLocalityParser {
                 case "rack" -> racks;
                 case "zone" -> zones;
                 default -> throw new IllegalArgumentException(HetgpuKeys.DATA_LOCALITY
-                        + ": expected clauses node=…, rack=… or zone=…, got \"" + text + "\"");
+                        + ": expected clauses node=…, rack=… or zone=…, got " + Quote.of(text));
             };
             for (var value : clause.substring(eq + 1).split(",")) {
                 if (!value.isBlank()) {
@@ -39,7 +40,7 @@ public final class DataLocalityParser {
         }
         var locality = new DataLocality(nodes, racks, zones);
         if (locality.isEmpty()) {
-            throw new IllegalArgumentException(HetgpuKeys.DATA_LOCALITY + ": names no node, rack or zone: \"" + text + "\"");
+            throw new IllegalArgumentException(HetgpuKeys.DATA_LOCALITY + ": names no node, rack or zone: " + Quote.of(text));
         }
         return locality;
     }

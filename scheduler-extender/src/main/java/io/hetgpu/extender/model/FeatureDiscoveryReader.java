@@ -2,6 +2,7 @@ package io.hetgpu.extender.model;
 
 import io.hetgpu.gpu.CardModel;
 import io.hetgpu.gpu.ComputeCapability;
+import io.hetgpu.gpu.Quote;
 import io.hetgpu.gpu.inventory.NvidiaKeys;
 import java.util.Locale;
 import java.util.Map;
@@ -74,8 +75,8 @@ public final class FeatureDiscoveryReader {
             name = name.substring(0, name.length() - SHARED_SUFFIX.length());
         }
         if (name.toUpperCase(Locale.ROOT).contains("-MIG-")) {
-            throw new IllegalArgumentException(NvidiaKeys.GFD_PRODUCT + ": \"" + product
-                    + "\" names MIG slices (mig-strategy single), not whole GPUs");
+            throw new IllegalArgumentException(NvidiaKeys.GFD_PRODUCT + ": " + Quote.of(product)
+                    + " names MIG slices (mig-strategy single), not whole GPUs");
         }
         if (name.isBlank() || name.replace("-", "").isBlank()) {
             throw new IllegalArgumentException(NvidiaKeys.GFD_PRODUCT + ": expected a product name such as Tesla-V100-SXM2-16GB, got \""
@@ -95,7 +96,7 @@ public final class FeatureDiscoveryReader {
             throw new IllegalArgumentException(key + ": missing (expected " + expected + ")");
         }
         if (!WHOLE_NUMBER.matcher(value).matches()) {
-            throw new IllegalArgumentException(key + ": expected " + expected + ", got \"" + value + "\"");
+            throw new IllegalArgumentException(key + ": expected " + expected + ", got " + Quote.of(value));
         }
         return Long.parseLong(value);
     }

@@ -1,5 +1,6 @@
 package io.hetgpu.extender.model;
 
+import io.hetgpu.gpu.Quote;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.inventory.InventoryCodec;
 import io.hetgpu.gpu.inventory.InventoryFormatException;
@@ -36,7 +37,7 @@ public final class NodeGpuReader {
             } catch (InventoryFormatException | RuntimeException e) {
                 // Whatever fails in reading it, the inventory is this node's problem only.
                 var problem = HetgpuKeys.ANNOTATION_INVENTORY + " unreadable: "
-                        + (e instanceof InventoryFormatException ? e.getMessage() : e.toString());
+                        + (e instanceof InventoryFormatException ? e.getMessage() : Quote.cut(e));
                 if (node.gpuAllocatable() == null) {
                     return NodeGpus.unreadable(problem);
                 }
@@ -49,7 +50,8 @@ public final class NodeGpuReader {
         } else if (WHOLE_NUMBER.matcher(node.gpuAllocatable().strip()).matches()) {
             offered = Integer.parseInt(node.gpuAllocatable().strip());
         } else {
-            notes.add("status.allocatable[" + resourceName + "]: expected a whole number of GPUs, got \"" + node.gpuAllocatable() + "\"");
+            notes.add("status.allocatable[" + resourceName + "]: expected a whole number of GPUs, got "
+                    + Quote.of(node.gpuAllocatable()));
             return NodeGpus.unreadable(String.join("; ", notes));
         }
         if (offered > NodeGpus.MAX_GPUS) {

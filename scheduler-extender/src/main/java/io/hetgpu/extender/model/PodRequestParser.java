@@ -3,6 +3,7 @@ package io.hetgpu.extender.model;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.hetgpu.gpu.Quote;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.tier.CardCatalog;
 import io.hetgpu.gpu.tier.CardRequirements;
@@ -12,6 +13,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Reads a {@link PodRequest} from a Kubernetes Pod. Every problem is collected, so one message tells a
@@ -22,10 +25,22 @@ public final class PodRequestParser {
 
     private final String resourceName;
     private final CardCatalog catalog;
+    /** The workload classes the admin's throughput table lists (lower case); empty: no table, any class accepted. */
+    private final Set<String> workloadClasses;
 
     public PodRequestParser(String resourceName, CardCatalog catalog) {
+        this(resourceName, catalog, Set.of());
+    }
+
+    /**
+     * @param workloadClasses the classes of the configured throughput table, lower case. With a table, a pod naming a
+     *                        class it does not list is refused, like a card model the tier table does not know: a typo
+     *                        would otherwise rank the pod by tier without a word. Without one, the annotation has no effect.
+     */
+    public PodRequestParser(String resourceName, CardCatalog catalog, Set<String> workloadClasses) {
         this.resourceName = Objects.requireNonNull(resourceName, "resourceName");
         this.catalog = Objects.requireNonNull(catalog, "catalog");
+        this.workloadClasses = new TreeSet<>(workloadClasses);
     }
 
     public String resourceName() {
@@ -48,6 +63,11 @@ public final class PodRequestParser {
         boolean nvlink = interconnect(annotations.get(HetgpuKeys.POD_INTERCONNECT), problems);
         var hint = choice(annotations, HetgpuKeys.POD_PRIORITY, PriorityHint.class, PriorityHint.UNSET, problems);
         var preference = choice(annotations, HetgpuKeys.POD_GPU_PREFERENCE, GpuPreference.class, GpuPreference.UNSET, problems);
+        var workload = annotations.getOrDefault(HetgpuKeys.POD_WORKLOAD, "").strip();
+        if (!workload.isEmpty() && !workloadClasses.isEmpty() && !workloadClasses.contains(workload.toLowerCase(Locale.ROOT))) {
+            problems.add(HetgpuKeys.POD_WORKLOAD + ": unknown workload class " + Quote.of(workload) + " (the throughput table lists: "
+                    + String.join(", ", workloadClasses) + ")");
+        }
         if (!problems.isEmpty()) {
             throw new InvalidPodRequestException(String.join("; ", problems));
         }
@@ -69,7 +89,7 @@ public final class PodRequestParser {
                 metadata == null || metadata.getName() == null ? "" : metadata.getName(),
                 metadata == null || metadata.getUid() == null ? "" : metadata.getUid(),
                 gpus, cards.models(), cards.minMemoryMiB(), cards.minComputeCapability(), nvlink, specPriority, hint, preference, job, role, claims,
-                annotations.getOrDefault(HetgpuKeys.POD_WORKLOAD, "").strip());
+                workload);
     }
 
     /**
@@ -128,10 +148,10 @@ public final class PodRequestParser {
         try {
             value = Quantity.getAmountInBytes(quantity);
         } catch (RuntimeException e) {
-            throw new InvalidPodRequestException(where + ": expected a whole number of GPUs, got \"" + quantity + "\"");
+            throw new InvalidPodRequestException(where + ": expected a whole number of GPUs, got " + Quote.of(quantity));
         }
         if (value.signum() < 0 || value.stripTrailingZeros().scale() > 0) {
-            throw new InvalidPodRequestException(where + ": expected a whole number of GPUs, got \"" + quantity + "\"");
+            throw new InvalidPodRequestException(where + ": expected a whole number of GPUs, got " + Quote.of(quantity));
         }
         return value.longValueExact();
     }
@@ -144,7 +164,7 @@ public final class PodRequestParser {
             case "nvlink" -> true;
             case "any", "" -> false;
             default -> {
-                problems.add(HetgpuKeys.POD_INTERCONNECT + ": expected \"nvlink\" or \"any\", got \"" + text + "\"");
+                problems.add(HetgpuKeys.POD_INTERCONNECT + ": expected \"nvlink\" or \"any\", got " + Quote.of(text));
                 yield false;
             }
         };
@@ -166,7 +186,7 @@ public final class PodRequestParser {
                 return value;
             }
         }
-        problems.add(key + ": expected one of " + String.join(", ", allowed) + ", got \"" + text + "\"");
+        problems.add(key + ": expected one of " + String.join(", ", allowed) + ", got " + Quote.of(text));
         return unset;
     }
 

@@ -4,6 +4,7 @@ import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.wire.FilterResult;
 import io.hetgpu.extender.wire.NodeReasons;
 import io.hetgpu.extender.wire.WireNode;
+import io.hetgpu.gpu.Quote;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,11 +16,20 @@ import java.util.Map;
  */
 final class FilterAnswer {
 
+    /**
+     * The longest reason given for one node. The policy's own reasons are one line (under 200 characters); a node's
+     * unreadable annotations can add a few quoted, already cut values. The cap is what keeps an answer that refuses every
+     * node within a fixed size per node named: see README, "What one caller can hold".
+     */
+    static final int MAX_REASON_CHARS = 300;
+
     private final ResolvedNodes nodes;
     private final List<String> fitting;
     private final List<WireNode> kept;
     private final Refusals failed;
     private final Refusals unresolvable;
+    /** The pod was refused as a whole: the answer names one node (see {@link #refusedEverywhere}). */
+    private boolean podRefused;
 
     FilterAnswer(ResolvedNodes nodes) {
         this.nodes = nodes;
@@ -46,14 +56,28 @@ final class FilterAnswer {
         }
     }
 
-    /** Every resolved node refused for one reason no preemption fixes (the pod itself cannot be placed). */
+    /**
+     * The pod itself cannot be placed (its request cannot be read): the reason once, on the first node asked about,
+     * in {@code FailedAndUnresolvableNodes}, and no other node in any list. kube-scheduler keeps only the nodes an
+     * answer returns, so the others are refused too; it gives them no status, which since 1.31 reads as
+     * UnschedulableAndUnresolvable (no preemption tried there; before 1.31 it may try, and the preempt verb keeps no
+     * node for such a pod). Its FailedScheduling event then says "0/N nodes are available: 1 pod … cannot be
+     * placed: …", the pod is Unschedulable and waits for a change to it (the user's fix) or to the cluster. Not an
+     * {@code Error}: that makes kube-scheduler retry the pod with backoff forever as a scheduler error, and skip an
+     * {@code ignorable} extender altogether, placing the pod as if hetgpu did not exist. Not once per node: a 250 KB
+     * annotation quoted once per node made a 5,000-node answer over a gigabyte.
+     */
     void refusedEverywhere(String reason) {
-        for (var state : nodes.states()) {
-            unresolvable.add(state.name(), reason);
-        }
+        podRefused = true;
+        String first = nodes.states().length > 0 ? nodes.states()[0].name()
+                : !nodes.unknown().isEmpty() ? nodes.unknown().getFirst() : "";
+        unresolvable.add(first, reason);
     }
 
     FilterResult result() {
+        if (podRefused) {
+            return new FilterResult(kept, fitting, failed.map(), unresolvable.map(), "");
+        }
         for (var name : nodes.unknown()) {
             failed.add(name, ExtenderService.UNKNOWN_NODE);
         }
@@ -77,6 +101,7 @@ final class FilterAnswer {
         }
 
         void add(String node, String reason) {
+            reason = Quote.cut(reason, MAX_REASON_CHARS);
             if (byName != null) {
                 byName.put(node, reason);
             } else {

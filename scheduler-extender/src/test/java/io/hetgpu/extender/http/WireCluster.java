@@ -74,8 +74,8 @@ final class WireCluster implements AutoCloseable {
                 verbs, metrics));
     }
 
-    /** A verb's answer: the HTTP status and the body as JSON. */
-    record Answer(int status, JsonNode body) {
+    /** A verb's answer: the HTTP status, the body as JSON, and the body's size and the request's in bytes. */
+    record Answer(int status, JsonNode body, long bytes, long requestBytes) {
     }
 
     /** Asks {@code verb} about every node of the cluster, in order. */
@@ -107,7 +107,8 @@ final class WireCluster implements AutoCloseable {
         var response = ExtenderServerTest.join(client.post(server.port(), "127.0.0.1", path)
                 .putHeader("content-type", "application/json").sendBuffer(Buffer.buffer(body)));
         try {
-            return new Answer(response.statusCode(), ANSWERS.readTree(response.bodyAsString()));
+            return new Answer(response.statusCode(), ANSWERS.readTree(response.bodyAsString()), response.body().length(),
+                    body.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
         } catch (IOException e) {
             throw new AssertionError("not JSON, or a key given twice: " + response.bodyAsString(), e);
         }

@@ -128,4 +128,31 @@ class PodRequestParserTest {
         return new PodBuilder().withNewMetadata().withName("p").withNamespace("default").endMetadata()
                 .withNewSpec().withInitContainers(init).withContainers(containers).endSpec().build();
     }
+
+    @Test
+    void aWorkloadClassTheThroughputTableDoesNotListIsNamedInTheReason() throws Exception {
+        var withTable = new PodRequestParser("nvidia.com/gpu", CardCatalog.defaults(), Set.of("resnet50", "recommendation"));
+        var typo = KubeJson.trainingPod();
+        typo.getMetadata().getAnnotations().put("hetgpu.io/workload", "resnet-50");
+
+        assertThatThrownBy(() -> withTable.parse(typo)).isInstanceOf(InvalidPodRequestException.class)
+                .hasMessage("hetgpu.io/workload: unknown workload class \"resnet-50\" (the throughput table lists: recommendation, resnet50)");
+
+        typo.getMetadata().getAnnotations().put("hetgpu.io/workload", " ResNet50 ");
+        assertThat(withTable.parse(typo).workload()).as("case and blanks do not matter, as in the table").isEqualTo("ResNet50");
+        typo.getMetadata().getAnnotations().put("hetgpu.io/workload", "resnet-50");
+        assertThat(parser.parse(typo).workload()).as("without a table the class has no effect").isEqualTo("resnet-50");
+    }
+
+    @Test
+    void aLongValueIsQuotedCutWithItsLength() {
+        var pod = KubeJson.trainingPod();
+        pod.getMetadata().getAnnotations().put("hetgpu.io/gpu-models", "Z".repeat(20_000));
+        pod.getMetadata().getAnnotations().put("hetgpu.io/priority", "p".repeat(250_000));
+
+        assertThatThrownBy(() -> parser.parse(pod)).isInstanceOf(InvalidPodRequestException.class)
+                .hasMessageContaining("in \"" + "Z".repeat(64) + "…\"(20000 bytes)")
+                .hasMessageContaining("got \"" + "p".repeat(64) + "…\"(250000 bytes)")
+                .satisfies(e -> assertThat(e.getMessage().length()).isLessThan(1_000));
+    }
 }
