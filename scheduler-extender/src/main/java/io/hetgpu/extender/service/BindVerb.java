@@ -135,58 +135,6 @@ public final class BindVerb {
         }
     }
 
-    /** When a bind's budget is spent, on the monotonic clock, and how slowly the API server has answered it so far. */
-    private static final class Deadline {
-        private final long endNanos;
-        /** The longest call of this bind yet: one thread runs a bind's calls one after the other. */
-        private long slowestNanos;
-
-        private Deadline(long endNanos) {
-            this.endNanos = endNanos;
-        }
-
-        static Deadline after(Duration budget) {
-            return new Deadline(System.nanoTime() + budget.toNanos());
-        }
-
-        long remainingNanos() {
-            return endNanos - System.nanoTime();
-        }
-
-        void took(long nanos) {
-            slowestNanos = Math.max(slowestNanos, nanos);
-        }
-    }
-
-    /** An API call the bind stopped waiting for (or did not start) because its budget was spent. */
-    private static final class OutOfTime extends Exception {
-        /** A call that was never started: nothing of it can land later. */
-        private static final CompletableFuture<Void> NOT_STARTED = CompletableFuture.completedFuture(null);
-
-        private final transient CompletableFuture<?> call;
-
-        OutOfTime(String what, CompletableFuture<?> call) {
-            super(what, null, false, false);
-            this.call = call;
-        }
-
-        boolean started() {
-            return call != NOT_STARTED;
-        }
-    }
-
-    /** One blocking call on the API server. */
-    @FunctionalInterface
-    private interface ApiCall<T> {
-        T run() throws PodBinder.Refusal;
-    }
-
-    /** One blocking write on the API server. */
-    @FunctionalInterface
-    private interface ApiWrite {
-        void run() throws PodBinder.Refusal;
-    }
-
     /** One bind as metrics and logs hear of it. */
     public record Report(Outcome outcome, Duration took) {
     }
@@ -262,11 +210,11 @@ public final class BindVerb {
             return new ExtenderBindingResult(waiting.get());
         }
         long started = System.nanoTime();
-        var deadline = Deadline.after(limits.budget());
+        var deadline = BindDeadline.after(limits.budget(), calls);
         Ending ending;
         try {
             ending = attempt(args, deadline);
-        } catch (OutOfTime e) {
+        } catch (BindDeadline.OutOfTime e) {
             ending = outOfTime(args, e.getMessage());
         } catch (RuntimeException e) {
             LOG.error("bind of {} failed", args, e);
@@ -285,7 +233,7 @@ public final class BindVerb {
         return reservations;
     }
 
-    private Ending attempt(ExtenderBindingArgs args, Deadline deadline) throws OutOfTime {
+    private Ending attempt(ExtenderBindingArgs args, BindDeadline deadline) throws BindDeadline.OutOfTime {
         var missing = missingField(args);
         if (!missing.isEmpty()) {
             return new Ending(Outcome.FAILED, "ExtenderBindingArgs." + missing + " is empty: nothing to bind");
@@ -303,7 +251,7 @@ public final class BindVerb {
         }
         Pod pod;
         try {
-            pod = call(deadline, "reading pod " + namespace + "/" + name, () -> binder.pod(namespace, name));
+            pod = deadline.call("reading pod " + namespace + "/" + name, () -> binder.pod(namespace, name));
         } catch (PodBinder.Refusal e) {
             return refused(e);
         }
@@ -357,7 +305,7 @@ public final class BindVerb {
                         case Ending refusal -> refusal;
                         case Chosen chosen -> recordAndBind(namespace, name, uid, version, node, chosen.devices(), ledger, deadline);
                     };
-                } catch (OutOfTime e) {
+                } catch (BindDeadline.OutOfTime e) {
                     throw new OutOfTimeInside(e);
                 }
             });
@@ -366,11 +314,11 @@ public final class BindVerb {
         }
     }
 
-    /** Carries an {@link OutOfTime} out of the reservations' lock, whose function cannot throw it. */
+    /** Carries an {@link BindDeadline.OutOfTime} out of the reservations' lock, whose function cannot throw it. */
     private static final class OutOfTimeInside extends RuntimeException {
-        private final OutOfTime outOfTime;
+        private final BindDeadline.OutOfTime outOfTime;
 
-        OutOfTimeInside(OutOfTime outOfTime) {
+        OutOfTimeInside(BindDeadline.OutOfTime outOfTime) {
             super(outOfTime.getMessage(), null, false, false);
             this.outOfTime = outOfTime;
         }
@@ -378,10 +326,10 @@ public final class BindVerb {
 
     /** Writes the record, then the Binding; a failure gives the devices back and removes the record. */
     private Ending recordAndBind(String namespace, String name, String uid, String version, String node, List<String> devices,
-                                 DeviceReservations.Ledger ledger, Deadline deadline) throws OutOfTime {
+                                 DeviceReservations.Ledger ledger, BindDeadline deadline) throws BindDeadline.OutOfTime {
         var record = codec.encode(new DeviceAssignment(node, devices, clock.instant()));
         try {
-            write(deadline, "recording the devices of pod " + namespace + "/" + name,
+            deadline.write("recording the devices of pod " + namespace + "/" + name,
                     () -> binder.annotate(namespace, name, version, HetgpuKeys.POD_GPU_DEVICES, record));
         } catch (PodBinder.Refusal e) {
             ledger.release(uid);
@@ -390,7 +338,7 @@ public final class BindVerb {
                 removeRecord(namespace, name, record, deadline);
             }
             return refused(e);
-        } catch (OutOfTime e) {
+        } catch (BindDeadline.OutOfTime e) {
             if (!e.started()) {
                 // No record was sent: only the devices to give back.
                 ledger.release(uid);
@@ -399,20 +347,20 @@ public final class BindVerb {
             throw cleanUpAfter(e, namespace, name, uid, node, record);
         }
         try {
-            write(deadline, "binding pod " + namespace + "/" + name + " to " + node, () -> binder.bind(namespace, name, uid, node));
+            deadline.write("binding pod " + namespace + "/" + name + " to " + node, () -> binder.bind(namespace, name, uid, node));
         } catch (PodBinder.Refusal e) {
             try {
                 if (e.code() == 0 && boundThere(namespace, name, uid, node, deadline)) {
                     // The Binding was created; only its answer was lost.
                     return Ending.bound(Outcome.BOUND);
                 }
-            } catch (OutOfTime late) {
+            } catch (BindDeadline.OutOfTime late) {
                 throw cleanUpAfter(late, namespace, name, uid, node, record);
             }
             ledger.release(uid);
             removeRecord(namespace, name, record, deadline);
             return refused(e);
-        } catch (OutOfTime e) {
+        } catch (BindDeadline.OutOfTime e) {
             throw cleanUpAfter(e, namespace, name, uid, node, record);
         }
         return Ending.bound(Outcome.BOUND);
@@ -423,8 +371,8 @@ public final class BindVerb {
      * removed unless the pod is bound there (a late Binding that landed: then the record is what the device plugin needs),
      * and the devices are given back. In the background: kube-scheduler has its answer already.
      */
-    private OutOfTime cleanUpAfter(OutOfTime late, String namespace, String name, String uid, String node, String record) {
-        late.call.handle((ignored, failure) -> null).thenRunAsync(() -> {
+    private BindDeadline.OutOfTime cleanUpAfter(BindDeadline.OutOfTime late, String namespace, String name, String uid, String node, String record) {
+        late.callEnded().thenRunAsync(() -> {
             if (!boundThereNow(namespace, name, uid, node, record)) {
                 reservations.exclusively(node, ledger -> {
                     ledger.release(uid);
@@ -471,56 +419,6 @@ public final class BindVerb {
     /** Tries after a bind ran out of time to remove its record: the API server was slow, not necessarily gone. */
     private static final int CLEANUP_ATTEMPTS = 3;
 
-    /** Runs a read within what is left of the budget. */
-    private <T> T call(Deadline deadline, String what, ApiCall<T> call) throws PodBinder.Refusal, OutOfTime {
-        long remaining = deadline.remainingNanos();
-        if (remaining <= 0) {
-            throw new OutOfTime(what + ": not started, the bind's time was spent", OutOfTime.NOT_STARTED);
-        }
-        long started = System.nanoTime();
-        var future = new CompletableFuture<T>();
-        calls.execute(() -> {
-            try {
-                future.complete(call.run());
-            } catch (PodBinder.Refusal | RuntimeException e) {
-                future.completeExceptionally(e);
-            }
-        });
-        try {
-            var answer = future.get(remaining, TimeUnit.NANOSECONDS);
-            deadline.took(System.nanoTime() - started);
-            return answer;
-        } catch (TimeoutException e) {
-            throw new OutOfTime(what + ": no answer from the API server in time", future);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new PodBinder.Refusal(0, what + ": interrupted");
-        } catch (ExecutionException e) {
-            switch (e.getCause()) {
-                case PodBinder.Refusal refusal -> throw refusal;
-                case RuntimeException runtime -> throw runtime;
-                default -> throw new IllegalStateException(e.getCause());
-            }
-        }
-    }
-
-    /**
-     * Runs a write within what is left of the budget. None starts once it is spent (kube-scheduler has stopped waiting),
-     * nor when less is left than the slowest call of this bind took: the write would likely take effect after the answer
-     * said it failed (a Binding kube-scheduler was told had failed, a record nobody waits for).
-     */
-    private void write(Deadline deadline, String what, ApiWrite write) throws PodBinder.Refusal, OutOfTime {
-        long left = deadline.remainingNanos();
-        if (left < deadline.slowestNanos) {
-            throw new OutOfTime(what + ": not started, " + Duration.ofNanos(left).toMillis() + " ms left and the API server took "
-                    + Duration.ofNanos(deadline.slowestNanos).toMillis() + " ms to answer", OutOfTime.NOT_STARTED);
-        }
-        call(deadline, what, () -> {
-            write.run();
-            return null;
-        });
-    }
-
     private Ending outOfTime(ExtenderBindingArgs args, String what) {
         return new Ending(Outcome.TIMED_OUT, "bind of pod " + args.podNamespace() + "/" + args.podName() + " to " + args.node()
                 + " ran out of time (" + limits.budget().toMillis() + " ms of kube-scheduler's " + limits.httpTimeout().toMillis()
@@ -557,18 +455,18 @@ public final class BindVerb {
         };
     }
 
-    private Ending bindOnly(String namespace, String name, String uid, String node, Deadline deadline) throws OutOfTime {
+    private Ending bindOnly(String namespace, String name, String uid, String node, BindDeadline deadline) throws BindDeadline.OutOfTime {
         try {
-            write(deadline, "binding pod " + namespace + "/" + name + " to " + node, () -> binder.bind(namespace, name, uid, node));
+            deadline.write("binding pod " + namespace + "/" + name + " to " + node, () -> binder.bind(namespace, name, uid, node));
             return Ending.bound(Outcome.BOUND_UNRECORDED);
         } catch (PodBinder.Refusal e) {
             return e.code() == 0 && boundThere(namespace, name, uid, node, deadline) ? Ending.bound(Outcome.BOUND_UNRECORDED) : refused(e);
         }
     }
 
-    private boolean boundThere(String namespace, String name, String uid, String node, Deadline deadline) throws OutOfTime {
+    private boolean boundThere(String namespace, String name, String uid, String node, BindDeadline deadline) throws BindDeadline.OutOfTime {
         try {
-            var pod = call(deadline, "checking whether pod " + namespace + "/" + name + " was bound", () -> binder.pod(namespace, name));
+            var pod = deadline.call("checking whether pod " + namespace + "/" + name + " was bound", () -> binder.pod(namespace, name));
             return pod != null && uid.equals(pod.getMetadata().getUid()) && pod.getSpec() != null && node.equals(pod.getSpec().getNodeName());
         } catch (PodBinder.Refusal e) {
             return false;
@@ -579,7 +477,7 @@ public final class BindVerb {
      * Removes a failed bind's record, waiting for that at most until the deadline: past it the removal goes on alone (it
      * undoes, so it may end after the answer; a record left on a pod not bound counts only while fresh).
      */
-    private void removeRecord(String namespace, String name, String record, Deadline deadline) {
+    private void removeRecord(String namespace, String name, String record, BindDeadline deadline) {
         var removal = CompletableFuture.runAsync(() -> {
             try {
                 binder.removeAnnotation(namespace, name, HetgpuKeys.POD_GPU_DEVICES, record);

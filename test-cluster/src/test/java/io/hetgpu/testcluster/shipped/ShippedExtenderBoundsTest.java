@@ -42,7 +42,7 @@ class ShippedExtenderBoundsTest {
 
     @Test
     void aHugeInvalidAnnotationAt5000NodesIsAnsweredOnceInUnderAMegabyteWithoutTheHeapGrowing() throws Exception {
-        var pod = PodSandbox.of(RenderedManifests.simulatedInstall(), "Deployment", "hetgpu-scheduler-extender", "cpu-1",
+        var pod = PodSandbox.of(RenderedManifests.simulatedInstall(), "Deployment", "hetgpu-scheduler", "scheduler-extender", "cpu-1",
                 dir.resolve("extender-pod"), Map.of());
         var args = new ArrayList<String>();
         for (var arg : pod.args()) {
@@ -54,7 +54,7 @@ class ShippedExtenderBoundsTest {
         options.add(HEAP);
         options.add("-XX:+ExitOnOutOfMemoryError");
         var http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        var base = "http://127.0.0.1:" + pod.port("http");
+        var base = "http://127.0.0.1:" + pod.flagPort("--port");
         var body = request();
         assertThat(body.length()).as("the request").isBetween(1_000_000, 1_500_000);
         try (var extender = JarProcess.start(SCHEDULER_EXTENDER.jar(), options, args, env, dir.resolve("extender.log"))) {
