@@ -6,10 +6,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hetgpu.extender.KubeJson;
 import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.cluster.ListingClusterView;
 import io.hetgpu.extender.cluster.NodeSnapshot;
 import io.hetgpu.extender.model.NodeStateFactory;
-import io.hetgpu.extender.model.PlacementContext;
-import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.PolicySettings;
@@ -20,7 +19,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,41 +34,7 @@ class NotSyncedServerTest {
     private static final String NAMES = "{\"Pod\":" + POD + ",\"NodeNames\":[\"dgx-1\"]}";
 
     /** Not synced; and, when {@code stoppedBecause} is set, an informer stopped for good. */
-    private static final class Waiting implements ClusterView {
-        volatile String stoppedBecause = "";
-
-        @Override
-        public boolean synced() {
-            return false;
-        }
-
-        @Override
-        public Optional<String> stopped() {
-            return stoppedBecause.isEmpty() ? Optional.empty() : Optional.of(stoppedBecause);
-        }
-
-        @Override
-        public boolean knowsNodes() {
-            return true;
-        }
-
-        @Override
-        public NodeSnapshot nodes() {
-            return NodeSnapshot.EMPTY;
-        }
-
-        @Override
-        public PlacementContext contextOf(PodRequest pod) {
-            return PlacementContext.EMPTY;
-        }
-
-        @Override
-        public Pod podByUid(String uid) {
-            return null;
-        }
-    }
-
-    private final Waiting cluster = new Waiting();
+    private final ListingClusterView cluster = new ListingClusterView(NodeSnapshot.EMPTY);
     private Vertx vertx;
     private ExtenderServer server;
     private WebClient client;
@@ -123,7 +87,7 @@ class NotSyncedServerTest {
 
     @Test
     void anInformerStoppedForGoodFailsTheLivenessProbe() {
-        cluster.stoppedBecause = "the pods informer has stopped for good (watch closed)";
+        cluster.stop("the pods informer has stopped for good (watch closed)");
 
         var health = get("/healthz");
         assertThat(health.statusCode()).isEqualTo(503);

@@ -7,12 +7,11 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.hetgpu.extender.KubeJson;
 import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.cluster.ListingClusterView;
 import io.hetgpu.extender.cluster.NodeSnapshot;
 import io.hetgpu.extender.cluster.PodBinder;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.NodeStateFactory;
-import io.hetgpu.extender.model.PlacementContext;
-import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.PolicySettings;
@@ -36,39 +35,9 @@ class CacheGateTest {
     private static final CardCatalog CATALOG = CardCatalog.defaults();
 
     /** A view whose informers have not listed yet, over a node it would otherwise judge. */
-    private static final class Unsynced implements ClusterView {
-        volatile boolean synced;
-        private final NodeSnapshot nodes = NodeSnapshot.of(List.of(new NodeFacts("dgx-1", "1", Map.of(),
-                TestTopologies.inventory(TestTopologies.dgx1V100("dgx-1")), TestTopologies.allFree(TestTopologies.dgx1V100("dgx-1")))),
-                Map.of());
-
-        @Override
-        public boolean synced() {
-            return synced;
-        }
-
-        @Override
-        public boolean knowsNodes() {
-            return true;
-        }
-
-        @Override
-        public NodeSnapshot nodes() {
-            return nodes;
-        }
-
-        @Override
-        public PlacementContext contextOf(PodRequest pod) {
-            return PlacementContext.EMPTY;
-        }
-
-        @Override
-        public Pod podByUid(String uid) {
-            return null;
-        }
-    }
-
-    private final Unsynced cluster = new Unsynced();
+    private final ListingClusterView cluster = new ListingClusterView(NodeSnapshot.of(List.of(new NodeFacts("dgx-1", "1", Map.of(),
+            TestTopologies.inventory(TestTopologies.dgx1V100("dgx-1")), TestTopologies.allFree(TestTopologies.dgx1V100("dgx-1")))),
+            Map.of()));
     private final List<String> happened = new CopyOnWriteArrayList<>();
     /** Any call here is an API request the verb should not have made. */
     private final PodBinder binder = new PodBinder() {
@@ -127,7 +96,7 @@ class CacheGateTest {
     @Test
     void onceSyncedTheVerbsAnswer() {
         verbs.service().filter(dgx);
-        cluster.synced = true;
+        cluster.finishListing();
 
         var filter = verbs.service().filter(dgx);
         assertThat(filter.error()).isEmpty();
