@@ -165,9 +165,13 @@ class BindHandshakeStressTest {
 
     /** The pod ends and is deleted; returns once the extender has seen it go. */
     private void finish(String name) {
-        cluster.client().pods().inNamespace(TrainingPods.NS).withName(name).delete();
+        var pod = cluster.client().pods().inNamespace(TrainingPods.NS).withName(name);
+        // The API server gives each pod a UID of its own: the one to wait for is the one it holds. A deleted pod stays in
+        // the view, released, until the device plugin's free list shows its GPUs free.
+        var uid = pod.get().getMetadata().getUid();
+        pod.delete();
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5)).until(() -> cluster.extenders().stream()
-                .allMatch(extender -> extender.view().boundPods("mixed-1").stream().noneMatch(p -> p.uid().equals("uid-" + name))));
+                .allMatch(extender -> extender.view().boundPods("mixed-1").stream().noneMatch(p -> p.uid().equals(uid) && !p.released())));
     }
 
     @Test
