@@ -23,6 +23,7 @@ import io.hetgpu.testcluster.scheduler.Decision;
 import io.hetgpu.testcluster.scheduler.SchedulerDriver;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -75,6 +76,8 @@ class ManifestRbacTest {
             "SCHEDULER_EXTENDER update coordination.k8s.io/leases", LEADER_ELECTION);
 
     private static final Map<Program, List<ApiCall>> CALLS = new EnumMap<>(Program.class);
+    /** The same requests as they reached the server, query included. */
+    private static final Map<Program, List<ApiServer.Request>> REQUESTS = new EnumMap<>(Program.class);
 
     @BeforeAll
     static void runThePluginAndTheExtender(@TempDir Path dir) throws Exception {
@@ -133,7 +136,8 @@ class ManifestRbacTest {
             }
         }
         for (Program program : Program.values()) {
-            CALLS.put(program, recorded.stream().filter(r -> userAgent(program).equals(r.userAgent())).map(ApiCall::of).toList());
+            REQUESTS.put(program, recorded.stream().filter(r -> userAgent(program).equals(r.userAgent())).toList());
+            CALLS.put(program, REQUESTS.get(program).stream().map(ApiCall::of).toList());
         }
     }
 
@@ -185,6 +189,20 @@ class ManifestRbacTest {
             }
         }
         assertThat(unused).as("permissions no request of the run used; drop them or justify them in JUSTIFIED").isEmpty();
+    }
+
+    /**
+     * What RBAC cannot narrow (its pods list/watch holds cluster-wide), the plugin narrows itself: every list and watch of
+     * pods it makes asks only for the pods bound to its own node.
+     */
+    @Test
+    void theDevicePluginListsAndWatchesOnlyThePodsOfItsOwnNode() {
+        var podReads = REQUESTS.get(Program.DEVICE_PLUGIN).stream()
+                .filter(request -> request.path().matches("/api/v1/pods(\\?.*)?")).toList();
+        assertThat(podReads).as("the plugins listed and watched pods").isNotEmpty();
+        assertThat(podReads).allSatisfy(request -> assertThat(java.net.URLDecoder.decode(request.path(), java.nio.charset.StandardCharsets.UTF_8))
+                .as(request.method() + " " + request.path()).containsAnyOf(NODES.stream().map(node -> "fieldSelector=spec.nodeName=" + node)
+                        .toArray(String[]::new)));
     }
 
     private static List<Rendering.Grant> grants(Rendering rendering, Program program) {
