@@ -34,6 +34,8 @@ public final class HetgpuKeys {
     public static final String POD_PRIORITY = PREFIX + "priority";
     public static final String POD_GPU_PREFERENCE = PREFIX + "gpu-preference";
     public static final String POD_JOB = PREFIX + "job";
+    /** The job's member count, a label or an annotation, for a job whose pods carry no other way to know it. */
+    public static final String POD_JOB_SIZE = PREFIX + "job-size";
     public static final String POD_ROLE = PREFIX + "role";
     public static final String POD_WORKLOAD = PREFIX + "workload";
     /** RFC 3339 time of the pod's last checkpoint, written by its training code or operator: work after it is lost on eviction. */

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.informers.ExceptionHandler;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
+import io.hetgpu.extender.job.JobMembershipReader;
 import io.hetgpu.extender.model.BoundPod;
 import io.hetgpu.extender.model.DataLocality;
 import io.hetgpu.extender.model.InvalidPodRequestException;
@@ -111,10 +112,8 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
                 new Followed("persistent volumes", volumes), new Followed("persistent volume claims", claims));
         followed.forEach(one -> one.informer().exceptionHandler(one.handler(retry)));
         pods.addIndexers(Map.of(
-                BY_JOB, pod -> {
-                    var job = jobOf(pod);
-                    return job.isEmpty() ? List.of() : List.of(pod.getMetadata().getNamespace() + "/" + job);
-                },
+                // The same reader and key as the pod's own request (PodRequest.job), so a pod finds the peers its job names.
+                BY_JOB, pod -> JobMembershipReader.keyOf(pod).map(List::of).orElse(List.of()),
                 BY_UID, pod -> pod.getMetadata().getUid() == null ? List.of() : List.of(pod.getMetadata().getUid())));
         nodes.addEventHandler(new ResourceEventHandler<>() {
             @Override
@@ -382,18 +381,6 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
             held.values().removeIf(other -> other.released() && other.releasedAt().isBefore(now.minus(BoundPod.RELEASE_MEMORY)));
             republish(nodeName);
         }
-    }
-
-    private static String jobOf(Pod pod) {
-        var labels = pod.getMetadata().getLabels();
-        if (labels == null) {
-            return "";
-        }
-        var job = labels.get(HetgpuKeys.POD_JOB);
-        if (job == null || job.isEmpty()) {
-            job = labels.get(HetgpuKeys.KUBEFLOW_JOB);
-        }
-        return job == null ? "" : job;
     }
 
     /**

@@ -3,6 +3,8 @@ package io.hetgpu.extender.model;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.hetgpu.extender.job.JobMembership;
+import io.hetgpu.extender.job.JobMembershipReader;
 import io.hetgpu.gpu.Quote;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.tier.CardCatalog;
@@ -68,6 +70,7 @@ public final class PodRequestParser {
             problems.add(HetgpuKeys.POD_WORKLOAD + ": unknown workload class " + Quote.of(workload) + " (the throughput table lists: "
                     + String.join(", ", workloadClasses) + ")");
         }
+        var membership = JobMembershipReader.read(pod, problems);
         if (!problems.isEmpty()) {
             throw new InvalidPodRequestException(String.join("; ", problems));
         }
@@ -82,8 +85,9 @@ public final class PodRequestParser {
                 }
             }
         }
-        var job = firstNonBlank(labels.get(HetgpuKeys.POD_JOB), labels.get(HetgpuKeys.KUBEFLOW_JOB));
-        var role = firstNonBlank(labels.get(HetgpuKeys.POD_ROLE), labels.get(HetgpuKeys.KUBEFLOW_ROLE)).toLowerCase(Locale.ROOT);
+        var job = membership.map(JobMembership::name).orElse("");
+        // A pod of no job may still name its role (hetgpu.io/role): kept, as before.
+        var role = membership.map(JobMembership::role).orElseGet(() -> labels.getOrDefault(HetgpuKeys.POD_ROLE, "").strip().toLowerCase(Locale.ROOT));
         return new PodRequest(
                 metadata == null || metadata.getNamespace() == null ? "default" : metadata.getNamespace(),
                 metadata == null || metadata.getName() == null ? "" : metadata.getName(),
@@ -188,12 +192,5 @@ public final class PodRequestParser {
         }
         problems.add(key + ": expected one of " + String.join(", ", allowed) + ", got " + Quote.of(text));
         return unset;
-    }
-
-    private static String firstNonBlank(String a, String b) {
-        if (a != null && !a.isBlank()) {
-            return a;
-        }
-        return b == null ? "" : b;
     }
 }

@@ -107,6 +107,27 @@ class InformerClusterViewTest {
     }
 
     @Test
+    void findsThePeersOfAJobNamedByAnyConventionTheReaderKnows() throws Exception {
+        // A JobSet's pods (as the JobSet controller labels them) and a Volcano-grouped pod: no hetgpu.io/job anywhere.
+        var leader = pod("train-leader-0-0", "cpu-1", 0, "");
+        leader.getMetadata().setLabels(Map.of("jobset.sigs.k8s.io/jobset-name", "train", "jobset.sigs.k8s.io/replicatedjob-name", "leader"));
+        client.pods().inNamespace("ml").resource(leader).create();
+        var other = pod("other-0", "dgx-1", 1, "");
+        other.getMetadata().setAnnotations(Map.of("scheduling.k8s.io/group-name", "other"));
+        client.pods().inNamespace("ml").resource(other).create();
+        view.start().join();
+        await().atMost(Duration.ofSeconds(10)).until(view::synced);
+
+        var worker = pending(pod("train-workers-0-0", null, 4, ""));
+        worker.getMetadata().setLabels(Map.of("jobset.sigs.k8s.io/jobset-name", "train", "jobset.sigs.k8s.io/replicatedjob-name", "workers"));
+        var request = parser.parse(worker);
+
+        assertThat(request.job()).isEqualTo("train");
+        assertThat(request.role()).isEqualTo("workers");
+        assertThat(view.contextOf(request).peers()).extracting(PeerLocation::podName).containsExactly("train-leader-0-0");
+    }
+
+    @Test
     void listsTheJobsPodsStillWaitingForANode() throws Exception {
         client.pods().inNamespace("ml").resource(pod("ps-0", "cpu-1", 0, "job-a")).create();
         client.pods().inNamespace("ml").resource(pending(pod("w2", null, 4, "job-a"))).create();

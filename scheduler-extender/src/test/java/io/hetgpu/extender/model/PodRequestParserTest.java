@@ -37,6 +37,25 @@ class PodRequestParserTest {
     }
 
     @Test
+    void aMalformedJobSizeIsRefusedWithThePodsOtherProblems() {
+        var pod = KubeJson.trainingPod();
+        pod.getMetadata().getAnnotations().put("hetgpu.io/job-size", "many");
+        pod.getMetadata().getAnnotations().put("hetgpu.io/interconnect", "pcie");
+
+        assertThatThrownBy(() -> parser.parse(pod)).isInstanceOf(InvalidPodRequestException.class)
+                .hasMessageContaining("hetgpu.io/interconnect: expected")
+                .hasMessageContaining("hetgpu.io/job-size: expected the job's member count, a whole number of at least 1, got \"many\"");
+    }
+
+    @Test
+    void aHetgpuJobWinsOverKubeflowsAndARoleComesFromEither() throws Exception {
+        var pod = KubeJson.trainingPod();
+        pod.getMetadata().getLabels().put("hetgpu.io/job", "mine");
+        assertThat(parser.parse(pod).job()).isEqualTo("mine");
+        assertThat(parser.parse(pod).role()).isEqualTo("worker");
+    }
+
+    @Test
     void countsInitContainersByTheKubernetesRule() throws Exception {
         // Two app containers with 1 GPU each; a plain init container with 3 runs alone, before them.
         var pod = podWith(List.of(gpuContainer("init", 3, null)), gpuContainer("a", 1, null), gpuContainer("b", 1, null));
