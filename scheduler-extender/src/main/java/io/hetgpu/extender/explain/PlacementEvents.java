@@ -111,21 +111,31 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
     @Override
     public void accept(PodRequest pod, ScoreTable table) {
         debug(pod, table);
+        var now = clock.instant();
+        // The throttle first: prioritize calls this for every pod it answers, and reading the informers' copy parses a pod.
+        if (throttled(pod.uid(), now)) {
+            return;
+        }
         var known = known(pod);
         if (known == null) {
             return;
         }
-        var key = known.uid();
-        var now = clock.instant();
         synchronized (lastSent) {
-            var last = lastSent.get(key);
-            if (last != null && now.isBefore(last.plus(interval))) {
+            if (throttled(known.uid(), now)) {
                 return;
             }
-            lastSent.put(key, now);
+            lastSent.put(known.uid(), now);
         }
         var message = PlacementExplanation.of(table);
         executor.execute(() -> post(known, message, now));
+    }
+
+    /** Whether an Event was posted for the pod {@code uid} less than an interval before {@code now}. */
+    private boolean throttled(String uid, Instant now) {
+        synchronized (lastSent) {
+            var last = lastSent.get(uid);
+            return last != null && now.isBefore(last.plus(interval));
+        }
     }
 
     /** The preempt verb's advice in the log only, for an extender without an API server or Events. */
