@@ -126,7 +126,12 @@ public final class NodeStateFactory {
      * devices (a stale or unreadable record holds nothing). The same list when there is no bind in flight.
      */
     private List<BoundPod> holding(NodeGpus gpus, List<BoundPod> boundPods) {
-        if (boundPods.stream().noneMatch(BoundPod::binding)) {
+        // Called for every node of every request: a plain loop, no stream, for the common case of no bind in flight.
+        boolean anyBinding = false;
+        for (var pod : boundPods) {
+            anyBinding |= pod.binding();
+        }
+        if (!anyBinding) {
             return boundPods;
         }
         var now = clock.instant();
