@@ -89,15 +89,13 @@ final class FieldErrors {
 
             @Override
             public Object handleWeirdStringValue(DeserializationContext context, Class<?> type, String value, String message) {
-                add(path(context.getParser().getParsingContext()), value, "expected " + describe(type)
-                        + ("out of range".equals(message) ? " of at most " + (type == Integer.class ? Integer.MAX_VALUE : Long.MAX_VALUE) : ""));
+                add(path(context.getParser().getParsingContext()), value, expected(type, message));
                 return null;
             }
 
             @Override
             public Object handleWeirdNumberValue(DeserializationContext context, Class<?> type, Number value, String message) {
-                add(path(context.getParser().getParsingContext()), value, "expected " + describe(type)
-                        + ("out of range".equals(message) ? " of at most " + (type == Integer.class ? Integer.MAX_VALUE : Long.MAX_VALUE) : ""));
+                add(path(context.getParser().getParsingContext()), value, expected(type, message));
                 return null;
             }
 
@@ -140,6 +138,12 @@ final class FieldErrors {
             case VALUE_TRUE, VALUE_FALSE -> "true or false";
             default -> token.asString() == null ? token.name() : token.asString();
         };
+    }
+
+    /** What a field of {@code type} expects, with its bound when the value was out of its range. */
+    private static String expected(Class<?> type, String message) {
+        return "expected " + describe(type)
+                + ("out of range".equals(message) ? " of at most " + (type == Integer.class ? Integer.MAX_VALUE : Long.MAX_VALUE) : "");
     }
 
     private static String show(Object value) {

@@ -10,6 +10,7 @@ import io.hetgpu.gpu.inventory.InventoryFormatException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,9 +51,17 @@ public final class BoundPods {
         var metadata = pod.getMetadata();
         var annotations = metadata.getAnnotations();
         boolean nvlink = annotations != null && "nvlink".equalsIgnoreCase(annotations.getOrDefault(HetgpuKeys.POD_INTERCONNECT, "").strip());
-        var priority = pod.getSpec() == null || pod.getSpec().getPriority() == null ? 0 : pod.getSpec().getPriority();
-        return new BoundPod(metadata.getUid() == null ? metadata.getName() : metadata.getUid(), gpus, nvlink, boundAt(pod),
-                assignedDevices(pod), priority);
+        return new BoundPod(uidOf(pod), gpus, nvlink, boundAt(pod), assignedDevices(pod), priorityOf(pod));
+    }
+
+    /** The key a pod's holding is kept under: its UID, or its name where a pod has none (requests built by hand). */
+    static String uidOf(Pod pod) {
+        var metadata = pod.getMetadata();
+        return metadata.getUid() == null ? metadata.getName() : metadata.getUid();
+    }
+
+    private static int priorityOf(Pod pod) {
+        return pod.getSpec() == null || pod.getSpec().getPriority() == null ? 0 : pod.getSpec().getPriority();
     }
 
     /** A pod's holding where the view keeps it: the node it is bound to, or the node its bind in flight recorded. */
@@ -64,38 +73,36 @@ public final class BoundPods {
      * node, whichever extender runs it, or one that ended without removing its record (then the record is old, and the
      * node state ignores it: {@link BoundPod#freshBinding}). Empty for any other pod.
      */
-    public static java.util.Optional<Placed> binding(Pod pod) {
-        return waitsForNode(pod) ? recorded(pod) : java.util.Optional.empty();
+    public static Optional<Placed> binding(Pod pod) {
+        return waitsForNode(pod) ? recorded(pod) : Optional.empty();
     }
 
     /**
      * The record of a pod not bound to any node, read as {@link #binding} reads it, even when the pod is being deleted or
      * has ended: where a bind in flight seen before is to be removed from.
      */
-    public static java.util.Optional<Placed> recordedUnbound(Pod pod) {
+    public static Optional<Placed> recordedUnbound(Pod pod) {
         var node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
-        return node == null || node.isEmpty() ? recorded(pod) : java.util.Optional.empty();
+        return node == null || node.isEmpty() ? recorded(pod) : Optional.empty();
     }
 
-    private static java.util.Optional<Placed> recorded(Pod pod) {
+    private static Optional<Placed> recorded(Pod pod) {
         var metadata = pod.getMetadata();
         var annotations = metadata.getAnnotations();
         var text = annotations == null ? null : annotations.get(HetgpuKeys.POD_GPU_DEVICES);
         if (text == null) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         try {
             var assignment = ASSIGNMENTS.decode(text);
             if (assignment.node().isEmpty() || assignment.devices().isEmpty()) {
-                return java.util.Optional.empty();
+                return Optional.empty();
             }
-            var priority = pod.getSpec() == null || pod.getSpec().getPriority() == null ? 0 : pod.getSpec().getPriority();
-            var uid = metadata.getUid() == null ? metadata.getName() : metadata.getUid();
-            return java.util.Optional.of(new Placed(assignment.node(),
-                    BoundPod.binding(uid, assignment.devices(), assignment.boundAt(), priority)));
+            return Optional.of(new Placed(assignment.node(),
+                    BoundPod.binding(uidOf(pod), assignment.devices(), assignment.boundAt(), priorityOf(pod))));
         } catch (InventoryFormatException e) {
             LOG.debug("pod {}/{}: {} ignored: {}", metadata.getNamespace(), metadata.getName(), HetgpuKeys.POD_GPU_DEVICES, e.getMessage());
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
     }
 

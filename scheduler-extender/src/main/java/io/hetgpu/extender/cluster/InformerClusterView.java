@@ -326,7 +326,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     private synchronized void track(Pod before, Pod pod) {
         // A bind in flight seen before (its record on the pod, not bound yet) leaves the node its record named once the pod
         // is bound, its record is gone or names another node.
-        var wasBinding = before == null ? java.util.Optional.<BoundPods.Placed>empty() : BoundPods.recordedUnbound(before);
+        var wasBinding = before == null ? Optional.<BoundPods.Placed>empty() : BoundPods.recordedUnbound(before);
         if (BoundPods.holdsResources(pod)) {
             var bound = BoundPods.of(pod, parser);
             if (bound.gpuCount() > 0) {
@@ -372,7 +372,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
             return;
         }
         var held = gpuPods.get(nodeName);
-        var uid = pod.getMetadata().getUid() == null ? pod.getMetadata().getName() : pod.getMetadata().getUid();
+        var uid = BoundPods.uidOf(pod);
         var gone = held == null ? null : held.get(uid);
         if (gone != null && !gone.released() && !gone.binding()) {
             // Kept as released for a while: the device plugin's free list can still show its GPUs taken (BoundPod.releasedAt).
