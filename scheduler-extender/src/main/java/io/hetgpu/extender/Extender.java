@@ -89,7 +89,7 @@ public final class Extender implements AutoCloseable {
         var metrics = new ExtenderMetrics();
         var events = listener;
         var preemptionEvents = preemptionListener;
-        var bindLimits = new BindVerb.Limits(new java.util.HashSet<>(settings.schedulerNames()), settings.httpTimeout());
+        var bindLimits = new BindVerb.Limits(java.util.Set.copyOf(settings.schedulerNames()), settings.httpTimeout());
         // A record on a pod not bound yet holds its devices while the bind that wrote it may still run, in any process.
         var nodeStates = new NodeStateFactory(catalog, settings.rackLabel(), settings.resourceName(),
                 NodeStateFactory.recordLifetime(settings.httpTimeout()), Clock.systemUTC());

@@ -408,7 +408,6 @@ public final class ExtenderServer implements AutoCloseable {
      * Sends an answer, and says so once when it cannot be sent (the caller hung up, or timed out first and closed the
      * connection): kube-scheduler then logs only its side, and without this line the extender's log had nothing to
      * match it with.
-     *
      */
     private void reply(RoutingContext ctx, int status, Buffer body) {
         var response = ctx.response();

@@ -52,7 +52,8 @@ import org.slf4j.LoggerFactory;
  * what is left cannot mislead: it names the node it was chosen for, and the plugin and the extender follow a record only
  * on a pod bound to that node; kube-scheduler's retry writes a new one before it binds.
  *
- * <p>Whoever reaches the port can call {@code /bind}, so the verb acts only on what kube-scheduler itself would ask: a
+ * <p>Only kube-scheduler should reach the verbs (beside it in one pod, or holding a client certificate); even so the verb
+ * acts only on what kube-scheduler itself would ask: a
  * pod of one of {@link Limits#schedulerNames} (a pod of the default scheduler, or of another team's, is not this
  * extender's to bind), whose UID is the request's {@code PodUID}, onto a node the cluster view holds; anything else is
  * an {@code Error} before anything is written.

@@ -65,11 +65,6 @@ public final class ExtenderService {
         this.gate = new CacheGate(cluster);
     }
 
-    /** Whether the cluster view has caught up with the API server (the extender is ready for kube-scheduler). */
-    public boolean ready() {
-        return gate.notReady().isEmpty();
-    }
-
     /** What every verb asks before it acts (the preempt and bind verbs share it): refusals until the caches have synced. */
     public CacheGate gate() {
         return gate;

@@ -90,7 +90,6 @@ class CacheGateTest {
         assertThat(happened).as("scores reported, advice given, API calls made").isEmpty();
         assertThat(CacheGate.VERBS).allSatisfy(verb -> assertThat(verbs.gate().refused(verb)).as(verb).isEqualTo(1));
         assertThat(verbs.gate().notReady()).hasValueSatisfying(reason -> assertThat(reason).startsWith(ClusterView.WAITING));
-        assertThat(verbs.service().ready()).isFalse();
     }
 
     @Test
