@@ -288,13 +288,15 @@ class BindVerbTest {
         assertUntouched("web");
     }
 
-    @Test
-    void aBindWhoseApiCallsHangAnswersWithinItsBudgetAndLeavesNoRecord() throws Exception {
-        var topology = TestTopologies.dgxA100("dgx-1");
-        var limits = new BindVerb.Limits(java.util.Set.of("hetgpu-scheduler"), java.time.Duration.ofMillis(1500));
-        var release = new CountDownLatch(1);
-        // The record is written at once; the Binding hangs (the API server is slow) until the test lets it fail.
-        var verb = verb("dgx-1", topology, binder -> new Delegating(binder) {
+    /** What a held Binding does once let go: fail, or go on to the API server. */
+    @FunctionalInterface
+    private interface AfterRelease {
+        void bind(PodBinder binder, String namespace, String name, String uid, String node) throws PodBinder.Refusal;
+    }
+
+    /** Records written at once; every Binding waits for {@code release} (an API server slow to answer it), then {@code then}. */
+    private static UnaryOperator<PodBinder> bindingHeldUntil(CountDownLatch release, AfterRelease then) {
+        return binder -> new Delegating(binder) {
             @Override
             public void bind(String namespace, String name, String uid, String node) throws Refusal {
                 try {
@@ -302,9 +304,20 @@ class BindVerbTest {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-                throw new Refusal(503, "binding pod " + namespace + "/" + name + ": HTTP 503 slow");
+                then.bind(binder, namespace, name, uid, node);
             }
-        }, List.of(), limits, Clock.systemUTC());
+        };
+    }
+
+    @Test
+    void aBindWhoseApiCallsHangAnswersWithinItsBudgetAndLeavesNoRecord() throws Exception {
+        var topology = TestTopologies.dgxA100("dgx-1");
+        var limits = new BindVerb.Limits(java.util.Set.of("hetgpu-scheduler"), java.time.Duration.ofMillis(1500));
+        var release = new CountDownLatch(1);
+        // The record is written at once; the Binding hangs (the API server is slow) until the test lets it fail.
+        var verb = verb("dgx-1", topology, bindingHeldUntil(release, (binder, namespace, name, uid, node) -> {
+            throw new PodBinder.Refusal(503, "binding pod " + namespace + "/" + name + ": HTTP 503 slow");
+        }), List.of(), limits, Clock.systemUTC());
         var uid = create("train", 2, Map.of());
 
         long started = System.nanoTime();
@@ -330,17 +343,7 @@ class BindVerbTest {
         var topology = TestTopologies.dgxA100("dgx-1");
         var limits = new BindVerb.Limits(java.util.Set.of("hetgpu-scheduler"), java.time.Duration.ofMillis(1500));
         var release = new CountDownLatch(1);
-        var verb = verb("dgx-1", topology, binder -> new Delegating(binder) {
-            @Override
-            public void bind(String namespace, String name, String uid, String node) throws Refusal {
-                try {
-                    release.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                binder.bind(namespace, name, uid, node);
-            }
-        }, List.of(), limits, Clock.systemUTC());
+        var verb = verb("dgx-1", topology, bindingHeldUntil(release, PodBinder::bind), List.of(), limits, Clock.systemUTC());
         var uid = create("train", 2, Map.of());
 
         assertThat(verb.bind(args("train", uid, "dgx-1")).error()).contains("ran out of time");
