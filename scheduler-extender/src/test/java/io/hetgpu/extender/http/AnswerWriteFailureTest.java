@@ -1,17 +1,11 @@
 package io.hetgpu.extender.http;
 
+import io.hetgpu.extender.RequestOnlyVerbs;
 import static io.hetgpu.extender.http.ExtenderServerTest.join;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.hetgpu.extender.KubeJson;
-import io.hetgpu.extender.cluster.ClusterView;
-import io.hetgpu.extender.model.NodeStateFactory;
-import io.hetgpu.extender.model.PodRequestParser;
-import io.hetgpu.extender.policy.PlacementPolicy;
-import io.hetgpu.extender.policy.PolicySettings;
-import io.hetgpu.extender.service.ExtenderVerbs;
-import io.hetgpu.gpu.tier.CardCatalog;
 import io.vertx.core.Vertx;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -46,18 +40,15 @@ class AnswerWriteFailureTest {
         stderr = System.err;
         System.setErr(new PrintStream(new Tee(stderr, log), true, StandardCharsets.UTF_8));
         vertx = Vertx.vertx();
-        var catalog = CardCatalog.defaults();
-        var verbs = ExtenderVerbs.of(ClusterView.REQUEST_ONLY, new PodRequestParser("nvidia.com/gpu", catalog),
-                new NodeStateFactory(catalog, "topology.hetgpu.io/rack"), new PlacementPolicy(PolicySettings.DEFAULTS),
-                (pod, table) -> {
-                    // The prioritize verb's work is held here until the caller has hung up.
-                    working.countDown();
-                    try {
-                        release.await(30, TimeUnit.SECONDS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                });
+        var verbs = RequestOnlyVerbs.create((pod, table) -> {
+            // The prioritize verb's work is held here until the caller has hung up.
+            working.countDown();
+            try {
+                release.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
         server = join(ExtenderServer.start(vertx, new ServerOptions("127.0.0.1", 0, 1024 * 1024, null, null), verbs, metrics));
     }
 

@@ -1,18 +1,12 @@
 package io.hetgpu.extender.http;
 
+import io.hetgpu.extender.RequestOnlyVerbs;
 import static io.hetgpu.extender.http.ExtenderServerTest.join;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.hetgpu.extender.KubeJson;
-import io.hetgpu.extender.cluster.ClusterView;
-import io.hetgpu.extender.model.NodeStateFactory;
-import io.hetgpu.extender.model.PodRequestParser;
-import io.hetgpu.extender.policy.PlacementPolicy;
-import io.hetgpu.extender.policy.PolicySettings;
-import io.hetgpu.extender.service.ExtenderVerbs;
-import io.hetgpu.gpu.tier.CardCatalog;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.client.HttpResponse;
@@ -64,10 +58,7 @@ class ExtenderServerPortsTest {
     }
 
     private ExtenderServer startServer(ServerOptions options) {
-        var catalog = CardCatalog.defaults();
-        var verbs = ExtenderVerbs.of(ClusterView.REQUEST_ONLY, new PodRequestParser("nvidia.com/gpu", catalog),
-                new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
-                new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> { });
+        var verbs = RequestOnlyVerbs.create();
         var server = join(ExtenderServer.start(vertx, options, verbs, new ExtenderMetrics()));
         servers.add(server);
         return server;

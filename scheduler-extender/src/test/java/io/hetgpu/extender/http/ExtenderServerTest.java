@@ -1,5 +1,6 @@
 package io.hetgpu.extender.http;
 
+import io.hetgpu.extender.RequestOnlyVerbs;
 import io.hetgpu.extender.wire.ExtenderArgs;
 import io.hetgpu.extender.service.ExtenderService;
 import io.hetgpu.extender.service.ExtenderVerbs;
@@ -9,13 +10,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hetgpu.extender.KubeJson;
-import io.hetgpu.extender.cluster.ClusterView;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.PolicySettings;
-import io.hetgpu.extender.policy.PriorityThresholds;
-import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.gpu.tier.CardCatalog;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -49,9 +47,7 @@ class ExtenderServerTest {
 
     private ExtenderServer startServer(ServerOptions options) {
         var catalog = CardCatalog.defaults();
-        var verbs = ExtenderVerbs.of(ClusterView.REQUEST_ONLY, new PodRequestParser("nvidia.com/gpu", catalog),
-                new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
-                new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> { });
+        var verbs = RequestOnlyVerbs.create();
         return join(ExtenderServer.start(vertx, options, verbs, new ExtenderMetrics()));
     }
 

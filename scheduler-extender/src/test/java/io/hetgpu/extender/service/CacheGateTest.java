@@ -1,5 +1,6 @@
 package io.hetgpu.extender.service;
 
+import io.hetgpu.extender.RequestOnlyVerbs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -107,8 +108,7 @@ class CacheGateTest {
 
     @Test
     void withoutAnApiServerThereAreNoCachesToWaitFor() {
-        var requestOnly = ExtenderVerbs.of(ClusterView.REQUEST_ONLY, new PodRequestParser("nvidia.com/gpu", CATALOG),
-                new NodeStateFactory(CATALOG, "topology.hetgpu.io/rack"), new PlacementPolicy(PolicySettings.DEFAULTS), (p, table) -> { });
+        var requestOnly = RequestOnlyVerbs.create();
 
         assertThat(requestOnly.gate().notReady()).isEmpty();
         assertThat(requestOnly.gate().wedged()).isEmpty();
