@@ -53,6 +53,14 @@ public interface ClusterView {
     /** Where the pod's job peers run and where its volumes' data lives. */
     PlacementContext contextOf(PodRequest pod);
 
+    /**
+     * Every pod of the job of this key ({@code JobMembership.key()}), bound or not, finished or not, in no set order;
+     * empty without an API server.
+     */
+    default List<Pod> jobPods(String jobKey) {
+        return List.of();
+    }
+
     /** A pod by UID, or null; preemption names victims this way. */
     Pod podByUid(String uid);
 

@@ -318,6 +318,11 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     }
 
     @Override
+    public List<Pod> jobPods(String jobKey) {
+        return pods.getIndexer().byIndex(BY_JOB, jobKey);
+    }
+
+    @Override
     public Pod podByUid(String uid) {
         var found = pods.getIndexer().byIndex(BY_UID, uid);
         return found.isEmpty() ? null : found.getFirst();

@@ -25,6 +25,11 @@ public record NodeState(String name, String rack, String zone, NodeGpus gpus, lo
         return mask == 0 ? this : new NodeState(name, rack, zone, gpus, (freeMask | mask) & gpus.healthyMask());
     }
 
+    /** The node with these devices taken as well: what a planned pod would leave. */
+    public NodeState withTaken(long mask) {
+        return (freeMask & mask) == 0 ? this : new NodeState(name, rack, zone, gpus, freeMask & ~mask);
+    }
+
     /** A node with GPUs (or one that claims GPUs through an unreadable inventory). */
     public boolean isGpuNode() {
         return gpus.size() > 0 || !gpus.problem().isEmpty();

@@ -166,6 +166,7 @@ public final class BindVerb {
     private final CacheGate gate;
     private final DeviceReservations reservations;
     private final Limits limits;
+    private final WholeJobs jobs;
     /** Where API calls run, so that a bind stops waiting for one at its deadline (virtual threads: they mostly wait). */
     private final ExecutorService calls = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("bind-call-", 0).factory());
     private final DeviceAssignmentCodec codec = new DeviceAssignmentCodec();
@@ -191,6 +192,14 @@ public final class BindVerb {
     public BindVerb(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
                     Function<PodRequest, ClosedTier> closedTier, PodBinder binder, Clock clock, Consumer<Report> onBound,
                     Limits limits, CacheGate gate) {
+        this(cluster, parser, nodes, policy, closedTier, binder, clock, onBound, limits, gate, WholeJobs.off());
+    }
+
+    /** With {@code jobs}: a member of a planned job is bound only to its seat, with the seat's devices. */
+    public BindVerb(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
+                    Function<PodRequest, ClosedTier> closedTier, PodBinder binder, Clock clock, Consumer<Report> onBound,
+                    Limits limits, CacheGate gate, WholeJobs jobs) {
+        this.jobs = jobs;
         this.limits = limits;
         this.gate = gate;
         this.cluster = cluster;
@@ -279,6 +288,16 @@ public final class BindVerb {
         } catch (InvalidPodRequestException e) {
             return new Ending(Outcome.FAILED, "pod " + namespace + "/" + name + " cannot be placed: " + e.getMessage());
         }
+        var hold = jobs.holdOf(uid);
+        if (hold != null && !hold.node().equals(node)) {
+            return new Ending(Outcome.CONFLICT, "pod " + namespace + "/" + name + " has its seat on node " + hold.node()
+                    + " in its job's plan, not on " + node + ": not bound");
+        }
+        if (hold == null && jobs.inJob(pod)) {
+            return new Ending(Outcome.CONFLICT, "pod " + namespace + "/" + name + " belongs to a job of several pods, and no plan "
+                    + "holds a seat for it now (the plan ended, or this extender started after it was made): kube-scheduler "
+                    + "retries it, and its job is planned again");
+        }
         if (!request.needsGpus()) {
             return bindOnly(namespace, name, uid, node, deadline);
         }
@@ -302,7 +321,7 @@ public final class BindVerb {
                         // NVIDIA's device plugin serves the node (or nothing readable does): no plugin there reads a record.
                         return bindOnly(namespace, name, uid, node, deadline);
                     }
-                    return switch (choose(request, uid, state, bound, ledger)) {
+                    return switch (hold != null ? seat(request, hold, state, bound, ledger) : choose(request, uid, state, bound, ledger)) {
                         case Ending refusal -> refusal;
                         case Chosen chosen -> recordAndBind(namespace, name, uid, version, node, chosen.devices(), ledger, deadline);
                     };
@@ -438,7 +457,8 @@ public final class BindVerb {
         // A reservation ends when the view shows its pod bound; a record of a bind in flight is not that yet (and counts
         // only while fresh: the informer may take longer than that to show the Binding).
         bound.stream().filter(pod -> !pod.binding()).forEach(pod -> shown.add(pod.uid()));
-        var free = new NodeState(state.name(), state.rack(), state.zone(), state.gpus(), state.freeMask() & ~ledger.held(shown));
+        var free = new NodeState(state.name(), state.rack(), state.zone(), state.gpus(),
+                state.freeMask() & ~ledger.held(shown) & ~jobs.holds().heldOn(state.name(), uid));
         return switch (policy.assess(request, free, closedTier.apply(request))) {
             case PlacementPolicy.Misfit misfit -> new Ending(Outcome.NO_FIT, "node " + state.name() + " can no longer take pod "
                     + request.displayName() + ": " + misfit.rejection().reason());
@@ -454,6 +474,21 @@ public final class BindVerb {
                 yield new Chosen(devices);
             }
         };
+    }
+
+    /** The devices of the pod's seat in its job's plan, reserved, if nothing has taken them since the plan was made. */
+    private Choice seat(PodRequest request, io.hetgpu.extender.job.JobHolds.Hold hold, NodeState state, List<BoundPod> bound, DeviceReservations.Ledger ledger) {
+        var shown = new HashSet<String>(bound.size() * 2);
+        bound.stream().filter(pod -> !pod.binding()).forEach(pod -> shown.add(pod.uid()));
+        long free = state.freeMask() & ~ledger.held(shown) & ~jobs.holds().heldOn(state.name(), hold.podUid());
+        if ((free & hold.mask()) != hold.mask()) {
+            jobs.holds().releaseHolding(hold.podUid(), "the planned GPUs of pod " + request.displayName() + " on node " + state.name()
+                    + " were taken before its bind");
+            return new Ending(Outcome.NO_FIT, "node " + state.name() + " no longer has the GPUs planned for pod " + request.displayName()
+                    + ": its job is planned again");
+        }
+        ledger.reserve(hold.podUid(), hold.mask());
+        return new Chosen(hold.devices());
     }
 
     private Ending bindOnly(String namespace, String name, String uid, String node, BindDeadline deadline) throws BindDeadline.OutOfTime {

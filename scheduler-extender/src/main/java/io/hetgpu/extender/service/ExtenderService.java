@@ -40,22 +40,30 @@ public final class ExtenderService {
     private final RequestCache cache;
     private final BiConsumer<PodRequest, ScoreTable> onPrioritized;
     private final CacheGate gate;
+    private final WholeJobs jobs;
     /** Filter and prioritize calls in which the reserve kept the top tier from the pod. */
     private final LongAdder heldByReserve = new LongAdder();
 
     /** The service as the extender runs it: derived data kept between requests. */
     public ExtenderService(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
                            BiConsumer<PodRequest, ScoreTable> onPrioritized) {
-        this(cluster, parser, nodes, policy, new MemoizingCache(cluster, parser, nodes, policy), onPrioritized);
+        this(cluster, parser, nodes, policy, onPrioritized, WholeJobs.off());
+    }
+
+    /** With {@code jobs} planning each job of several pods whole. */
+    public ExtenderService(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
+                           BiConsumer<PodRequest, ScoreTable> onPrioritized, WholeJobs jobs) {
+        this(cluster, parser, nodes, policy, new MemoizingCache(cluster, parser, nodes, policy), onPrioritized, jobs);
     }
 
     /** The service recomputing everything for every request: what the cached one must answer exactly like. */
     static ExtenderService uncached(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy) {
-        return new ExtenderService(cluster, parser, nodes, policy, new NoCache(cluster, parser, nodes, policy), (pod, table) -> { });
+        return new ExtenderService(cluster, parser, nodes, policy, new NoCache(cluster, parser, nodes, policy), (pod, table) -> { },
+                WholeJobs.off());
     }
 
     private ExtenderService(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy, RequestCache cache,
-                            BiConsumer<PodRequest, ScoreTable> onPrioritized) {
+                            BiConsumer<PodRequest, ScoreTable> onPrioritized, WholeJobs jobs) {
         this.cluster = cluster;
         this.nodes = nodes;
         this.parser = parser;
@@ -63,6 +71,12 @@ public final class ExtenderService {
         this.cache = cache;
         this.onPrioritized = onPrioritized;
         this.gate = new CacheGate(cluster);
+        this.jobs = jobs;
+    }
+
+    /** Whole-job placement as the verbs share it (the bind verb steers by the same holds). */
+    public WholeJobs jobs() {
+        return jobs;
     }
 
     /** What every verb asks before it acts (the preempt and bind verbs share it): refusals until the caches have synced. */
@@ -89,7 +103,12 @@ public final class ExtenderService {
         }
         var answer = new FilterAnswer(nodes);
         try {
-            answer.judged(assess(cache.parse(args.pod()), nodes));
+            var pod = cache.parse(args.pod());
+            switch (jobs.judge(args.pod(), pod, held(nodes.states(), pod.uid()), this::closedTier)) {
+                case WholeJobs.Alone alone -> answer.judged(assess(pod, nodes));
+                case WholeJobs.Steered steered -> answer.steered(steered.hold().node(), WholeJobs.steeredElsewhere(steered));
+                case WholeJobs.Refused refused -> answer.refusedEverywhere("pod " + podName(args) + " cannot be placed: " + refused.reason());
+            }
         } catch (InvalidPodRequestException e) {
             answer.refusedEverywhere("pod " + podName(args) + " cannot be placed: " + e.getMessage());
         }
@@ -124,6 +143,12 @@ public final class ExtenderService {
             Arrays.stream(nodes.states()).forEach(state -> priorities.add(new HostPriority(state.name(), 0)));
             return new Priorities(unjudged(nodes, priorities), "");
         }
+        var hold = jobs.holdOf(pod.uid());
+        if (hold != null) {
+            // Steered by its job's plan: the filter kept only the seat's node.
+            Arrays.stream(nodes.states()).forEach(state -> priorities.add(new HostPriority(state.name(), state.name().equals(hold.node()) ? 10 : 0)));
+            return new Priorities(unjudged(nodes, priorities), "");
+        }
         var table = policy.score(pod, Arrays.asList(assess(pod, nodes)), cluster.contextOf(pod));
         table.rows().forEach(row -> priorities.add(new HostPriority(row.node(), row.score())));
         onPrioritized.accept(pod, table);
@@ -139,7 +164,21 @@ public final class ExtenderService {
         return priorities;
     }
 
+    /**
+     * The states with the GPUs that job plans hold for other pods taken (in place: the array is the request's own). A
+     * plan's seats are taken for every pod but the one seated there.
+     */
+    private NodeState[] held(NodeState[] states, String uid) {
+        if (jobs.holds().any()) {
+            for (int i = 0; i < states.length; i++) {
+                states[i] = states[i].withTaken(jobs.holds().heldOn(states[i].name(), uid));
+            }
+        }
+        return states;
+    }
+
     private PlacementPolicy.Assessment[] assess(PodRequest pod, ResolvedNodes nodes) {
+        held(nodes.states(), pod.uid());
         var reserved = PolicyStep.closedTier(policy, pod, () -> cache.headroom(nodes));
         if (reserved != ClosedTier.NONE) {
             heldByReserve.increment();

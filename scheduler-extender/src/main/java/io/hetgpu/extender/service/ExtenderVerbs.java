@@ -41,11 +41,20 @@ public record ExtenderVerbs(ExtenderService service, Preemption preemption, Bind
     public static ExtenderVerbs of(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
                                    BiConsumer<PodRequest, ScoreTable> onPrioritized, Consumer<PreemptionAdvice> onAdvised,
                                    PodBinder binder, Consumer<BindVerb.Report> onBound, BindVerb.Limits bindLimits) {
-        var service = new ExtenderService(cluster, parser, nodes, policy, onPrioritized);
+        return of(cluster, parser, nodes, policy, onPrioritized, onAdvised, binder, onBound, bindLimits, WholeJobs.Settings.DEFAULTS);
+    }
+
+    /** With whole jobs placed as {@code jobSettings} say (job sizes, how long a plan holds its GPUs). */
+    public static ExtenderVerbs of(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
+                                   BiConsumer<PodRequest, ScoreTable> onPrioritized, Consumer<PreemptionAdvice> onAdvised,
+                                   PodBinder binder, Consumer<BindVerb.Report> onBound, BindVerb.Limits bindLimits,
+                                   WholeJobs.Settings jobSettings) {
+        var jobs = WholeJobs.of(cluster, parser, nodes, policy, jobSettings, Clock.systemUTC());
+        var service = new ExtenderService(cluster, parser, nodes, policy, onPrioritized, jobs);
         // One gate for the four verbs: none acts before the caches have synced, and refusals are counted in one place.
         var gate = service.gate();
         return new ExtenderVerbs(service,
                 new Preemption(cluster, parser, nodes, policy, service::closedTier, Clock.systemUTC(), onAdvised, gate),
-                new BindVerb(cluster, parser, nodes, policy, service::closedTier, binder, Clock.systemUTC(), onBound, bindLimits, gate));
+                new BindVerb(cluster, parser, nodes, policy, service::closedTier, binder, Clock.systemUTC(), onBound, bindLimits, gate, jobs));
     }
 }

@@ -74,6 +74,25 @@ final class FilterAnswer {
         unresolvable.add(first, reason);
     }
 
+    /**
+     * The pod has a seat in its job's plan: only that node is kept. The others are named in no list, which
+     * kube-scheduler reads as unresolvable (no preemption there); the reason goes once, under the first other node, for
+     * the log of a pod whose seat's node is not asked about.
+     */
+    void steered(String node, String elsewhere) {
+        for (int i = 0; i < nodes.states().length; i++) {
+            if (nodes.states()[i].name().equals(node)) {
+                if (kept != null) {
+                    kept.add(nodes.wire().get(i));
+                } else {
+                    fitting.add(node);
+                }
+                return;
+            }
+        }
+        refusedEverywhere(elsewhere);
+    }
+
     FilterResult result() {
         if (podRefused) {
             return new FilterResult(kept, fitting, failed.map(), unresolvable.map(), "");

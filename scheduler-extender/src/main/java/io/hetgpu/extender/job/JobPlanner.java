@@ -1,0 +1,209 @@
+package io.hetgpu.extender.job;
+
+import io.hetgpu.extender.model.NodeState;
+import io.hetgpu.extender.model.PeerLocation;
+import io.hetgpu.extender.model.PlacementContext;
+import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.model.WaitingPeer;
+import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
+import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.ScoreTable;
+import io.hetgpu.gpu.allocation.DeviceMask;
+import io.hetgpu.gpu.allocation.GpuSet;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * Places every pod of a job that no node holds yet, at once, on a copy of the nodes: each member in turn is judged and
+ * scored by the one placement policy (card tier by priority, NVLink sets, the job's closeness with the members planned
+ * so far as its peers and those after it as waiting, the data, CPU pods off GPU nodes, packing), goes to its
+ * best-scored node, and takes its GPUs from the copy before the next member is judged. Either every member gets a seat
+ * or the job gets the reason it lacks one; nothing is held by planning. Pure: the extender holds what a plan gives, the
+ * simulator commits it.
+ *
+ * <p>Members are planned largest first (most GPUs, then the order given): a big pod has the fewest places to go, and
+ * pods without GPUs (parameter servers) then follow the workers they serve. A greedy plan can miss an arrangement that
+ * a search would find; it never gives a GPU twice, and what it places, it places as the policy would place each pod.
+ */
+public final class JobPlanner {
+
+    /**
+     * kube-scheduler's own verdict on a member and a node (its resources, selectors, taints) given the members planned
+     * before it, which the extender's policy does not judge. The simulator asks its cpu and memory model; the extender
+     * without such a model answers yes, and kube-scheduler refuses a node its own filters reject when the member comes.
+     */
+    @FunctionalInterface
+    public interface MemberFit {
+        MemberFit ANY = (member, node, planned) -> true;
+
+        boolean fits(PodRequest member, String node, List<Seat> planned);
+    }
+
+    /** What is known of the job beyond its members: for each member its context (bound peers, data) and closed tiers. */
+    public record Job(String key, List<PodRequest> members, Function<PodRequest, PlacementContext> context,
+                      Function<PodRequest, ClosedTier> closed) {
+        public Job {
+            Objects.requireNonNull(key, "key");
+            members = List.copyOf(members);
+            Objects.requireNonNull(context, "context");
+            Objects.requireNonNull(closed, "closed");
+        }
+    }
+
+    /** A member's planned place: the node and the GPU set the policy's allocator chose there. */
+    public record Seat(PodRequest member, NodeState node, GpuSet set) {
+        public String nodeName() {
+            return node.name();
+        }
+
+        public long mask() {
+            return DeviceMask.of(set.positions());
+        }
+
+        /** The device IDs of the set, in the order the container will see them. */
+        public List<String> devices() {
+            return set.positions().stream().map(position -> node.gpus().topology().device(position).uuid()).toList();
+        }
+    }
+
+    /** A plan for every member, or why there is none. */
+    public sealed interface Outcome permits Planned, Lacking {
+    }
+
+    /** Every member's seat, in the order they were planned. */
+    public record Planned(List<Seat> seats) implements Outcome {
+        public Planned {
+            seats = List.copyOf(seats);
+        }
+
+        /** The seat of the member of this name, or null. */
+        public Seat seatOf(String podName) {
+            for (var seat : seats) {
+                if (seat.member().name().equals(podName)) {
+                    return seat;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** No plan: what the job lacks, as one line for the pod's reason. */
+    public record Lacking(String reason) implements Outcome {
+    }
+
+    private final PlacementPolicy policy;
+
+    public JobPlanner(PlacementPolicy policy) {
+        this.policy = policy;
+    }
+
+    /** Plans every member of {@code job} over {@code nodes} (their free devices as other pods and plans leave them). */
+    public Outcome plan(Job job, List<NodeState> nodes, MemberFit fit) {
+        var order = new ArrayList<>(job.members());
+        order.sort(Comparator.comparingInt(PodRequest::gpuCount).reversed());
+        var states = new ArrayList<>(nodes);
+        // Assessments per pod shape and closed tier, kept across members: a seat changes one node, judged again alone.
+        var assessed = new HashMap<Object, PlacementPolicy.Assessment[]>();
+        var seats = new ArrayList<Seat>(order.size());
+        for (int m = 0; m < order.size(); m++) {
+            var member = order.get(m);
+            var closed = job.closed().apply(member);
+            var assessments = assessed.computeIfAbsent(List.of(member.shape(), closed), shape -> new PlacementPolicy.Assessment[states.size()]);
+            var usable = new ArrayList<PlacementPolicy.Assessment>();
+            var refusals = new LinkedHashMap<String, Integer>();
+            for (int i = 0; i < states.size(); i++) {
+                if (assessments[i] == null) {
+                    assessments[i] = policy.assess(member, states.get(i), closed);
+                }
+                if (assessments[i] instanceof PlacementPolicy.Misfit misfit) {
+                    refusals.merge(misfit.rejection().reason(), 1, Integer::sum);
+                } else if (!fit.fits(member, states.get(i).name(), seats)) {
+                    refusals.merge("kube-scheduler's own filters refuse it there", 1, Integer::sum);
+                } else {
+                    usable.add(assessments[i]);
+                }
+            }
+            if (usable.isEmpty()) {
+                return new Lacking(lacking(job, order, seats, member, states, refusals));
+            }
+            var table = policy.score(member, usable, context(job, member, seats, order.subList(m + 1, order.size())));
+            ScoreTable.Row best = table.best();
+            var seat = new Seat(member, best.candidate().node(), best.candidate().set());
+            seats.add(seat);
+            int at = indexOf(states, seat.nodeName());
+            states.set(at, states.get(at).withTaken(seat.mask()));
+            for (var kept : assessed.values()) {
+                kept[at] = null;
+            }
+        }
+        return new Planned(seats);
+    }
+
+    /** The member's context with the members planned before it as its peers and those after it as still waiting. */
+    private static PlacementContext context(Job job, PodRequest member, List<Seat> planned, List<PodRequest> after) {
+        var base = job.context().apply(member);
+        var peers = new ArrayList<>(base.peers());
+        for (var seat : planned) {
+            peers.add(new PeerLocation(seat.member().name(), seat.nodeName(), seat.node().rack(), seat.node().zone()));
+        }
+        var waiting = after.stream().map(pod -> new WaitingPeer(pod.name(), pod.gpuCount())).toList();
+        return new PlacementContext(peers, base.volumes(), waiting);
+    }
+
+    private static int indexOf(List<NodeState> states, String name) {
+        for (int i = 0; i < states.size(); i++) {
+            if (states.get(i).name().equals(name)) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("planned node " + name + " is not among the nodes planned over");
+    }
+
+    /**
+     * "job ml/resnet: 4 pods need 8 GPUs (4 × 2); 3 planned, then pod resnet-3 (2 GPUs) fits no node: 6 nodes: …;
+     * 5 GPUs free in all, at most 1 on one node".
+     */
+    private static String lacking(Job job, List<PodRequest> order, List<Seat> seats, PodRequest member, List<NodeState> states,
+                                  Map<String, Integer> refusals) {
+        var text = new StringBuilder("job ").append(job.key()).append(": ").append(order.size()).append(order.size() == 1 ? " pod" : " pods");
+        int gpus = order.stream().mapToInt(PodRequest::gpuCount).sum();
+        text.append(" need ").append(gpus).append(gpus == 1 ? " GPU" : " GPUs").append(" (").append(shapes(order)).append(")");
+        text.append(seats.isEmpty() ? "; " : "; " + seats.size() + " planned, then ");
+        text.append("pod ").append(member.name()).append(" (").append(member.gpuCount()).append(member.gpuCount() == 1 ? " GPU" : " GPUs")
+                .append(") fits no node: ");
+        var ranked = refusals.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed()).limit(3).toList();
+        for (int i = 0; i < ranked.size(); i++) {
+            var entry = ranked.get(i);
+            text.append(i == 0 ? "" : "; ").append(entry.getValue()).append(entry.getValue() == 1 ? " node: " : " nodes: ").append(entry.getKey());
+        }
+        if (refusals.size() > ranked.size()) {
+            text.append("; …");
+        }
+        if (states.isEmpty()) {
+            text.append("no nodes");
+        }
+        int free = 0;
+        int most = 0;
+        for (var state : states) {
+            free += state.freeCount();
+            most = Math.max(most, state.freeCount());
+        }
+        return text.append("; ").append(free).append(" GPUs free in all, at most ").append(most).append(" on one node")
+                .append(seats.isEmpty() ? "" : " once those are planned").toString();
+    }
+
+    /** "4 × 2" or "2 × 4 + 1 × 0": how many members ask for how many GPUs, largest first. */
+    private static String shapes(List<PodRequest> order) {
+        var counts = new LinkedHashMap<Integer, Integer>();
+        order.forEach(pod -> counts.merge(pod.gpuCount(), 1, Integer::sum));
+        var parts = new ArrayList<String>();
+        counts.forEach((gpus, pods) -> parts.add(pods + " × " + gpus));
+        return String.join(" + ", parts);
+    }
+}

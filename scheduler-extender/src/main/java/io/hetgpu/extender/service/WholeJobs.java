@@ -1,0 +1,243 @@
+package io.hetgpu.extender.service;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.hetgpu.extender.cluster.BoundPods;
+import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.job.JobHolds;
+import io.hetgpu.extender.job.JobMembership;
+import io.hetgpu.extender.job.JobMembershipReader;
+import io.hetgpu.extender.job.JobPlanner;
+import io.hetgpu.extender.job.JobSizes;
+import io.hetgpu.extender.model.InvalidPodRequestException;
+import io.hetgpu.extender.model.NodeState;
+import io.hetgpu.extender.model.NodeStateFactory;
+import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
+import io.hetgpu.gpu.Quote;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * The verbs' side of whole jobs: which pods belong to a job of several, whether the job has a plan, and what the pod
+ * that asks is to do. The first pod of a job that reaches the filter has every pod of the job that no node holds
+ * planned at once ({@link JobPlanner}); the plan's GPUs are held ({@link JobHolds}) and each member is steered to its
+ * seat until it is bound or the plan's deadline passes. A job that cannot be placed whole is refused with what it
+ * lacks, and holds nothing. A job is only planned once all its members exist (where its size is known): a job half
+ * created would be placed half.
+ *
+ * <p>Planning runs one job at a time (kube-scheduler asks about one pod at a time anyway): two plans made at once
+ * could both count the same free GPUs.
+ */
+public final class WholeJobs {
+
+    /** What the pod asking is to do. */
+    public sealed interface Verdict permits Alone, Steered, Refused {
+    }
+
+    /** Not a member of a job of several (or no API server to list its members): placed as one pod. */
+    public record Alone() implements Verdict {
+    }
+
+    /** A member of a planned job: it goes to its seat, nowhere else. */
+    public record Steered(String jobKey, JobHolds.Hold hold) implements Verdict {
+    }
+
+    /** A member of a job that cannot be placed whole now (or not yet whole): refused everywhere, with the reason. */
+    public record Refused(String reason) implements Verdict {
+    }
+
+    private static final Alone ALONE = new Alone();
+
+    /** What whole-job placement needs from the extender's setup: job sizes, how long a plan holds, who hears a plan end. */
+    public record Settings(JobSizes sizes, java.time.Duration deadline, JobHolds.Listener listener) {
+        /** As shipped: a plan holds its GPUs for a minute. */
+        public static final java.time.Duration DEFAULT_DEADLINE = java.time.Duration.ofSeconds(60);
+        public static final Settings DEFAULTS = new Settings(JobSizes.STATED_ONLY, DEFAULT_DEADLINE, JobHolds.Listener.NONE);
+    }
+
+    private final ClusterView cluster;
+    private final PodRequestParser parser;
+    private final NodeStateFactory nodes;
+    private final JobPlanner planner;
+    private final JobSizes sizes;
+    private final JobHolds holds;
+
+    public WholeJobs(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, JobPlanner planner, JobSizes sizes,
+                     JobHolds holds) {
+        this.cluster = cluster;
+        this.parser = parser;
+        this.nodes = nodes;
+        this.planner = planner;
+        this.sizes = sizes;
+        this.holds = holds;
+    }
+
+    /** Whole jobs over the cluster view, with the policy's planner and a deadline for plans. */
+    public static WholeJobs of(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, io.hetgpu.extender.policy.PlacementPolicy policy,
+                               Settings settings, java.time.Clock clock) {
+        return new WholeJobs(cluster, parser, nodes, new JobPlanner(policy), settings.sizes(),
+                new JobHolds(clock, settings.deadline(), settings.listener()));
+    }
+
+    /** Every pod placed alone, as before whole jobs: for callers that build pods by hand and know no jobs. */
+    public static WholeJobs off() {
+        return new WholeJobs(ClusterView.REQUEST_ONLY, null, null, null, JobSizes.STATED_ONLY,
+                new JobHolds(java.time.Clock.systemUTC(), Settings.DEFAULT_DEADLINE, JobHolds.Listener.NONE));
+    }
+
+    public JobHolds holds() {
+        return holds;
+    }
+
+    /**
+     * The filter's question: where may the pod go? Plans its job when it has no plan (or one that no longer stands), with
+     * the pod itself placed only on {@code offered} (the nodes kube-scheduler found feasible and asks about).
+     *
+     * @param closed the tiers closed to a member, as the filter closes them
+     */
+    public Verdict judge(Pod pod, PodRequest request, NodeState[] offered, Function<PodRequest, ClosedTier> closed) {
+        // A pod without a UID was written by hand, not read from the API server: nothing to hold a seat under.
+        if (!cluster.knowsNodes() || request.uid().isEmpty()) {
+            return ALONE;
+        }
+        var membership = JobMembershipReader.read(pod, new ArrayList<>());
+        if (membership.isEmpty()) {
+            return ALONE;
+        }
+        var job = membership.get();
+        var members = members(job, pod);
+        var known = sizes.membersOf(job);
+        if (known.isPresent() && known.getAsInt() <= 1 || known.isEmpty() && members.size() <= 1) {
+            return ALONE;
+        }
+        if (known.isPresent() && members.size() < known.getAsInt()) {
+            return new Refused("job " + job.key() + ": " + members.size() + " of its " + known.getAsInt() + " pods exist ("
+                    + job.source().label() + "); it is placed once all exist, and holds no GPU until then");
+        }
+        synchronized (this) {
+            holds.sweep(this::bound);
+            var plan = holds.planOf(job.key());
+            if (plan != null) {
+                var hold = plan.holdOf(request.uid());
+                var broken = hold == null ? "pod " + request.name() + " is not in it" : brokenSeat(hold, offered);
+                if (broken.isEmpty()) {
+                    return new Steered(job.key(), hold);
+                }
+                holds.release(job.key(), broken);
+            }
+            return plan(job, pod, request, members, offered, closed);
+        }
+    }
+
+    /** The bind verb's question: the hold of this pod, or null when it has none (a pod alone, or a plan that ended). */
+    public JobHolds.Hold holdOf(String podUid) {
+        return holds.holdOf(podUid);
+    }
+
+    /** Whether the pod belongs to a job of several members that it would be planned with. */
+    public boolean inJob(Pod pod) {
+        if (!cluster.knowsNodes()) {
+            return false;
+        }
+        var membership = JobMembershipReader.read(pod, new ArrayList<>());
+        if (membership.isEmpty()) {
+            return false;
+        }
+        var known = sizes.membersOf(membership.get());
+        return known.isPresent() ? known.getAsInt() > 1 : members(membership.get(), pod).size() > 1;
+    }
+
+    /** The job's pods that count as members: every pod of it not failed nor being deleted, the asking pod included. */
+    private List<Pod> members(JobMembership job, Pod asking) {
+        var uid = asking.getMetadata() == null ? null : asking.getMetadata().getUid();
+        var members = new ArrayList<Pod>();
+        boolean seen = false;
+        for (var pod : cluster.jobPods(job.key())) {
+            if (isFailedOrDeleting(pod)) {
+                continue;
+            }
+            seen |= uid != null && uid.equals(pod.getMetadata().getUid());
+            members.add(pod);
+        }
+        if (!seen) {
+            // The informer may not hold the pod yet: the request does.
+            members.add(asking);
+        }
+        return members;
+    }
+
+    private static boolean isFailedOrDeleting(Pod pod) {
+        var phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        return "Failed".equals(phase) || pod.getMetadata().getDeletionTimestamp() != null;
+    }
+
+    /** Why the hold no longer stands ("" when it does): its node is not offered, or its devices are taken. */
+    private String brokenSeat(JobHolds.Hold hold, NodeState[] offered) {
+        for (var state : offered) {
+            if (state.name().equals(hold.node())) {
+                long taken = hold.mask() & ~state.freeMask();
+                return taken == 0 ? "" : "node " + hold.node() + " no longer has the planned GPUs of pod " + hold.podName() + " free";
+            }
+        }
+        return "kube-scheduler no longer offers node " + hold.node() + " for pod " + hold.podName();
+    }
+
+    private boolean bound(String uid) {
+        var pod = cluster.podByUid(uid);
+        return pod == null || pod.getSpec() != null && pod.getSpec().getNodeName() != null && !pod.getSpec().getNodeName().isEmpty();
+    }
+
+    private Verdict plan(JobMembership job, Pod asking, PodRequest request, List<Pod> members, NodeState[] offered,
+                         Function<PodRequest, ClosedTier> closed) {
+        var waiting = new ArrayList<PodRequest>();
+        for (var pod : members) {
+            if (pod == asking || pod.getMetadata().getUid() != null && pod.getMetadata().getUid().equals(request.uid())) {
+                waiting.add(request);
+            } else if (BoundPods.waitsForNode(pod)) {
+                try {
+                    waiting.add(parser.parse(pod));
+                } catch (InvalidPodRequestException e) {
+                    return new Refused("job " + job.key() + ": its pod " + pod.getMetadata().getName() + " cannot be placed: " + e.getMessage());
+                }
+            }
+        }
+        var offeredNames = new HashSet<String>();
+        for (var state : offered) {
+            offeredNames.add(state.name());
+        }
+        var states = clusterStates();
+        var outcome = planner.plan(new JobPlanner.Job(job.key(), waiting, cluster::contextOf, closed), states,
+                (member, node, planned) -> member != request || offeredNames.contains(node));
+        return switch (outcome) {
+            case JobPlanner.Lacking lacking -> new Refused(lacking.reason() + "; no GPU is held for it");
+            case JobPlanner.Planned planned -> {
+                var held = planned.seats().stream()
+                        .map(seat -> new JobHolds.Hold(seat.member().uid(), seat.member().name(), seat.nodeName(), seat.mask(), seat.devices()))
+                        .toList();
+                holds.hold(job.key(), held);
+                var own = held.stream().filter(hold -> hold.podUid().equals(request.uid())).findFirst().orElseThrow();
+                yield new Steered(job.key(), own);
+            }
+        };
+    }
+
+    /** Every node the view knows, with the GPUs of other jobs' plans taken. */
+    private List<NodeState> clusterStates() {
+        var snapshot = cluster.nodes();
+        var states = new ArrayList<NodeState>(snapshot.size());
+        for (int i = 0; i < snapshot.size(); i++) {
+            var state = nodes.state(snapshot.facts(i), snapshot.boundPods(i));
+            states.add(state.withTaken(holds.heldOn(state.name(), "")));
+        }
+        return states;
+    }
+
+    /** How a steered pod's other nodes are refused, when a reason is given at all. */
+    static String steeredElsewhere(Steered steered) {
+        return "job " + Quote.of(steered.jobKey()) + " is planned whole: pod " + steered.hold().podName() + " goes to node "
+                + steered.hold().node();
+    }
+}
