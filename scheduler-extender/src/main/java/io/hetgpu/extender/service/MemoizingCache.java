@@ -116,7 +116,7 @@ final class MemoizingCache implements RequestCache {
      * Per resolved node: the facts its memo is kept under (null when a GPU pod is bound, or for a Nodes request),
      * its memo as found while resolving it, and its position in {@code byPosition}'s snapshot (NodeNames only).
      */
-    private record Found(NodeFacts[] facts, Memo[] memos, int[] positions, PositionMemos byPosition) implements Trace {
+    private record Found(NodeFacts[] facts, Memo[] memos, int[] positions, PositionMemos byPosition, NodeState[] resolved) implements Trace {
     }
 
     @Override
@@ -126,11 +126,13 @@ final class MemoizingCache implements RequestCache {
             private Memo[] memos;
             private int[] positions;
             private PositionMemos snapshotMemos;
+            private NodeState[] resolved;
 
             @Override
             public void begin(NodeSnapshot snapshot, int capacity) {
                 facts = new NodeFacts[capacity];
                 memos = new Memo[capacity];
+                resolved = new NodeState[capacity];
                 if (snapshot != null) {
                     positions = new int[capacity];
                     snapshotMemos = memosOf(snapshot);
@@ -155,13 +157,15 @@ final class MemoizingCache implements RequestCache {
                 memos[index] = memo;
                 positions[index] = position;
                 // With no pod bound, a node's state depends on its facts alone: the same facts, the same state.
-                return key != null && memo != null && memo.facts() == key ? memo.state() : nodes.state(nodeFacts, bound);
+                var state = key != null && memo != null && memo.facts() == key ? memo.state() : nodes.state(nodeFacts, bound);
+                resolved[index] = state;
+                return state;
             }
 
             @Override
             public Trace end(int kept) {
                 return new Found(Arrays.copyOf(facts, kept), Arrays.copyOf(memos, kept),
-                        positions == null ? null : Arrays.copyOf(positions, kept), snapshotMemos);
+                        positions == null ? null : Arrays.copyOf(positions, kept), snapshotMemos, Arrays.copyOf(resolved, kept));
             }
         });
     }
@@ -243,7 +247,8 @@ final class MemoizingCache implements RequestCache {
             int at = freshAt[j];
             var memo = found.memos()[at];
             result[at] = assessment;
-            var facts = found.facts()[at];
+            // A state the service changed after resolving it (GPUs a job's plan holds taken) is not what the facts alone give.
+            var facts = state == found.resolved()[at] ? found.facts()[at] : null;
             var next = memo == null ? new Memo(facts, state, shape, assessment, null) : memo.plus(facts, state, shape, assessment);
             if (found.positions() != null) {
                 found.byPosition().memos().set(found.positions()[at], next);

@@ -132,6 +132,16 @@ public final class WholeJobs {
         }
     }
 
+    /**
+     * Ends the holds of members now bound, and the plans that are complete or past their deadline: asked before every
+     * filter, so that a plan's end is seen (logged, counted) when it happens, not when its job next asks.
+     */
+    public void sweep() {
+        if (holds.any()) {
+            holds.sweep(this::bound);
+        }
+    }
+
     /** The bind verb's question: the hold of this pod, or null when it has none (a pod alone, or a plan that ended). */
     public JobHolds.Hold holdOf(String podUid) {
         return holds.holdOf(podUid);

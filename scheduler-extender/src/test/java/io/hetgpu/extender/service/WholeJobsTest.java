@@ -1,0 +1,293 @@
+package io.hetgpu.extender.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.hetgpu.extender.BindingApiServer;
+import io.hetgpu.extender.TestTopologies;
+import io.hetgpu.extender.cluster.ApiServerPodBinder;
+import io.hetgpu.extender.cluster.InformerClusterView;
+import io.hetgpu.extender.job.JobHolds;
+import io.hetgpu.extender.job.JobSizes;
+import io.hetgpu.extender.model.NodeStateFactory;
+import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PolicySettings;
+import io.hetgpu.extender.wire.ExtenderArgs;
+import io.hetgpu.extender.wire.ExtenderBindingArgs;
+import io.hetgpu.extender.wire.FilterResult;
+import io.hetgpu.gpu.inventory.DeviceAssignmentCodec;
+import io.hetgpu.gpu.inventory.HetgpuKeys;
+import io.hetgpu.gpu.tier.CardCatalog;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Whole jobs through the verbs, over informers and an API server that binds: the deadlock of two 8-GPU jobs on two
+ * 4-GPU nodes does not happen (one job is placed whole, the other waits holding nothing), members are steered to their
+ * seats and bound with the seats' devices, other pods see the seats as taken, and a plan whose deadline passes lets go.
+ */
+class WholeJobsTest {
+
+    private static final CardCatalog CATALOG = CardCatalog.defaults();
+    private final BindingApiServer api = BindingApiServer.start();
+    private final PodRequestParser parser = new PodRequestParser("nvidia.com/gpu", CATALOG);
+    private final InformerClusterView view = new InformerClusterView(api.client(), parser, "topology.hetgpu.io/rack");
+    private final List<String> ended = new CopyOnWriteArrayList<>();
+    private final DeviceAssignmentCodec codec = new DeviceAssignmentCodec();
+
+    @AfterEach
+    void stop() {
+        view.close();
+        api.close();
+    }
+
+    private ExtenderVerbs verbs(Duration deadline) {
+        var nodes = new NodeStateFactory(CATALOG, "topology.hetgpu.io/rack", "nvidia.com/gpu");
+        return ExtenderVerbs.of(view, parser, nodes, new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> { }, advice -> { },
+                new ApiServerPodBinder(api.client()), report -> { }, BindVerb.Limits.DEFAULTS,
+                new WholeJobs.Settings(JobSizes.STATED_ONLY, deadline, (plan, ending, why) -> ended.add(plan.jobKey() + " " + ending)));
+    }
+
+    private void node(String name) {
+        var topology = TestTopologies.v100Pcie(name, 4);
+        api.client().nodes().resource(new NodeBuilder().withNewMetadata().withName(name)
+                .withAnnotations(Map.of(HetgpuKeys.ANNOTATION_INVENTORY, TestTopologies.inventory(topology),
+                        HetgpuKeys.ANNOTATION_FREE, TestTopologies.allFree(topology)))
+                .endMetadata().build()).create();
+    }
+
+    private Pod member(String job, String name, int gpus, int size) {
+        return api.client().pods().inNamespace("ml").resource(new PodBuilder()
+                .withNewMetadata().withName(name).withNamespace("ml")
+                .withLabels(Map.of(HetgpuKeys.POD_JOB, job)).withAnnotations(Map.of(HetgpuKeys.POD_JOB_SIZE, Integer.toString(size)))
+                .endMetadata()
+                .withNewSpec().withSchedulerName("hetgpu-scheduler").addNewContainer().withName("main").withImage("train")
+                .withNewResources().addToLimits(Map.of("nvidia.com/gpu", new Quantity(Integer.toString(gpus)))).endResources()
+                .endContainer().endSpec().build()).create();
+    }
+
+    private Pod alone(String name, int gpus) {
+        return api.client().pods().inNamespace("ml").resource(new PodBuilder()
+                .withNewMetadata().withName(name).withNamespace("ml").endMetadata()
+                .withNewSpec().withSchedulerName("hetgpu-scheduler").addNewContainer().withName("main").withImage("serve")
+                .withNewResources().addToLimits(Map.of("nvidia.com/gpu", new Quantity(Integer.toString(gpus)))).endResources()
+                .endContainer().endSpec().build()).create();
+    }
+
+    private void synced(int pods) {
+        view.start().join();
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.synced() && view.nodes().size() == 2
+                && api.client().pods().inNamespace("ml").list().getItems().stream().allMatch(pod -> view.podByUid(pod.getMetadata().getUid()) != null)
+                && api.client().pods().inNamespace("ml").list().getItems().size() == pods);
+    }
+
+    private static ExtenderArgs askAbout(Pod pod) {
+        return new ExtenderArgs(pod, null, List.of("n1", "n2"));
+    }
+
+    /** The node kube-scheduler picks from a filter answer: the one kept (the test fails when several are). */
+    private static String keptNode(FilterResult result) {
+        assertThat(result.error()).isEmpty();
+        assertThat(result.nodeNames()).hasSize(1);
+        return result.nodeNames().getFirst();
+    }
+
+    private String bind(ExtenderVerbs verbs, Pod pod, String node) {
+        var uid = pod.getMetadata().getUid();
+        var error = verbs.binding().bind(new ExtenderBindingArgs(pod.getMetadata().getName(), "ml", uid, node)).error();
+        if (error.isEmpty()) {
+            // The next decision waits for the informer, as kube-scheduler's next cycle does in effect.
+            await().atMost(Duration.ofSeconds(10)).until(() -> node.equals(view.podByUid(uid).getSpec().getNodeName()));
+        }
+        return error;
+    }
+
+    private List<String> devicesOf(String pod) throws Exception {
+        var record = api.client().pods().inNamespace("ml").withName(pod).get().getMetadata().getAnnotations().get(HetgpuKeys.POD_GPU_DEVICES);
+        return codec.decode(record).devices();
+    }
+
+    @Test
+    void twoEightGpuJobsOnTwoFourGpuNodesPlaceOneJobWholeAndTheOtherWaitsHoldingNothing() throws Exception {
+        node("n1");
+        node("n2");
+        var a0 = member("a", "a-0", 4, 2);
+        var b0 = member("b", "b-0", 4, 2);
+        var a1 = member("a", "a-1", 4, 2);
+        var b1 = member("b", "b-1", 4, 2);
+        synced(4);
+        var verbs = verbs(Duration.ofMinutes(1));
+
+        // kube-scheduler's queue: a-0, b-0, a-1, b-1, each filtered then bound before the next.
+        var a0Node = keptNode(verbs.service().filter(askAbout(a0)));
+        assertThat(bind(verbs, a0, a0Node)).isEmpty();
+        var b0Answer = verbs.service().filter(askAbout(b0));
+        var a1Node = keptNode(verbs.service().filter(askAbout(a1)));
+        assertThat(bind(verbs, a1, a1Node)).isEmpty();
+        var b1Answer = verbs.service().filter(askAbout(b1));
+
+        assertThat(a1Node).isNotEqualTo(a0Node);
+        assertThat(b0Answer.nodeNames()).isEmpty();
+        assertThat(b0Answer.failedAndUnresolvableNodes().values()).singleElement().asString()
+                .contains("job ml/b: 2 pods need 8 GPUs (2 × 4)").contains("no GPU is held for it");
+        assertThat(b1Answer.nodeNames()).isEmpty();
+        assertThat(devicesOf("a-0")).hasSize(4);
+        assertThat(devicesOf("a-1")).hasSize(4);
+        assertThat(api.client().pods().inNamespace("ml").withName("b-0").get().getSpec().getNodeName()).isNull();
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            verbs.service().filter(askAbout(b1));
+            assertThat(ended).containsExactly("ml/a COMPLETE");
+        });
+        assertThat(verbs.service().jobs().holds().plans()).isEmpty();
+    }
+
+    @Test
+    void aPodOfAnotherJobOrOfNoneSeesThePlannedSeatsAsTaken() {
+        node("n1");
+        node("n2");
+        var a0 = member("a", "a-0", 4, 2);
+        member("a", "a-1", 4, 2);
+        var solo = alone("serve", 1);
+        synced(3);
+        var verbs = verbs(Duration.ofMinutes(1));
+
+        keptNode(verbs.service().filter(askAbout(a0)));
+        var soloAnswer = verbs.service().filter(askAbout(solo));
+
+        // Job a's plan holds all 8 GPUs (4 on each node) though nothing is bound yet.
+        assertThat(soloAnswer.nodeNames()).isEmpty();
+        assertThat(soloAnswer.failedNodes()).containsOnlyKeys("n1", "n2");
+        var bindSolo = verbs.binding().bind(new ExtenderBindingArgs("serve", "ml", solo.getMetadata().getUid(), "n1"));
+        assertThat(bindSolo.error()).startsWith("node n1 can no longer take pod ml/serve");
+    }
+
+    @Test
+    void aMemberIsBoundOnlyToItsSeatWithTheSeatsDevices() throws Exception {
+        node("n1");
+        node("n2");
+        var a0 = member("a", "a-0", 2, 2);
+        var a1 = member("a", "a-1", 2, 2);
+        synced(2);
+        var verbs = verbs(Duration.ofMinutes(1));
+        var seat = keptNode(verbs.service().filter(askAbout(a0)));
+        var other = seat.equals("n1") ? "n2" : "n1";
+        var held = verbs.service().jobs().holds().holdOf(a0.getMetadata().getUid());
+
+        var elsewhere = bind(verbs, a0, other);
+        var there = bind(verbs, a0, seat);
+
+        assertThat(elsewhere).isEqualTo("pod ml/a-0 has its seat on node " + seat + " in its job's plan, not on " + other + ": not bound");
+        assertThat(there).isEmpty();
+        assertThat(devicesOf("a-0")).isEqualTo(held.devices());
+        // The two pods of 2 GPUs are planned on one node.
+        assertThat(keptNode(verbs.service().filter(askAbout(a1)))).isEqualTo(seat);
+        var priorities = verbs.service().prioritize(askAbout(a1)).priorities();
+        assertThat(priorities).extracting(p -> p.host() + "=" + p.score()).containsExactlyInAnyOrder(seat + "=10", other + "=0");
+    }
+
+    @Test
+    void aJobWaitsUntilAllItsPodsExist() {
+        node("n1");
+        node("n2");
+        var a0 = member("a", "a-0", 1, 3);
+        member("a", "a-1", 1, 3);
+        synced(2);
+        var verbs = verbs(Duration.ofMinutes(1));
+
+        var answer = verbs.service().filter(askAbout(a0));
+
+        assertThat(answer.nodeNames()).isEmpty();
+        assertThat(answer.failedAndUnresolvableNodes().values()).singleElement().asString()
+                .endsWith("job ml/a: 2 of its 3 pods exist (hetgpu.io/job); it is placed once all exist, and holds no GPU until then");
+        assertThat(verbs.service().jobs().holds().plans()).isEmpty();
+    }
+
+    @Test
+    void aPlanWhoseDeadlinePassesLetsItsGpusGoAndTheJobIsPlannedAgain() {
+        node("n1");
+        node("n2");
+        var a0 = member("a", "a-0", 4, 2);
+        member("a", "a-1", 4, 2);
+        var solo = alone("serve", 4);
+        synced(3);
+        var verbs = verbs(Duration.ofMillis(300));
+
+        keptNode(verbs.service().filter(askAbout(a0)));
+        // Nothing of job a is bound: once the deadline passes, its seats are free for anyone.
+        await().atMost(Duration.ofSeconds(10)).until(() -> !verbs.service().filter(askAbout(solo)).nodeNames().isEmpty());
+
+        assertThat(ended).containsExactly("ml/a EXPIRED");
+        assertThat(verbs.service().jobs().holds().plans()).isEmpty();
+        keptNode(verbs.service().filter(askAbout(a0)));
+        assertThat(verbs.service().jobs().holds().plans()).singleElement().extracting(JobHolds.HeldPlan::jobKey).isEqualTo("ml/a");
+    }
+
+    @Test
+    void aPlanBrokenByAPodBoundBehindItsBackIsMadeAgainAroundIt() throws Exception {
+        node("n1");
+        node("n2");
+        var a0 = member("a", "a-0", 4, 2);
+        member("a", "a-1", 4, 2);
+        synced(2);
+        var verbs = verbs(Duration.ofMinutes(1));
+        var seat = keptNode(verbs.service().filter(askAbout(a0)));
+        // Another scheduler binds a pod of 2 GPUs onto a-0's seat (its GPUs then show taken in the free list).
+        var intruder = alone("intruder", 2);
+        await().until(() -> view.podByUid(intruder.getMetadata().getUid()) != null);
+        api.client().pods().inNamespace("ml").withName("intruder").edit(pod -> new PodBuilder(pod).editSpec().withNodeName(seat).endSpec().build());
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods(seat).size() == 1);
+
+        var again = verbs.service().filter(askAbout(a0));
+
+        // 8 GPUs were needed and 6 are left: the job cannot be placed whole now, and holds nothing.
+        assertThat(again.nodeNames()).isEmpty();
+        assertThat(again.failedAndUnresolvableNodes().values()).singleElement().asString().contains("job ml/a: 2 pods need 8 GPUs");
+        assertThat(ended).containsExactly("ml/a RELEASED");
+        assertThat(verbs.service().jobs().holds().plans()).isEmpty();
+    }
+
+    @Test
+    void burstsOfJobsNeverGetOneGpuTwice() throws Exception {
+        node("n1");
+        node("n2");
+        var pods = new ArrayList<Pod>();
+        for (var job : List.of("a", "b", "c", "d")) {
+            for (int i = 0; i < 2; i++) {
+                pods.add(member(job, job + "-" + i, 1 + job.charAt(0) % 3, 2));
+            }
+        }
+        synced(pods.size());
+        var verbs = verbs(Duration.ofMinutes(1));
+
+        var placedJobs = new HashMap<String, Integer>();
+        for (var pod : pods) {
+            var answer = verbs.service().filter(askAbout(pod));
+            if (!answer.nodeNames().isEmpty()) {
+                assertThat(bind(verbs, pod, keptNode(answer))).isEmpty();
+                placedJobs.merge(pod.getMetadata().getLabels().get(HetgpuKeys.POD_JOB), 1, Integer::sum);
+            }
+        }
+
+        assertThat(placedJobs.values()).as("every job placed is placed whole").containsOnly(2);
+        var devices = new HashSet<String>();
+        for (var pod : pods) {
+            var record = api.client().pods().inNamespace("ml").withName(pod.getMetadata().getName()).get().getMetadata().getAnnotations()
+                    .get(HetgpuKeys.POD_GPU_DEVICES);
+            if (record != null) {
+                codec.decode(record).devices().forEach(device -> assertThat(devices.add(device)).as("GPU %s given twice", device).isTrue());
+            }
+        }
+    }
+}
