@@ -12,7 +12,10 @@ import io.hetgpu.extender.http.ExtenderMetrics;
 import io.hetgpu.extender.http.ExtenderServer;
 import io.hetgpu.extender.http.ServerOptions;
 import io.hetgpu.extender.service.ExtenderService;
+import io.hetgpu.extender.job.JobSizes;
 import io.hetgpu.extender.service.ExtenderVerbs;
+import io.hetgpu.extender.service.WholeJobs;
+import io.hetgpu.extender.explain.PlanLog;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.PlacementPolicy;
@@ -104,9 +107,11 @@ public final class Extender implements AutoCloseable {
         }, advice -> {
             metrics.preemption(advice);
             preemptionEvents.accept(advice);
-        }, binder, metrics::bound, bindLimits);
+        }, binder, metrics::bound, bindLimits, new WholeJobs.Settings(JobSizes.STATED_ONLY, settings.jobPlanDeadline(),
+                PlanLog.around(metrics.jobPlans())));
         var service = verbs.service();
         metrics.watchGate(verbs.gate());
+        metrics.watchPlans(service.jobs().holds());
         metrics.watchNodes(nodeStates);
         if (settings.reserve().isOn()) {
             metrics.watchReserve(service);

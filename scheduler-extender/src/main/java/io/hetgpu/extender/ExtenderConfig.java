@@ -33,6 +33,7 @@ import java.util.Map;
  * metricsPort: 8889           # /metrics, /healthz and /readyz only, on every address (0: none; the verbs' port serves them too)
  * schedulerNames: [hetgpu-scheduler]   # the bind verb binds only pods whose spec.schedulerName is one of these
  * httpTimeout: 5s              # kube-scheduler's extender httpTimeout: every API call of a bind ends within it
+ * jobPlanDeadline: 60s         # how long a job's plan holds GPUs for its pods not bound yet
  * events: {enabled: true, intervalSeconds: 60}
  * policy:
  *   priority: {high: 1000, low: -1}
@@ -53,7 +54,8 @@ import java.util.Map;
 public record ExtenderConfig(int port, String resourceName, String rackLabel, long bodyLimitBytes,
                              PriorityThresholds priority, ScoreWeights weights, List<KnownCard> tiers,
                              boolean events, int eventIntervalSeconds, WorkloadThroughputs workloads, HighPriorityReserve reserve,
-                             EvictionFloor evictionFloor, int metricsPort, List<String> schedulerNames, Duration httpTimeout) {
+                             EvictionFloor evictionFloor, int metricsPort, List<String> schedulerNames, Duration httpTimeout,
+                             Duration jobPlanDeadline) {
 
     /**
      * With {@code nodeCacheCapable: true} (the shipped configuration) kube-scheduler sends the pod and node names:
@@ -76,17 +78,26 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
     public static final Duration DEFAULT_HTTP_TIMEOUT = Duration.ofSeconds(5);
     /** Longest {@code httpTimeout} accepted: a bind holding a node's GPUs for longer would stall every bind to that node. */
     static final Duration MAX_HTTP_TIMEOUT = Duration.ofSeconds(60);
+    /**
+     * How long a job's plan holds its GPUs for pods not bound yet: kube-scheduler takes a job's pods one at a time, and
+     * a pod it refused earlier comes back after a backoff of at most 10 s, so a minute covers a job of dozens of pods.
+     */
+    public static final Duration DEFAULT_JOB_PLAN_DEADLINE = Duration.ofSeconds(60);
+    /** The longest a plan may hold GPUs that run nothing. */
+    static final Duration MAX_JOB_PLAN_DEADLINE = Duration.ofMinutes(10);
     private static final java.util.regex.Pattern GO_DURATION = java.util.regex.Pattern.compile("(?:(\\d+)(ms|s|m))+");
     private static final java.util.regex.Pattern GO_DURATION_PART = java.util.regex.Pattern.compile("(\\d+)(ms|s|m)");
 
     public static final ExtenderConfig DEFAULTS = new ExtenderConfig(8888, HetgpuKeys.DEFAULT_RESOURCE_NAME, HetgpuKeys.LABEL_RACK,
             DEFAULT_BODY_LIMIT_BYTES, PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, List.of(), true, 60, WorkloadThroughputs.NONE,
-            HighPriorityReserve.NONE, EvictionFloor.NONE, 0, List.of(DEFAULT_SCHEDULER_NAME), DEFAULT_HTTP_TIMEOUT);
+            HighPriorityReserve.NONE, EvictionFloor.NONE, 0, List.of(DEFAULT_SCHEDULER_NAME), DEFAULT_HTTP_TIMEOUT,
+            DEFAULT_JOB_PLAN_DEADLINE);
 
     public ExtenderConfig {
         tiers = List.copyOf(tiers);
         schedulerNames = List.copyOf(schedulerNames);
         java.util.Objects.requireNonNull(httpTimeout, "httpTimeout");
+        java.util.Objects.requireNonNull(jobPlanDeadline, "jobPlanDeadline");
         java.util.Objects.requireNonNull(workloads, "workloads");
         java.util.Objects.requireNonNull(reserve, "reserve");
         java.util.Objects.requireNonNull(evictionFloor, "evictionFloor");
@@ -116,7 +127,8 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
     }
 
     record FileConfig(String version, Integer port, String resourceName, String rackLabel, Long bodyLimitBytes,
-                      FileEvents events, FilePolicy policy, Integer metricsPort, List<String> schedulerNames, String httpTimeout) {
+                      FileEvents events, FilePolicy policy, Integer metricsPort, List<String> schedulerNames, String httpTimeout,
+                      String jobPlanDeadline) {
     }
 
     public static ExtenderConfig load(Path file) throws ConfigException {
@@ -210,6 +222,15 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
                 newTimeout = httpTimeout;
             }
         }
+        var newPlanDeadline = jobPlanDeadline;
+        if (file.jobPlanDeadline() != null) {
+            newPlanDeadline = goDuration(file.jobPlanDeadline());
+            if (newPlanDeadline == null || newPlanDeadline.compareTo(newTimeout) <= 0 || newPlanDeadline.compareTo(MAX_JOB_PLAN_DEADLINE) > 0) {
+                errors.add("jobPlanDeadline", file.jobPlanDeadline(), "expected a duration above httpTimeout (" + newTimeout.toMillis()
+                        + "ms) and at most 10m (60s, 2m, 90s): a plan must outlive a bind");
+                newPlanDeadline = jobPlanDeadline;
+            }
+        }
         var policy = file.policy() == null ? new FilePolicy(null, null, null, null, null, null, null) : file.policy();
         return new ExtenderConfig(newPort, newResource, newRack, limit, priorityOf(policy.priority(), errors),
                 weightsOf(policy.weights(), errors), tiers, newEvents, newInterval, workloadsOf(policy, errors),
@@ -217,7 +238,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
                         reserve),
                 errors.attempt("policy.", () -> policy.evictForFasterCards() == null ? evictionFloor : new EvictionFloor(policy.evictForFasterCards()),
                         evictionFloor), newMetricsPort, newSchedulers.stream().filter(name -> name != null && !name.isBlank()).toList(),
-                newTimeout);
+                newTimeout, newPlanDeadline);
     }
 
     /** The command line's {@code --resource-name}, checked by the file's rule. */
@@ -302,7 +323,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
         var all = new ArrayList<>(tiers);
         all.addAll(fileTiers);
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, all, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
-                metricsPort, schedulerNames, httpTimeout);
+                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline);
     }
 
     /** The placement settings of the file's {@code policy:} group. */
@@ -312,36 +333,41 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
 
     public ExtenderConfig withPort(int newPort) {
         return new ExtenderConfig(newPort, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
-                metricsPort, schedulerNames, httpTimeout);
+                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline);
     }
 
     public ExtenderConfig withResourceName(String name) {
         return new ExtenderConfig(port, name, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
-                metricsPort, schedulerNames, httpTimeout);
+                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline);
     }
 
     public ExtenderConfig withPriority(PriorityThresholds thresholds) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, thresholds, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
-                metricsPort, schedulerNames, httpTimeout);
+                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline);
     }
 
     public ExtenderConfig withMetricsPort(int newMetricsPort) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, evictionFloor, newMetricsPort, schedulerNames, httpTimeout);
+                reserve, evictionFloor, newMetricsPort, schedulerNames, httpTimeout, jobPlanDeadline);
     }
 
     public ExtenderConfig withSchedulerNames(List<String> names) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, evictionFloor, metricsPort, names, httpTimeout);
+                reserve, evictionFloor, metricsPort, names, httpTimeout, jobPlanDeadline);
     }
 
     public ExtenderConfig withHttpTimeout(Duration timeout) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, evictionFloor, metricsPort, schedulerNames, timeout);
+                reserve, evictionFloor, metricsPort, schedulerNames, timeout, jobPlanDeadline);
+    }
+
+    public ExtenderConfig withJobPlanDeadline(Duration deadline) {
+        return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
+                reserve, evictionFloor, metricsPort, schedulerNames, httpTimeout, deadline);
     }
 
     public ExtenderConfig withEvictionFloor(EvictionFloor floor) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, floor, metricsPort, schedulerNames, httpTimeout);
+                reserve, floor, metricsPort, schedulerNames, httpTimeout, jobPlanDeadline);
     }
 }

@@ -265,6 +265,19 @@ class ExtenderConfigTest {
     }
 
     @Test
+    void jobPlanDeadlineOutlivesABindAndIsAtMostTenMinutes() throws Exception {
+        assertThat(ExtenderConfig.DEFAULTS.jobPlanDeadline()).isEqualTo(java.time.Duration.ofSeconds(60));
+        assertThat(ExtenderConfig.parse("version: v1\njobPlanDeadline: 2m\n", "c.yaml").jobPlanDeadline()).isEqualTo(java.time.Duration.ofMinutes(2));
+        assertThat(ExtenderConfig.parse("version: v1\nhttpTimeout: 2s\njobPlanDeadline: 3s\n", "c.yaml").jobPlanDeadline())
+                .isEqualTo(java.time.Duration.ofSeconds(3));
+        for (var bad : new String[] {"5s", "1s", "11m", "abc", "-60s"}) {
+            assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\njobPlanDeadline: \"" + bad + "\"\n", "c.yaml")).as(bad)
+                    .hasMessageStartingWith("c.yaml: jobPlanDeadline: expected a duration above httpTimeout (5000ms) and at most 10m")
+                    .hasMessageEndingWith("got \"" + bad + "\"");
+        }
+    }
+
+    @Test
     void schedulerNamesAreNotBlankNotRepeatedAndNotNone() {
         assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\nschedulerNames: [a, a]\n", "c.yaml"))
                 .hasMessage("c.yaml: schedulerNames[1]: given twice, got \"a\"");

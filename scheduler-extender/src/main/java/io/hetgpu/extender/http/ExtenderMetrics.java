@@ -148,4 +148,27 @@ public final class ExtenderMetrics {
     public String scrape() {
         return registry.scrape();
     }
+
+    /** Whole jobs: plans made, plans ended by how, and what live plans hold. */
+    public io.hetgpu.extender.job.JobHolds.Listener jobPlans() {
+        return new io.hetgpu.extender.job.JobHolds.Listener() {
+            @Override
+            public void ended(io.hetgpu.extender.job.JobHolds.HeldPlan plan, io.hetgpu.extender.job.JobHolds.Ending ending, String why) {
+                Counter.builder("hetgpu.extender.job.plans.ended").description("job plans ended: every pod bound, deadline passed, or released")
+                        .tag("ending", ending.name().toLowerCase(java.util.Locale.ROOT)).register(registry).increment();
+            }
+
+            @Override
+            public void held(io.hetgpu.extender.job.JobHolds.HeldPlan plan) {
+                Counter.builder("hetgpu.extender.job.plans").description("job plans made (every pod of a job placed at once)")
+                        .register(registry).increment();
+            }
+        };
+    }
+
+    /** The GPUs the live job plans hold now, for pods not bound yet. */
+    public void watchPlans(io.hetgpu.extender.job.JobHolds holds) {
+        io.micrometer.core.instrument.Gauge.builder("hetgpu.extender.job.plan.gpus.held", holds, io.hetgpu.extender.job.JobHolds::gpusHeld)
+                .description("GPUs held by job plans for pods not bound yet").register(registry);
+    }
 }

@@ -62,12 +62,15 @@ public final class JobHolds {
         RELEASED
     }
 
-    /** Told of each plan that ends, and why. */
+    /** Told of each plan that ends, and why (and, if it wants, of each plan made). */
     @FunctionalInterface
     public interface Listener {
         Listener NONE = (plan, ending, why) -> { };
 
         void ended(HeldPlan plan, Ending ending, String why);
+
+        default void held(HeldPlan plan) {
+        }
     }
 
     private final Clock clock;
@@ -100,6 +103,7 @@ public final class JobHolds {
         var plan = new HeldPlan(jobKey, holds, now, now.plus(deadline));
         byJob.put(jobKey, plan);
         publish();
+        listener.held(plan);
         return plan;
     }
 
@@ -190,6 +194,17 @@ public final class JobHolds {
             }
         }
         return null;
+    }
+
+    /** How many GPUs live plans hold now. */
+    public int gpusHeld() {
+        int gpus = 0;
+        for (var held : byNode.values()) {
+            for (var one : held) {
+                gpus += Long.bitCount(one.hold().mask());
+            }
+        }
+        return gpus;
     }
 
     /** The plans held now. */

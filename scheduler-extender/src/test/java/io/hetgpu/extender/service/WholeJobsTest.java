@@ -259,6 +259,33 @@ class WholeJobsTest {
     }
 
     @Test
+    void aMemberLostAfterBindingIsReplacedAroundTheOnesStillBoundWithoutTouchingThem() throws Exception {
+        node("n1");
+        node("n2");
+        var a0 = member("a", "a-0", 2, 2);
+        var a1 = member("a", "a-1", 2, 2);
+        synced(2);
+        var verbs = verbs(Duration.ofMinutes(1));
+        var seat = keptNode(verbs.service().filter(askAbout(a0)));
+        assertThat(bind(verbs, a0, seat)).isEmpty();
+        assertThat(bind(verbs, a1, keptNode(verbs.service().filter(askAbout(a1))))).isEmpty();
+        var a0Devices = devicesOf("a-0");
+
+        // a-1 is evicted; its operator creates it again.
+        api.client().pods().inNamespace("ml").withName("a-1").delete();
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.podByUid(a1.getMetadata().getUid()) == null);
+        var again = member("a", "a-1b", 2, 2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.podByUid(again.getMetadata().getUid()) != null);
+
+        assertThat(keptNode(verbs.service().filter(askAbout(again)))).as("next to the member still bound").isEqualTo(seat);
+        assertThat(verbs.service().jobs().holds().plans()).singleElement()
+                .satisfies(plan -> assertThat(plan.holds()).extracting(JobHolds.Hold::podName).containsExactly("a-1b"));
+        assertThat(bind(verbs, again, seat)).isEmpty();
+        assertThat(devicesOf("a-0")).isEqualTo(a0Devices);
+        assertThat(devicesOf("a-1b")).doesNotContainAnyElementsOf(a0Devices);
+    }
+
+    @Test
     void burstsOfJobsNeverGetOneGpuTwice() throws Exception {
         node("n1");
         node("n2");
