@@ -54,7 +54,7 @@ public record ExtenderVerbs(ExtenderService service, Preemption preemption, Bind
         // One gate for the four verbs: none acts before the caches have synced, and refusals are counted in one place.
         var gate = service.gate();
         return new ExtenderVerbs(service,
-                new Preemption(cluster, parser, nodes, policy, service::closedTier, Clock.systemUTC(), onAdvised, gate),
+                new Preemption(cluster, parser, nodes, policy, service::closedTier, Clock.systemUTC(), onAdvised, gate, jobs),
                 new BindVerb(cluster, parser, nodes, policy, service::closedTier, binder, Clock.systemUTC(), onBound, bindLimits, gate, jobs));
     }
 }

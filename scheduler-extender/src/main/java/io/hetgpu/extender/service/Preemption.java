@@ -1,7 +1,9 @@
 package io.hetgpu.extender.service;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.hetgpu.extender.cluster.BoundPods;
 import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.job.JobMembershipReader;
 import io.hetgpu.extender.model.BoundPod;
 import io.hetgpu.extender.model.DeviceHoldings;
 import io.hetgpu.extender.model.InvalidPodRequestException;
@@ -43,6 +45,7 @@ public final class Preemption {
     private final Clock clock;
     private final Consumer<PreemptionAdvice> onAdvised;
     private final CacheGate gate;
+    private final WholeJobs jobs;
 
     /**
      * @param closedTier the tier a high-priority reserve closes to a pod now ({@link ExtenderService#closedTier}),
@@ -56,6 +59,14 @@ public final class Preemption {
     /** With {@code gate} refusing answers until the caches have synced (shared with the other verbs). */
     public Preemption(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
                       Function<PodRequest, ClosedTier> closedTier, Clock clock, Consumer<PreemptionAdvice> onAdvised, CacheGate gate) {
+        this(cluster, parser, nodes, policy, closedTier, clock, onAdvised, gate, WholeJobs.off());
+    }
+
+    /** With {@code jobs}: a member of a job of several preempts for its job as a whole ({@link JobPreemption}). */
+    public Preemption(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
+                      Function<PodRequest, ClosedTier> closedTier, Clock clock, Consumer<PreemptionAdvice> onAdvised, CacheGate gate,
+                      WholeJobs jobs) {
+        this.jobs = jobs;
         this.gate = gate;
         this.cluster = cluster;
         this.parser = parser;
@@ -101,6 +112,12 @@ public final class Preemption {
             return Map.of();
         }
         var now = clock.instant();
+        if (!pdb.isEmpty()) {
+            var forJob = jobs.preemption(args.pod(), pod, closedTier, now);
+            if (forJob != null) {
+                return forJob(pod, forJob, pdb);
+            }
+        }
         // The reserve's closed tier depends on the pod and the cluster, not on the node: counted once per answer.
         var closed = pod.needsGpus() && !pdb.isEmpty() ? closedTier.apply(pod) : ClosedTier.NONE;
         var proposals = new ArrayList<PreemptionStep.Proposal>();
@@ -135,7 +152,37 @@ public final class Preemption {
         return kept;
     }
 
-    /** GPU-seconds of work the victims lose, each since it last saved it. */
+    /**
+     * The candidates where the job's eviction is needed, each with the victims chosen for the job (kube-scheduler takes
+     * an extender's victims in place of its own, on the nodes it proposed); none when the job needs no eviction or would
+     * not fit whole even so.
+     */
+    private Map<String, MetaVictims> forJob(PodRequest pod, JobPreemption.Answer answer, Map<String, Long> pdb) {
+        var kept = new LinkedHashMap<String, MetaVictims>();
+        var advice = new ArrayList<PreemptionAdvice.Kept>();
+        var refused = new LinkedHashMap<String, String>();
+        switch (answer) {
+            case JobPreemption.Nothing nothing -> pdb.keySet().forEach(node -> refused.put(node, "job " + pod.job() + ": " + nothing.why()));
+            case JobPreemption.Evict evict -> pdb.forEach((node, violations) -> {
+                var victims = evict.victimsByNode().get(node);
+                if (victims == null) {
+                    refused.put(node, "job " + pod.job() + ": its plan needs no eviction here (evictions needed on "
+                            + String.join(", ", evict.victimsByNode().keySet()) + ")");
+                } else {
+                    kept.put(node, new MetaVictims(victims.stream().map(MetaPod::new).toList(), violations));
+                    advice.add(new PreemptionAdvice.Kept(node, victims, "the GPUs job " + pod.job() + "'s plan needs",
+                            evict.gpuSecondsLost()));
+                }
+            });
+        }
+        onAdvised.accept(new PreemptionAdvice(pod, advice, refused));
+        return kept;
+    }
+
+    /**
+     * GPU-seconds of work the victims lose, each since it last saved it; a victim of a job of several costs its whole job
+     * (every pod of it, on any node: a ps/worker job that loses one pod restarts whole), counted once per job.
+     */
     private long workLost(String node, List<String> uids, List<Pod> proposed, Instant now) {
         var gpusByUid = new HashMap<String, Integer>();
         cluster.boundPods(node).forEach(bound -> gpusByUid.put(bound.uid(), bound.gpuCount()));
@@ -144,16 +191,35 @@ public final class Preemption {
             proposed.forEach(victim -> podsByUid.put(victim.getMetadata().getUid(), victim));
         }
         long lost = 0;
+        var jobsCounted = new HashSet<String>();
         for (var uid : uids) {
             var victim = podsByUid.containsKey(uid) ? podsByUid.get(uid) : cluster.podByUid(uid);
             if (victim == null) {
                 continue;
             }
-            var annotations = victim.getMetadata().getAnnotations() == null ? Map.<String, String>of() : victim.getMetadata().getAnnotations();
-            var started = victim.getStatus() == null ? null : victim.getStatus().getStartTime();
-            lost += PreemptionChoice.gpuSecondsLost(gpusByUid.getOrDefault(uid, 0), PreemptionChoice.lastSaved(annotations, started, now), now);
+            var job = JobMembershipReader.keyOf(victim).orElse("");
+            var others = job.isEmpty() ? List.<Pod>of() : cluster.jobPods(job);
+            if (others.size() > 1) {
+                if (jobsCounted.add(job)) {
+                    for (var member : others) {
+                        if (BoundPods.holdsResources(member)) {
+                            lost += JobPreemption.lostBy(member, gpuCount(member), now);
+                        }
+                    }
+                }
+                continue;
+            }
+            lost += JobPreemption.lostBy(victim, gpusByUid.getOrDefault(uid, 0), now);
         }
         return lost;
+    }
+
+    private int gpuCount(Pod pod) {
+        try {
+            return parser.gpuCount(pod);
+        } catch (InvalidPodRequestException e) {
+            return 0;
+        }
     }
 
     /** The node as it would be with the victims' GPUs free; null when the extender does not know the node. */

@@ -160,6 +160,37 @@ public final class WholeJobs {
         return known.isPresent() ? known.getAsInt() > 1 : members(membership.get(), pod).size() > 1;
     }
 
+    /**
+     * The preempt verb's question for a member of a job of several: which lower-priority pods, evicted, let the whole job
+     * start ({@link JobPreemption}); null for a pod placed alone.
+     */
+    public JobPreemption.Answer preemption(Pod pod, PodRequest request, Function<PodRequest, ClosedTier> closed, java.time.Instant now) {
+        if (!cluster.knowsNodes() || request.uid().isEmpty()) {
+            return null;
+        }
+        var membership = JobMembershipReader.read(pod, new ArrayList<>());
+        if (membership.isEmpty() || !inJob(pod)) {
+            return null;
+        }
+        var job = membership.get();
+        var waiting = new ArrayList<PodRequest>();
+        for (var member : members(job, pod)) {
+            if (member == pod || request.uid().equals(member.getMetadata().getUid())) {
+                waiting.add(request);
+            } else if (BoundPods.waitsForNode(member)) {
+                try {
+                    waiting.add(parser.parse(member));
+                } catch (InvalidPodRequestException e) {
+                    return new JobPreemption.Nothing("its pod " + member.getMetadata().getName() + " cannot be placed: " + e.getMessage());
+                }
+            }
+        }
+        var plannedJob = new JobPlanner.Job(job.key(), waiting, cluster::contextOf, closed);
+        return new JobPreemption(cluster, nodes).answer(states -> planner.plan(plannedJob,
+                states.stream().map(state -> state.withTaken(holds.heldOn(state.name(), ""))).toList(), JobPlanner.MemberFit.ANY),
+                request.specPriority(), now);
+    }
+
     /** The job's pods that count as members: every pod of it not failed nor being deleted, the asking pod included. */
     private List<Pod> members(JobMembership job, Pod asking) {
         var uid = asking.getMetadata() == null ? null : asking.getMetadata().getUid();

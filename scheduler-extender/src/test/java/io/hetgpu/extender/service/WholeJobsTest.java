@@ -285,6 +285,78 @@ class WholeJobsTest {
         assertThat(devicesOf("a-1b")).doesNotContainAnyElementsOf(a0Devices);
     }
 
+    /** A pod of priority 0 bound to {@code node}, running since {@code minutesAgo}, of job {@code job} ("" for none). */
+    private Pod running(String name, String node, int gpus, String job, int minutesAgo) {
+        var labels = job.isEmpty() ? Map.<String, String>of() : Map.of(HetgpuKeys.POD_JOB, job);
+        return api.client().pods().inNamespace("ml").resource(new PodBuilder()
+                .withNewMetadata().withName(name).withNamespace("ml").withLabels(labels).endMetadata()
+                .withNewSpec().withNodeName(node).withPriority(0).withSchedulerName("hetgpu-scheduler").addNewContainer().withName("main")
+                .withImage("train").withNewResources().addToLimits(Map.of("nvidia.com/gpu", new Quantity(Integer.toString(gpus)))).endResources()
+                .endContainer().endSpec()
+                .withNewStatus().withPhase("Running").withStartTime(java.time.Instant.now().minusSeconds(60L * minutesAgo).toString()).endStatus()
+                .build()).create();
+    }
+
+    private Pod urgent(String job, String name, int gpus, int size) {
+        var pod = member(job, name, gpus, size);
+        return api.client().pods().inNamespace("ml").withName(name).edit(p -> new PodBuilder(p).editSpec().withPriority(1000).endSpec().build());
+    }
+
+    private static io.hetgpu.extender.wire.ExtenderPreemptionArgs.MetaVictims victims(Pod... pods) {
+        return new io.hetgpu.extender.wire.ExtenderPreemptionArgs.MetaVictims(
+                java.util.Arrays.stream(pods).map(pod -> new io.hetgpu.extender.wire.ExtenderPreemptionArgs.MetaPod(pod.getMetadata().getUid())).toList(), 0);
+    }
+
+    private static Map<String, List<String>> victimNames(io.hetgpu.extender.wire.ExtenderPreemptionResult result, List<Pod> pods) {
+        var names = new HashMap<String, String>();
+        pods.forEach(pod -> names.put(pod.getMetadata().getUid(), pod.getMetadata().getName()));
+        var byNode = new HashMap<String, List<String>>();
+        result.nodeNameToMetaVictims().forEach((node, victims) ->
+                byNode.put(node, victims.pods().stream().map(pod -> names.get(pod.uid())).sorted().toList()));
+        return byNode;
+    }
+
+    @Test
+    void anUrgentJobEvictsOneSmallVictimJobWholeRatherThanPiecesOfSeveralThatCostMore() {
+        node("n1");
+        node("n2");
+        // Job v (2 pods of 2 GPUs, one per node, 40 minutes of work each) against two lone pods (2 GPUs, 50 minutes each).
+        var v0 = running("v-0", "n1", 2, "v", 40);
+        var v1 = running("v-1", "n2", 2, "v", 40);
+        var s1 = running("s1", "n1", 2, "", 50);
+        var s2 = running("s2", "n2", 2, "", 50);
+        var u0 = urgent("u", "u-0", 2, 2);
+        urgent("u", "u-1", 2, 2);
+        synced(6);
+        var verbs = verbs(Duration.ofMinutes(1));
+        assertThat(verbs.service().filter(askAbout(u0)).nodeNames()).as("the cluster is full").isEmpty();
+
+        // kube-scheduler proposes, for u-0 alone, the oldest pod on each node (the fewest, lowest-priority victims).
+        var result = verbs.preemption().answer(new io.hetgpu.extender.wire.ExtenderPreemptionArgs(u0, null,
+                Map.of("n1", victims(s1), "n2", victims(s2))));
+
+        // Job v loses 2 x 2 GPUs x 40 min = 9,600 GPU-seconds; s1 and s2 together 12,000: v goes, whole, on both nodes.
+        assertThat(victimNames(result, List.of(v0, v1, s1, s2))).isEqualTo(Map.of("n1", List.of("v-0"), "n2", List.of("v-1")));
+    }
+
+    @Test
+    void nothingIsEvictedForAJobThatWouldNotStartEvenSo() {
+        node("n1");
+        node("n2");
+        var s1 = running("s1", "n1", 4, "", 50);
+        running("s2", "n2", 4, "", 50);
+        var u0 = urgent("u", "u-0", 4, 3);
+        urgent("u", "u-1", 4, 3);
+        urgent("u", "u-2", 4, 3);
+        synced(5);
+        var verbs = verbs(Duration.ofMinutes(1));
+
+        var result = verbs.preemption().answer(new io.hetgpu.extender.wire.ExtenderPreemptionArgs(u0, null, Map.of("n1", victims(s1))));
+
+        // 12 GPUs asked of a cluster of 8: evicting s1 would help u-0 alone, and start nothing.
+        assertThat(result.nodeNameToMetaVictims()).isEmpty();
+    }
+
     @Test
     void burstsOfJobsNeverGetOneGpuTwice() throws Exception {
         node("n1");
