@@ -73,6 +73,14 @@ public final class JobObjectSizes implements JobSizes, AutoCloseable {
     }
 
     /**
+     * The resources sizes are read from, as RBAC names them ("batch/jobs", "scheduling.volcano.sh/podgroups"): the
+     * extender's ClusterRole grants list and watch on each, whether or not a cluster serves it.
+     */
+    public static List<String> resources() {
+        return JobObjectKind.ALL.stream().map(kind -> kind.group() + "/" + kind.plural()).distinct().toList();
+    }
+
+    /**
      * Looks the kinds up and starts following those served. The future completes once every kind is known not served,
      * refused (403), or listed; it waits out an API server that is down, as the cluster view's does.
      */
