@@ -77,10 +77,11 @@ public final class Extender implements AutoCloseable {
         java.util.function.Consumer<io.hetgpu.extender.service.PreemptionAdvice> preemptionListener = PlacementEvents::logPreemption;
         if (client.isPresent()) {
             var view = new InformerClusterView(client.get(), parser, settings.rackLabel());
-            // Job sizes from PodGroups, Workloads, Jobs, JobSets and training jobs: only the kinds the cluster serves are
-            // waited for, and a kind refused (403) is not.
+            synced = view.start();
+            // Job sizes from PodGroups, Workloads, Jobs, JobSets and training jobs, where the cluster serves them. Not part
+            // of synced(): until its first lists a size it has not read yet is unknown, saying so.
             var sizes = new JobObjectSizes(client.get());
-            synced = CompletableFuture.allOf(view.start(), sizes.start());
+            sizes.start();
             jobObjects = Optional.of(sizes);
             informers = Optional.of(view);
             cluster = view;
@@ -167,8 +168,7 @@ public final class Extender implements AutoCloseable {
     }
 
     /**
-     * Completes when the informers have synced, those of the job-size objects the cluster serves and may be listed included
-     * (at once without an API server), however long the API server takes; fails
+     * Completes when the informers have synced (at once without an API server), however long the API server takes; fails
      * only when an informer stops for good, which {@code /healthz} then reports.
      */
     public CompletableFuture<Void> synced() {
