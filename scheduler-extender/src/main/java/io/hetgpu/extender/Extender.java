@@ -6,6 +6,8 @@ import io.hetgpu.extender.cluster.ClusterView;
 import io.hetgpu.extender.cluster.PodBinder;
 import io.hetgpu.extender.service.BindVerb;
 import io.hetgpu.extender.cluster.InformerClusterView;
+import io.hetgpu.extender.cluster.JobObjectSizes;
+import io.hetgpu.extender.job.JobSizes;
 import io.hetgpu.extender.cluster.NodeSnapshot;
 import io.hetgpu.extender.explain.PlacementEvents;
 import io.hetgpu.extender.http.ExtenderMetrics;
@@ -46,10 +48,12 @@ public final class Extender implements AutoCloseable {
     private final CompletableFuture<Void> synced;
     private final Optional<ExecutorService> eventWriter;
     private final Optional<ApiServerPodBinder> binder;
+    private final Optional<JobObjectSizes> jobObjects;
 
     private Extender(Vertx vertx, ExtenderServer server, Optional<InformerClusterView> informers, CompletableFuture<Void> synced,
-                     Optional<ExecutorService> eventWriter, Optional<ApiServerPodBinder> binder) {
+                     Optional<ExecutorService> eventWriter, Optional<ApiServerPodBinder> binder, Optional<JobObjectSizes> jobObjects) {
         this.binder = binder;
+        this.jobObjects = jobObjects;
         this.vertx = vertx;
         this.server = server;
         this.informers = informers;
@@ -69,6 +73,7 @@ public final class Extender implements AutoCloseable {
         var parser = new PodRequestParser(settings.resourceName(), catalog, settings.policy().throughputs().table().keySet());
         ClusterView cluster = ClusterView.REQUEST_ONLY;
         Optional<InformerClusterView> informers = Optional.empty();
+        Optional<JobObjectSizes> jobObjects = Optional.empty();
         Optional<ExecutorService> eventWriter = Optional.empty();
         var synced = CompletableFuture.<Void>completedFuture(null);
         var listener = PlacementEvents.logOnly();
@@ -76,6 +81,11 @@ public final class Extender implements AutoCloseable {
         if (client.isPresent()) {
             var view = new InformerClusterView(client.get(), parser, settings.rackLabel());
             synced = view.start();
+            // Job sizes from PodGroups, Workloads, Jobs, JobSets and training jobs, where the cluster serves them. Not part
+            // of synced(): until its first lists a size it has not read yet is unknown, saying so.
+            var sizes = new JobObjectSizes(client.get());
+            sizes.start();
+            jobObjects = Optional.of(sizes);
             informers = Optional.of(view);
             cluster = view;
             if (settings.events()) {
@@ -107,7 +117,7 @@ public final class Extender implements AutoCloseable {
         }, advice -> {
             metrics.preemption(advice);
             preemptionEvents.accept(advice);
-        }, binder, metrics::bound, bindLimits, new WholeJobs.Settings(JobSizes.STATED_ONLY, settings.jobPlanDeadline(),
+        }, binder, metrics::bound, bindLimits, new WholeJobs.Settings(jobObjects.<JobSizes>map(sizes -> sizes).orElse(JobSizes.STATED_ONLY), settings.jobPlanDeadline(),
                 PlanLog.around(metrics.jobPlans())));
         var service = verbs.service();
         metrics.watchGate(verbs.gate());
@@ -120,9 +130,10 @@ public final class Extender implements AutoCloseable {
         try {
             var server = ExtenderServer.start(vertx, options, verbs, metrics)
                     .toCompletionStage().toCompletableFuture().join();
-            return new Extender(vertx, server, informers, synced, eventWriter, apiBinder);
+            return new Extender(vertx, server, informers, synced, eventWriter, apiBinder, jobObjects);
         } catch (RuntimeException e) {
             informers.ifPresent(InformerClusterView::close);
+            jobObjects.ifPresent(JobObjectSizes::close);
             apiBinder.ifPresent(ApiServerPodBinder::close);
             eventWriter.ifPresent(ExecutorService::shutdownNow);
             vertx.close();
@@ -154,6 +165,14 @@ public final class Extender implements AutoCloseable {
     }
 
     /**
+     * Job sizes as the cluster's objects give them ({@link JobObjectSizes}), or only as pods state them without an API
+     * server ({@link JobSizes#STATED_ONLY}).
+     */
+    public JobSizes jobSizes() {
+        return jobObjects.<JobSizes>map(sizes -> sizes).orElse(JobSizes.STATED_ONLY);
+    }
+
+    /**
      * Completes when the informers have synced (at once without an API server), however long the API server takes; fails
      * only when an informer stops for good, which {@code /healthz} then reports.
      */
@@ -165,6 +184,7 @@ public final class Extender implements AutoCloseable {
     public void close() {
         server.close();
         informers.ifPresent(InformerClusterView::close);
+        jobObjects.ifPresent(JobObjectSizes::close);
         eventWriter.ifPresent(ExecutorService::shutdownNow);
         binder.ifPresent(ApiServerPodBinder::close);
         vertx.close();

@@ -149,8 +149,40 @@ public final class JobMembershipReader {
         if (!named("spec.workloadRef.podGroup", podGroup, problems) || !named) {
             return null;
         }
-        return new Found(name.strip(), JobSource.KUBE_WORKLOAD, OptionalInt.empty(),
+        var replicaKey = ref.get("podGroupReplicaKey");
+        if (replicaKey != null && !(replicaKey instanceof String)) {
+            problems.add("spec.workloadRef.podGroupReplicaKey: expected the name of the pod group's replica, got " + Quote.of(replicaKey));
+            return null;
+        }
+        var replica = replicaKey == null ? "" : ((String) replicaKey).strip();
+        // kube-scheduler holds each pod group all or nothing, and each replica of it on its own: that is the gang, and the
+        // job. A Workload's two pod groups are two jobs, each with its own minCount (one key with two sizes would contradict
+        // itself). JobObjectSizes reads the pod group back from this name.
+        var job = name.strip() + "/" + podGroup.strip() + (replica.isEmpty() ? "" : "/" + replica);
+        return new Found(job, JobSource.KUBE_WORKLOAD, OptionalInt.empty(),
                 new JobSize.InObject("Workload", name.strip(), "spec.podGroups[" + podGroup.strip() + "].policy.gang.minCount"));
+    }
+
+    /**
+     * One gang of a Workload: a pod group, or one replica of it ({@code replicaKey} "" for none).
+     *
+     * @param workload   the Workload's name
+     * @param podGroup   the pod group's name in its {@code spec.podGroups}
+     * @param replicaKey {@code spec.workloadRef.podGroupReplicaKey}, "" for none
+     */
+    public record WorkloadGang(String workload, String podGroup, String replicaKey) {
+
+        /**
+         * The gang a job read from {@code spec.workloadRef} names, from its name {@code workload/podGroup[/replicaKey]}:
+         * Workload names are DNS subdomains and pod group names and replica keys DNS labels, none with a '/'.
+         */
+        public static Optional<WorkloadGang> of(JobMembership job) {
+            if (job.source() != JobSource.KUBE_WORKLOAD) {
+                return Optional.empty();
+            }
+            var parts = job.name().split("/", 3);
+            return Optional.of(new WorkloadGang(parts[0], parts.length > 1 ? parts[1] : "", parts.length > 2 ? parts[2] : ""));
+        }
     }
 
     /** The pod's role: hetgpu.io/role, else the first convention's in the order of {@link JobSource} that names one. */

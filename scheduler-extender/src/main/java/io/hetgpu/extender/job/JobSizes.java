@@ -1,5 +1,6 @@
 package io.hetgpu.extender.job;
 
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -8,12 +9,20 @@ import java.util.OptionalInt;
  */
 public interface JobSizes {
 
-    /** The count, or empty when it is not known (yet): {@link JobSize#describe()} then says where it is to be read. */
+    /** The count, or empty when it is not known (yet): {@link #whyUnknown} then says why. */
     OptionalInt membersOf(JobMembership job);
 
     /**
-     * Knows only what the pod states; follows no cluster object. The extender watches no PodGroup, Workload, Job or
-     * JobSet yet (that needs informers and the RBAC to list them), so every other size is unknown here.
+     * Why {@link #membersOf} is empty for this job, in one line for a reason or a log (the object not found, its API not
+     * served, its field missing or unreadable, quoted); empty when the count is known.
+     */
+    default Optional<String> whyUnknown(JobMembership job) {
+        return membersOf(job).isPresent() ? Optional.empty() : Optional.of(job.size().describe());
+    }
+
+    /**
+     * Knows only what the pod states; follows no cluster object: what the extender has without an API server. With one,
+     * {@code io.hetgpu.extender.cluster.JobObjectSizes} reads the objects.
      */
     JobSizes STATED_ONLY = job -> job.size() instanceof JobSize.Stated stated ? OptionalInt.of(stated.members()) : OptionalInt.empty();
 }

@@ -50,6 +50,10 @@ public final class WholeJobs {
     }
 
     private static final Alone ALONE = new Alone();
+    /** The conventions that name a gang with its minimum: their count is required, not guessed from the pods that exist. */
+    private static final java.util.Set<io.hetgpu.extender.job.JobSource> GANG_GROUPS = java.util.EnumSet.of(
+            io.hetgpu.extender.job.JobSource.KUBE_POD_GROUP, io.hetgpu.extender.job.JobSource.KUBE_WORKLOAD,
+            io.hetgpu.extender.job.JobSource.VOLCANO_POD_GROUP, io.hetgpu.extender.job.JobSource.COSCHEDULING_POD_GROUP);
 
     /** What whole-job placement needs from the extender's setup: job sizes, how long a plan holds, who hears a plan end. */
     public record Settings(JobSizes sizes, java.time.Duration deadline, JobHolds.Listener listener) {
@@ -110,6 +114,12 @@ public final class WholeJobs {
         var job = membership.get();
         var members = members(job, pod);
         var known = sizes.membersOf(job);
+        if (known.isEmpty() && GANG_GROUPS.contains(job.source())) {
+            // A group a gang scheduler holds all or nothing names the minimum itself: placing the pods that exist
+            // instead could start a part of it, which is what the group is there to prevent.
+            return new Refused("job " + job.key() + ": its member count cannot be read (" + sizes.whyUnknown(job).orElse(job.size().describe())
+                    + "); it is placed once it can, and holds no GPU until then");
+        }
         if (known.isPresent() && known.getAsInt() <= 1 || known.isEmpty() && members.size() <= 1) {
             return ALONE;
         }

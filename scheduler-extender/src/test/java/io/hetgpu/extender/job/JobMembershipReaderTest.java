@@ -34,8 +34,13 @@ class JobMembershipReaderTest {
                         new Expected("training-worker-0", JobSource.KUBE_POD_GROUP, "", OptionalInt.empty(),
                                 new JobSize.InObject("PodGroup.scheduling.k8s.io", "training-worker-0", "spec.schedulingPolicy.gang.minCount"))),
                 Arguments.of("kube-scheduler Workload (spec.workloadRef)", workloadRef(Map.of("name", "training-job-workload", "podGroup", "workers")),
-                        new Expected("training-job-workload", JobSource.KUBE_WORKLOAD, "workers", OptionalInt.empty(),
+                        new Expected("training-job-workload/workers", JobSource.KUBE_WORKLOAD, "workers", OptionalInt.empty(),
                                 new JobSize.InObject("Workload", "training-job-workload", "spec.podGroups[workers].policy.gang.minCount"))),
+                // Each replica of a pod group is a gang of its own, so a job of its own.
+                Arguments.of("kube-scheduler Workload, a replicated pod group", workloadRef(Map.of("name", "lws", "podGroup", "group",
+                                "podGroupReplicaKey", "2")),
+                        new Expected("lws/group/2", JobSource.KUBE_WORKLOAD, "group", OptionalInt.empty(),
+                                new JobSize.InObject("Workload", "lws", "spec.podGroups[group].policy.gang.minCount"))),
                 // Volcano's job controller: the PodGroup annotation, the task's name as task-spec.
                 Arguments.of("Volcano Job", pod(Map.of("volcano.sh/job-name", "mpi", "volcano.sh/task-spec", "mpiworker"),
                                 Map.of("scheduling.k8s.io/group-name", "mpi-7f2c", "volcano.sh/task-spec", "mpiworker", "volcano.sh/job-name", "mpi")),
@@ -118,6 +123,15 @@ class JobMembershipReaderTest {
     }
 
     @Test
+    void aWorkloadsJobNamesItsGangForTheSizeToBeReadBack() {
+        assertThat(JobMembershipReader.WorkloadGang.of(read(workloadRef(Map.of("name", "lws", "podGroup", "group", "podGroupReplicaKey", "2")))))
+                .hasValue(new JobMembershipReader.WorkloadGang("lws", "group", "2"));
+        assertThat(JobMembershipReader.WorkloadGang.of(read(workloadRef(Map.of("name", "train", "podGroup", "workers")))))
+                .hasValue(new JobMembershipReader.WorkloadGang("train", "workers", ""));
+        assertThat(JobMembershipReader.WorkloadGang.of(read(pod(Map.of("hetgpu.io/job", "resnet"), Map.of())))).isEmpty();
+    }
+
+    @Test
     void theSizesNoPodCarriesSayWhereToReadThem() {
         assertThat(new JobSize.InObject("PodGroup.scheduling.x-k8s.io", "nginx", "spec.minMember").describe())
                 .isEqualTo("size unknown: read from PodGroup.scheduling.x-k8s.io \"nginx\" (spec.minMember)");
@@ -140,6 +154,8 @@ class JobMembershipReaderTest {
                 Arguments.of(pod(Map.of("scheduling.x-k8s.io/pod-group", ""), Map.of()), "scheduling.x-k8s.io/pod-group: expected the name"),
                 Arguments.of(workloadRef(Map.of("name", "w")), "spec.workloadRef.podGroup: expected the name of the pod's job or group, got \"\""),
                 Arguments.of(workloadRef("w"), "spec.workloadRef: expected an object with name and podGroup, got \"w\""),
+                Arguments.of(workloadRef(Map.of("name", "w", "podGroup", "g", "podGroupReplicaKey", 3)),
+                        "spec.workloadRef.podGroupReplicaKey: expected the name of the pod group's replica, got \"3\""),
                 Arguments.of(schedulingGroup(""), "spec.schedulingGroup.podGroupName: expected the name"),
                 Arguments.of(pod(Map.of("training.kubeflow.org/job-name", "t", "training.kubeflow.org/replica-index", "first"), Map.of()),
                         "training.kubeflow.org/replica-index: expected a whole number of at least 0, got \"first\""),

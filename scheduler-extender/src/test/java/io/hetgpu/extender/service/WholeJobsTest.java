@@ -358,6 +358,27 @@ class WholeJobsTest {
     }
 
     @Test
+    void aPodOfAGangGroupWhoseCountCannotBeReadIsRefusedHoldingNothing() {
+        node("n1");
+        node("n2");
+        var grouped = api.client().pods().inNamespace("ml").resource(new PodBuilder()
+                .withNewMetadata().withName("g-0").withNamespace("ml").withAnnotations(Map.of("scheduling.k8s.io/group-name", "train"))
+                .endMetadata()
+                .withNewSpec().withSchedulerName("hetgpu-scheduler").addNewContainer().withName("main").withImage("train")
+                .withNewResources().addToLimits(Map.of("nvidia.com/gpu", new Quantity("1"))).endResources()
+                .endContainer().endSpec().build()).create();
+        synced(1);
+        var verbs = verbs(Duration.ofMinutes(1));
+
+        var answer = verbs.service().filter(askAbout(grouped));
+
+        assertThat(answer.nodeNames()).isEmpty();
+        assertThat(answer.failedAndUnresolvableNodes().values()).singleElement().asString()
+                .contains("job ml/train: its member count cannot be read (").contains("it is placed once it can, and holds no GPU until then");
+        assertThat(verbs.service().jobs().holds().plans()).isEmpty();
+    }
+
+    @Test
     void burstsOfJobsNeverGetOneGpuTwice() throws Exception {
         node("n1");
         node("n2");

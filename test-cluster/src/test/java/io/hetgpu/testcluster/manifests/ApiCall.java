@@ -16,6 +16,18 @@ import java.util.Optional;
  */
 record ApiCall(String verb, String group, String resource, Optional<String> namespace, Optional<String> name) {
 
+    /**
+     * Whether the request is API discovery ({@code GET /api}, {@code /api/v1}, {@code /apis}, {@code /apis/GROUP},
+     * {@code /apis/GROUP/VERSION}): a non-resource URL, which the default ClusterRole system:discovery allows every
+     * authenticated user, so no role of hetgpu's grants it.
+     */
+    static boolean discovery(ApiServer.Request request) {
+        var path = request.path().split("\\?")[0];
+        var parts = Arrays.stream(path.split("/")).filter(p -> !p.isEmpty()).toList();
+        return "GET".equals(request.method()) && !parts.isEmpty()
+                && (parts.get(0).equals("api") && parts.size() <= 2 || parts.get(0).equals("apis") && parts.size() <= 3);
+    }
+
     static ApiCall of(ApiServer.Request request) {
         String path = request.path();
         String query = "";

@@ -11,6 +11,7 @@ import io.hetgpu.deviceplugin.DevicePlugin;
 import io.hetgpu.deviceplugin.devices.DeviceListStrategy;
 import io.hetgpu.extender.Extender;
 import io.hetgpu.extender.ExtenderConfig;
+import io.hetgpu.extender.cluster.JobObjectSizes;
 import io.hetgpu.extender.http.ServerOptions;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.profile.SimulatedGpuSource;
@@ -67,13 +68,29 @@ class ManifestRbacTest {
      */
     private static final String LEADER_ELECTION = "kube-scheduler's leader election: the extender runs in hetgpu-scheduler's pods, "
             + "under its one service account";
-    private static final Map<String, String> JUSTIFIED = Map.of(
+    private static final Map<String, String> JUSTIFIED = justified(Map.of(
             "DEVICE_PLUGIN create events", "posted only when kubelet allocates other GPUs than a pod's hetgpu.io/gpu-devices "
                     + "(GpuAssignmentMismatch), which a run that follows the handshake never causes; device-plugin's "
                     + "BindHandshakeTest exercises it",
             "SCHEDULER_EXTENDER create coordination.k8s.io/leases", LEADER_ELECTION,
             "SCHEDULER_EXTENDER get coordination.k8s.io/leases", LEADER_ELECTION,
-            "SCHEDULER_EXTENDER update coordination.k8s.io/leases", LEADER_ELECTION);
+            "SCHEDULER_EXTENDER update coordination.k8s.io/leases", LEADER_ELECTION));
+
+    /**
+     * The objects job sizes are read from: the extender lists and watches only the kinds API discovery says the cluster
+     * serves, and the run's API server (fabric8's mock) answers no discovery. JobObjectSizesTest lists and watches each;
+     * {@link #theExtenderMayListAndWatchEveryKindItReadsJobSizesFrom} holds the rules to the code's list.
+     */
+    private static Map<String, String> justified(Map<String, String> byHand) {
+        var all = new java.util.HashMap<>(byHand);
+        for (String resource : JobObjectSizes.resources()) {
+            for (String verb : List.of("list", "watch")) {
+                all.put("SCHEDULER_EXTENDER " + verb + " " + resource, "job sizes, read only where the cluster serves the kind: "
+                        + "the run's API server serves no API discovery");
+            }
+        }
+        return Map.copyOf(all);
+    }
 
     private static final Map<Program, List<ApiCall>> CALLS = new EnumMap<>(Program.class);
     /** The same requests as they reached the server, query included. */
@@ -137,7 +154,7 @@ class ManifestRbacTest {
         }
         for (Program program : Program.values()) {
             REQUESTS.put(program, recorded.stream().filter(r -> userAgent(program).equals(r.userAgent())).toList());
-            CALLS.put(program, REQUESTS.get(program).stream().map(ApiCall::of).toList());
+            CALLS.put(program, REQUESTS.get(program).stream().filter(request -> !ApiCall.discovery(request)).map(ApiCall::of).toList());
         }
     }
 
@@ -189,6 +206,23 @@ class ManifestRbacTest {
             }
         }
         assertThat(unused).as("permissions no request of the run used; drop them or justify them in JUSTIFIED").isEmpty();
+    }
+
+    @ParameterizedTest
+    @MethodSource("installs")
+    void theExtenderMayListAndWatchEveryKindItReadsJobSizesFrom(Path folder) {
+        var grants = grants(Kubectl.kustomize(folder), Program.SCHEDULER_EXTENDER);
+        var denied = new ArrayList<String>();
+        for (String resource : JobObjectSizes.resources()) {
+            var groupAndPlural = resource.split("/");
+            for (String verb : List.of("list", "watch")) {
+                var call = new ApiCall(verb, groupAndPlural[0], groupAndPlural[1], Optional.empty(), Optional.empty());
+                if (grants.stream().noneMatch(g -> g.namespace().isEmpty() && call.allowedBy(g.rule()))) {
+                    denied.add(call.describe());
+                }
+            }
+        }
+        assertThat(denied).as("job-size objects the extender's ClusterRole does not let it list and watch cluster-wide").isEmpty();
     }
 
     /**

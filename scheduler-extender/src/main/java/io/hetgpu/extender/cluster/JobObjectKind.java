@@ -1,0 +1,225 @@
+package io.hetgpu.extender.cluster;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.hetgpu.gpu.Quote;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.function.Function;
+
+/**
+ * A kind of object that holds a job's member count, where the API serves it, and how the count is read from it.
+ *
+ * @param name     how reasons name it, as {@link io.hetgpu.extender.job.JobMembershipReader} does: with its API group
+ *                 where kinds share a name (three projects call theirs PodGroup)
+ * @param kind     the API kind
+ * @param group    the API group ("batch" for Jobs)
+ * @param versions the versions to follow, preferred first: the first the cluster serves is watched
+ * @param plural   the resource, for RBAC and the list's path
+ * @param count    reads the count from one object
+ */
+record JobObjectKind(String name, String kind, String group, List<String> versions, String plural,
+                     Function<GenericKubernetesResource, ObjectCount> count) {
+
+    static final JobObjectKind VOLCANO_POD_GROUP = new JobObjectKind("PodGroup.scheduling.volcano.sh", "PodGroup",
+            "scheduling.volcano.sh", List.of("v1beta1"), "podgroups", object -> whole(spec(object).get("minMember"), "spec.minMember"));
+    static final JobObjectKind COSCHEDULING_POD_GROUP = new JobObjectKind("PodGroup.scheduling.x-k8s.io", "PodGroup",
+            "scheduling.x-k8s.io", List.of("v1alpha1"), "podgroups", object -> whole(spec(object).get("minMember"), "spec.minMember"));
+    /** kube-scheduler's PodGroup (Kubernetes 1.36, alpha): one per gang, made by a workload controller from a Workload's template. */
+    static final JobObjectKind KUBE_POD_GROUP = new JobObjectKind("PodGroup.scheduling.k8s.io", "PodGroup",
+            "scheduling.k8s.io", List.of("v1alpha2"), "podgroups", object -> gang(spec(object).get("schedulingPolicy"), "spec.schedulingPolicy"));
+    /** kube-scheduler's Workload of Kubernetes 1.35 (alpha), which pods name in spec.workloadRef. */
+    static final JobObjectKind WORKLOAD = new JobObjectKind("Workload", "Workload", "scheduling.k8s.io", List.of("v1alpha1"),
+            "workloads", JobObjectKind::podGroups);
+    static final JobObjectKind JOB = new JobObjectKind("Job", "Job", "batch", List.of("v1"), "jobs", JobObjectKind::job);
+    static final JobObjectKind JOBSET = new JobObjectKind("JobSet", "JobSet", "jobset.x-k8s.io", List.of("v1alpha2"), "jobsets",
+            JobObjectKind::jobSet);
+    /** Kubeflow's training jobs, each with its replica specs under a field of its own. */
+    static final List<JobObjectKind> KUBEFLOW = List.of(
+            training("TFJob", "tfjobs", "tfReplicaSpecs", "v1"),
+            training("PyTorchJob", "pytorchjobs", "pytorchReplicaSpecs", "v1"),
+            // The MPI operator's v2beta1, or the training operator's v1: one CRD, mpijobs.kubeflow.org, serves either.
+            training("MPIJob", "mpijobs", "mpiReplicaSpecs", "v2beta1", "v1"),
+            training("XGBoostJob", "xgboostjobs", "xgbReplicaSpecs", "v1"),
+            training("PaddleJob", "paddlejobs", "paddleReplicaSpecs", "v1"),
+            training("JAXJob", "jaxjobs", "jaxReplicaSpecs", "v1"));
+
+    static final List<JobObjectKind> ALL;
+
+    static {
+        var all = new ArrayList<>(List.of(VOLCANO_POD_GROUP, COSCHEDULING_POD_GROUP, KUBE_POD_GROUP, WORKLOAD, JOB, JOBSET));
+        all.addAll(KUBEFLOW);
+        ALL = List.copyOf(all);
+    }
+
+    JobObjectKind {
+        versions = List.copyOf(versions);
+    }
+
+    /** The kind and the versions followed, as a reason names them: "Workload (scheduling.k8s.io/v1alpha1)". */
+    String served() {
+        return kind + " (" + String.join(" or ", versions.stream().map(version -> apiVersion(version)).toList()) + ")";
+    }
+
+    String apiVersion(String version) {
+        return group + "/" + version;
+    }
+
+    /** The resource as RBAC names it: "podgroups.scheduling.volcano.sh". */
+    String resource() {
+        return plural + "." + group;
+    }
+
+    ResourceDefinitionContext context(String version) {
+        return new ResourceDefinitionContext.Builder().withGroup(group).withVersion(version).withKind(kind)
+                .withPlural(plural).withNamespaced(true).build();
+    }
+
+    private static JobObjectKind training(String kind, String plural, String field, String... versions) {
+        return new JobObjectKind(kind, kind, "kubeflow.org", List.of(versions), plural, object -> replicaSpecs(object, field));
+    }
+
+    /** A Workload's pod groups, each with its gang's minCount. */
+    private static ObjectCount podGroups(GenericKubernetesResource object) {
+        if (!(spec(object).get("podGroups") instanceof List<?> groups) || groups.isEmpty()) {
+            return new ObjectCount.Unreadable("has no spec.podGroups");
+        }
+        var counts = new HashMap<String, ObjectCount>();
+        for (int i = 0; i < groups.size(); i++) {
+            var group = groups.get(i) instanceof Map<?, ?> map ? map : Map.of();
+            if (!(group.get("name") instanceof String name) || name.isBlank()) {
+                continue;
+            }
+            counts.put(name, gang(group.get("policy"), "spec.podGroups[" + name + "].policy"));
+        }
+        return new ObjectCount.ByPodGroup(counts);
+    }
+
+    /** A scheduling policy's gang minCount; a basic policy holds no gang. */
+    private static ObjectCount gang(Object policy, String field) {
+        var map = policy instanceof Map<?, ?> given ? given : Map.of();
+        if (map.get("gang") instanceof Map<?, ?> gang) {
+            return whole(gang.get("minCount"), field + ".gang.minCount");
+        }
+        if (map.containsKey("basic")) {
+            return new ObjectCount.Unreadable("has a basic scheduling policy (" + field + ".basic), no gang and so no minCount");
+        }
+        return new ObjectCount.Unreadable("has no " + field + ".gang.minCount");
+    }
+
+    /**
+     * The pods of a Job that run at once: its completions, or its parallelism where that is smaller (a Job of 8
+     * completions and parallelism 2 runs 2 pods at a time, and they are the gang).
+     */
+    private static ObjectCount job(GenericKubernetesResource object) {
+        var spec = spec(object);
+        if (spec.get("completions") == null) {
+            return new ObjectCount.Unreadable("has no spec.completions");
+        }
+        return atOnce(spec, "spec");
+    }
+
+    /** min(completions, parallelism) of a Job's spec (parallelism defaults to 1, completions to parallelism). */
+    private static ObjectCount atOnce(Map<?, ?> spec, String field) {
+        var parallelism = spec.get("parallelism");
+        if (parallelism != null && Long.valueOf(0).equals(integral(parallelism))) {
+            return new ObjectCount.Unreadable("has " + field + ".parallelism 0: it runs no pods now");
+        }
+        var pods = parallelism == null ? new ObjectCount.Members(1) : whole(parallelism, field + ".parallelism");
+        if (!(pods instanceof ObjectCount.Members running) || spec.get("completions") == null) {
+            return pods;
+        }
+        var completions = whole(spec.get("completions"), field + ".completions");
+        return completions instanceof ObjectCount.Members done ? new ObjectCount.Members(Math.min(done.members(), running.members())) : completions;
+    }
+
+    /**
+     * A JobSet's pods: for each replicated job, its replicas (default 1) times the pods each of its Jobs runs at once. A
+     * JobSet whose replicated jobs start in stages (dependsOn, as a TrainJob's initializers before its trainer) has no
+     * one count of pods that run together.
+     */
+    private static ObjectCount jobSet(GenericKubernetesResource object) {
+        if (!(spec(object).get("replicatedJobs") instanceof List<?> jobs) || jobs.isEmpty()) {
+            return new ObjectCount.Unreadable("has no spec.replicatedJobs");
+        }
+        long total = 0;
+        for (int i = 0; i < jobs.size(); i++) {
+            var job = jobs.get(i) instanceof Map<?, ?> map ? map : Map.of();
+            var field = "spec.replicatedJobs[" + (job.get("name") instanceof String name ? name : String.valueOf(i)) + "]";
+            if (job.get("dependsOn") instanceof List<?> after && !after.isEmpty()) {
+                return new ObjectCount.Unreadable("starts its replicated jobs in stages (" + field + ".dependsOn): its pods do not all run at once");
+            }
+            var replicas = job.get("replicas") == null ? new ObjectCount.Members(1) : whole(job.get("replicas"), field + ".replicas");
+            if (!(replicas instanceof ObjectCount.Members copies)) {
+                return replicas;
+            }
+            var template = job.get("template") instanceof Map<?, ?> map ? map : Map.of();
+            var pods = atOnce(template.get("spec") instanceof Map<?, ?> spec ? spec : Map.of(), field + ".template.spec");
+            if (!(pods instanceof ObjectCount.Members each)) {
+                return pods;
+            }
+            total += (long) copies.members() * each.members();
+        }
+        return total > Integer.MAX_VALUE ? new ObjectCount.Unreadable("has " + total + " pods, more than any job can") : new ObjectCount.Members((int) total);
+    }
+
+    /**
+     * A training job's pods: the sum of its replica specs' replicas (each defaults to 1, as the operators default it). An
+     * MPIJob whose launcher waits for its workers (launcherCreationPolicy WaitForWorkersReady) starts as its workers alone.
+     */
+    private static ObjectCount replicaSpecs(GenericKubernetesResource object, String field) {
+        var spec = spec(object);
+        if (!(spec.get(field) instanceof Map<?, ?> specs) || specs.isEmpty()) {
+            return new ObjectCount.Unreadable("has no spec." + field);
+        }
+        boolean launcherLater = "WaitForWorkersReady".equals(spec.get("launcherCreationPolicy"));
+        long total = 0;
+        for (var type : new TreeSet<>(specs.keySet().stream().map(String::valueOf).toList())) {
+            if (launcherLater && type.equalsIgnoreCase("launcher")) {
+                continue;
+            }
+            var replicaSpec = specs.get(type) instanceof Map<?, ?> map ? map : Map.of();
+            var replicas = replicaSpec.get("replicas");
+            var number = replicas == null ? Long.valueOf(1) : integral(replicas);
+            if (number == null || number < 0 || number > Integer.MAX_VALUE) {
+                return new ObjectCount.Unreadable("has spec." + field + "." + type + ".replicas " + Quote.of(replicas)
+                        + ": expected a whole number of at least 0");
+            }
+            total += number;
+        }
+        if (total < 1) {
+            return new ObjectCount.Unreadable("has no replicas in spec." + field);
+        }
+        return total > Integer.MAX_VALUE ? new ObjectCount.Unreadable("has " + total + " replicas, more than any job can") : new ObjectCount.Members((int) total);
+    }
+
+    private static Map<?, ?> spec(GenericKubernetesResource object) {
+        return object.getAdditionalProperties().get("spec") instanceof Map<?, ?> spec ? spec : Map.of();
+    }
+
+    /** A whole number of at least 1, as a count; anything else unreadable, naming the field and quoting the value. */
+    static ObjectCount whole(Object value, String field) {
+        if (value == null) {
+            return new ObjectCount.Unreadable("has no " + field);
+        }
+        var number = integral(value);
+        if (number == null || number < 1 || number > Integer.MAX_VALUE) {
+            return new ObjectCount.Unreadable("has " + field + " " + Quote.of(value) + ": expected a whole number of at least 1");
+        }
+        return new ObjectCount.Members(number.intValue());
+    }
+
+    /** The value as a whole number where JSON gave one (Jackson reads one as Integer, Long or BigInteger); else null. */
+    private static Long integral(Object value) {
+        return switch (value) {
+            case Integer i -> (long) i;
+            case Long l -> l;
+            case BigInteger big when big.bitLength() < 63 -> big.longValue();
+            default -> null;
+        };
+    }
+}
