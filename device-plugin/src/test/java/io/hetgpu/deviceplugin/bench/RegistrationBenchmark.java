@@ -19,10 +19,12 @@ import java.util.regex.Pattern;
  * publishing its inventory on Node {@code gpu-1} of a stand-in API server over TLS, as on a cluster (the
  * client's HTTPS stack is part of what the plugin's memory pays for).
  *
- * <pre>./hetgpu bench registration [RESTARTS] [--settle SECONDS] [--java-tool-options "OPTIONS"] [--api-server URL | --no-api-server]</pre>
+ * <pre>./hetgpu bench registration [RESTARTS] [--settle SECONDS] [--java-tool-options "OPTIONS"] [--api-server URL | --no-api-server]
+ *                              [--gpu-source SOURCE]</pre>
  * {@code --java-tool-options} replaces the manifest's value, to try other settings; {@code --api-server} publishes
  * to that server instead (anything that answers GET and PATCH on Node {@code gpu-1}); {@code --no-api-server}
- * does not publish.
+ * does not publish; {@code --gpu-source nvml} measures the plugin on the machine's real GPUs instead of a simulated
+ * DGX A100.
  */
 public final class RegistrationBenchmark {
 
@@ -34,12 +36,14 @@ public final class RegistrationBenchmark {
         var settle = Duration.ofSeconds(12);
         String apiServer = null;
         boolean publish = true;
+        String gpuSource = "simulated:dgx-a100";
         var shipped = ShippedJvm.read(Path.of("device-plugin/Dockerfile"), Path.of("manifests/base/device-plugin.yaml"));
         for (int i = 1; i < args.length; i++) {
             switch (args[i]) {
                 case "--settle" -> settle = Duration.ofSeconds(Long.parseLong(args[++i]));
                 case "--api-server" -> apiServer = args[++i];
                 case "--no-api-server" -> publish = false;
+                case "--gpu-source" -> gpuSource = args[++i];
                 case "--java-tool-options" -> shipped = new ShippedJvm(shipped.entrypointOptions(), args[++i], shipped.mallocArenaMax(), shipped.memoryLimitMiB());
                 default -> restarts = Integer.parseInt(args[i]);
             }
@@ -52,13 +56,15 @@ public final class RegistrationBenchmark {
         System.out.printf("plugin JVM (java %d): %s, JAVA_TOOL_OPTIONS=\"%s\"%n", Runtime.version().feature(),
                 String.join(" ", command.subList(1, command.size() - 2)), shipped.javaToolOptions()
                         + (shipped.mallocArenaMax() == null ? "" : "\", MALLOC_ARENA_MAX=" + shipped.mallocArenaMax()));
-        try (var kubelet = new KubeletStandIn(folder, podResources).start(); var standIn = new StandInApiServer()) {
+        StandInApiServer standIn = null;
+        try (var kubelet = new KubeletStandIn(folder, podResources).start()) {
             if (!publish) {
                 apiServer = null;
             } else if (apiServer == null) {
-                apiServer = standIn.start("gpu-1");
+                standIn = StandInApiServer.started("gpu-1");
+                apiServer = standIn.url();
             }
-            command.addAll(List.of("--gpu-source", "simulated:dgx-a100", "--publish-node-inventory", Boolean.toString(apiServer != null),
+            command.addAll(List.of("--gpu-source", gpuSource, "--publish-node-inventory", Boolean.toString(apiServer != null),
                     "--node-name", "gpu-1", "--device-plugin-dir", folder.toString(), "--pod-resources-socket", podResources.toString(),
                     "--http-port", "0"));
             var launch = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(temp.resolve("plugin.log").toFile());
@@ -100,7 +106,7 @@ public final class RegistrationBenchmark {
                     apiServer == null ? "not publishing the node inventory: no API server" : "publishing the node inventory to " + apiServer);
 
             System.out.printf("CPU once settled: %d ms in the last %d s%n", cpuMillis(plugin.pid()) - cpuBefore, settle.toSeconds() / 2);
-            if (standIn.started()) {
+            if (standIn != null) {
                 System.out.printf("hetgpu.io keys the plugin wrote on the stand-in's Node: %d%n", standIn.hetgpuKeys("gpu-1"));
             }
             long term = System.nanoTime();
@@ -109,6 +115,10 @@ public final class RegistrationBenchmark {
             System.out.printf("SIGTERM -> exit %d in %d ms; plugin socket left behind: %s%n", code,
                     (System.nanoTime() - term) / 1_000_000, Files.exists(folder.resolve(first.getEndpoint())));
             System.out.println("plugin log: " + temp.resolve("plugin.log"));
+        } finally {
+            if (standIn != null) {
+                standIn.close();
+            }
         }
     }
 

@@ -12,19 +12,28 @@ import java.util.stream.Stream;
 
 /**
  * An API server for the benchmark's plugin to publish to: fabric8's mock in CRUD mode, over HTTPS with a
- * self-signed certificate, holding one Node. Started only when the benchmark needs it.
+ * self-signed certificate, holding one Node. Loaded only when the benchmark publishes to it, so that the benchmark
+ * runs without the mock server's jars (on a GPU machine, say) when told {@code --no-api-server}.
  */
 final class StandInApiServer implements AutoCloseable {
 
-    private KubernetesMockServer server;
+    private final KubernetesMockServer server;
 
-    /** Starts the server with Node {@code nodeName} and returns its URL. */
-    String start(String nodeName) {
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), true);
+    private StandInApiServer(KubernetesMockServer server) {
+        this.server = server;
+    }
+
+    /** A server holding Node {@code nodeName}, started. */
+    static StandInApiServer started(String nodeName) {
+        var server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), true);
         server.init(InetAddress.getLoopbackAddress(), 0);
         try (var client = server.createClient()) {
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName(nodeName).endMetadata().build()).create();
         }
+        return new StandInApiServer(server);
+    }
+
+    String url() {
         return "https://127.0.0.1:" + server.getPort();
     }
 
@@ -37,14 +46,8 @@ final class StandInApiServer implements AutoCloseable {
         }
     }
 
-    boolean started() {
-        return server != null;
-    }
-
     @Override
     public void close() {
-        if (server != null) {
-            server.destroy();
-        }
+        server.destroy();
     }
 }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -114,6 +116,35 @@ class ShippedJarContentsTest {
         assertThat(bad.await(30)).as(bad::describe).isEqualTo(2);
         assertThat(bad.output().strip().lines()).as(bad::describe).hasSize(1)
                 .allSatisfy(line -> assertThat(line).startsWith("hetgpu-").contains("--no-such-flag"));
+    }
+
+    /**
+     * Of JavaCPP's CUDA presets the plugin ships the NVML binding alone (the rest is 30 MB it never calls), and every
+     * type that binding's methods and fields name is in the jar: a class trimmed by mistake would fail only on a GPU
+     * node, at the first NVML call that names it. Loaded without initialising, so no native library is touched.
+     */
+    @Test
+    void thePluginShipsTheNvmlBindingWholeAndNothingElseOfCuda() throws Exception {
+        var jarPath = ShippedArtifacts.DEVICE_PLUGIN.jar();
+        List<String> cudaClasses;
+        try (var jar = new JarFile(jarPath.toFile())) {
+            var names = jar.stream().map(ZipEntry::getName).filter(name -> name.startsWith("org/bytedeco/cuda/") && !name.endsWith("/")).toList();
+            assertThat(names).contains("org/bytedeco/cuda/global/nvml.class", "org/bytedeco/cuda/presets/nvml.class",
+                    "org/bytedeco/cuda/linux-x86_64/libjninvml.so");
+            assertThat(names).as("CUDA files besides the NVML binding").allMatch(name -> name.startsWith("org/bytedeco/cuda/nvml/")
+                    || name.startsWith("org/bytedeco/cuda/global/nvml") || name.startsWith("org/bytedeco/cuda/presets/nvml")
+                    || name.startsWith("org/bytedeco/cuda/presets/cudart") || name.equals("org/bytedeco/cuda/linux-x86_64/libjninvml.so"));
+            cudaClasses = names.stream().filter(name -> name.endsWith(".class"))
+                    .map(name -> name.substring(0, name.length() - ".class".length()).replace('/', '.')).toList();
+        }
+        try (var loader = new URLClassLoader(new URL[] {jarPath.toUri().toURL()}, ClassLoader.getPlatformClassLoader())) {
+            for (var name : cudaClasses) {
+                var type = Class.forName(name, false, loader);
+                // Resolving the signatures loads every type they name.
+                assertThat(type.getDeclaredMethods()).as(name).isNotNull();
+                assertThat(type.getDeclaredFields()).as(name).isNotNull();
+            }
+        }
     }
 
     /** What an admin sees when the ConfigMap holds mistakes: every one of them, on one line, and exit 2. */
