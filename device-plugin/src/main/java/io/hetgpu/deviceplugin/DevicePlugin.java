@@ -108,7 +108,7 @@ public final class DevicePlugin implements AutoCloseable {
             }
             var publisher = sync;
             var service = new DevicePluginService(inventory, EnumSet.copyOf(settings.strategies()), metrics,
-                    ids -> publisher.ifPresent(NodeInventorySync::allocated), pending, onMismatch);
+                    ids -> publisher.ifPresent(NodeInventorySync::allocated), pending, onMismatch, settings.catalog());
             var endpoint = new DevicePluginEndpoint(transport, settings.devicePluginDir(), settings.resourceName(), service, metrics);
             resources.push(endpoint);
             endpoint.start();

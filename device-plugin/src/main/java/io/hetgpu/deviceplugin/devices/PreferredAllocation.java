@@ -1,7 +1,9 @@
 package io.hetgpu.deviceplugin.devices;
 
 import io.hetgpu.gpu.NodeTopology;
+import io.hetgpu.gpu.tier.CardCatalog;
 import io.hetgpu.gpu.tier.CardRequirements;
+import io.hetgpu.gpu.tier.CardTier;
 import io.hetgpu.gpu.allocation.GpuSetAllocator;
 
 import java.util.ArrayList;
@@ -21,12 +23,21 @@ public final class PreferredAllocation {
     private final GpuSetAllocator allocator;
     private final NodeTopology topology;
     private final List<String> uuids;
+    /** Each device's tier by the plugin's table, for a pod that names its weakest acceptable card. */
+    private final List<CardTier> tiers;
     private final Map<String, Integer> positions = new HashMap<>();
 
+    /** With the built-in tier table. */
     public PreferredAllocation(NodeTopology topology) {
+        this(topology, CardCatalog.defaults());
+    }
+
+    /** @param catalog the tier table the plugin labels its node with, the admin's overrides included */
+    public PreferredAllocation(NodeTopology topology, CardCatalog catalog) {
         this.allocator = new GpuSetAllocator(topology.links());
         this.topology = topology;
         this.uuids = topology.devices().stream().map(device -> device.uuid()).toList();
+        this.tiers = topology.devices().stream().map(device -> catalog.tierOf(device.model(), device.computeCapability(), device.memoryMiB())).toList();
         for (int i = 0; i < uuids.size(); i++) {
             positions.put(uuids.get(i), i);
         }
@@ -56,7 +67,7 @@ public final class PreferredAllocation {
     public List<String> choose(Collection<String> available, Collection<String> mustInclude, int size, CardRequirements cards) {
         if (!cards.isAny()) {
             var suitable = available.stream().filter(id -> positions.containsKey(id)
-                    && cards.admits(topology.device(positions.get(id)))).toList();
+                    && cards.admits(topology.device(positions.get(id)), tiers.get(positions.get(id)))).toList();
             if (suitable.size() >= size && suitable.containsAll(mustInclude)) {
                 return choose(suitable, mustInclude, size);
             }

@@ -1,5 +1,7 @@
 package io.hetgpu.deviceplugin.kubelet;
 
+import io.hetgpu.gpu.tier.CardCatalog;
+
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
@@ -54,19 +56,20 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
     /** Without the handshake (no API server): every pod gets the allocator's choice. */
     public DevicePluginService(GpuInventory inventory, Set<DeviceListStrategy> strategies, PluginMetrics metrics,
                                Consumer<List<String>> onAllocated) {
-        this(inventory, strategies, metrics, onAllocated, PendingAssignments.none(), mismatch -> { });
+        this(inventory, strategies, metrics, onAllocated, PendingAssignments.none(), mismatch -> { }, CardCatalog.defaults());
     }
 
     /**
      * @param onAllocated told the device IDs of every successful Allocate (the node inventory refreshes its free set)
      * @param pending     the pods bound here whose assigned devices kubelet has not allocated yet
      * @param onMismatch  told when kubelet allocated other devices than a pod's assignment (an Event on the pod)
+     * @param catalog     the tier table, for pods that name their weakest acceptable card
      */
     public DevicePluginService(GpuInventory inventory, Set<DeviceListStrategy> strategies, PluginMetrics metrics,
                                Consumer<List<String>> onAllocated, PendingAssignments pending,
-                               Consumer<Allocation.Mismatch> onMismatch) {
+                               Consumer<Allocation.Mismatch> onMismatch, CardCatalog catalog) {
         this.inventory = inventory;
-        this.handshake = new DeviceHandshake(pending, new PreferredAllocation(inventory.topology()));
+        this.handshake = new DeviceHandshake(pending, new PreferredAllocation(inventory.topology(), catalog));
         this.strategies = Set.copyOf(strategies);
         this.metrics = metrics;
         this.onAllocated = onAllocated;

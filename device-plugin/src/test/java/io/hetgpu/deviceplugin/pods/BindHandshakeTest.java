@@ -184,7 +184,7 @@ class BindHandshakeTest {
         var transport = new UnixSocketTransport();
         running.push(transport);
         var endpoint = new DevicePluginEndpoint(transport, folder, RESOURCE, new DevicePluginService(inventory,
-                Set.of(DeviceListStrategy.ENVVAR), metrics, ids -> { }, pending, events), metrics);
+                Set.of(DeviceListStrategy.ENVVAR), metrics, ids -> { }, pending, events, CardCatalog.defaults()), metrics);
         running.push(endpoint);
         endpoint.start();
         kubelet.nextRegistration();

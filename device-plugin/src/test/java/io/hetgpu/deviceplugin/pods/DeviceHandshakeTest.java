@@ -122,6 +122,31 @@ class DeviceHandshakeTest {
     }
 
     @Test
+    void aPodThatNamesItsWeakestCardOrExcludesOneGetsOnlyCardsItAccepts() {
+        var waiting = PendingAssignmentsTest.listed(new PendingAssignments(NODE, mixedIds));
+        var degraded = new DeviceHandshake(waiting, new PreferredAllocation(MIXED, CardCatalog.defaults()));
+        // Unasked, the allocator keeps the NVLink pair of A100s whole and gives a T4.
+        assertThat(modelOf(degraded.prefer(mixedIds, List.of(), 1).getFirst())).isEqualTo("T4");
+
+        waiting.update(new BoundPod("ml", "a100-or-newer", "uid-a", NODE, Optional.empty(), List.of(1), false,
+                asks(HetgpuKeys.POD_GPU_MIN_MODEL, "A100")));
+        var forA = degraded.prefer(mixedIds, List.of(), 1);
+        assertThat(modelOf(forA.getFirst())).isEqualTo("A100");
+        degraded.allocate(forA);
+
+        // V100 or newer still refuses the T4 (tier 30 < 40), though a T4's compute capability 7.5 is above a V100's 7.0.
+        waiting.update(new BoundPod("ml", "v100-or-newer", "uid-v", NODE, Optional.empty(), List.of(1), false,
+                asks(HetgpuKeys.POD_GPU_MIN_MODEL, "V100")));
+        var forV = degraded.prefer(mixedIds, List.of(), 1);
+        assertThat(modelOf(forV.getFirst())).isEqualTo("A100");
+        degraded.allocate(forV);
+
+        waiting.update(new BoundPod("ml", "no-t4", "uid-x", NODE, Optional.empty(), List.of(2), false,
+                asks(HetgpuKeys.POD_GPU_EXCLUDE_MODELS, "T4")));
+        assertThat(degraded.prefer(mixedIds, List.of(), 2)).extracting(DeviceHandshakeTest::modelOf).containsOnly("A100");
+    }
+
+    @Test
     void inTheDegradedModeAPodKubeletAdmitsBeforeTheWatchShowsItIsWaitedForAndGetsTheCardsItAccepts() throws Exception {
         var waiting = PendingAssignmentsTest.listed(new PendingAssignments(NODE, mixedIds));
         var degraded = new DeviceHandshake(waiting, new PreferredAllocation(MIXED), Duration.ofMinutes(1));

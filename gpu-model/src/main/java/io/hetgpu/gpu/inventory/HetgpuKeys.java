@@ -28,6 +28,8 @@ public final class HetgpuKeys {
 
     // Pod annotations and labels, written by users.
     public static final String POD_GPU_MODELS = PREFIX + "gpu-models";
+    public static final String POD_GPU_MIN_MODEL = PREFIX + "gpu-min-model";
+    public static final String POD_GPU_EXCLUDE_MODELS = PREFIX + "gpu-exclude-models";
     public static final String POD_MIN_GPU_MEMORY = PREFIX + "min-gpu-memory";
     public static final String POD_MIN_COMPUTE_CAPABILITY = PREFIX + "min-compute-capability";
     public static final String POD_INTERCONNECT = PREFIX + "interconnect";

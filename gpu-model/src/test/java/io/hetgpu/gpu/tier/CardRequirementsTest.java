@@ -3,9 +3,13 @@ package io.hetgpu.gpu.tier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hetgpu.gpu.ComputeCapability;
+import io.hetgpu.gpu.GpuArchitecture;
+import io.hetgpu.gpu.GpuDevice;
+import io.hetgpu.gpu.DeviceHealth;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.profile.ProfileLoader;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +35,7 @@ class CardRequirementsTest {
     }
 
     private long admitted(CardRequirements cards, String model) {
-        return mixed.devices().stream().filter(cards::admits).filter(device -> device.model().equals(model)).count();
+        return mixed.devices().stream().filter(device -> cards.admits(device, catalog)).filter(device -> device.model().equals(model)).count();
     }
 
     @Test
@@ -52,7 +56,7 @@ class CardRequirementsTest {
         assertThat(admitted(ampere, "T4")).isZero();
 
         assertThat(read(Map.of()).isAny()).isTrue();
-        assertThat(mixed.devices()).allMatch(CardRequirements.ANY::admits);
+        assertThat(mixed.devices()).allMatch(device -> CardRequirements.ANY.admits(device, catalog));
     }
 
     @Test
@@ -74,5 +78,49 @@ class CardRequirementsTest {
         assertThat(problems).anySatisfy(p -> assertThat(p).startsWith(HetgpuKeys.POD_MIN_COMPUTE_CAPABILITY + ": ").contains("\"eight\""));
         assertThat(cards.minMemoryMiB()).isZero();
         assertThat(cards.minComputeCapability()).isEqualTo(CardRequirements.ANY_COMPUTE_CAPABILITY);
+    }
+
+    @Test
+    void aMinimumModelAdmitsThatCardAndEveryCardTheTableRanksAtOrAboveIt() {
+        var a100OrNewer = read(Map.of(HetgpuKeys.POD_GPU_MIN_MODEL, "NVIDIA A100"));
+        assertThat(a100OrNewer.minTier().model()).isEqualTo("A100");
+        assertThat(admitted(a100OrNewer, "A100")).isEqualTo(2);
+        assertThat(admitted(a100OrNewer, "T4")).isZero();
+        // Every card of the table, by its own rank: compute capability 8.0 would also admit the A30, A10, A40, L4 and L40S.
+        var admittedModels = catalog.cards().stream().filter(card -> a100OrNewer.admits(device(card), catalog)).map(KnownCard::model).toList();
+        assertThat(admittedModels).containsExactly("A100", "H800", "H100", "H200", "GH200", "B200");
+        // A card the table does not list is judged by the rank the table estimates for it: a 96 GiB Hopper ranks above H100.
+        var unlisted = new GpuDevice("GPU-x", 0, "NVIDIA H20", "H20", GpuArchitecture.HOPPER, new ComputeCapability(9, 0), 96 * 1024,
+                "0000:00:00.0", GpuDevice.NUMA_UNKNOWN, DeviceHealth.HEALTHY);
+        assertThat(a100OrNewer.admits(unlisted, catalog)).isTrue();
+        assertThat(read(Map.of(HetgpuKeys.POD_GPU_MIN_MODEL, "B200")).admits(unlisted, catalog)).isFalse();
+    }
+
+    @Test
+    void excludedModelsAreRefusedWhateverElseAdmitsThem() {
+        var noA100 = read(Map.of(HetgpuKeys.POD_MIN_COMPUTE_CAPABILITY, "7.0", HetgpuKeys.POD_GPU_EXCLUDE_MODELS, "A100, a30"));
+        assertThat(noA100.excludedModels()).containsExactly("A100", "A30");
+        assertThat(admitted(noA100, "A100")).isZero();
+        assertThat(admitted(noA100, "T4")).isEqualTo(2);
+        assertThat(noA100.isAny()).isFalse();
+    }
+
+    @Test
+    void aMinimumModelIsOneModelTheTableKnows() {
+        for (var bad : List.of("A100,H100", "Voodoo", " ")) {
+            var problems = new ArrayList<String>();
+            var cards = CardRequirements.read(Map.of(HetgpuKeys.POD_GPU_MIN_MODEL, bad), catalog, problems);
+            assertThat(problems).as(bad).singleElement().satisfies(p -> assertThat(p).startsWith(HetgpuKeys.POD_GPU_MIN_MODEL + ": "));
+            assertThat(cards.minTier()).isEqualTo(CardRequirements.ANY_TIER);
+        }
+        var problems = new ArrayList<String>();
+        CardRequirements.read(Map.of(HetgpuKeys.POD_GPU_EXCLUDE_MODELS, "A100,Voodoo"), catalog, problems);
+        assertThat(problems).singleElement().satisfies(p -> assertThat(p)
+                .startsWith(HetgpuKeys.POD_GPU_EXCLUDE_MODELS + ": unknown card model \"Voodoo\" in \"A100,Voodoo\""));
+    }
+
+    private static GpuDevice device(KnownCard card) {
+        return new GpuDevice("GPU-" + card.model(), 0, card.model(), card.model(), GpuArchitecture.of(card.computeCapability()),
+                card.computeCapability(), card.maxMemoryMiB(), "0000:00:00.0", GpuDevice.NUMA_UNKNOWN, DeviceHealth.HEALTHY);
     }
 }

@@ -55,9 +55,10 @@ public record NodeGpus(NodeTopology topology, GpuSetAllocator allocator, List<Ca
      * What the device filters look at, shared by every GPU of one product on a node (usually all of them),
      * so a request checks each kind once instead of every device.
      *
+     * @param tier    the tier of every device of this kind (a function of the other three, by the node's catalog)
      * @param example one device of this kind
      */
-    public record DeviceKind(String model, long memoryMiB, io.hetgpu.gpu.ComputeCapability computeCapability, io.hetgpu.gpu.GpuDevice example) {
+    public record DeviceKind(String model, long memoryMiB, ComputeCapability computeCapability, CardTier tier, GpuDevice example) {
 
         @Override
         public boolean equals(Object other) {
@@ -128,8 +129,9 @@ public record NodeGpus(NodeTopology topology, GpuSetAllocator allocator, List<Ca
             if (device.isHealthy()) {
                 healthy |= 1L << i;
             }
-            tiers.add(fixedTier != null ? fixedTier : catalog.tierOf(device.model(), device.computeCapability(), device.memoryMiB()));
-            kinds.merge(new DeviceKind(device.model(), device.memoryMiB(), device.computeCapability(), device), 1L << i, (a, b) -> a | b);
+            var tier = fixedTier != null ? fixedTier : catalog.tierOf(device.model(), device.computeCapability(), device.memoryMiB());
+            tiers.add(tier);
+            kinds.merge(new DeviceKind(device.model(), device.memoryMiB(), device.computeCapability(), tier, device), 1L << i, (a, b) -> a | b);
         }
         return new NodeGpus(topology, new GpuSetAllocator(topology.links()), tiers, healthy, "",
                 List.copyOf(kinds.keySet()), kinds.values().stream().mapToLong(Long::longValue).toArray(), summary, source);

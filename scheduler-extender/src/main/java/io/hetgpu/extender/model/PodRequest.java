@@ -1,6 +1,7 @@
 package io.hetgpu.extender.model;
 
 import io.hetgpu.gpu.ComputeCapability;
+import io.hetgpu.gpu.tier.CardRequirements;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -12,9 +13,8 @@ import java.util.Set;
  * @param name                 the pod's name
  * @param uid                  the pod's UID ("" when the API server has not assigned one yet)
  * @param gpuCount             GPUs the pod needs, by the Kubernetes rules for init containers
- * @param models               normalised card models the pod accepts; empty = any
- * @param minMemoryMiB         least memory per GPU; 0 = any
- * @param minComputeCapability least compute capability; {@link #ANY_COMPUTE_CAPABILITY} = any
+ * @param cards                what it asks of each card: models, the weakest model, models excluded, memory, compute
+ *                             capability ({@link CardRequirements#ANY} for nothing)
  * @param requireNvlink        all GPUs must form one NVLink-connected set
  * @param specPriority         {@code spec.priority} (0 when unset, as Kubernetes defaults it)
  * @param priorityHint         the {@code hetgpu.io/priority} annotation, which wins over {@code spec.priority}
@@ -29,9 +29,7 @@ public record PodRequest(
         String name,
         String uid,
         int gpuCount,
-        Set<String> models,
-        long minMemoryMiB,
-        ComputeCapability minComputeCapability,
+        CardRequirements cards,
         boolean requireNvlink,
         int specPriority,
         PriorityHint priorityHint,
@@ -41,14 +39,13 @@ public record PodRequest(
         List<String> claimNames,
         String workload) {
 
-    public static final ComputeCapability ANY_COMPUTE_CAPABILITY = io.hetgpu.gpu.tier.CardRequirements.ANY_COMPUTE_CAPABILITY;
+    public static final ComputeCapability ANY_COMPUTE_CAPABILITY = CardRequirements.ANY_COMPUTE_CAPABILITY;
 
     public PodRequest {
         Objects.requireNonNull(namespace, "namespace");
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(uid, "uid");
-        models = Set.copyOf(models);
-        Objects.requireNonNull(minComputeCapability, "minComputeCapability");
+        Objects.requireNonNull(cards, "cards");
         Objects.requireNonNull(priorityHint, "priorityHint");
         Objects.requireNonNull(preference, "preference");
         Objects.requireNonNull(job, "job");
@@ -60,6 +57,14 @@ public record PodRequest(
         }
     }
 
+    /** A pod that asks for card models, memory and compute capability only (a trace's job, a test's pod). */
+    public PodRequest(String namespace, String name, String uid, int gpuCount, Set<String> models, long minMemoryMiB,
+                      ComputeCapability minComputeCapability, boolean requireNvlink, int specPriority, PriorityHint priorityHint,
+                      GpuPreference preference, String job, String role, List<String> claimNames, String workload) {
+        this(namespace, name, uid, gpuCount, new CardRequirements(models, minMemoryMiB, minComputeCapability), requireNvlink,
+                specPriority, priorityHint, preference, job, role, claimNames, workload);
+    }
+
     /** A pod that names no workload class. */
     public PodRequest(String namespace, String name, String uid, int gpuCount, Set<String> models, long minMemoryMiB,
                       ComputeCapability minComputeCapability, boolean requireNvlink, int specPriority, PriorityHint priorityHint,
@@ -68,22 +73,42 @@ public record PodRequest(
                 priorityHint, preference, job, role, claimNames, "");
     }
 
+    /** The card models the pod accepts; empty = any. */
+    public Set<String> models() {
+        return cards.models();
+    }
+
+    /** Least memory per GPU; 0 = any. */
+    public long minMemoryMiB() {
+        return cards.minMemoryMiB();
+    }
+
+    /** Least compute capability; {@link #ANY_COMPUTE_CAPABILITY} = any. */
+    public ComputeCapability minComputeCapability() {
+        return cards.minComputeCapability();
+    }
+
     /** This pod with its workload class set. */
     public PodRequest withWorkload(String newWorkload) {
-        return new PodRequest(namespace, name, uid, gpuCount, models, minMemoryMiB, minComputeCapability, requireNvlink,
-                specPriority, priorityHint, preference, job, role, claimNames, newWorkload);
+        return new PodRequest(namespace, name, uid, gpuCount, cards, requireNvlink, specPriority, priorityHint, preference, job, role,
+                claimNames, newWorkload);
+    }
+
+    /** This pod with other card requirements. */
+    public PodRequest withCards(CardRequirements newCards) {
+        return new PodRequest(namespace, name, uid, gpuCount, newCards, requireNvlink, specPriority, priorityHint, preference, job, role,
+                claimNames, workload);
     }
 
     /**
      * What decides whether a node fits the pod: two pods of one shape fit the same nodes. The workload
      * class is part of it because a minimum speed share refuses cards per class.
      */
-    public record Shape(int gpuCount, Set<String> models, long minMemoryMiB, ComputeCapability minComputeCapability, boolean requireNvlink,
-                        String workload) {
+    public record Shape(int gpuCount, CardRequirements cards, boolean requireNvlink, String workload) {
     }
 
     public Shape shape() {
-        return new Shape(gpuCount, models, minMemoryMiB, minComputeCapability, requireNvlink, workload);
+        return new Shape(gpuCount, cards, requireNvlink, workload);
     }
 
     public boolean needsGpus() {

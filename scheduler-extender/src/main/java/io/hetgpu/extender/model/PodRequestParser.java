@@ -92,7 +92,7 @@ public final class PodRequestParser {
                 metadata == null || metadata.getNamespace() == null ? "default" : metadata.getNamespace(),
                 metadata == null || metadata.getName() == null ? "" : metadata.getName(),
                 metadata == null || metadata.getUid() == null ? "" : metadata.getUid(),
-                gpus, cards.models(), cards.minMemoryMiB(), cards.minComputeCapability(), nvlink, specPriority, hint, preference, job, role, claims,
+                gpus, cards, nvlink, specPriority, hint, preference, job, role, claims,
                 workload);
     }
 

@@ -1,7 +1,7 @@
 package io.hetgpu.extender.policy;
 
 import io.hetgpu.extender.model.PodRequest;
-import io.hetgpu.gpu.GpuDevice;
+import io.hetgpu.extender.model.NodeGpus.DeviceKind;
 import java.util.TreeSet;
 
 /** {@code hetgpu.io/gpu-models}: only the listed card models. */
@@ -13,8 +13,8 @@ public final class CardModelFilter implements DeviceFilter {
     }
 
     @Override
-    public boolean admits(PodRequest pod, GpuDevice device) {
-        return pod.models().isEmpty() || pod.models().contains(device.model());
+    public boolean admits(PodRequest pod, DeviceKind kind) {
+        return pod.models().isEmpty() || pod.models().contains(kind.model());
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.hetgpu.extender.policy;
 
 import io.hetgpu.extender.model.PodRequest;
-import io.hetgpu.gpu.GpuDevice;
+import io.hetgpu.extender.model.NodeGpus.DeviceKind;
 
 /** {@code hetgpu.io/min-compute-capability}: cards at least this new. */
 public final class ComputeCapabilityFilter implements DeviceFilter {
@@ -12,8 +12,8 @@ public final class ComputeCapabilityFilter implements DeviceFilter {
     }
 
     @Override
-    public boolean admits(PodRequest pod, GpuDevice device) {
-        return device.computeCapability().isAtLeast(pod.minComputeCapability());
+    public boolean admits(PodRequest pod, DeviceKind kind) {
+        return kind.computeCapability().isAtLeast(pod.minComputeCapability());
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.hetgpu.extender.policy;
 
+import io.hetgpu.extender.model.NodeGpus.DeviceKind;
 import io.hetgpu.extender.model.PodRequest;
-import io.hetgpu.gpu.GpuDevice;
 
 /**
  * A filter on single devices (card model, memory, compute capability). A node none of whose GPUs
@@ -13,7 +13,8 @@ public interface DeviceFilter extends NodeFilter {
     /** Whether the pod says anything this filter checks. */
     boolean appliesTo(PodRequest pod);
 
-    boolean admits(PodRequest pod, GpuDevice device);
+    /** Whether the pod may have GPUs of this kind (model, memory, compute capability, tier). */
+    boolean admits(PodRequest pod, DeviceKind kind);
 
     /** What the pod asks for, for reasons: "A100 or H100", "at least 32 GiB per GPU". */
     String requirement(PodRequest pod);
@@ -28,7 +29,7 @@ public interface DeviceFilter extends NodeFilter {
             return Verdict.unresolvable("GPU model unknown: node has " + gpus.summary() + ", pod needs " + requirement(fit.pod()));
         }
         for (var kind : gpus.kinds()) {
-            if (admits(fit.pod(), kind.example())) {
+            if (admits(fit.pod(), kind)) {
                 return Verdict.FITS;
             }
         }

@@ -2,7 +2,7 @@ package io.hetgpu.extender.policy;
 
 import io.hetgpu.extender.model.DeviceSummary;
 import io.hetgpu.extender.model.PodRequest;
-import io.hetgpu.gpu.GpuDevice;
+import io.hetgpu.extender.model.NodeGpus.DeviceKind;
 
 /** {@code hetgpu.io/min-gpu-memory}: at least this much memory on every GPU. */
 public final class GpuMemoryFilter implements DeviceFilter {
@@ -13,8 +13,8 @@ public final class GpuMemoryFilter implements DeviceFilter {
     }
 
     @Override
-    public boolean admits(PodRequest pod, GpuDevice device) {
-        return device.memoryMiB() >= pod.minMemoryMiB();
+    public boolean admits(PodRequest pod, DeviceKind kind) {
+        return kind.memoryMiB() >= pod.minMemoryMiB();
     }
 
     @Override

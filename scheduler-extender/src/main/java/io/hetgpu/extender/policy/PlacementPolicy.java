@@ -43,8 +43,8 @@ public final class PlacementPolicy {
         this.reserve = settings.reserve();
         this.evictionFloor = settings.evictionFloor();
         this.throughputs = settings.throughputs();
-        this.deviceFilters = List.of(new CardModelFilter(), new GpuMemoryFilter(), new ComputeCapabilityFilter(),
-                new WorkloadSpeedFilter(settings.throughputs()));
+        this.deviceFilters = List.of(new CardModelFilter(), new MinimumCardFilter(), new ExcludedCardFilter(), new GpuMemoryFilter(),
+                new ComputeCapabilityFilter(), new WorkloadSpeedFilter(settings.throughputs()));
         this.scorers = Scorers.all(thresholds, settings.throughputs());
         this.scorerNames = scorers.stream().map(NodeScorer::name).toList();
         this.weights = scorers.stream().mapToInt(scorer -> settings.weights().of(scorer.name())).toArray();
@@ -123,7 +123,7 @@ public final class PlacementPolicy {
             if (pass == null) {
                 // GPUs of unknown model take only pods that ask nothing of the card: nothing can be checked.
                 pass = gpus.source().knowsModel()
-                        ? deviceFilters.stream().allMatch(filter -> filter.admits(pod, kind.example()))
+                        ? deviceFilters.stream().allMatch(filter -> filter.admits(pod, kind))
                         : deviceFilters.stream().noneMatch(filter -> filter.appliesTo(pod));
                 admitted.put(kind, pass);
             }

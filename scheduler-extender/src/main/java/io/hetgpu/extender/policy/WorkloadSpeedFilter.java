@@ -1,7 +1,7 @@
 package io.hetgpu.extender.policy;
 
 import io.hetgpu.extender.model.PodRequest;
-import io.hetgpu.gpu.GpuDevice;
+import io.hetgpu.extender.model.NodeGpus.DeviceKind;
 import java.util.Locale;
 
 /**
@@ -23,8 +23,8 @@ public final class WorkloadSpeedFilter implements DeviceFilter {
     }
 
     @Override
-    public boolean admits(PodRequest pod, GpuDevice device) {
-        return !appliesTo(pod) || !throughputs.tooSlow(pod.workload(), device.model());
+    public boolean admits(PodRequest pod, DeviceKind kind) {
+        return !appliesTo(pod) || !throughputs.tooSlow(pod.workload(), kind.model());
     }
 
     @Override

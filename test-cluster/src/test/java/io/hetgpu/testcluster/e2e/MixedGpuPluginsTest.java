@@ -59,8 +59,7 @@ class MixedGpuPluginsTest {
 
     @BeforeEach
     void noPods() {
-        cluster.client().pods().inNamespace(NS).delete();
-        cluster.client().pods().inNamespace(NS).waitUntilCondition(p -> p == null, 10, TimeUnit.SECONDS);
+        new TrainingPods(cluster.client()).deleteAll();
     }
 
     @Test

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /** Pods submitted to the test cluster's hetgpu scheduler in namespace {@value #NS}, and what their kubelet made of them. */
 record TrainingPods(KubernetesClient client) {
@@ -32,6 +33,12 @@ record TrainingPods(KubernetesClient client) {
                 .addNewContainer().withName("main").withImage("train").withNewResources().addToLimits(limits).endResources()
                 .endContainer().endSpec().withNewStatus().withPhase("Pending").endStatus().build();
         return client.pods().resource(pod).create();
+    }
+
+    /** Deletes every pod of the namespace and waits until none is left: a clean slate between tests of one cluster. */
+    void deleteAll() {
+        client.pods().inNamespace(NS).delete();
+        client.pods().inNamespace(NS).waitUntilCondition(pod -> pod == null, 10, TimeUnit.SECONDS);
     }
 
     /**
