@@ -81,6 +81,26 @@ public final class JobObjectSizes implements JobSizes, AutoCloseable {
     }
 
     /**
+     * The member count {@code object} gives the pod's job, read as the informers read it: for tools and tests that hold
+     * the object itself (a rendered manifest, say) rather than a cluster. Empty when the object is not of a kind sizes are
+     * read from, or holds no count for the job (a Workload without the pod's pod group, a field missing).
+     */
+    public static OptionalInt membersIn(GenericKubernetesResource object, JobMembership job) {
+        var group = object.getApiVersion() == null || !object.getApiVersion().contains("/") ? ""
+                : object.getApiVersion().substring(0, object.getApiVersion().indexOf('/'));
+        for (var kind : JobObjectKind.ALL) {
+            if (kind.kind().equals(object.getKind()) && kind.group().equals(group)) {
+                var count = kind.count().apply(object);
+                if (count instanceof ObjectCount.ByPodGroup groups) {
+                    count = JobMembershipReader.WorkloadGang.of(job).map(gang -> groups.groups().get(gang.podGroup())).orElse(null);
+                }
+                return count instanceof ObjectCount.Members members ? OptionalInt.of(members.members()) : OptionalInt.empty();
+            }
+        }
+        return OptionalInt.empty();
+    }
+
+    /**
      * Looks the kinds up and starts following those served. The future completes once every kind is known not served,
      * refused (403), or listed; it waits out an API server that is down, as the cluster view's does.
      */

@@ -1,0 +1,234 @@
+package io.hetgpu.testcluster.manifests;
+
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.RESOURCE_NAME;
+import static io.hetgpu.testcluster.manifests.ExpectedDeployment.SCHEDULER_NAME;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.hetgpu.extender.cluster.JobObjectSizes;
+import io.hetgpu.extender.job.JobMembership;
+import io.hetgpu.extender.job.JobMembershipReader;
+import io.hetgpu.extender.job.JobSize;
+import io.hetgpu.extender.job.JobSource;
+import io.hetgpu.gpu.inventory.HetgpuKeys;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The sample jobs of {@code manifests/samples/}, rendered by the real {@code kubectl kustomize}, as hetgpu's job reader
+ * sees them: each workload's pods are made as its controller makes them (the labels, annotations and owner the Job,
+ * StatefulSet, JobSet and Kubeflow training operator controllers add), then read by {@link JobMembershipReader} and
+ * sized by {@link JobObjectSizes#membersIn} from the rendered object, exactly as the extender would read them.
+ */
+class SampleJobsTest {
+
+    private static final String NS = "ml";
+
+    private final Rendering samples = Kubectl.kustomize(ManifestTree.SAMPLES);
+
+    /** What the reader makes of one job: its convention, its member count, the roles of its pods, how many pods run at once. */
+    private record Seen(JobSource source, OptionalInt members, TreeSet<String> roles, int pods) {
+    }
+
+    @Test
+    void eachSampleIsTheJobItsCommentSays() {
+        var jobs = jobs();
+
+        assertThat(jobs).containsOnlyKeys(NS + "/resnet50-ddp", NS + "/llama-finetune", NS + "/bert-pretrain", NS + "/resnet50-tfjob",
+                NS + "/resnet50", NS + "/resnet50-lr-sweep");
+        assertThat(jobs.get(NS + "/resnet50-ddp")).isEqualTo(seen(JobSource.INDEXED_JOB, 4, List.of(), 4));
+        assertThat(jobs.get(NS + "/llama-finetune")).isEqualTo(seen(JobSource.JOBSET, 4, List.of("workers"), 4));
+        assertThat(jobs.get(NS + "/bert-pretrain")).isEqualTo(seen(JobSource.KUBEFLOW_TRAINING, 4, List.of("master", "worker"), 4));
+        assertThat(jobs.get(NS + "/resnet50-tfjob")).isEqualTo(seen(JobSource.KUBEFLOW_TRAINING, 6, List.of("ps", "worker"), 6));
+        // Two controllers make the plain TensorFlow job's pods: only its hetgpu.io/job-size can say there are six.
+        assertThat(jobs.get(NS + "/resnet50")).isEqualTo(seen(JobSource.HETGPU, 6, List.of("ps", "worker"), 6));
+        // The sweep's trials are independent: each is a job of one, placed alone.
+        assertThat(jobs.get(NS + "/resnet50-lr-sweep").members()).hasValue(1);
+    }
+
+    @Test
+    void everyJobOfSeveralPodsRunsAsManyPodsAtOnceAsItsMemberCount() {
+        // Fewer and the job would never be planned (it waits for all its members); more and it would be placed in parts.
+        jobs().forEach((key, seen) -> {
+            if (seen.members().orElse(0) > 1) {
+                assertThat(seen.pods()).as("pods of %s its controllers run at once", key).isEqualTo(seen.members().getAsInt());
+            }
+        });
+    }
+
+    @Test
+    void everySampleGpuPodIsForHetgpuAsksForNvlinkWhenItTakesSeveralAndMayRecordItsCheckpoints() {
+        var pods = samples.objects().stream().flatMap(object -> controllerPods(object).stream()).toList();
+        var gpuPods = pods.stream().filter(pod -> gpus(pod) > 0).toList();
+        assertThat(gpuPods).hasSizeGreaterThan(20).allSatisfy(pod -> {
+            assertThat(pod.getSpec().getSchedulerName()).as(pod.getMetadata().getName()).isEqualTo(SCHEDULER_NAME);
+            assertThat(pod.getSpec().getPriorityClassName()).as(pod.getMetadata().getName()).isNotBlank();
+        });
+        assertThat(gpuPods).filteredOn(pod -> gpus(pod) > 1).allSatisfy(pod ->
+                assertThat(pod.getMetadata().getAnnotations()).as(pod.getMetadata().getName()).containsEntry(HetgpuKeys.POD_INTERCONNECT, "nvlink"));
+        // Training that checkpoints runs as the account that may write hetgpu.io/checkpointed-at, and knows its pod's name.
+        var writers = gpuPods.stream().filter(pod -> "hetgpu-checkpoint-writer".equals(pod.getSpec().getServiceAccountName())).toList();
+        assertThat(writers).hasSizeGreaterThan(15).allSatisfy(pod -> assertThat(pod.getSpec().getContainers().getFirst().getEnv())
+                .anyMatch(env -> env.getValueFrom() != null && env.getValueFrom().getFieldRef() != null
+                        && "metadata.name".equals(env.getValueFrom().getFieldRef().getFieldPath())));
+    }
+
+    @Test
+    void theCheckpointWriterMayPatchPodsOfItsNamespace() {
+        // What it may do there is narrowed to its own pod's checkpoint by the admission policy (AdmissionPoliciesTest).
+        var role = samples.one(Role.class, "hetgpu-checkpoint-writer");
+        assertThat(role.getRules()).singleElement().satisfies(rule -> {
+            assertThat(rule.getResources()).containsExactly("pods");
+            assertThat(rule.getVerbs()).containsExactlyInAnyOrder("get", "patch");
+        });
+        var binding = samples.one(RoleBinding.class, "hetgpu-checkpoint-writer");
+        assertThat(binding.getRoleRef().getName()).isEqualTo(role.getMetadata().getName());
+        assertThat(binding.getSubjects()).singleElement().satisfies(subject -> assertThat(subject.getName()).isEqualTo("hetgpu-checkpoint-writer"));
+    }
+
+    private static Seen seen(JobSource source, int members, List<String> roles, int pods) {
+        return new Seen(source, OptionalInt.of(members), new TreeSet<>(roles), pods);
+    }
+
+    /** Every job the samples' pods belong to, by key, as the reader and the sizes from the rendered objects say. */
+    private Map<String, Seen> jobs() {
+        var jobs = new LinkedHashMap<String, Seen>();
+        for (var object : samples.objects()) {
+            for (var pod : controllerPods(object)) {
+                var problems = new ArrayList<String>();
+                var membership = JobMembershipReader.read(pod, problems);
+                assertThat(problems).as("what the reader objects to in %s", pod.getMetadata().getName()).isEmpty();
+                membership.ifPresent(job -> jobs.merge(job.key(), new Seen(job.source(), members(job), roles(job), 1),
+                        (a, b) -> {
+                            assertThat(b.source()).as(job.key()).isEqualTo(a.source());
+                            assertThat(b.members()).as(job.key()).isEqualTo(a.members());
+                            var roles = new TreeSet<>(a.roles());
+                            roles.addAll(b.roles());
+                            return new Seen(a.source(), a.members(), roles, a.pods() + 1);
+                        }));
+            }
+        }
+        return jobs;
+    }
+
+    private static TreeSet<String> roles(JobMembership job) {
+        return job.role().isEmpty() ? new TreeSet<>() : new TreeSet<>(List.of(job.role()));
+    }
+
+    /** The member count as the extender reads it: stated on the pod, else from the rendered object the pod names. */
+    private OptionalInt members(JobMembership job) {
+        return switch (job.size()) {
+            case JobSize.Stated stated -> OptionalInt.of(stated.members());
+            case JobSize.Unstated unstated -> OptionalInt.empty();
+            case JobSize.InObject in -> samples.objects().stream()
+                    .filter(object -> object.getKind().equals(in.kind()) && object.getMetadata().getName().equals(in.name()))
+                    .map(object -> JobObjectSizes.membersIn(generic(object), job)).findFirst().orElse(OptionalInt.empty());
+        };
+    }
+
+    /** The pods the object's controller runs at once, with what the controller writes on them. */
+    private static List<Pod> controllerPods(HasMetadata object) {
+        var pods = new ArrayList<Pod>();
+        switch (object) {
+            case Job job -> {
+                boolean indexed = "Indexed".equals(job.getSpec().getCompletionMode());
+                int atOnce = Math.min(orOne(job.getSpec().getParallelism()), job.getSpec().getCompletions() == null
+                        ? orOne(job.getSpec().getParallelism()) : job.getSpec().getCompletions());
+                for (int i = 0; i < atOnce; i++) {
+                    pods.add(jobPod(job.getSpec().getTemplate(), job.getMetadata().getName(), indexed ? Optional.of(i) : Optional.empty(), Map.of()));
+                }
+            }
+            case StatefulSet set -> {
+                for (int i = 0; i < orOne(set.getSpec().getReplicas()); i++) {
+                    pods.add(pod(set.getSpec().getTemplate(), set.getMetadata().getName() + "-" + i,
+                            Map.of("apps.kubernetes.io/pod-index", Integer.toString(i)), Map.of(), "StatefulSet", set.getMetadata().getName()));
+                }
+            }
+            case GenericKubernetesResource generic when generic.getKind().equals("JobSet") -> {
+                Map<?, ?> spec = Serialization.jsonMapper().convertValue(generic.getAdditionalProperties().get("spec"), Map.class);
+                for (var replicated : (List<?>) spec.get("replicatedJobs")) {
+                    var rjob = (Map<?, ?>) replicated;
+                    var template = Serialization.jsonMapper().convertValue(rjob.get("template"), Job.class);
+                    int replicas = rjob.get("replicas") == null ? 1 : ((Number) rjob.get("replicas")).intValue();
+                    for (int j = 0; j < replicas; j++) {
+                        var jobName = generic.getMetadata().getName() + "-" + rjob.get("name") + "-" + j;
+                        var jobSetLabels = Map.of(JobMembershipReader.JOBSET_NAME, generic.getMetadata().getName(),
+                                JobMembershipReader.JOBSET_REPLICATED_JOB, String.valueOf(rjob.get("name")), JobMembershipReader.JOBSET_JOB_INDEX,
+                                Integer.toString(j));
+                        var job = new io.fabric8.kubernetes.api.model.batch.v1.JobBuilder(template).editOrNewMetadata().withName(jobName).endMetadata().build();
+                        pods.addAll(controllerPods(job).stream().map(pod -> new PodBuilder(pod).editMetadata().addToLabels(jobSetLabels)
+                                .addToAnnotations(jobSetLabels).endMetadata().build()).toList());
+                    }
+                }
+            }
+            case GenericKubernetesResource generic when generic.getApiVersion().startsWith("kubeflow.org/") -> {
+                Map<?, ?> spec = Serialization.jsonMapper().convertValue(generic.getAdditionalProperties().get("spec"), Map.class);
+                String field = spec.keySet().stream().map(String::valueOf).filter(key -> key.endsWith("ReplicaSpecs")).findFirst().orElseThrow();
+                ((Map<?, ?>) spec.get(field)).forEach((type, replicaSpec) -> {
+                    var replica = (Map<?, ?>) replicaSpec;
+                    var template = Serialization.jsonMapper().convertValue(replica.get("template"), PodTemplateSpec.class);
+                    int replicas = replica.get("replicas") == null ? 1 : ((Number) replica.get("replicas")).intValue();
+                    for (int i = 0; i < replicas; i++) {
+                        var name = generic.getMetadata().getName() + "-" + String.valueOf(type).toLowerCase(Locale.ROOT) + "-" + i;
+                        pods.add(pod(template, name, Map.of(HetgpuKeys.KUBEFLOW_JOB, generic.getMetadata().getName(),
+                                HetgpuKeys.KUBEFLOW_ROLE, String.valueOf(type).toLowerCase(Locale.ROOT),
+                                JobMembershipReader.KUBEFLOW_INDEX, Integer.toString(i)), Map.of(), generic.getKind(), generic.getMetadata().getName()));
+                    }
+                });
+            }
+            default -> {
+            }
+        }
+        return pods;
+    }
+
+    /** A Job's pod: its name label, and an Indexed Job's completion index as label and annotation. */
+    private static Pod jobPod(PodTemplateSpec template, String jobName, Optional<Integer> index, Map<String, String> more) {
+        var labels = new LinkedHashMap<String, String>(Map.of(JobMembershipReader.JOB_NAME, jobName, JobMembershipReader.JOB_NAME_LEGACY, jobName));
+        var annotations = new LinkedHashMap<String, String>();
+        index.ifPresent(i -> {
+            labels.put(JobMembershipReader.JOB_COMPLETION_INDEX, Integer.toString(i));
+            annotations.put(JobMembershipReader.JOB_COMPLETION_INDEX, Integer.toString(i));
+        });
+        labels.putAll(more);
+        return pod(template, jobName + index.map(i -> "-" + i).orElse("") + "-x7k2p", labels, annotations, "Job", jobName);
+    }
+
+    private static Pod pod(PodTemplateSpec template, String name, Map<String, String> labels, Map<String, String> annotations,
+                           String ownerKind, String ownerName) {
+        var metadata = template.getMetadata() == null ? new io.fabric8.kubernetes.api.model.ObjectMeta() : template.getMetadata();
+        return new PodBuilder().withNewMetadataLike(metadata).withName(name).withNamespace(NS).addToLabels(labels).addToAnnotations(annotations)
+                .withOwnerReferences(new OwnerReferenceBuilder().withKind(ownerKind).withName(ownerName).withController(true).build())
+                .endMetadata().withSpec(template.getSpec()).build();
+    }
+
+    private static GenericKubernetesResource generic(HasMetadata object) {
+        return object instanceof GenericKubernetesResource generic ? generic
+                : Serialization.jsonMapper().convertValue(object, GenericKubernetesResource.class);
+    }
+
+    private static int gpus(Pod pod) {
+        return PodTemplates.gpus(new PodTemplateSpec(pod.getMetadata(), pod.getSpec()), RESOURCE_NAME);
+    }
+
+    private static int orOne(Integer value) {
+        return value == null ? 1 : value;
+    }
+}
