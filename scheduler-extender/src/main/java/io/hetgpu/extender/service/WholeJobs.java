@@ -152,6 +152,15 @@ public final class WholeJobs {
         }
     }
 
+    /**
+     * How many GPUs live plans hold now for pods the cluster view does not show bound yet: what a plan holds for nothing
+     * but its pods to come. A member's own record holds its GPUs once it is bound, though its seat is only let go at the
+     * next sweep, which comes with the next filter.
+     */
+    public int gpusHeld() {
+        return holds.gpusHeld(uid -> !bound(uid));
+    }
+
     /** The bind verb's question: the hold of this pod, or null when it has none (a pod alone, or a plan that ended). */
     public JobHolds.Hold holdOf(String podUid) {
         return holds.holdOf(podUid);
@@ -263,7 +272,8 @@ public final class WholeJobs {
         var outcome = planner.plan(new JobPlanner.Job(job.key(), waiting, cluster::contextOf, closed), states,
                 (member, node, planned) -> member != request || offeredNames.contains(node));
         return switch (outcome) {
-            case JobPlanner.Lacking lacking -> new Refused(lacking.reason() + "; no GPU is held for it");
+            // Said before the detail, which can be long: a node's reason is cut at a few hundred characters.
+            case JobPlanner.Lacking lacking -> new Refused(lacking.need() + "; no GPU is held for it; " + lacking.detail());
             case JobPlanner.Planned planned -> {
                 var held = planned.seats().stream()
                         .map(seat -> new JobHolds.Hold(seat.member().uid(), seat.member().name(), seat.nodeName(), seat.mask(), seat.devices()))

@@ -198,6 +198,44 @@ class WholeJobsTest {
     }
 
     @Test
+    void aRefusedJobsReasonSaysWhatItNeedsWhatIsFreeAndThatNothingIsHeldBeforeTheDetailACutWouldLose() {
+        node("n1");
+        node("n2");
+        // Names as long as Kubernetes allows a label value: the detail, which names the pod that fits nowhere, outgrows the
+        // 300 characters a node's reason is cut to.
+        var job = "b".repeat(40);
+        var b0 = member(job, "b-master-" + "x".repeat(54), 4, 3);
+        member(job, "b-worker-0-" + "y".repeat(52), 4, 3);
+        member(job, "b-worker-1-" + "z".repeat(52), 4, 3);
+        synced(3);
+        var verbs = verbs(Duration.ofMinutes(1));
+
+        var answer = verbs.service().filter(askAbout(b0));
+
+        assertThat(answer.nodeNames()).isEmpty();
+        assertThat(answer.failedAndUnresolvableNodes().values()).singleElement().asString()
+                .contains("job ml/" + job + ": 3 pods need 12 GPUs (3 × 4), 8 free in all, at most 4 on one node; no GPU is held for it; ");
+    }
+
+    @Test
+    void theGaugeOfGpusHeldByPlansCountsNoMemberOnceItIsBound() throws Exception {
+        node("n1");
+        node("n2");
+        var a0 = member("a", "a-0", 2, 2);
+        var a1 = member("a", "a-1", 2, 2);
+        synced(2);
+        var verbs = verbs(Duration.ofMinutes(1));
+        var seat = keptNode(verbs.service().filter(askAbout(a0)));
+        assertThat(verbs.service().jobs().gpusHeld()).as("held for both members, none bound").isEqualTo(4);
+        assertThat(bind(verbs, a0, seat)).isEmpty();
+        assertThat(bind(verbs, a1, keptNode(verbs.service().filter(askAbout(a1))))).isEmpty();
+
+        // No filter has come since a-1 was bound, so nothing has swept its hold yet: the gauge reads zero all the same.
+        assertThat(verbs.service().jobs().holds().plans()).isNotEmpty();
+        assertThat(verbs.service().jobs().gpusHeld()).isZero();
+    }
+
+    @Test
     void aJobWaitsUntilAllItsPodsExist() {
         node("n1");
         node("n2");
