@@ -93,6 +93,18 @@ class WholeJobsTest {
                 && api.client().pods().inNamespace("ml").list().getItems().size() == pods);
     }
 
+    /** Job a's two pods of 2 GPUs, on nodes n1 and n2 of 4 GPUs each, the informers synced. */
+    private record JobA(Pod a0, Pod a1) {
+    }
+
+    private JobA twoNodesAndJobA() {
+        node("n1");
+        node("n2");
+        var job = new JobA(member("a", "a-0", 2, 2), member("a", "a-1", 2, 2));
+        synced(2);
+        return job;
+    }
+
     private static ExtenderArgs askAbout(Pod pod) {
         return new ExtenderArgs(pod, null, List.of("n1", "n2"));
     }
@@ -175,11 +187,9 @@ class WholeJobsTest {
 
     @Test
     void aMemberIsBoundOnlyToItsSeatWithTheSeatsDevices() throws Exception {
-        node("n1");
-        node("n2");
-        var a0 = member("a", "a-0", 2, 2);
-        var a1 = member("a", "a-1", 2, 2);
-        synced(2);
+        var job = twoNodesAndJobA();
+        var a0 = job.a0();
+        var a1 = job.a1();
         var verbs = verbs(Duration.ofMinutes(1));
         var seat = keptNode(verbs.service().filter(askAbout(a0)));
         var other = seat.equals("n1") ? "n2" : "n1";
@@ -219,11 +229,9 @@ class WholeJobsTest {
 
     @Test
     void theGaugeOfGpusHeldByPlansCountsNoMemberOnceItIsBound() throws Exception {
-        node("n1");
-        node("n2");
-        var a0 = member("a", "a-0", 2, 2);
-        var a1 = member("a", "a-1", 2, 2);
-        synced(2);
+        var job = twoNodesAndJobA();
+        var a0 = job.a0();
+        var a1 = job.a1();
         var verbs = verbs(Duration.ofMinutes(1));
         var seat = keptNode(verbs.service().filter(askAbout(a0)));
         assertThat(verbs.service().jobs().gpusHeld()).as("held for both members, none bound").isEqualTo(4);
@@ -298,11 +306,9 @@ class WholeJobsTest {
 
     @Test
     void aMemberLostAfterBindingIsReplacedAroundTheOnesStillBoundWithoutTouchingThem() throws Exception {
-        node("n1");
-        node("n2");
-        var a0 = member("a", "a-0", 2, 2);
-        var a1 = member("a", "a-1", 2, 2);
-        synced(2);
+        var job = twoNodesAndJobA();
+        var a0 = job.a0();
+        var a1 = job.a1();
         var verbs = verbs(Duration.ofMinutes(1));
         var seat = keptNode(verbs.service().filter(askAbout(a0)));
         assertThat(bind(verbs, a0, seat)).isEmpty();

@@ -8,7 +8,6 @@ import io.hetgpu.gpu.discovery.GpuDiscoveryException;
 import io.hetgpu.gpu.inventory.InventoryFormatException;
 import io.hetgpu.testcluster.cluster.DeployedConfiguration;
 import io.hetgpu.testcluster.cluster.NodeSpec;
-import io.hetgpu.testcluster.cluster.TestCluster;
 import io.hetgpu.testcluster.cluster.TrainingOperator;
 import io.hetgpu.testcluster.report.HalfPlacedJobs;
 import io.hetgpu.testcluster.report.NodeView;
@@ -17,7 +16,6 @@ import io.hetgpu.testcluster.scheduler.Decision;
 import io.hetgpu.testcluster.scheduler.SchedulerDriver;
 import java.io.IOException;
 import java.net.http.HttpClient;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -66,9 +64,8 @@ final class JobsScene {
 
     static Outcome run(DemoRun.Scheduler scheduler, DeployedConfiguration configuration, long seed, Consumer<String> progress)
             throws IOException, GpuDiscoveryException, InventoryFormatException {
-        var workDir = Files.createTempDirectory("hetgpu-demo-jobs-");
         var nodes = List.of(NodeSpec.gpu(NODE_1, "rack-a", "zone-1", "t4-4x"), NodeSpec.gpu(NODE_2, "rack-a", "zone-1", "t4-4x"));
-        try (var cluster = TestCluster.start(nodes, workDir, message -> progress.accept(scheduler.title + ", jobs scene: " + message))) {
+        return FreshCluster.run(scheduler.title + ", jobs scene", nodes, progress, cluster -> {
             var client = cluster.client();
             var operator = new TrainingOperator(client).install();
             var schedulerName = configuration.scheduler().schedulerName();
@@ -109,9 +106,7 @@ final class JobsScene {
             var placements = reader.placements(Map.of());
             waiting.keySet().removeIf(pod -> placements.stream().anyMatch(p -> p.pod().equals(pod) && p.isPlaced()));
             return new Outcome(scheduler, placements, reader.nodes(), HalfPlacedJobs.of(placements), waiting);
-        } finally {
-            DemoRun.deleteRecursively(workDir);
-        }
+        });
     }
 
     /**
