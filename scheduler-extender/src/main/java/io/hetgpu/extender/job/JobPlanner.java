@@ -56,8 +56,11 @@ public final class JobPlanner {
         }
     }
 
-    /** A member's planned place: the node and the GPU set the policy's allocator chose there. */
-    public record Seat(PodRequest member, NodeState node, GpuSet set) {
+    /**
+     * A member's planned place: the node and the GPU set the policy's allocator chose there, and the member's scores over
+     * the nodes it could take when it was planned (why this node: what the extender explains for a pod it places).
+     */
+    public record Seat(PodRequest member, NodeState node, GpuSet set, ScoreTable scores) {
         public String nodeName() {
             return node.name();
         }
@@ -143,7 +146,7 @@ public final class JobPlanner {
             }
             var table = policy.score(member, usable, context(job, member, seats, order.subList(m + 1, order.size())));
             ScoreTable.Row best = table.best();
-            var seat = new Seat(member, best.candidate().node(), best.candidate().set());
+            var seat = new Seat(member, best.candidate().node(), best.candidate().set(), table);
             seats.add(seat);
             int at = indexOf(states, seat.nodeName());
             states.set(at, states.get(at).withTaken(seat.mask()));

@@ -45,6 +45,8 @@ class WholeJobsTest {
     private final PodRequestParser parser = new PodRequestParser("nvidia.com/gpu", CATALOG);
     private final InformerClusterView view = new InformerClusterView(api.client(), parser, "topology.hetgpu.io/rack");
     private final List<String> ended = new CopyOnWriteArrayList<>();
+    /** Each pod whose scores the verbs explained, and the node they rank first. */
+    private final List<String> explained = new CopyOnWriteArrayList<>();
     private final DeviceAssignmentCodec codec = new DeviceAssignmentCodec();
 
     @AfterEach
@@ -55,7 +57,8 @@ class WholeJobsTest {
 
     private ExtenderVerbs verbs(Duration deadline) {
         var nodes = new NodeStateFactory(CATALOG, "topology.hetgpu.io/rack", "nvidia.com/gpu");
-        return ExtenderVerbs.of(view, parser, nodes, new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> { }, advice -> { },
+        return ExtenderVerbs.of(view, parser, nodes, new PlacementPolicy(PolicySettings.DEFAULTS),
+                (pod, table) -> explained.add(pod.name() + " -> " + table.best().node()), advice -> { },
                 new ApiServerPodBinder(api.client()), report -> { }, BindVerb.Limits.DEFAULTS,
                 new WholeJobs.Settings(JobSizes.STATED_ONLY, deadline, (plan, ending, why) -> ended.add(plan.jobKey() + " " + ending)));
     }
@@ -225,6 +228,17 @@ class WholeJobsTest {
         assertThat(answer.nodeNames()).isEmpty();
         assertThat(answer.failedAndUnresolvableNodes().values()).singleElement().asString()
                 .contains("job ml/" + job + ": 3 pods need 12 GPUs (3 × 4), 8 free in all, at most 4 on one node; no GPU is held for it; ");
+    }
+
+    @Test
+    void everyMemberOfAPlannedJobIsExplainedByItsScoresThoughKubeSchedulerAsksNoPrioritizeOfIt() {
+        var job = twoNodesAndJobA();
+        var verbs = verbs(Duration.ofMinutes(1));
+
+        var seat = keptNode(verbs.service().filter(askAbout(job.a0())));
+
+        // Kept on one node, a member is not prioritized: its job's plan says why it goes there, as prioritize would.
+        assertThat(explained).containsExactlyInAnyOrder("a-0 -> " + seat, "a-1 -> " + seat);
     }
 
     @Test
