@@ -77,10 +77,12 @@ final class PlacementReader {
     }
 
     private Placement placement(Pod pod, String reason) {
-        // The job as the extender reads it, whichever convention names it (hetgpu.io/job, a training job, a JobSet...).
+        // The job as the extender reads it, whichever convention names it (hetgpu.io/job, a training job, a JobSet...);
+        // a pod of no job by the application it belongs to.
+        var labels = Objects.requireNonNullElse(pod.getMetadata().getLabels(), Map.<String, String>of());
         var membership = JobMembershipReader.read(pod, new ArrayList<>());
-        var job = membership.map(JobMembership::name).orElse("-");
-        var role = membership.map(JobMembership::role).filter(text -> !text.isEmpty()).orElse("-");
+        var job = membership.map(JobMembership::name).orElse(labels.getOrDefault(DemoWorkload.APP, "-"));
+        var role = membership.map(JobMembership::role).filter(text -> !text.isEmpty()).orElse(labels.getOrDefault(DemoWorkload.COMPONENT, "-"));
         var priority = Objects.requireNonNullElse(pod.getSpec().getPriority(), 0);
         var priorityText = priority >= DemoWorkload.HIGH ? "high" : priority <= DemoWorkload.LOW ? "low" : "normal";
         var name = pod.getMetadata().getName();
