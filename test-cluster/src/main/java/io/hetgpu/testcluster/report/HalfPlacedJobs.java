@@ -19,7 +19,10 @@ public record HalfPlacedJobs(Set<String> jobs, int gpus) {
         jobs = java.util.Collections.unmodifiableSet(new TreeSet<>(jobs));
     }
 
-    /** Read from where every pod is: a job is a name that more than one pod carries ("-" is no job). */
+    /**
+     * Read from where every pod is: a job is a name that more than one pod carries ("-" is no job), so the placements
+     * must name pods by their job of several pods (an application's independent pods sharing a name would count as one).
+     */
     public static HalfPlacedJobs of(List<Placement> placements) {
         var byJob = new LinkedHashMap<String, List<Placement>>();
         placements.stream().filter(p -> !p.job().equals("-")).forEach(p -> byJob.computeIfAbsent(p.job(), job -> new ArrayList<>()).add(p));
