@@ -121,7 +121,7 @@ public final class Extender implements AutoCloseable {
                 PlanLog.around(metrics.jobPlans())));
         var service = verbs.service();
         metrics.watchGate(verbs.gate());
-        metrics.watchPlans(service.jobs().holds());
+        metrics.watchPlans(service.jobs()::gpusHeld);
         metrics.watchNodes(nodeStates);
         if (settings.reserve().isOn()) {
             metrics.watchReserve(service);

@@ -166,9 +166,10 @@ public final class ExtenderMetrics {
         };
     }
 
-    /** The GPUs the live job plans hold now, for pods not bound yet. */
-    public void watchPlans(io.hetgpu.extender.job.JobHolds holds) {
-        io.micrometer.core.instrument.Gauge.builder("hetgpu.extender.job.plan.gpus.held", holds, io.hetgpu.extender.job.JobHolds::gpusHeld)
-                .description("GPUs held by job plans for pods not bound yet").register(registry);
+    /** The GPUs the live job plans hold now, for pods not bound yet ({@code gpusHeld} counts them when scraped). */
+    public void watchPlans(java.util.function.IntSupplier gpusHeld) {
+        // Held strongly: the gauge is the only holder of the supplier, and a gauge's object is held weakly by default.
+        io.micrometer.core.instrument.Gauge.builder("hetgpu.extender.job.plan.gpus.held", gpusHeld, java.util.function.IntSupplier::getAsInt)
+                .strongReference(true).description("GPUs held by job plans for pods not bound yet").register(registry);
     }
 }

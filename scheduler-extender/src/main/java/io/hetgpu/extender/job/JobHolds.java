@@ -198,10 +198,21 @@ public final class JobHolds {
 
     /** How many GPUs live plans hold now. */
     public int gpusHeld() {
+        return gpusHeld(uid -> true);
+    }
+
+    /**
+     * How many GPUs live plans hold now for the pods {@code waiting} accepts (by UID): a plan past its deadline, or a
+     * member bound since the last sweep, holds nothing any more even before a sweep ends its hold.
+     */
+    public int gpusHeld(Predicate<String> waiting) {
+        var now = clock.instant();
         int gpus = 0;
         for (var held : byNode.values()) {
             for (var one : held) {
-                gpus += Long.bitCount(one.hold().mask());
+                if (now.isBefore(one.deadline()) && waiting.test(one.hold().podUid())) {
+                    gpus += Long.bitCount(one.hold().mask());
+                }
             }
         }
         return gpus;

@@ -56,8 +56,11 @@ public final class JobPlanner {
         }
     }
 
-    /** A member's planned place: the node and the GPU set the policy's allocator chose there. */
-    public record Seat(PodRequest member, NodeState node, GpuSet set) {
+    /**
+     * A member's planned place: the node and the GPU set the policy's allocator chose there, and the member's scores over
+     * the nodes it could take when it was planned (why this node: what the extender explains for a pod it places).
+     */
+    public record Seat(PodRequest member, NodeState node, GpuSet set, ScoreTable scores) {
         public String nodeName() {
             return node.name();
         }
@@ -93,8 +96,17 @@ public final class JobPlanner {
         }
     }
 
-    /** No plan: what the job lacks, as one line for the pod's reason. */
-    public record Lacking(String reason) implements Outcome {
+    /**
+     * No plan: what the job lacks. {@code need} says what the whole job asks against what is free, {@code detail} which
+     * member found no node and why each node refused it; a pod's reason is cut at a few hundred characters, so what
+     * matters most comes first.
+     */
+    public record Lacking(String need, String detail) implements Outcome {
+
+        /** One line for the pod's reason. */
+        public String reason() {
+            return need + "; " + detail;
+        }
     }
 
     private final PlacementPolicy policy;
@@ -130,11 +142,11 @@ public final class JobPlanner {
                 }
             }
             if (usable.isEmpty()) {
-                return new Lacking(lacking(job, order, seats, member, states, refusals));
+                return new Lacking(need(job, order, nodes), detail(seats, member, states, refusals));
             }
             var table = policy.score(member, usable, context(job, member, seats, order.subList(m + 1, order.size())));
             ScoreTable.Row best = table.best();
-            var seat = new Seat(member, best.candidate().node(), best.candidate().set());
+            var seat = new Seat(member, best.candidate().node(), best.candidate().set(), table);
             seats.add(seat);
             int at = indexOf(states, seat.nodeName());
             states.set(at, states.get(at).withTaken(seat.mask()));
@@ -165,16 +177,23 @@ public final class JobPlanner {
         throw new IllegalStateException("planned node " + name + " is not among the nodes planned over");
     }
 
-    /**
-     * "job ml/resnet: 4 pods need 8 GPUs (4 × 2); 3 planned, then pod resnet-3 (2 GPUs) fits no node: 6 nodes: …;
-     * 5 GPUs free in all, at most 1 on one node".
-     */
-    private static String lacking(Job job, List<PodRequest> order, List<Seat> seats, PodRequest member, List<NodeState> states,
-                                  Map<String, Integer> refusals) {
+    /** "job ml/resnet: 4 pods need 8 GPUs (4 × 2), 5 free in all, at most 1 on one node": over the nodes before planning. */
+    private static String need(Job job, List<PodRequest> order, List<NodeState> nodes) {
         var text = new StringBuilder("job ").append(job.key()).append(": ").append(order.size()).append(order.size() == 1 ? " pod" : " pods");
         int gpus = order.stream().mapToInt(PodRequest::gpuCount).sum();
         text.append(" need ").append(gpus).append(gpus == 1 ? " GPU" : " GPUs").append(" (").append(shapes(order)).append(")");
-        text.append(seats.isEmpty() ? "; " : "; " + seats.size() + " planned, then ");
+        int free = 0;
+        int most = 0;
+        for (var state : nodes) {
+            free += state.freeCount();
+            most = Math.max(most, state.freeCount());
+        }
+        return text.append(", ").append(free).append(" free in all, at most ").append(most).append(" on one node").toString();
+    }
+
+    /** "3 planned, then pod resnet-3 (2 GPUs) fits no node: 6 nodes: …": the member that found no node, and why. */
+    private static String detail(List<Seat> seats, PodRequest member, List<NodeState> states, Map<String, Integer> refusals) {
+        var text = new StringBuilder(seats.isEmpty() ? "" : seats.size() + " planned, then ");
         text.append("pod ").append(member.name()).append(" (").append(member.gpuCount()).append(member.gpuCount() == 1 ? " GPU" : " GPUs")
                 .append(") fits no node: ");
         var ranked = refusals.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed()).limit(3).toList();
@@ -188,14 +207,7 @@ public final class JobPlanner {
         if (states.isEmpty()) {
             text.append("no nodes");
         }
-        int free = 0;
-        int most = 0;
-        for (var state : states) {
-            free += state.freeCount();
-            most = Math.max(most, state.freeCount());
-        }
-        return text.append("; ").append(free).append(" GPUs free in all, at most ").append(most).append(" on one node")
-                .append(seats.isEmpty() ? "" : " once those are planned").toString();
+        return text.toString();
     }
 
     /** "4 × 2" or "2 × 4 + 1 × 0": how many members ask for how many GPUs, largest first. */

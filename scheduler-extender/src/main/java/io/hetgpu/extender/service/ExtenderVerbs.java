@@ -49,7 +49,7 @@ public record ExtenderVerbs(ExtenderService service, Preemption preemption, Bind
                                    BiConsumer<PodRequest, ScoreTable> onPrioritized, Consumer<PreemptionAdvice> onAdvised,
                                    PodBinder binder, Consumer<BindVerb.Report> onBound, BindVerb.Limits bindLimits,
                                    WholeJobs.Settings jobSettings) {
-        var jobs = WholeJobs.of(cluster, parser, nodes, policy, jobSettings, Clock.systemUTC());
+        var jobs = WholeJobs.of(cluster, parser, nodes, policy, jobSettings, Clock.systemUTC(), onPrioritized);
         var service = new ExtenderService(cluster, parser, nodes, policy, onPrioritized, jobs);
         // One gate for the four verbs: none acts before the caches have synced, and refusals are counted in one place.
         var gate = service.gate();

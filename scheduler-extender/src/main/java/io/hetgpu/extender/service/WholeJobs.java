@@ -14,10 +14,12 @@ import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
+import io.hetgpu.extender.policy.ScoreTable;
 import io.hetgpu.gpu.Quote;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
@@ -68,22 +70,40 @@ public final class WholeJobs {
     private final JobPlanner planner;
     private final JobSizes sizes;
     private final JobHolds holds;
+    /** Told of each member's scores when its job is planned: kube-scheduler asks no prioritize of a pod kept on one node. */
+    private final BiConsumer<PodRequest, ScoreTable> onPlanned;
 
     public WholeJobs(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, JobPlanner planner, JobSizes sizes,
                      JobHolds holds) {
+        this(cluster, parser, nodes, planner, sizes, holds, (pod, table) -> { });
+    }
+
+    public WholeJobs(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, JobPlanner planner, JobSizes sizes,
+                     JobHolds holds, BiConsumer<PodRequest, ScoreTable> onPlanned) {
         this.cluster = cluster;
         this.parser = parser;
         this.nodes = nodes;
         this.planner = planner;
         this.sizes = sizes;
         this.holds = holds;
+        this.onPlanned = onPlanned;
     }
 
     /** Whole jobs over the cluster view, with the policy's planner and a deadline for plans. */
     public static WholeJobs of(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, io.hetgpu.extender.policy.PlacementPolicy policy,
                                Settings settings, java.time.Clock clock) {
+        return of(cluster, parser, nodes, policy, settings, clock, (pod, table) -> { });
+    }
+
+    /**
+     * The same, with {@code onPlanned} told of each member's scores when its job is planned, as the prioritize verb tells
+     * of a pod's (the placement Event that explains a pod's node, the placement metrics): a member is kept on its seat's
+     * node alone, so kube-scheduler, with one node left, asks no prioritize of it.
+     */
+    public static WholeJobs of(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, io.hetgpu.extender.policy.PlacementPolicy policy,
+                               Settings settings, java.time.Clock clock, BiConsumer<PodRequest, ScoreTable> onPlanned) {
         return new WholeJobs(cluster, parser, nodes, new JobPlanner(policy), settings.sizes(),
-                new JobHolds(clock, settings.deadline(), settings.listener()));
+                new JobHolds(clock, settings.deadline(), settings.listener()), onPlanned);
     }
 
     /** Every pod placed alone, as before whole jobs: for callers that build pods by hand and know no jobs. */
@@ -150,6 +170,15 @@ public final class WholeJobs {
         if (holds.any()) {
             holds.sweep(this::bound);
         }
+    }
+
+    /**
+     * How many GPUs live plans hold now for pods the cluster view does not show bound yet: what a plan holds for nothing
+     * but its pods to come. A member's own record holds its GPUs once it is bound, though its seat is only let go at the
+     * next sweep, which comes with the next filter.
+     */
+    public int gpusHeld() {
+        return holds.gpusHeld(uid -> !bound(uid));
     }
 
     /** The bind verb's question: the hold of this pod, or null when it has none (a pod alone, or a plan that ended). */
@@ -263,12 +292,14 @@ public final class WholeJobs {
         var outcome = planner.plan(new JobPlanner.Job(job.key(), waiting, cluster::contextOf, closed), states,
                 (member, node, planned) -> member != request || offeredNames.contains(node));
         return switch (outcome) {
-            case JobPlanner.Lacking lacking -> new Refused(lacking.reason() + "; no GPU is held for it");
+            // Said before the detail, which can be long: a node's reason is cut at a few hundred characters.
+            case JobPlanner.Lacking lacking -> new Refused(lacking.need() + "; no GPU is held for it; " + lacking.detail());
             case JobPlanner.Planned planned -> {
                 var held = planned.seats().stream()
                         .map(seat -> new JobHolds.Hold(seat.member().uid(), seat.member().name(), seat.nodeName(), seat.mask(), seat.devices()))
                         .toList();
                 holds.hold(job.key(), held);
+                planned.seats().forEach(seat -> onPlanned.accept(seat.member(), seat.scores()));
                 var own = held.stream().filter(hold -> hold.podUid().equals(request.uid())).findFirst().orElseThrow();
                 yield new Steered(job.key(), own);
             }

@@ -62,9 +62,10 @@ class JobPlannerTest {
         var outcome = planner.plan(job("ml/resnet", workers("resnet", 3, 4, 0)), nodes, JobPlanner.MemberFit.ANY);
 
         assertThat(outcome).isInstanceOf(JobPlanner.Lacking.class);
-        assertThat(((JobPlanner.Lacking) outcome).reason())
-                .startsWith("job ml/resnet: 3 pods need 12 GPUs (3 × 4); 2 planned, then pod resnet-worker-2 (4 GPUs) fits no node: 2 nodes:")
-                .endsWith("0 GPUs free in all, at most 0 on one node once those are planned");
+        var lacking = (JobPlanner.Lacking) outcome;
+        assertThat(lacking.need()).isEqualTo("job ml/resnet: 3 pods need 12 GPUs (3 × 4), 8 free in all, at most 4 on one node");
+        assertThat(lacking.detail()).startsWith("2 planned, then pod resnet-worker-2 (4 GPUs) fits no node: 2 nodes:");
+        assertThat(lacking.reason()).isEqualTo(lacking.need() + "; " + lacking.detail());
     }
 
     @Test

@@ -45,6 +45,8 @@ class WholeJobsTest {
     private final PodRequestParser parser = new PodRequestParser("nvidia.com/gpu", CATALOG);
     private final InformerClusterView view = new InformerClusterView(api.client(), parser, "topology.hetgpu.io/rack");
     private final List<String> ended = new CopyOnWriteArrayList<>();
+    /** Each pod whose scores the verbs explained, and the node they rank first. */
+    private final List<String> explained = new CopyOnWriteArrayList<>();
     private final DeviceAssignmentCodec codec = new DeviceAssignmentCodec();
 
     @AfterEach
@@ -55,7 +57,8 @@ class WholeJobsTest {
 
     private ExtenderVerbs verbs(Duration deadline) {
         var nodes = new NodeStateFactory(CATALOG, "topology.hetgpu.io/rack", "nvidia.com/gpu");
-        return ExtenderVerbs.of(view, parser, nodes, new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> { }, advice -> { },
+        return ExtenderVerbs.of(view, parser, nodes, new PlacementPolicy(PolicySettings.DEFAULTS),
+                (pod, table) -> explained.add(pod.name() + " -> " + table.best().node()), advice -> { },
                 new ApiServerPodBinder(api.client()), report -> { }, BindVerb.Limits.DEFAULTS,
                 new WholeJobs.Settings(JobSizes.STATED_ONLY, deadline, (plan, ending, why) -> ended.add(plan.jobKey() + " " + ending)));
     }
@@ -91,6 +94,18 @@ class WholeJobsTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> view.synced() && view.nodes().size() == 2
                 && api.client().pods().inNamespace("ml").list().getItems().stream().allMatch(pod -> view.podByUid(pod.getMetadata().getUid()) != null)
                 && api.client().pods().inNamespace("ml").list().getItems().size() == pods);
+    }
+
+    /** Job a's two pods of 2 GPUs, on nodes n1 and n2 of 4 GPUs each, the informers synced. */
+    private record JobA(Pod a0, Pod a1) {
+    }
+
+    private JobA twoNodesAndJobA() {
+        node("n1");
+        node("n2");
+        var job = new JobA(member("a", "a-0", 2, 2), member("a", "a-1", 2, 2));
+        synced(2);
+        return job;
     }
 
     private static ExtenderArgs askAbout(Pod pod) {
@@ -175,11 +190,9 @@ class WholeJobsTest {
 
     @Test
     void aMemberIsBoundOnlyToItsSeatWithTheSeatsDevices() throws Exception {
-        node("n1");
-        node("n2");
-        var a0 = member("a", "a-0", 2, 2);
-        var a1 = member("a", "a-1", 2, 2);
-        synced(2);
+        var job = twoNodesAndJobA();
+        var a0 = job.a0();
+        var a1 = job.a1();
         var verbs = verbs(Duration.ofMinutes(1));
         var seat = keptNode(verbs.service().filter(askAbout(a0)));
         var other = seat.equals("n1") ? "n2" : "n1";
@@ -195,6 +208,53 @@ class WholeJobsTest {
         assertThat(keptNode(verbs.service().filter(askAbout(a1)))).isEqualTo(seat);
         var priorities = verbs.service().prioritize(askAbout(a1)).priorities();
         assertThat(priorities).extracting(p -> p.host() + "=" + p.score()).containsExactlyInAnyOrder(seat + "=10", other + "=0");
+    }
+
+    @Test
+    void aRefusedJobsReasonSaysWhatItNeedsWhatIsFreeAndThatNothingIsHeldBeforeTheDetailACutWouldLose() {
+        node("n1");
+        node("n2");
+        // Names as long as Kubernetes allows a label value: the detail, which names the pod that fits nowhere, outgrows the
+        // 300 characters a node's reason is cut to.
+        var job = "b".repeat(40);
+        var b0 = member(job, "b-master-" + "x".repeat(54), 4, 3);
+        member(job, "b-worker-0-" + "y".repeat(52), 4, 3);
+        member(job, "b-worker-1-" + "z".repeat(52), 4, 3);
+        synced(3);
+        var verbs = verbs(Duration.ofMinutes(1));
+
+        var answer = verbs.service().filter(askAbout(b0));
+
+        assertThat(answer.nodeNames()).isEmpty();
+        assertThat(answer.failedAndUnresolvableNodes().values()).singleElement().asString()
+                .contains("job ml/" + job + ": 3 pods need 12 GPUs (3 × 4), 8 free in all, at most 4 on one node; no GPU is held for it; ");
+    }
+
+    @Test
+    void everyMemberOfAPlannedJobIsExplainedByItsScoresThoughKubeSchedulerAsksNoPrioritizeOfIt() {
+        var job = twoNodesAndJobA();
+        var verbs = verbs(Duration.ofMinutes(1));
+
+        var seat = keptNode(verbs.service().filter(askAbout(job.a0())));
+
+        // Kept on one node, a member is not prioritized: its job's plan says why it goes there, as prioritize would.
+        assertThat(explained).containsExactlyInAnyOrder("a-0 -> " + seat, "a-1 -> " + seat);
+    }
+
+    @Test
+    void theGaugeOfGpusHeldByPlansCountsNoMemberOnceItIsBound() throws Exception {
+        var job = twoNodesAndJobA();
+        var a0 = job.a0();
+        var a1 = job.a1();
+        var verbs = verbs(Duration.ofMinutes(1));
+        var seat = keptNode(verbs.service().filter(askAbout(a0)));
+        assertThat(verbs.service().jobs().gpusHeld()).as("held for both members, none bound").isEqualTo(4);
+        assertThat(bind(verbs, a0, seat)).isEmpty();
+        assertThat(bind(verbs, a1, keptNode(verbs.service().filter(askAbout(a1))))).isEmpty();
+
+        // No filter has come since a-1 was bound, so nothing has swept its hold yet: the gauge reads zero all the same.
+        assertThat(verbs.service().jobs().holds().plans()).isNotEmpty();
+        assertThat(verbs.service().jobs().gpusHeld()).isZero();
     }
 
     @Test
@@ -260,11 +320,9 @@ class WholeJobsTest {
 
     @Test
     void aMemberLostAfterBindingIsReplacedAroundTheOnesStillBoundWithoutTouchingThem() throws Exception {
-        node("n1");
-        node("n2");
-        var a0 = member("a", "a-0", 2, 2);
-        var a1 = member("a", "a-1", 2, 2);
-        synced(2);
+        var job = twoNodesAndJobA();
+        var a0 = job.a0();
+        var a1 = job.a1();
         var verbs = verbs(Duration.ofMinutes(1));
         var seat = keptNode(verbs.service().filter(askAbout(a0)));
         assertThat(bind(verbs, a0, seat)).isEmpty();

@@ -56,6 +56,8 @@ public final class TestCluster implements AutoCloseable {
     private final Map<String, SimulatedGpuSource> gpuSources = new LinkedHashMap<>();
     private final Map<String, DevicePlugin> plugins = new LinkedHashMap<>();
     private final List<Extender> extenders = new CopyOnWriteArrayList<>();
+    /** How each running extender is stopped: it, then its API client. */
+    private final Map<Extender, AutoCloseable> extenderStops = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<String, PlainDevicePlugin> plainPlugins = new LinkedHashMap<>();
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
 
@@ -191,20 +193,47 @@ public final class TestCluster implements AutoCloseable {
      * metrics on another, with its own API client; returns once its informers have synced.
      */
     public Extender startExtender(ExtenderConfig config) {
+        return startExtender(config, 0);
+    }
+
+    /**
+     * The same, its verbs on {@code port}: where kube-scheduler already calls an extender that was stopped
+     * ({@link #stopExtender}), as the extender container restarted in the scheduler's pod comes back on the same port.
+     */
+    public Extender startExtender(ExtenderConfig config, int port) {
         var extenderClient = api.newClient();
+        Extender extender;
         try {
             // As in the shipped pod: the verbs on loopback, metrics and probes on a port of their own (any free one here).
-            var extender = Extender.start(config, new ServerOptions("127.0.0.1", 0, config.bodyLimitBytes(), null, null)
-                            .withMetrics("127.0.0.1", 0), Optional.of(extenderClient));
-            extender.synced().orTimeout(30, TimeUnit.SECONDS).join();
-            resources.push(extenderClient);
-            resources.push(extender);
-            extenders.add(extender);
-            return extender;
+            extender = Extender.start(config, new ServerOptions("127.0.0.1", port, config.bodyLimitBytes(), null, null)
+                    .withMetrics("127.0.0.1", 0), Optional.of(extenderClient));
         } catch (RuntimeException e) {
             extenderClient.close();
             throw e;
         }
+        AutoCloseable stopping = () -> {
+            extender.close();
+            extenderClient.close();
+        };
+        extenderStops.put(extender, stopping);
+        resources.push(stopping);
+        extenders.add(extender);
+        extender.synced().orTimeout(30, TimeUnit.SECONDS).join();
+        return extender;
+    }
+
+    /**
+     * The extender stops, as its container does when it crashes or is restarted: its port closes, and what it held only
+     * in memory (binds in flight, job plans) is gone.
+     */
+    public void stopExtender(Extender extender) throws Exception {
+        var stopping = extenderStops.remove(extender);
+        if (stopping == null) {
+            throw new IllegalArgumentException("not an extender of this cluster, or stopped already");
+        }
+        extenders.remove(extender);
+        resources.remove(stopping);
+        stopping.close();
     }
 
     /**

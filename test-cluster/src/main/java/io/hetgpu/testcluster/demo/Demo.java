@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /** The demo: hetgpu and kube-scheduler alone place the same jobs on the same cluster; the differences are printed and drawn. */
 public final class Demo {
@@ -92,9 +93,36 @@ public final class Demo {
         Files.writeString(scenePage, ClusterPicture.render("hetgpu demo: an urgent job on a full cluster", scenes.getFirst().nodes(), scenePanels,
                 sceneEvictions, new DataVolume(DemoWorkload.DATA_CLAIM, "none", "no training data in this scene"), PreemptionScene.rows(scenes)));
         out.printf("Picture of the preemption scene, evicted pods marked: %s%n", scenePage);
+        jobsScene(configuration, page, seed);
         progress(String.format("done in %.1f s", (System.nanoTime() - started) / 1e9));
         out.flush();
         return 0;
+    }
+
+    /** Two 8-GPU jobs arriving together on two 4-GPU servers: kube-scheduler alone stalls both, hetgpu runs one whole. */
+    private void jobsScene(DeployedConfiguration configuration, Path page, long seed) throws Exception {
+        var scenes = List.of(JobsScene.run(DemoRun.Scheduler.HETGPU, configuration, seed, this::progress),
+                JobsScene.run(DemoRun.Scheduler.BASELINE, configuration, seed, this::progress));
+        out.println();
+        out.println("Two 8-GPU jobs arrive together: PyTorchJobs " + String.join(" and ", JobsScene.JOBS) + ", each a master and a worker of "
+                + JobsScene.GPUS_PER_POD + " GPUs,");
+        out.println("on " + JobsScene.NODE_1 + " and " + JobsScene.NODE_2 + " with " + JobsScene.GPUS_PER_POD
+                + " GPUs free each. The training operator creates both jobs' pods at once, interleaved (a master of");
+        out.println("each, then a worker of each). A job runs only once all its pods do; each pod is tried up to "
+                + JobsScene.ATTEMPTS + " times.");
+        for (var scene : scenes) {
+            out.print(JobsScene.describe(scene));
+        }
+        var jobsPage = page.resolveSibling(page.getFileName().toString().replaceFirst("\\.html$", "") + "-jobs.html");
+        var panels = new LinkedHashMap<String, List<io.hetgpu.testcluster.report.Placement>>();
+        var halfPlaced = new LinkedHashMap<String, io.hetgpu.testcluster.report.HalfPlacedJobs>();
+        scenes.forEach(scene -> {
+            panels.put(scene.scheduler().title, scene.placements());
+            halfPlaced.put(scene.scheduler().title, scene.halfPlaced());
+        });
+        Files.writeString(jobsPage, ClusterPicture.render("hetgpu demo: two 8-GPU jobs arrive together", scenes.getFirst().nodes(), panels,
+                Map.of(), halfPlaced, new DataVolume(DemoWorkload.DATA_CLAIM, "none", "no training data in this scene"), JobsScene.rows(scenes)));
+        out.printf("Picture of the jobs scene, stalled GPUs marked: %s%n", jobsPage);
     }
 
     /** The ranks of the demo's cards, oldest first, as the deployed extender's tier table gives them. */

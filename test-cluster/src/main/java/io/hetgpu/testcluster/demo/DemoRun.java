@@ -5,15 +5,12 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.hetgpu.gpu.discovery.GpuDiscoveryException;
 import io.hetgpu.gpu.inventory.InventoryFormatException;
 import io.hetgpu.testcluster.cluster.DeployedConfiguration;
-import io.hetgpu.testcluster.cluster.TestCluster;
 import io.hetgpu.testcluster.report.NodeView;
 import io.hetgpu.testcluster.report.Placement;
 import io.hetgpu.testcluster.scheduler.Decision;
 import io.hetgpu.testcluster.scheduler.SchedulerDriver;
 import java.io.IOException;
 import java.net.http.HttpClient;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -49,8 +46,7 @@ final class DemoRun {
 
     static Outcome run(Scheduler scheduler, DeployedConfiguration configuration, long seed, Consumer<String> progress)
             throws IOException, GpuDiscoveryException, InventoryFormatException {
-        var workDir = Files.createTempDirectory("hetgpu-demo-");
-        try (var cluster = TestCluster.start(DemoCluster.nodes(), workDir, message -> progress.accept(scheduler.title + ": " + message))) {
+        return FreshCluster.run(scheduler.title, DemoCluster.nodes(), progress, cluster -> {
             var client = cluster.client();
             DemoWorkload.volumes().forEach(volume -> client.resource(volume).create());
             var settings = switch (scheduler) {
@@ -83,9 +79,7 @@ final class DemoRun {
             choices.byPod().forEach((pod, choice) -> choice.detour().ifPresent(line ->
                     reasons.merge(pod, "kube-scheduler: " + line, (extender, detour) -> extender + "\n" + detour)));
             return new Outcome(scheduler, decisions, reader.placements(reasons), reader.nodes(), explanations, choices.byPod());
-        } finally {
-            deleteRecursively(workDir);
-        }
+        });
     }
 
     private static boolean isStarted(Pod pod) {
@@ -100,13 +94,5 @@ final class DemoRun {
                 .filter(e -> !"Scheduled".equals(e.getReason()) && !"FailedScheduling".equals(e.getReason()))
                 .sorted(Comparator.comparing(e -> String.valueOf(e.getLastTimestamp())))
                 .collect(Collectors.toMap(e -> e.getInvolvedObject().getName(), Event::getMessage, (a, b) -> b));
-    }
-
-    static void deleteRecursively(Path dir) throws IOException {
-        try (var files = Files.walk(dir)) {
-            for (var file : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(file);
-            }
-        }
     }
 }

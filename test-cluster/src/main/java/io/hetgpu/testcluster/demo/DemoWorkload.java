@@ -17,8 +17,8 @@ import java.util.Map;
  *   <li>{@code resnet}: a high-priority distributed TensorFlow job, 2 parameter servers (CPU) and 4
  *       workers of 2 NVLink-joined GPUs, reading ImageNet from a volume in {@link DemoCluster#DATA_RACK};</li>
  *   <li>{@code bert-large}: a high-priority 8-GPU NVLink job that needs 40 GiB per GPU;</li>
- *   <li>{@code sweep}: a low-priority hyper-parameter sweep of 10 single-GPU pods;</li>
- *   <li>{@code serving}: 3 CPU-only model-serving pods.</li>
+ *   <li>{@code sweep}: a low-priority hyper-parameter sweep of 10 single-GPU trials, each running on its own;</li>
+ *   <li>{@code serving}: 3 CPU-only model-serving replicas, each running on its own.</li>
  * </ul>
  * Pods carry {@code spec.priority} as PriorityClass admission would fill it in: the in-process API
  * server does not run admission.
@@ -27,6 +27,9 @@ public final class DemoWorkload {
 
     public static final String NAMESPACE = "ml";
     public static final String DATA_CLAIM = "imagenet";
+    /** The well-known labels of an application's pods. */
+    public static final String APP = "app.kubernetes.io/name";
+    public static final String COMPONENT = "app.kubernetes.io/component";
     private static final String GPU = HetgpuKeys.DEFAULT_RESOURCE_NAME;
 
     /** The values of manifests/base/priority-classes.yaml. */
@@ -67,18 +70,34 @@ public final class DemoWorkload {
             pods.add(pod(schedulerName, "resnet-worker-" + i, "resnet", "worker", HIGH, 2, Map.of(HetgpuKeys.POD_INTERCONNECT, "nvlink")));
         }
         for (int i = 0; i < 10; i++) {
-            pods.add(pod(schedulerName, "sweep-" + i, "sweep", "trial", LOW, 1, Map.of()));
+            pods.add(independent(schedulerName, "sweep-" + i, "sweep", "trial", LOW, 1));
         }
         for (int i = 0; i < 3; i++) {
-            pods.add(pod(schedulerName, "serving-" + i, "serving", "server", 0, 0, Map.of()));
+            pods.add(independent(schedulerName, "serving-" + i, "serving", "server", 0, 0));
         }
         return pods;
     }
 
+    /** A pod of a job ({@code hetgpu.io/job}, {@code hetgpu.io/role}), which runs only once every pod of its job runs. */
     static Pod pod(String schedulerName, String name, String job, String role, int priority, int gpus, Map<String, String> annotations) {
+        return pod(schedulerName, name, Map.of(HetgpuKeys.POD_JOB, job, HetgpuKeys.POD_ROLE, role), priority, gpus, annotations,
+                job.equals("resnet"));
+    }
+
+    /**
+     * A pod that runs on its own, one of several of an application ({@code app.kubernetes.io/name}, {@code
+     * app.kubernetes.io/component}): a trial of a sweep, a serving replica. They are no job of several pods: each starts
+     * whenever it can, so hetgpu places each alone.
+     */
+    static Pod independent(String schedulerName, String name, String app, String component, int priority, int gpus) {
+        return pod(schedulerName, name, Map.of(APP, app, COMPONENT, component), priority, gpus, Map.of(), false);
+    }
+
+    private static Pod pod(String schedulerName, String name, Map<String, String> labels, int priority, int gpus, Map<String, String> annotations,
+                           boolean readsData) {
         var builder = new PodBuilder().withNewMetadata().withName(name).withNamespace(NAMESPACE)
                 .withUid(java.util.UUID.nameUUIDFromBytes(name.getBytes(java.nio.charset.StandardCharsets.UTF_8)).toString())
-                .addToLabels(HetgpuKeys.POD_JOB, job).addToLabels(HetgpuKeys.POD_ROLE, role)
+                .addToLabels(labels)
                 .addToAnnotations(annotations).endMetadata()
                 .withNewSpec().withSchedulerName(schedulerName).withPriority(priority)
                 .withPriorityClassName(priority == HIGH ? "training-high" : priority == LOW ? "training-low" : null)
@@ -92,7 +111,7 @@ public final class DemoWorkload {
             builder.editSpec().editFirstContainer().editResources().addToLimits(GPU, new Quantity(Integer.toString(gpus)))
                     .endResources().endContainer().endSpec();
         }
-        if (job.equals("resnet")) {
+        if (readsData) {
             builder.editSpec().addNewVolume().withName("data").withNewPersistentVolumeClaim(DATA_CLAIM, true).endVolume().endSpec();
         }
         return builder.build();

@@ -2,6 +2,8 @@ package io.hetgpu.testcluster.demo;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hetgpu.extender.job.JobMembership;
+import io.hetgpu.extender.job.JobMembershipReader;
 import io.hetgpu.gpu.PairLinks;
 import io.hetgpu.gpu.NodeTopology;
 import io.hetgpu.gpu.allocation.DeviceMask;
@@ -75,7 +77,12 @@ final class PlacementReader {
     }
 
     private Placement placement(Pod pod, String reason) {
+        // The job as the extender reads it, whichever convention names it (hetgpu.io/job, a training job, a JobSet...);
+        // a pod of no job by the application it belongs to.
         var labels = Objects.requireNonNullElse(pod.getMetadata().getLabels(), Map.<String, String>of());
+        var membership = JobMembershipReader.read(pod, new ArrayList<>());
+        var job = membership.map(JobMembership::name).orElse(labels.getOrDefault(DemoWorkload.APP, "-"));
+        var role = membership.map(JobMembership::role).filter(text -> !text.isEmpty()).orElse(labels.getOrDefault(DemoWorkload.COMPONENT, "-"));
         var priority = Objects.requireNonNullElse(pod.getSpec().getPriority(), 0);
         var priorityText = priority >= DemoWorkload.HIGH ? "high" : priority <= DemoWorkload.LOW ? "low" : "normal";
         var name = pod.getMetadata().getName();
@@ -83,8 +90,7 @@ final class PlacementReader {
         var usesData = pod.getSpec().getVolumes() != null && pod.getSpec().getVolumes().stream()
                 .anyMatch(v -> v.getPersistentVolumeClaim() != null && DemoWorkload.DATA_CLAIM.equals(v.getPersistentVolumeClaim().getClaimName()));
         if (nodeName == null || nodeName.isEmpty()) {
-            return new Placement(name, labels.getOrDefault(HetgpuKeys.POD_JOB, "-"), labels.getOrDefault(HetgpuKeys.POD_ROLE, "-"),
-                    priorityText, "", "", "", List.of(), false, DataDistance.NO_DATA, request(pod, priorityText), reason);
+            return new Placement(name, job, role, priorityText, "", "", "", List.of(), false, DataDistance.NO_DATA, request(pod, priorityText), reason);
         }
         var spec = specs.get(nodeName);
         var topology = topologies.get(nodeName);
@@ -98,8 +104,7 @@ final class PlacementReader {
         positions.sort(Integer::compare);
         boolean nvlink = topology != null && NvlinkIsland.among(topology.links(), DeviceMask.of(positions)).size() <= 1;
         var card = topology == null ? "cpu" : topology.device(positions.isEmpty() ? 0 : positions.get(0)).model();
-        return new Placement(name, labels.getOrDefault(HetgpuKeys.POD_JOB, "-"), labels.getOrDefault(HetgpuKeys.POD_ROLE, "-"),
-                priorityText, nodeName, spec.rack(), card, positions, nvlink, usesData ? distanceToData(spec) : DataDistance.NO_DATA,
+        return new Placement(name, job, role, priorityText, nodeName, spec.rack(), card, positions, nvlink, usesData ? distanceToData(spec) : DataDistance.NO_DATA,
                 request(pod, priorityText), reason);
     }
 

@@ -9,7 +9,6 @@ import io.hetgpu.gpu.inventory.InventoryFormatException;
 import io.hetgpu.kubescheduler.selection.TieBreak;
 import io.hetgpu.testcluster.cluster.DeployedConfiguration;
 import io.hetgpu.testcluster.cluster.NodeSpec;
-import io.hetgpu.testcluster.cluster.TestCluster;
 import io.hetgpu.testcluster.report.Eviction;
 import io.hetgpu.testcluster.report.NodeView;
 import io.hetgpu.testcluster.report.Placement;
@@ -17,7 +16,6 @@ import io.hetgpu.testcluster.scheduler.Decision;
 import io.hetgpu.testcluster.scheduler.SchedulerDriver;
 import java.io.IOException;
 import java.net.http.HttpClient;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -59,9 +57,8 @@ final class PreemptionScene {
 
     static Outcome run(DemoRun.Scheduler scheduler, DeployedConfiguration configuration, long seed, Consumer<String> progress)
             throws IOException, GpuDiscoveryException, InventoryFormatException {
-        var workDir = Files.createTempDirectory("hetgpu-demo-preemption-");
         var nodes = List.of(NodeSpec.gpu(A100, "rack-a", "zone-1", "dgx-a100"), NodeSpec.gpu(V100, "rack-b", "zone-1", "dgx1-v100"));
-        try (var cluster = TestCluster.start(nodes, workDir, message -> progress.accept(scheduler.title + ", preemption scene: " + message))) {
+        return FreshCluster.run(scheduler.title + ", preemption scene", nodes, progress, cluster -> {
             var client = cluster.client();
             var extender = cluster.startExtender(configuration.extender());
             var withHetgpu = configuration.schedulerCalling(extender);
@@ -113,9 +110,7 @@ final class PreemptionScene {
             var after = reader.placements(Map.of());
             var urgent = after.stream().filter(p -> p.pod().equals(URGENT)).findFirst().orElseThrow();
             return new Outcome(scheduler, evictions, urgent, after, reader.nodes());
-        } finally {
-            DemoRun.deleteRecursively(workDir);
-        }
+        });
     }
 
     /** One scheduler's scene in a line or two: whom it evicted, what they lost, where the urgent job runs. */

@@ -49,6 +49,16 @@ public final class ClusterPicture {
     /** The same, with the pods each panel's scheduler evicted marked on the nodes they ran on. */
     public static String render(String title, List<NodeView> nodes, Map<String, List<Placement>> panels, Map<String, List<Eviction>> evictions,
                                 DataVolume data, List<List<String>> summary) {
+        return render(title, nodes, panels, evictions, Map.of(), data, summary);
+    }
+
+    /**
+     * The same, with each panel's half-placed jobs marked ({@code halfPlaced} by panel title): the GPUs their placed pods
+     * hold, which do nothing while the job waits for its other pods, and for every pending pod whether its job is half
+     * placed or waits whole.
+     */
+    public static String render(String title, List<NodeView> nodes, Map<String, List<Placement>> panels, Map<String, List<Eviction>> evictions,
+                                Map<String, HalfPlacedJobs> halfPlaced, DataVolume data, List<List<String>> summary) {
         var colours = new LinkedHashMap<String, String>();
         panels.values().forEach(placements -> placements.forEach(p -> colours.computeIfAbsent(p.job(),
                 job -> PALETTE[colours.size() % PALETTE.length])));
@@ -59,9 +69,10 @@ public final class ClusterPicture {
         html.append("<h1>").append(escape(title)).append("</h1>");
         html.append("<p class=\"intro\">Racks left to right, one box per node, one square per GPU. Hover a square or a circle for the pod, ")
                 .append("its priority, what it asked for and why it went there.</p>");
-        html.append("<div class=\"top\">").append(legend(colours, data)).append(summaryTable(summary)).append("</div>");
+        html.append("<div class=\"top\">").append(legend(colours, data, !halfPlaced.isEmpty())).append(summaryTable(summary)).append("</div>");
         html.append("<div class=\"panels\">");
-        panels.forEach((panel, placements) -> html.append(panel(panel, nodes, placements, evictions.getOrDefault(panel, List.of()), colours, data)));
+        panels.forEach((panel, placements) -> html.append(panel(panel, nodes, placements, evictions.getOrDefault(panel, List.of()),
+                halfPlaced.get(panel), colours, data)));
         html.append("</div>");
         return html.append("</body></html>").toString();
     }
@@ -95,17 +106,23 @@ public final class ClusterPicture {
             ".swatch{display:inline-block;width:14px;height:14px;border-radius:3px;border:1px solid rgba(0,0,0,.25)}",
             ".disk{display:inline-block;width:14px;height:12px;border-radius:3px/5px;background:#e6c04a;border:1px solid #a0851f}",
             ".evicted{color:#a00;font-size:11px;text-decoration:line-through;text-decoration-color:rgba(170,0,0,.5);margin-top:3px}",
-            ".key i{font-style:normal}.key .island{padding:1px}.pending{color:#a00;font-size:12px;margin-top:6px}");
+            ".key i{font-style:normal}.key .island{padding:1px}.pending{color:#a00;font-size:12px;margin-top:6px}",
+            ".gpu.stalled{outline:3px solid #c00;outline-offset:-3px;",
+            "background-image:repeating-linear-gradient(45deg,rgba(255,255,255,.55) 0 3px,transparent 3px 7px)}");
 
-    private static String legend(Map<String, String> colours, DataVolume data) {
+    private static String legend(Map<String, String> colours, DataVolume data, boolean stalled) {
         var html = new StringBuilder("<section class=\"legend\" id=\"legend\"><h2>Legend</h2><div class=\"row\">");
         colours.forEach((job, colour) -> html.append("<span class=\"key\" data-key=\"job\"><i class=\"swatch\" style=\"background:")
                 .append(colour).append("\"></i>job ").append(escape(job)).append("</span>"));
         html.append("</div><div class=\"row\">")
                 .append("<span class=\"key\" data-key=\"gpu\"><i class=\"gpu\" style=\"background:#777\">3</i>a GPU held by a pod, in its job's colour (the number: its index on the node)</span>")
                 .append("<span class=\"key\" data-key=\"free\"><i class=\"gpu idle\">5</i>a free GPU</span>")
-                .append("<span class=\"key\" data-key=\"no-gpu\"><i class=\"pod-dot\" style=\"background:#777\"></i>a pod without GPUs, in its job's colour</span>")
-                .append("</div><div class=\"row\">")
+                .append("<span class=\"key\" data-key=\"no-gpu\"><i class=\"pod-dot\" style=\"background:#777\"></i>a pod without GPUs, in its job's colour</span>");
+        if (stalled) {
+            html.append("<span class=\"key\" data-key=\"stalled\"><i class=\"gpu stalled\" style=\"background:#777\">2</i>")
+                    .append("a GPU held by a pod of a half-placed job: the job cannot run until its other pods do, so the GPU does nothing</span>");
+        }
+        html.append("</div><div class=\"row\">")
                 .append("<span class=\"key\" data-key=\"island\"><i class=\"island\"><i class=\"gpu idle\">0</i><i class=\"gpu idle\">1</i></i>")
                 .append("an NVLink island (GPUs reach each other over NVLink; others over PCIe only)</span>")
                 .append("<span class=\"key\" data-key=\"data\"><i class=\"disk\"></i>where the training data (")
@@ -127,7 +144,8 @@ public final class ClusterPicture {
     }
 
     private static String panel(String name, List<NodeView> nodes, List<Placement> placements, List<Eviction> evicted,
-                                Map<String, String> colours, DataVolume data) {
+                                HalfPlacedJobs halfPlaced, Map<String, String> colours, DataVolume data) {
+        var stalled = halfPlaced == null ? java.util.Set.<String>of() : halfPlaced.jobs();
         var holder = new HashMap<String, Placement>();
         var cpuPods = new HashMap<String, List<Placement>>();
         for (var p : placements) {
@@ -151,11 +169,12 @@ public final class ClusterPicture {
                         .append(" (").append(escape(data.description())).append(")</div>");
             }
             members.forEach(node -> html.append(node(node, holder, cpuPods.getOrDefault(node.name(), List.of()), colours,
-                    evicted.stream().filter(e -> e.node().equals(node.name())).toList())));
+                    evicted.stream().filter(e -> e.node().equals(node.name())).toList(), stalled)));
             html.append("</div>");
         });
         html.append("</div>");
-        var pending = placements.stream().filter(p -> !p.isPlaced()).map(Placement::pod).toList();
+        var pending = placements.stream().filter(p -> !p.isPlaced()).map(p -> halfPlaced == null ? p.pod() : p.pod() + " (job " + p.job()
+                + (stalled.contains(p.job()) ? ", half-placed: its other pods hold GPUs that do nothing)" : ", waits whole, holding no GPU)")).toList();
         if (!pending.isEmpty()) {
             html.append("<div class=\"pending\">pending: ").append(escape(String.join(", ", pending))).append("</div>");
         }
@@ -163,7 +182,7 @@ public final class ClusterPicture {
     }
 
     private static String node(NodeView node, Map<String, Placement> holder, List<Placement> cpuPods, Map<String, String> colours,
-                               List<Eviction> evicted) {
+                               List<Eviction> evicted, java.util.Set<String> stalled) {
         var html = new StringBuilder("<div class=\"node\" data-node=\"").append(escape(node.name())).append("\">");
         html.append("<div class=\"node-name\">").append(escape(node.name())).append("</div><div class=\"node-kind\">");
         if (node.gpus() == 0) {
@@ -196,8 +215,10 @@ public final class ClusterPicture {
                     html.append("<div class=\"gpu idle\" title=\"").append(escape(node.card() + " GPU " + gpu + " of " + node.name() + ": free"))
                             .append("\">").append(gpu).append("</div>");
                 } else {
-                    html.append("<div class=\"gpu\" style=\"background:").append(colours.get(pod.job())).append("\" title=\"")
-                            .append(escape(tooltip(pod))).append("\">").append(gpu).append("</div>");
+                    boolean half = stalled.contains(pod.job());
+                    html.append("<div class=\"gpu").append(half ? " stalled" : "").append("\" style=\"background:").append(colours.get(pod.job()))
+                            .append("\" title=\"").append(escape(tooltip(pod) + (half ? "\nstalled: job " + pod.job()
+                                    + " is half-placed; this GPU waits for its other pods" : ""))).append("\">").append(gpu).append("</div>");
                 }
             }
             if (openIsland >= 0) {

@@ -9,6 +9,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.net.http.HttpClient;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -21,7 +23,7 @@ import java.util.function.Consumer;
 
 /**
  * The test cluster's kube-scheduler: takes the pending pods addressed to its scheduler name, highest
- * priority first (then oldest), runs each through a {@link SchedulingCycle} against the API server's
+ * priority first, then in the order they reached the queue ({@link QueueOrder}), runs each through a {@link SchedulingCycle} against the API server's
  * current nodes and pods, binds it or records a FailedScheduling event. One pod at a time, as
  * kube-scheduler does, so each decision sees the ones before it.
  *
@@ -38,9 +40,13 @@ public final class SchedulerDriver {
     private final KubernetesClient client;
     private final SchedulerSettings settings;
     private final HttpClient http;
+    private final TieBreak ties;
     private final SchedulingCycle cycle;
-    /** kube-scheduler's ApiPreemption, when this driver runs it; null when it does not. */
+    /** The seed of kube-scheduler's ApiPreemption's walk, when this driver runs it; null when it does not. */
+    private final Random preemptionOffsets;
     private final ApiPreemption preemption;
+    /** kube-scheduler's backoff queue, when this driver keeps one; null when every pending pod is tried each round. */
+    private final PodBackoff backoff;
     private final List<ExtenderClient> extenders;
 
     public SchedulerDriver(KubernetesClient client, SchedulerSettings settings, HttpClient http, long seed) {
@@ -48,16 +54,20 @@ public final class SchedulerDriver {
     }
 
     public SchedulerDriver(KubernetesClient client, SchedulerSettings settings, HttpClient http, TieBreak ties) {
-        this(client, settings, http, ties, null);
+        this(client, settings, http, ties, null, null);
     }
 
-    private SchedulerDriver(KubernetesClient client, SchedulerSettings settings, HttpClient http, TieBreak ties, Random preemptionOffsets) {
+    private SchedulerDriver(KubernetesClient client, SchedulerSettings settings, HttpClient http, TieBreak ties, Random preemptionOffsets,
+                            PodBackoff backoff) {
         this.client = client;
         this.settings = settings;
         this.http = http;
+        this.ties = ties;
         this.extenders = settings.extenders().stream().map(e -> new ExtenderClient(e, http)).toList();
         this.cycle = new SchedulingCycle(extenders, ties);
+        this.preemptionOffsets = preemptionOffsets;
         this.preemption = preemptionOffsets == null ? null : new ApiPreemption(extenders, preemptionOffsets);
+        this.backoff = backoff;
     }
 
     /**
@@ -68,7 +78,18 @@ public final class SchedulerDriver {
      * @param seed the seed of the random offset at which each preemption starts its walk over the nodes
      */
     public SchedulerDriver preempting(long seed, TieBreak ties) {
-        return new SchedulerDriver(client, settings, http, ties, new Random(seed));
+        return new SchedulerDriver(client, settings, http, ties, new Random(seed), backoff);
+    }
+
+    /**
+     * The same scheduler keeping kube-scheduler's backoff queue: a pod whose attempt failed is tried again in the first
+     * round after {@code initial} doubled per failed attempt, at most {@code max}, has passed (kube-scheduler's
+     * {@code podInitialBackoffSeconds} and {@code podMaxBackoffSeconds}). Without it every pending pod is tried in every
+     * round, which is kube-scheduler with rounds further apart than its backoff; with it the pods of one job, refused
+     * together, come back in different rounds, as they do in kube-scheduler.
+     */
+    public SchedulerDriver backingOff(Duration initial, Duration max) {
+        return new SchedulerDriver(client, settings, http, ties, preemptionOffsets, new PodBackoff(initial, max, Clock.systemUTC()));
     }
 
     public SchedulerSettings settings() {
@@ -103,9 +124,10 @@ public final class SchedulerDriver {
                 pending.add(pod);
             }
         }
-        pending.sort(Comparator.comparing((Pod p) -> -Objects.requireNonNullElse(p.getSpec().getPriority(), 0))
-                .thenComparing(p -> Objects.requireNonNullElse(p.getMetadata().getCreationTimestamp(), ""))
-                .thenComparing(p -> p.getMetadata().getName()));
+        if (backoff != null) {
+            pending.removeIf(pod -> !backoff.ready(pod));
+        }
+        pending.sort(QueueOrder.KUBE_SCHEDULER);
         var decisions = new ArrayList<Decision>();
         for (var pod : pending) {
             var decision = cycle.schedule(pod, nodes, podsByNode);
@@ -119,6 +141,13 @@ public final class SchedulerDriver {
             if (decision instanceof Decision.Bound bound) {
                 pod.getSpec().setNodeName(bound.node());
                 podsByNode.computeIfAbsent(bound.node(), n -> new ArrayList<>()).add(pod);
+            }
+            if (backoff != null) {
+                if (decision instanceof Decision.Bound) {
+                    backoff.scheduled(pod);
+                } else {
+                    backoff.failed(pod);
+                }
             }
             decisions.add(decision);
             afterEach.accept(decision);

@@ -116,6 +116,35 @@ class ReportTest {
     }
 
     @Test
+    void halfPlacedJobsHaveTheirGpusMarkedAndEachPendingPodSaysWhetherItsJobHoldsAny() throws Exception {
+        var t4 = new NodeView("t4-1", "rack-a", "zone-1", "t4-4x", "T4", 4, 16, List.of(), "PCIe only");
+        var placements = List.of(
+                new Placement("ml/a-master-0", "a", "master", "normal", "t4-1", "rack-a", "T4", List.of(0, 1), false, DataDistance.NO_DATA,
+                        "2 GPUs, any card", ""),
+                new Placement("ml/a-worker-0", "a", "worker", "normal", "", "", "", List.of(), false, DataDistance.NO_DATA, "2 GPUs, any card", ""),
+                new Placement("ml/b-master-0", "b", "master", "normal", "", "", "", List.of(), false, DataDistance.NO_DATA, "2 GPUs, any card", ""),
+                new Placement("ml/b-worker-0", "b", "worker", "normal", "", "", "", List.of(), false, DataDistance.NO_DATA, "2 GPUs, any card", ""),
+                new Placement("ml/alone", "-", "-", "normal", "t4-1", "rack-a", "T4", List.of(2), false, DataDistance.NO_DATA, "1 GPU, any card", ""));
+        var halfPlaced = HalfPlacedJobs.of(placements);
+        assertThat(halfPlaced.jobs()).containsExactly("a");
+        assertThat(halfPlaced.gpus()).isEqualTo(2);
+        assertThat(halfPlaced.line()).isEqualTo("half-placed jobs: 1, GPUs held by them: 2");
+
+        var page = parse(ClusterPicture.render("jobs", List.of(t4), java.util.Map.of("kube-scheduler alone", placements), java.util.Map.of(),
+                java.util.Map.of("kube-scheduler alone", halfPlaced), new DataVolume("imagenet", "none", "no data"), SUMMARY));
+
+        assertThat(texts(page, "//div[@data-node='t4-1']//div[@class='gpu stalled']/@title")).hasSize(2)
+                .allSatisfy(title -> assertThat(title).startsWith("ml/a-master-0").endsWith("stalled: job a is half-placed; this GPU waits for its other pods"));
+        assertThat(texts(page, "//div[@data-node='t4-1']//div[@class='gpu']/@title")).singleElement().asString().startsWith("ml/alone");
+        assertThat(texts(page, "//*[@id='legend']//*[@data-key]/@data-key")).contains("stalled");
+        assertThat(texts(page, "//div[@class='pending']")).singleElement().asString()
+                .contains("ml/a-worker-0 (job a, half-placed: its other pods hold GPUs that do nothing)")
+                .contains("ml/b-master-0 (job b, waits whole, holding no GPU)");
+        // A page that marks no half-placed jobs says nothing of them.
+        assertThat(texts(parse(page()), "//*[@id='legend']//*[@data-key]/@data-key")).doesNotContain("stalled");
+    }
+
+    @Test
     void labelsCannotOverlap() {
         var html = page();
         // Nothing is taken out of the flow, so no label can be drawn over another...

@@ -36,6 +36,36 @@ class SchedulerDriverTest {
     }
 
     @Test
+    void takesPodsOfEqualPriorityInTheOrderTheyWereCreatedNotByName() {
+        // Two job controllers create their pods at once, interleaved; the API server stamps creation to the second.
+        client.nodes().resource(node("gpu-1", 4)).create();
+        client.nodes().resource(node("gpu-2", 4)).create();
+        var created = List.of("b-master-0", "a-master-0", "b-worker-0", "a-worker-0");
+        created.forEach(name -> client.pods().resource(pod(name, 4, 0)).create());
+        var driver = new SchedulerDriver(client, new SchedulerSettings("hetgpu-scheduler", 100, List.of()), HttpClient.newHttpClient(), 1);
+
+        var decisions = driver.scheduleRound();
+
+        assertThat(decisions).extracting(Decision::pod).containsExactlyElementsOf(created.stream().map(name -> "default/" + name).toList());
+        // kube-scheduler alone: each job's first pod takes a node, and neither job's second pod fits.
+        assertThat(decisions).extracting(decision -> decision.getClass().getSimpleName())
+                .containsExactly("Bound", "Bound", "Unschedulable", "Unschedulable");
+    }
+
+    @Test
+    void withBackoffAPodThatFailedWaitsBeforeItIsTriedAgain() {
+        client.nodes().resource(node("gpu-1", 2)).create();
+        client.pods().resource(pod("too-big", 4, 0)).create();
+        var driver = new SchedulerDriver(client, new SchedulerSettings("hetgpu-scheduler", 100, List.of()), HttpClient.newHttpClient(), 1)
+                .backingOff(java.time.Duration.ofMinutes(5), java.time.Duration.ofMinutes(10));
+
+        assertThat(driver.scheduleRound()).singleElement().isInstanceOf(Decision.Unschedulable.class);
+        client.pods().resource(pod("fits", 2, 0)).create();
+
+        assertThat(driver.scheduleRound()).extracting(Decision::pod).containsExactly("default/fits");
+    }
+
+    @Test
     void leavesPodsOfOtherSchedulersAlone() {
         client.nodes().resource(node("gpu-1", 2)).create();
         var other = pod("other", 1, 0);
