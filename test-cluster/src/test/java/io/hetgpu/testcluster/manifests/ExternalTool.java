@@ -44,6 +44,11 @@ public record ExternalTool(String name, String installHint) {
 
     /** Runs the program with {@code args} and waits for it at most {@code seconds}. */
     public Result run(List<String> args, long seconds) {
+        return run(args, seconds, java.util.Map.of());
+    }
+
+    /** The same, with {@code env} added to this process's environment. */
+    public Result run(List<String> args, long seconds, java.util.Map<String, String> env) {
         var command = new ArrayList<String>();
         command.add(executable().toString());
         command.addAll(args);
@@ -51,7 +56,9 @@ public record ExternalTool(String name, String installHint) {
             var stderr = Files.createTempFile(name, ".err");
             var stdout = Files.createTempFile(name, ".out");
             try {
-                var process = new ProcessBuilder(command).redirectError(stderr.toFile()).redirectOutput(stdout.toFile()).start();
+                var builder = new ProcessBuilder(command).redirectError(stderr.toFile()).redirectOutput(stdout.toFile());
+                builder.environment().putAll(env);
+                var process = builder.start();
                 process.getOutputStream().close();
                 if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
                     process.destroyForcibly();
