@@ -1,19 +1,11 @@
 package io.hetgpu.testcluster.manifests;
 
-import org.junit.jupiter.api.Assumptions;
 
-import java.io.File;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The real {@code kubectl} on PATH, which renders kustomizations with the kustomize it bundles: what

@@ -16,11 +16,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -32,26 +30,19 @@ import org.junit.jupiter.params.provider.EnumSource;
  * by `./hetgpu test`: the images take minutes to build.
  */
 @Tag("images")
+@ExtendWith(ShippedClusterExtension.class)
 class ImagesTest {
+
+    private final ShippedCluster cluster;
+
+    ImagesTest(ShippedCluster cluster) {
+        this.cluster = cluster;
+    }
 
     private static final Duration START = Duration.ofSeconds(90);
     private static final ExternalTool SKOPEO = new ExternalTool("skopeo", "the image tests read each archive's configuration "
             + "with it: install Debian's skopeo package; `./hetgpu images test` and .ci/run install it");
 
-    @TempDir
-    Path dir;
-
-    private ShippedCluster cluster;
-
-    @BeforeEach
-    void startCluster() throws IOException {
-        cluster = ShippedCluster.start(dir);
-    }
-
-    @AfterEach
-    void stopCluster() throws InterruptedException {
-        cluster.close();
-    }
 
     @Test
     void theDevicePluginImageRegistersWithKubeletAndPublishesItsNode() throws Exception {

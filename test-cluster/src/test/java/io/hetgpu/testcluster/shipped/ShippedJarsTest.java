@@ -7,31 +7,19 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.inventory.InventoryCodec;
-import io.hetgpu.testcluster.api.ApiServer;
-import io.hetgpu.testcluster.kubelet.KubeletFolders;
 import io.hetgpu.testcluster.kubelet.SimulatedKubelet;
-import io.hetgpu.testcluster.manifests.RenderedManifests;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The two jars that ship, each in its own JVM ({@code java -jar}), with the JVM options of its
@@ -47,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (the in-process API server speaks plain HTTP and checks no token). The programs' own code paths,
  * {@code --kubeconfig in-cluster} included, are the shipped ones.
  */
+@ExtendWith(ShippedClusterExtension.class)
 class ShippedJarsTest {
 
     private static final String GPU_NODE = ShippedCluster.GPU_NODE;
@@ -54,23 +43,14 @@ class ShippedJarsTest {
     private static final Duration START = Duration.ofSeconds(60);
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    @TempDir
-    Path dir;
+    private final ShippedCluster cluster;
+    private final KubernetesClient client;
+    private final SimulatedKubelet kubelet;
 
-    private ShippedCluster cluster;
-    private KubernetesClient client;
-    private SimulatedKubelet kubelet;
-
-    @BeforeEach
-    void startCluster() throws IOException {
-        cluster = ShippedCluster.start(dir);
-        client = cluster.client;
-        kubelet = cluster.kubelet;
-    }
-
-    @AfterEach
-    void stopCluster() throws InterruptedException {
-        cluster.close();
+    ShippedJarsTest(ShippedCluster cluster) {
+        this.cluster = cluster;
+        this.client = cluster.client;
+        this.kubelet = cluster.kubelet;
     }
 
     @Test

@@ -12,27 +12,29 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.testcluster.manifests.MonitoringQueries;
 import io.hetgpu.testcluster.manifests.PromQl;
-import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Every metric that an alert or a dashboard panel of manifests/monitoring/ names, and every label it matches or
  * groups on, is one the programs export: both shipped jars run on the test cluster as the install runs them, place,
  * bind and weigh a preemption (so that the labelled series exist), and their {@code /metrics} are read.
  */
+@ExtendWith(ShippedClusterExtension.class)
 class ShippedMetricsTest {
+
+    private final ShippedCluster cluster;
+
+    ShippedMetricsTest(ShippedCluster cluster) {
+        this.cluster = cluster;
+    }
 
     private static final Duration START = Duration.ofSeconds(60);
     /** Series Prometheus makes itself for every target: not the programs'. */
@@ -42,20 +44,6 @@ class ShippedMetricsTest {
     private static final Pattern SAMPLE = Pattern.compile("(?m)^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{([^}]*)})? ");
     private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"");
 
-    @TempDir
-    Path dir;
-
-    private ShippedCluster cluster;
-
-    @BeforeEach
-    void startCluster() throws IOException {
-        cluster = ShippedCluster.start(dir);
-    }
-
-    @AfterEach
-    void stopCluster() throws InterruptedException {
-        cluster.close();
-    }
 
     @Test
     void everyMetricAndLabelTheAlertsAndPanelsNameIsExported() throws Exception {
