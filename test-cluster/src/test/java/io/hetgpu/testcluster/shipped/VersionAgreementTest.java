@@ -64,6 +64,8 @@ class VersionAgreementTest {
         var process = new ProcessBuilder("bash", CHECKOUT.resolve("hetgpu").toString(), "-V").redirectErrorStream(true).start();
         assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip()).isEqualTo("hetgpu " + revision());
+        assertThat(new String(new ProcessBuilder("bash", CHECKOUT.resolve("hetgpu").toString(), "--version").start().getInputStream()
+                .readAllBytes(), StandardCharsets.UTF_8).strip()).isEqualTo("hetgpu " + revision());
     }
 
     @Test
@@ -80,6 +82,40 @@ class VersionAgreementTest {
             }
         });
         assertThat(hetgpuTags).hasSize(2).containsOnly(revision());
+    }
+
+    /** A release moves the version with one command: the pom, the chart and the kustomize tags, and nothing else. */
+    @Test
+    void versionSetToMovesEveryCopyAndRefusesANonSemVer() throws Exception {
+        for (var file : List.of("hetgpu", "pom.xml", "charts/hetgpu/Chart.yaml", "manifests/images/kustomization.yaml")) {
+            Files.createDirectories(dir.resolve(file).getParent());
+            Files.copy(CHECKOUT.resolve(file), dir.resolve(file));
+        }
+        assertThat(launcher("version", "set-to", "2.0.0-rc.1").exitCode()).isZero();
+
+        assertThat(launcher("-V").output()).isEqualTo("hetgpu 2.0.0-rc.1");
+        var yaml = new YAMLMapper();
+        var chart = yaml.readTree(dir.resolve("charts/hetgpu/Chart.yaml").toFile());
+        assertThat(List.of(chart.path("version").asText(), chart.path("appVersion").asText())).containsOnly("2.0.0-rc.1");
+        assertThat(Files.readString(dir.resolve("manifests/images/kustomization.yaml")))
+                .doesNotContain("newTag: " + revision()).contains("newTag: 2.0.0-rc.1").contains("newTag: v1.31.4");
+
+        var refused = launcher("version", "set-to", "two");
+        assertThat(refused.exitCode()).isEqualTo(2);
+        assertThat(refused.output()).contains("got \"two\"");
+        assertThat(launcher("-V").output()).isEqualTo("hetgpu 2.0.0-rc.1");
+    }
+
+    private record Launched(int exitCode, String output) {
+    }
+
+    /** The copy of the launcher in the test's folder, which works on the copies beside it. */
+    private Launched launcher(String... args) throws Exception {
+        var command = new java.util.ArrayList<>(List.of("bash", dir.resolve("hetgpu").toString()));
+        command.addAll(List.of(args));
+        var process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        return new Launched(process.exitValue(), new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip());
     }
 
     @Test
