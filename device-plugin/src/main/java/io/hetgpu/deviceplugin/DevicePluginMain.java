@@ -8,6 +8,7 @@ import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.inventory.KubernetesNames;
 import io.hetgpu.gpu.tier.CardCatalog;
 import io.hetgpu.gpu.tier.TierTableFile;
+import io.hetgpu.gpu.release.ReleaseVersion;
 import io.hetgpu.nvml.GpuSources;
 import io.hetgpu.nvml.NvmlOptions;
 import io.hetgpu.nvml.XidCatalogue;
@@ -33,7 +34,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 /** The hetgpu device plugin: the DaemonSet's one process on every GPU node. */
-@Command(name = "hetgpu-device-plugin", mixinStandardHelpOptions = true, version = "hetgpu-device-plugin 0.1.0",
+@Command(name = "hetgpu-device-plugin", mixinStandardHelpOptions = true, versionProvider = ReleaseVersion.class,
         sortOptions = false,
         description = "Advertises this node's GPUs to kubelet (device plugin API v1beta1), hands out the best-connected "
                 + "GPU sets, streams health, and publishes the node's GPU inventory and free devices on its Node object.")

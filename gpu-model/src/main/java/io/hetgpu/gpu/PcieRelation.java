@@ -3,7 +3,8 @@ package io.hetgpu.gpu;
 /**
  * How two GPUs without NVLink reach each other over PCIe: the levels of
  * {@code nvmlDeviceGetTopologyCommonAncestor} and {@code nvidia-smi topo -m}, nearest first.
- * Scores are the scale NVIDIA's allocator uses (DESIGN.md), so sets rank the same way everywhere.
+ * Scores are the scale NVIDIA's device plugin allocator uses (100 per NVLink link, 10 to 60 by PCIe distance), so sets
+ * rank the same way everywhere.
  */
 public enum PcieRelation {
     /** Two GPUs on one board (K80): NVML's TOPOLOGY_INTERNAL. nvidia-smi has no token; hetgpu writes BRD. */

@@ -6,7 +6,7 @@ import java.util.List;
 /** Small hand-built topologies for unit tests of the model itself (profiles have their own tests). */
 public final class Fixtures {
 
-    /** DGX-1 V100 as `nvidia-smi topo -m` prints it (DESIGN.md). */
+    /** DGX-1 V100 as `nvidia-smi topo -m` prints it on that machine (its hybrid cube-mesh of NVLink). */
     public static final String DGX1_V100_TOPO = """
                   G0  G1  G2  G3  G4  G5  G6  G7
             G0    X   NV1 NV1 NV2 NV2 SYS SYS SYS

@@ -112,7 +112,7 @@ public final class Extender implements AutoCloseable {
         var apiBinder = client.map(main -> ApiServerPodBinder.forBinds(main, bindLimits.budget()));
         PodBinder binder = apiBinder.<PodBinder>map(b -> b).orElse(PodBinder.NONE);
         var verbs = ExtenderVerbs.of(cluster, parser, nodeStates, policy, (pod, table) -> {
-            metrics.placed(pod, table);
+            metrics.placed(pod, table, settings.policy().thresholds());
             events.accept(pod, table);
         }, advice -> {
             metrics.preemption(advice);
@@ -123,6 +123,7 @@ public final class Extender implements AutoCloseable {
         metrics.watchGate(verbs.gate());
         metrics.watchPlans(service.jobs()::gpusHeld);
         metrics.watchNodes(nodeStates);
+        metrics.watchFreeGpus(service);
         if (settings.reserve().isOn()) {
             metrics.watchReserve(service);
         }

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.hetgpu.extender.http.ServerOptions;
 import io.hetgpu.extender.policy.PriorityThresholds;
+import io.hetgpu.gpu.release.ReleaseVersion;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,7 +20,7 @@ import picocli.CommandLine.Option;
  * {@code java -jar hetgpu-scheduler-extender.jar [--host 127.0.0.1] [--port 8888] [--metrics-port 8889] [--config FILE]
  * [--kubeconfig PATH|in-cluster|none] [--tls-cert PEM --tls-key PEM [--tls-client-ca PEM]] ...}
  */
-@Command(name = "hetgpu-scheduler-extender", mixinStandardHelpOptions = true, version = "hetgpu scheduler extender 0.1.0",
+@Command(name = "hetgpu-scheduler-extender", mixinStandardHelpOptions = true, versionProvider = ReleaseVersion.class,
         description = "kube-scheduler extender that places GPU pods on heterogeneous clusters (filter, prioritize, preempt).")
 public final class ExtenderMain implements Callable<Integer> {
 

@@ -38,7 +38,7 @@ public final class TestTopologies {
         return pcie(node, count, "Tesla V100-PCIE-32GB", new ComputeCapability(7, 0), 32768, false);
     }
 
-    /** DGX-1 V100: the hybrid cube-mesh of DESIGN.md. */
+    /** DGX-1 V100: NVIDIA's hybrid cube-mesh of NVLink. */
     public static NodeTopology dgx1V100(String node) {
         var base = Fixtures.dgx1V100();
         return new NodeTopology(base.driverVersion(), base.cudaDriverVersion(), devices(node, 8, "Tesla V100-SXM2-16GB",

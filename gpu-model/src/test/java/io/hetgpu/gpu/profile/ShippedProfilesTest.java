@@ -17,7 +17,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.FieldSource;
 
-/** Each shipped profile against the published topology of its machine (DESIGN.md "Standard topologies"). */
+/** Each shipped profile against the topology its machine's vendor publishes (NVLink links per GPU pair, PCIe switches). */
 class ShippedProfilesTest {
 
     static final List<String> SHIPPED = ProfileLoader.SHIPPED;

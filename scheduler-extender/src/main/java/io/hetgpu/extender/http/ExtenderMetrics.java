@@ -4,16 +4,23 @@ import io.hetgpu.extender.service.ExtenderService;
 
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.policy.ScoreTable;
+import io.hetgpu.extender.policy.PriorityThresholds;
+import io.hetgpu.extender.policy.TierPreference;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
-/** Request counts and latency per verb, and placements by card tier, in Prometheus text format. */
+/** Request counts and latency per verb, placements by card tier, priority and links, free GPUs per tier, in Prometheus text format. */
 public final class ExtenderMetrics {
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private volatile Runnable beforeScrape = () -> { };
+    private final Map<String, AtomicLong> freeGpus = new ConcurrentHashMap<>();
 
     public Timer.Sample start() {
         return Timer.start(registry);
@@ -29,19 +36,52 @@ public final class ExtenderMetrics {
                 .register(registry));
     }
 
-    /** Counts where the best-scored node would put the pod, by the model of the cards it would get. */
-    public void placed(PodRequest pod, ScoreTable table) {
+    /**
+     * Counts where the best-scored node would put the pod: by the model of the cards it would get, the pod's priority
+     * as the policy reads it (high, normal, low) and how its GPUs are linked (nvlink, pcie; one-gpu, no-gpu).
+     */
+    public void placed(PodRequest pod, ScoreTable table, PriorityThresholds thresholds) {
         // Every prioritize call comes here: the best row in one pass, not a sort of thousands of rows.
         var best = table.best();
         if (best == null || best.candidate() == null) {
             return;
         }
         var model = best.candidate().model();
+        var set = best.candidate().set();
+        String link = switch (set.size()) {
+            case 0 -> "no-gpu";
+            case 1 -> "one-gpu";
+            default -> set.nvlinkConnected() ? "nvlink" : "pcie";
+        };
         Counter.builder("hetgpu.extender.placements")
-                .description("best-scored placements by card model (cpu for pods without GPUs)")
+                .description("best-scored placements by card model (cpu for pods without GPUs), priority and GPU links")
                 .tag("tier", model.isEmpty() ? "cpu" : model)
+                .tag("priority", TierPreference.priorityLevel(pod, thresholds))
+                .tag("link", link)
                 .register(registry)
                 .increment();
+    }
+
+    /**
+     * Free GPUs per card model, counted from the cluster view at each scrape (every few seconds at most). A model no
+     * longer in the cluster reads 0. The counts live in this object's map, which the gauges read: a gauge holds its
+     * object only weakly, and a count made for one scrape would be collected before the next.
+     */
+    public void watchFreeGpus(ExtenderService service) {
+        beforeScrape = () -> {
+            var counted = service.freeGpusByModel();
+            freeGpus.forEach((tier, free) -> free.set(counted.getOrDefault(tier, 0)));
+            counted.forEach((tier, free) -> freeGpus.computeIfAbsent(tier, this::freeGpusGauge).set(free));
+        };
+    }
+
+    private AtomicLong freeGpusGauge(String tier) {
+        var free = new AtomicLong();
+        io.micrometer.core.instrument.Gauge.builder("hetgpu.extender.free.gpus", free, AtomicLong::get)
+                .description("free healthy GPUs of each card model in the cluster, not held or promised to a pod")
+                .tag("tier", tier)
+                .register(registry);
+        return free;
     }
 
     /**
@@ -146,6 +186,7 @@ public final class ExtenderMetrics {
     }
 
     public String scrape() {
+        beforeScrape.run();
         return registry.scrape();
     }
 

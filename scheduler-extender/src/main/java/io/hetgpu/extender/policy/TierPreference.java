@@ -28,10 +28,16 @@ public final class TierPreference {
      * above the high threshold. A gpu-preference annotation changes which cards a pod likes, not its priority.
      */
     public static boolean isHighPriority(PodRequest pod, PriorityThresholds thresholds) {
+        return priorityLevel(pod, thresholds).equals("high");
+    }
+
+    /** The pod's priority as the policy reads it, for metrics: high, low, or normal (tier-neutral). */
+    public static String priorityLevel(PodRequest pod, PriorityThresholds thresholds) {
         return switch (pod.priorityHint()) {
-            case HIGH -> true;
-            case LOW, NORMAL -> false;
-            case UNSET -> pod.specPriority() >= thresholds.high();
+            case HIGH -> "high";
+            case LOW -> "low";
+            case NORMAL -> "normal";
+            case UNSET -> pod.specPriority() >= thresholds.high() ? "high" : pod.specPriority() <= thresholds.low() ? "low" : "normal";
         };
     }
 }

@@ -194,6 +194,12 @@ public final class ExtenderService {
         return cache.lastHeadroom();
     }
 
+    /** Free GPUs of each card model in the cluster view now (none before the node informer knows the nodes). */
+    public java.util.Map<String, Integer> freeGpusByModel() {
+        return cluster.knowsNodes() ? io.hetgpu.extender.policy.FreeGpusByModel.of(NodeResolution.allStates(cluster.nodes(), nodes))
+                : java.util.Map.of();
+    }
+
     /** How many filter and prioritize calls the reserve has kept top-tier cards from a pod. */
     public long heldByReserve() {
         return heldByReserve.sum();

@@ -282,7 +282,7 @@ public final class ExtenderBenchmark {
         var verbs = ExtenderVerbs.of(cluster.view(), new PodRequestParser("nvidia.com/gpu", catalog),
                 new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
                 new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> {
-                    metrics.placed(pod, table);
+                    metrics.placed(pod, table, PolicySettings.DEFAULTS.thresholds());
                     log.accept(pod, table);
                 });
         // Whole 5,000-node requests pass 16 MiB: this cluster has raised bodyLimitBytes, as such clusters must.

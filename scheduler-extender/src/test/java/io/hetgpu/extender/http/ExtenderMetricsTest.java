@@ -8,6 +8,8 @@ import io.hetgpu.extender.TestPods;
 import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.model.PriorityHint;
+import io.hetgpu.extender.model.GpuPreference;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
@@ -20,16 +22,23 @@ class ExtenderMetricsTest {
     private final PlacementPolicy policy = new PlacementPolicy(PolicySettings.DEFAULTS);
 
     @Test
-    void countsPlacementsByTheModelOfTheBestNode() {
+    void countsPlacementsByTheModelOfTheBestNodeThePodsPriorityAndItsGpusLinks() {
         var metrics = new ExtenderMetrics();
         var nodes = List.of(TestNodes.gpu("h100", TestTopologies::dgxH100), TestNodes.cpu("cpu"));
-        metrics.placed(TestPods.gpus(2), PolicyAnswers.prioritize(policy, TestPods.gpus(2), nodes, PlacementContext.EMPTY));
-        metrics.placed(PodRequest.gpus("serve", 0), PolicyAnswers.prioritize(policy, PodRequest.gpus("serve", 0), nodes, PlacementContext.EMPTY));
-        metrics.placed(TestPods.gpus(9), PolicyAnswers.prioritize(policy, TestPods.gpus(9), nodes, PlacementContext.EMPTY));
+        var thresholds = PriorityThresholds.DEFAULTS;
+        var urgent = TestPods.priority(TestPods.gpus(2), 1000, PriorityHint.UNSET, GpuPreference.UNSET);
+        var sweep = TestPods.priority(TestPods.gpus(1), -100, PriorityHint.UNSET, GpuPreference.UNSET);
+        metrics.placed(urgent, PolicyAnswers.prioritize(policy, urgent, nodes, PlacementContext.EMPTY), thresholds);
+        metrics.placed(sweep, PolicyAnswers.prioritize(policy, sweep, nodes, PlacementContext.EMPTY), thresholds);
+        metrics.placed(PodRequest.gpus("serve", 0), PolicyAnswers.prioritize(policy, PodRequest.gpus("serve", 0), nodes, PlacementContext.EMPTY),
+                thresholds);
+        metrics.placed(TestPods.gpus(9), PolicyAnswers.prioritize(policy, TestPods.gpus(9), nodes, PlacementContext.EMPTY), thresholds);
 
         var text = metrics.scrape();
-        assertThat(text).contains("hetgpu_extender_placements_total{tier=\"H100\"} 1.0");
-        assertThat(text).contains("hetgpu_extender_placements_total{tier=\"cpu\"} 1.0");
+        assertThat(text).contains("hetgpu_extender_placements_total{link=\"nvlink\",priority=\"high\",tier=\"H100\"} 1.0");
+        assertThat(text).contains("hetgpu_extender_placements_total{link=\"one-gpu\",priority=\"low\",tier=\"H100\"} 1.0");
+        assertThat(text).contains("hetgpu_extender_placements_total{link=\"no-gpu\",priority=\"normal\",tier=\"cpu\"} 1.0");
+        assertThat(text).as("a pod no node fits is not counted").doesNotContain("} 2.0");
     }
 
     @Test

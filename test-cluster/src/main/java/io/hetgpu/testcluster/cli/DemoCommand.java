@@ -3,13 +3,14 @@ package io.hetgpu.testcluster.cli;
 import io.hetgpu.testcluster.demo.Demo;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import io.hetgpu.gpu.release.ReleaseVersion;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /** The README's first command: the whole system on one machine, hetgpu beside kube-scheduler alone. */
-@Command(name = "demo", mixinStandardHelpOptions = true,
+@Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = ReleaseVersion.class,
         description = {"Starts a heterogeneous test cluster (3 racks: DGX H100, DGX A100, 2x DGX-1 V100,",
                 "2x T4, 2x K80 boxes, 3 CPU nodes) with the real device plugins and scheduler",
                 "extender, submits a realistic job mix, and shows where every pod went beside",

@@ -13,13 +13,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import io.hetgpu.gpu.release.ReleaseVersion;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /** Prints what hetgpu sees of a node's GPUs: discovered through NVML, or from simulated profiles. */
-@Command(name = "inventory", mixinStandardHelpOptions = true,
+@Command(name = "inventory", mixinStandardHelpOptions = true, versionProvider = ReleaseVersion.class,
         description = "Print the GPU inventory (devices, tiers, links, NVLink islands) of simulated profiles or of this machine.")
 final class InventoryCommand implements Callable<Integer> {
 

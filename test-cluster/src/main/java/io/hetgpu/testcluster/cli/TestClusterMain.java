@@ -1,10 +1,11 @@
 package io.hetgpu.testcluster.cli;
 
 import picocli.CommandLine;
+import io.hetgpu.gpu.release.ReleaseVersion;
 import picocli.CommandLine.Command;
 
 /** {@code hetgpu-test-cluster}: the demo and the tools around the one-machine cluster. */
-@Command(name = "hetgpu-test-cluster", mixinStandardHelpOptions = true,
+@Command(name = "hetgpu-test-cluster", mixinStandardHelpOptions = true, versionProvider = ReleaseVersion.class,
         subcommands = {DemoCommand.class, InventoryCommand.class},
         description = "hetgpu on one machine: simulated GPU nodes, the real device plugin and extender.")
 public final class TestClusterMain {

@@ -1,6 +1,5 @@
 package io.hetgpu.testcluster.manifests;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
@@ -196,9 +195,8 @@ class ComponentDeploymentTest {
                 .containsExactlyInAnyOrder(KUBE_SCHEDULER_CONTAINER, EXTENDER_CONTAINER);
         assertThat(PodTemplates.flags(extender)).containsEntry("host", LOOPBACK).containsEntry("port", String.valueOf(EXTENDER_PORT))
                 .containsEntry("metrics-port", String.valueOf(EXTENDER_METRICS_PORT));
-        // Nothing outside the pod is pointed at the verbs: no Service, and the only declared port is the metrics port.
-        assertThat(install.all(Service.class)).noneSatisfy(service -> assertThat(template.getMetadata().getLabels())
-                .containsAllEntriesOf(service.getSpec().getSelector()));
+        // Nothing outside the pod is pointed at the verbs: the one Service reaches the metrics port, the only declared port.
+        assertThat(install.servicePortsReaching(template)).containsExactly("hetgpu-scheduler-metrics:metrics");
         assertThat(extender.getPorts()).extracting(ContainerPort::getContainerPort).containsExactly(EXTENDER_METRICS_PORT);
         // Voluntary disruptions keep one scheduler, and so one extender, running.
         var budget = install.one(io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class, SCHEDULER);

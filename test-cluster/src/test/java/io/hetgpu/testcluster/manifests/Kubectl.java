@@ -1,22 +1,11 @@
 package io.hetgpu.testcluster.manifests;
 
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.KubernetesResource;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import org.junit.jupiter.api.Assumptions;
 
-import java.io.File;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The real {@code kubectl} on PATH, which renders kustomizations with the kustomize it bundles: what
@@ -32,6 +21,7 @@ final class Kubectl {
             + "apt repository; Debian's own kubernetes-client is too old for kustomize components). `./hetgpu test` and "
             + ".ci/run install it when it is missing";
 
+    private static final ExternalTool TOOL = new ExternalTool("kubectl", "the manifests tests render every kustomization with it: " + INSTALL_HINT);
     private static final Map<Path, Rendering> RENDERED = new ConcurrentHashMap<>();
 
     private Kubectl() {
@@ -48,17 +38,7 @@ final class Kubectl {
             throw new AssertionError("`kubectl kustomize " + folder + "` failed (exit " + result.exitCode() + ", "
                     + version() + "):\n" + result.stderr());
         }
-        var serialization = new KubernetesSerialization();
-        var documents = new ArrayList<ManifestDocument>();
-        int position = 0;
-        for (var source : ManifestTree.readDocuments(result.stdout())) {
-            KubernetesResource parsed = serialization.unmarshal(source.toString());
-            if (!(parsed instanceof HasMetadata object)) {
-                throw new AssertionError(folder + "#" + position + " renders something that is not a Kubernetes object: " + source);
-            }
-            documents.add(new ManifestDocument(folder, position++, source, object));
-        }
-        return new Rendering(folder, documents);
+        return Rendering.parse(folder, result.stdout());
     }
 
     /** {@code kubectl ARGS}'s standard output; fails the test when kubectl exits with an error. */
@@ -81,59 +61,14 @@ final class Kubectl {
 
     /** Where kubectl is; skips the calling test (or fails it under CI) when it is not on PATH. */
     static Path executable() {
-        Optional<Path> found = onPath();
-        if (found.isPresent()) {
-            return found.get();
-        }
-        String why = "kubectl is not on PATH; the manifests tests render every kustomization with it: " + INSTALL_HINT;
-        String ci = System.getenv("CI");
-        if (ci != null && !ci.isBlank()) {
-            throw new AssertionError(why + " (CI is set, so this fails instead of skipping)");
-        }
-        Assumptions.abort(why);
-        throw new IllegalStateException("unreachable: Assumptions.abort throws");
-    }
-
-    private static Optional<Path> onPath() {
-        String path = System.getenv("PATH");
-        if (path == null) {
-            return Optional.empty();
-        }
-        for (String dir : path.split(File.pathSeparator)) {
-            if (dir.isEmpty()) {
-                continue;
-            }
-            Path candidate = Path.of(dir, "kubectl");
-            if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-                return Optional.of(candidate);
-            }
-        }
-        return Optional.empty();
-    }
-
-    private record Result(int exitCode, String stdout, String stderr) {
+        return TOOL.executable();
     }
 
     private static Result run(List<String> command) {
-        try {
-            var stderr = Files.createTempFile("kubectl", ".err");
-            try {
-                var process = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
-                process.getOutputStream().close();
-                String stdout = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                if (!process.waitFor(60, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                    throw new AssertionError(String.join(" ", command) + " did not finish within 60 s");
-                }
-                return new Result(process.exitValue(), stdout, Files.readString(stderr));
-            } finally {
-                Files.deleteIfExists(stderr);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot run " + String.join(" ", command), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted while running " + String.join(" ", command), e);
-        }
+        var result = TOOL.run(command.subList(1, command.size()), 60);
+        return new Result(result.exitCode(), result.stdout(), result.stderr());
+    }
+
+    private record Result(int exitCode, String stdout, String stderr) {
     }
 }

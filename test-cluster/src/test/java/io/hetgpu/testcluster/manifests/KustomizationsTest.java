@@ -50,6 +50,12 @@ class KustomizationsTest {
         return ManifestTree.kustomizations();
     }
 
+    /**
+     * Kustomizations applied beside an install, not instead of one: manifests/monitoring/ (the Prometheus Operator's
+     * objects; MonitoringRulesTest and ChartRenderTest check what it renders).
+     */
+    private static final List<Path> ADD_ONS = List.of(MonitoringQueries.MONITORING);
+
     @ParameterizedTest
     @MethodSource("kustomizations")
     void rendersWithRealKubectl(Path folder) {
@@ -57,6 +63,8 @@ class KustomizationsTest {
         if (isComponent(folder)) {
             // A component adds nothing by itself; what it does shows in the renderings that include it.
             assertThat(rendering.documents()).as(folder.toString()).isEmpty();
+        } else if (ADD_ONS.contains(folder)) {
+            assertThat(rendering.documents()).as(folder.toString()).hasSizeGreaterThanOrEqualTo(4);
         } else {
             assertThat(rendering.documents()).as(folder.toString()).hasSizeGreaterThan(10);
         }
@@ -69,6 +77,7 @@ class KustomizationsTest {
         known.add(BASE.normalize());
         // The samples render together too (their tests read that rendering); they are not an install.
         known.add(ManifestTree.SAMPLES.normalize());
+        ADD_ONS.forEach(p -> known.add(p.normalize()));
         installs().forEach(p -> known.add(p.normalize()));
         for (Path folder : kustomizations()) {
             if (isComponent(folder)) {

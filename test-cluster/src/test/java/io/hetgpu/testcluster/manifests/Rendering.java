@@ -1,7 +1,10 @@
 package io.hetgpu.testcluster.manifests;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.KubernetesResource;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
@@ -10,17 +13,62 @@ import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleRef;
 import io.fabric8.kubernetes.api.model.rbac.Subject;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /** What one kustomization renders to: the objects {@code kubectl apply -k folder} would create. */
 record Rendering(Path folder, List<ManifestDocument> documents) {
 
     Rendering {
         documents = List.copyOf(documents);
+    }
+
+    /** A multi-document YAML stream (what kubectl kustomize or helm template print), each document a typed object. */
+    static Rendering parse(Path source, String yaml) {
+        var serialization = new KubernetesSerialization();
+        var documents = new ArrayList<ManifestDocument>();
+        int position = 0;
+        for (var document : ManifestTree.readDocuments(yaml)) {
+            KubernetesResource parsed = serialization.unmarshal(document.toString());
+            if (!(parsed instanceof HasMetadata object)) {
+                throw new AssertionError(source + "#" + position + " renders something that is not a Kubernetes object: " + document);
+            }
+            documents.add(new ManifestDocument(source, position++, document, object));
+        }
+        return new Rendering(source, documents);
+    }
+
+    /**
+     * Each object as a tree by "Kind namespace/name", a ConfigMap's YAML files (extender.yaml, config.yaml) parsed:
+     * two renderings that agree here create the same objects and hand the programs the same configuration, whatever
+     * their comments, key order or quoting.
+     */
+    Map<String, JsonNode> comparable() {
+        var byName = new TreeMap<String, JsonNode>();
+        for (var document : documents) {
+            var tree = document.source().deepCopy();
+            if (tree instanceof ObjectNode object && object.path("data").isObject() && "ConfigMap".equals(object.path("kind").asText())) {
+                var data = (ObjectNode) object.get("data");
+                data.properties().forEach(entry -> {
+                    if (entry.getKey().endsWith(".yaml")) {
+                        entry.setValue(ManifestTree.yaml(entry.getValue().asText()));
+                    }
+                });
+            }
+            var metadata = document.object().getMetadata();
+            String key = document.object().getKind() + " " + (metadata.getNamespace() == null ? "" : metadata.getNamespace() + "/")
+                    + metadata.getName();
+            if (byName.put(key, tree) != null) {
+                throw new AssertionError(folder + " renders " + key + " twice");
+            }
+        }
+        return byName;
     }
 
     List<HasMetadata> objects() {
@@ -37,6 +85,15 @@ record Rendering(Path folder, List<ManifestDocument> documents) {
             throw new AssertionError(folder + " renders " + named.size() + " " + type.getSimpleName() + " named " + name);
         }
         return named.getFirst();
+    }
+
+    /** The ports of every Service whose selector picks the template's pods: what reaches them from outside. */
+    List<String> servicePortsReaching(PodTemplateSpec template) {
+        return all(io.fabric8.kubernetes.api.model.Service.class).stream()
+                .filter(service -> template.getMetadata().getLabels().entrySet().containsAll(service.getSpec().getSelector().entrySet()))
+                .flatMap(service -> service.getSpec().getPorts().stream()
+                        .map(port -> service.getMetadata().getName() + ":" + port.getTargetPort().getStrVal()))
+                .toList();
     }
 
     /** A workload's pod template with where it came from, for messages. */

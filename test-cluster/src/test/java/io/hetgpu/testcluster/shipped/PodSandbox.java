@@ -42,6 +42,7 @@ final class PodSandbox {
     /** Mount path in the container → folder here, longest first so that nested mounts win. */
     private final Map<String, Path> mounts = new LinkedHashMap<>();
     private final Map<Integer, Integer> ports = new LinkedHashMap<>();
+    private final List<Mount> mountList = new ArrayList<>();
 
     private PodSandbox(Container container) {
         this.container = container;
@@ -82,6 +83,45 @@ final class PodSandbox {
             words.addAll(container.getArgs());
         }
         return words.stream().map(this::expand).map(this::localize).toList();
+    }
+
+    /**
+     * The container's arguments as a container engine passes them: expanded, ports rewritten to the free ones (the
+     * container shares this machine's network), paths left as they are (the folders are mounted there).
+     */
+    List<String> containerArgs() {
+        var words = new ArrayList<String>();
+        if (container.getArgs() != null) {
+            words.addAll(container.getArgs());
+        }
+        return words.stream().map(this::expand).map(this::withLocalPort).toList();
+    }
+
+    /** The container's environment as a container engine passes it: ports rewritten, paths as they are. */
+    Map<String, String> containerEnv() {
+        var inside = new LinkedHashMap<String, String>();
+        env.forEach((key, value) -> inside.put(key, withLocalPort(value)));
+        return inside;
+    }
+
+    /** Each volume mount: the folder here, the path in the container, and whether it is read-only. */
+    record Mount(Path local, String mountPath, boolean readOnly, boolean emptyDir) {
+    }
+
+    List<Mount> mounts() {
+        return List.copyOf(mountList);
+    }
+
+    private String withLocalPort(String word) {
+        int eq = word.indexOf('=');
+        if (eq < 0 || !word.startsWith("-")) {
+            return word;
+        }
+        var value = word.substring(eq + 1);
+        if (value.matches("[0-9]{1,5}") && ports.containsKey(Integer.parseInt(value))) {
+            return word.substring(0, eq + 1) + ports.get(Integer.parseInt(value));
+        }
+        return word;
     }
 
     /** The container's environment, rewritten for this machine. */
@@ -147,6 +187,7 @@ final class PodSandbox {
                     }
                 }
                 mounts.put(mount.getMountPath(), local);
+                mountList.add(new Mount(local, mount.getMountPath(), Boolean.TRUE.equals(mount.getReadOnly()), volume.getEmptyDir() != null));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -28,6 +28,10 @@ enum ShippedArtifacts {
         this.mainClass = mainClass;
     }
 
+    String module() {
+        return module;
+    }
+
     String mainClass() {
         return mainClass;
     }

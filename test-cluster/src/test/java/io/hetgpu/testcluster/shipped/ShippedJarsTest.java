@@ -7,31 +7,19 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.inventory.InventoryCodec;
-import io.hetgpu.testcluster.api.ApiServer;
-import io.hetgpu.testcluster.kubelet.KubeletFolders;
 import io.hetgpu.testcluster.kubelet.SimulatedKubelet;
-import io.hetgpu.testcluster.manifests.RenderedManifests;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The two jars that ship, each in its own JVM ({@code java -jar}), with the JVM options of its
@@ -47,44 +35,28 @@ import org.junit.jupiter.api.io.TempDir;
  * (the in-process API server speaks plain HTTP and checks no token). The programs' own code paths,
  * {@code --kubeconfig in-cluster} included, are the shipped ones.
  */
+@ExtendWith(ShippedClusterExtension.class)
 class ShippedJarsTest {
 
-    private static final String GPU_NODE = "gpu-a100";
-    private static final String CPU_NODE = "cpu-1";
-    private static final String SIMULATED_PLUGIN = "hetgpu-device-plugin-sim-dgx-a100";
+    private static final String GPU_NODE = ShippedCluster.GPU_NODE;
+    private static final String CPU_NODE = ShippedCluster.CPU_NODE;
     private static final Duration START = Duration.ofSeconds(60);
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    @TempDir
-    Path dir;
+    private final ShippedCluster cluster;
+    private final KubernetesClient client;
+    private final SimulatedKubelet kubelet;
 
-    private ApiServer api;
-    private KubernetesClient client;
-    private SimulatedKubelet kubelet;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    private final List<HasMetadata> manifests = RenderedManifests.simulatedInstall();
-
-    @BeforeEach
-    void startCluster() throws IOException {
-        api = ApiServer.start();
-        client = api.newClient();
-        client.nodes().resource(node(GPU_NODE, Map.of(HetgpuKeys.LABEL_RACK, "rack-a", "hetgpu.io/gpu-node", "true",
-                "hetgpu.io/simulated-profile", "dgx-a100"))).create();
-        client.nodes().resource(node(CPU_NODE, Map.of(HetgpuKeys.LABEL_RACK, "rack-a"))).create();
-        kubelet = new SimulatedKubelet(GPU_NODE, HetgpuKeys.DEFAULT_RESOURCE_NAME, KubeletFolders.under(dir.resolve("node")), client).start();
-    }
-
-    @AfterEach
-    void stopCluster() throws InterruptedException {
-        kubelet.close();
-        client.close();
-        api.close();
+    ShippedJarsTest(ShippedCluster cluster) {
+        this.cluster = cluster;
+        this.client = cluster.client;
+        this.kubelet = cluster.kubelet;
     }
 
     @Test
     void theDevicePluginJarRegistersWithKubeletAndPublishesItsNode() throws Exception {
-        var pod = pluginPod();
-        try (var plugin = start(DEVICE_PLUGIN, pod, "device-plugin.log")) {
+        var pod = cluster.pluginPod();
+        try (var plugin = cluster.start(DEVICE_PLUGIN, pod, "device-plugin.log")) {
             await("the device plugin registers with kubelet and writes its Node").atMost(START).untilAsserted(() -> {
                 assertThat(plugin.isAlive()).as(plugin::describe).isTrue();
                 assertThat(kubelet.registrations()).as(plugin::describe).isNotEmpty();
@@ -113,13 +85,11 @@ class ShippedJarsTest {
     @Test
     void theExtenderJarSyncsFromTheApiServerAndAnswersNodeNamesFromItsInformers() throws Exception {
         // The GPU node as the device plugin leaves it: hetgpu's labels and inventory, GPUs allocatable.
-        var pluginPod = pluginPod();
-        // The extender container of hetgpu-scheduler's pod: kube-scheduler beside it calls its verbs on loopback.
-        var pod = PodSandbox.of(manifests, "Deployment", "hetgpu-scheduler", "scheduler-extender", CPU_NODE, dir.resolve("extender-pod"),
-                Map.of());
+        var pluginPod = cluster.pluginPod();
+        var pod = cluster.extenderPod();
         assertThat(pod.args()).as("the Deployment's flags").contains("--kubeconfig=in-cluster", "--host=127.0.0.1");
-        try (var plugin = start(DEVICE_PLUGIN, pluginPod, "device-plugin.log");
-             var extender = start(SCHEDULER_EXTENDER, pod, "extender.log")) {
+        try (var plugin = cluster.start(DEVICE_PLUGIN, pluginPod, "device-plugin.log");
+             var extender = cluster.start(SCHEDULER_EXTENDER, pod, "extender.log")) {
             var base = "http://127.0.0.1:" + pod.flagPort("--port");
             var probes = "http://127.0.0.1:" + pod.port("metrics");
             await("the extender's informers sync (readinessProbe /readyz on the metrics port)").atMost(START).ignoreExceptions()
@@ -146,30 +116,6 @@ class ShippedJarsTest {
         }
     }
 
-    /** The simulated DGX A100's device plugin pod, its host paths the simulated kubelet's folders. */
-    private PodSandbox pluginPod() {
-        var folders = kubelet.folders();
-        return PodSandbox.of(manifests, "DaemonSet", SIMULATED_PLUGIN, GPU_NODE, dir.resolve("plugin-pod"), Map.of(
-                "/var/lib/kubelet/device-plugins", folders.devicePlugins(),
-                "/var/lib/kubelet/pod-resources", folders.podResourcesSocket().getParent()));
-    }
-
-    private JarProcess start(ShippedArtifacts program, PodSandbox pod, String log) {
-        var env = new LinkedHashMap<>(pod.env());
-        env.put("HOME", dir.toString());
-        env.put("KUBERNETES_MASTER", api.url());
-        env.put("KUBERNETES_AUTH_TRYKUBECONFIG", "false");
-        env.put("KUBERNETES_AUTH_TRYSERVICEACCOUNT", "false");
-        return JarProcess.start(program.jar(), program.dockerJvmOptions(), pod.args(), env, dir.resolve(log));
-    }
-
-    private static Node node(String name, Map<String, String> labels) {
-        var resources = Map.of("cpu", new Quantity("64"), "memory", new Quantity("512Gi"), "pods", new Quantity("110"));
-        return new NodeBuilder().withNewMetadata().withName(name).addToLabels("kubernetes.io/hostname", name).addToLabels(labels).endMetadata()
-                .withNewStatus().addToCapacity(resources).addToAllocatable(resources)
-                .addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus().build();
-    }
-
     private static String gpuPod(int gpus) {
         return pod("trainer", """
                 "resources": {"limits": {"nvidia.com/gpu": "%d"}, "requests": {"nvidia.com/gpu": "%d"}}""".formatted(gpus, gpus));
@@ -188,16 +134,11 @@ class ShippedJarsTest {
     }
 
     private JsonNode post(String url, String pod, List<String> nodeNames) throws IOException, InterruptedException {
-        var body = "{\"Pod\":" + pod + ",\"NodeNames\":" + JSON.writeValueAsString(nodeNames) + "}";
-        var response = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).as(response::body).isEqualTo(200);
-        return JSON.readTree(response.body());
+        return cluster.post(url, "{\"Pod\":" + pod + ",\"NodeNames\":" + JSON.writeValueAsString(nodeNames) + "}");
     }
 
     private HttpResponse<String> get(String url) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        return cluster.get(url);
     }
 
     private static List<String> names(JsonNode array) {

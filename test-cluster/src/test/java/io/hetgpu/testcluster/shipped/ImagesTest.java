@@ -1,0 +1,119 @@
+package io.hetgpu.testcluster.shipped;
+
+import static io.hetgpu.testcluster.shipped.ShippedArtifacts.DEVICE_PLUGIN;
+import static io.hetgpu.testcluster.shipped.ShippedArtifacts.SCHEDULER_EXTENDER;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.hetgpu.gpu.inventory.HetgpuKeys;
+import io.hetgpu.testcluster.manifests.ExternalTool;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The two images `./hetgpu images` builds (OCI archives in target/images), each run by Debian's podman the way the
+ * simulated install runs its container: the user and group, read-only root filesystem, dropped capabilities, mounts,
+ * environment and arguments of the rendered workload. The device plugin registers with the test cluster's kubelet
+ * and publishes its node; the extender syncs and becomes ready. Run by `./hetgpu images test` (and .ci/run), not
+ * by `./hetgpu test`: the images take minutes to build.
+ */
+@Tag("images")
+@ExtendWith(ShippedClusterExtension.class)
+class ImagesTest {
+
+    private final ShippedCluster cluster;
+
+    ImagesTest(ShippedCluster cluster) {
+        this.cluster = cluster;
+    }
+
+    private static final Duration START = Duration.ofSeconds(90);
+    private static final ExternalTool SKOPEO = new ExternalTool("skopeo", "the image tests read each archive's configuration "
+            + "with it: install Debian's skopeo package; `./hetgpu images test` and .ci/run install it");
+
+
+    @Test
+    void theDevicePluginImageRegistersWithKubeletAndPublishesItsNode() throws Exception {
+        var pod = cluster.pluginPod();
+        var security = cluster.manifests.stream().filter(o -> o instanceof DaemonSet d
+                && d.getMetadata().getName().equals(ShippedCluster.SIMULATED_PLUGIN)).map(o -> ((DaemonSet) o).getSpec().getTemplate()
+                .getSpec().getSecurityContext()).findFirst().orElseThrow();
+        try (var plugin = ContainerEngine.run(archive(DEVICE_PLUGIN), "hetgpu-test-device-plugin-" + ProcessHandle.current().pid(), pod,
+                security, apiServerEnv())) {
+            await("the device plugin in its container registers with kubelet and writes its Node").atMost(START).untilAsserted(() -> {
+                assertThat(plugin.isRunning()).as(plugin::describe).isTrue();
+                assertThat(cluster.kubelet.registrations()).as(plugin::describe).isNotEmpty();
+                var node = cluster.client.nodes().withName(ShippedCluster.GPU_NODE).get();
+                assertThat(node.getMetadata().getLabels()).as(plugin::describe).containsEntry(HetgpuKeys.LABEL_GPU_COUNT, "8");
+                assertThat(node.getMetadata().getAnnotations()).containsKey(HetgpuKeys.ANNOTATION_INVENTORY);
+            });
+            assertThat(cluster.get("http://127.0.0.1:" + pod.port("http") + "/healthz").statusCode()).isEqualTo(200);
+            assertThat(plugin.logs()).as("the class-data archive and the JVM options of the image are accepted")
+                    .doesNotContain("Unable to use shared archive").doesNotContain("Exception");
+        }
+    }
+
+    @Test
+    void theExtenderImageSyncsAndBecomesReady() throws Exception {
+        var pod = cluster.extenderPod();
+        var security = cluster.manifests.stream().filter(o -> o instanceof Deployment d && d.getMetadata().getName().equals("hetgpu-scheduler"))
+                .map(o -> ((Deployment) o).getSpec().getTemplate().getSpec().getSecurityContext()).findFirst().orElseThrow();
+        try (var extender = ContainerEngine.run(archive(SCHEDULER_EXTENDER), "hetgpu-test-extender-" + ProcessHandle.current().pid(), pod,
+                security, apiServerEnv())) {
+            var probes = "http://127.0.0.1:" + pod.port("metrics");
+            await("the extender in its container syncs (readinessProbe /readyz)").atMost(START).ignoreExceptions().untilAsserted(() -> {
+                assertThat(extender.isRunning()).as(extender::describe).isTrue();
+                assertThat(cluster.get(probes + "/readyz").statusCode()).as(extender::describe).isEqualTo(200);
+            });
+            var filter = cluster.post("http://127.0.0.1:" + pod.flagPort("--port") + "/filter", """
+                    {"Pod": {"metadata": {"name": "serving", "namespace": "default", "uid": "uid-serving"},
+                             "spec": {"schedulerName": "hetgpu-scheduler", "containers": [{"name": "main", "image": "busybox"}]}},
+                     "NodeNames": ["%s"]}""".formatted(ShippedCluster.CPU_NODE));
+            assertThat(filter.path("NodeNames").toString()).as(filter::toString).contains(ShippedCluster.CPU_NODE);
+            assertThat(extender.logs()).doesNotContain("Exception");
+        }
+    }
+
+    /** The archive's image configuration: the version, the user the Dockerfile sets, the entrypoint. */
+    @ParameterizedTest
+    @EnumSource(ShippedArtifacts.class)
+    void eachImageCarriesTheVersionAndItsDockerfilesEntrypoint(ShippedArtifacts program) throws IOException {
+        var inspect = SKOPEO.run(List.of("inspect", "--config", "oci-archive:" + archive(program).toAbsolutePath()), 120);
+        assertThat(inspect.exitCode()).as(inspect.stderr()).isZero();
+        var config = new ObjectMapper().readTree(inspect.stdout()).path("config");
+
+        assertThat(config.path("Labels").path("org.opencontainers.image.version").asText()).isEqualTo(VersionAgreementTest.revision());
+        var entrypoint = new java.util.ArrayList<String>();
+        config.path("Entrypoint").forEach(word -> entrypoint.add(word.asText()));
+        assertThat(entrypoint).isEqualTo(program.entrypoint());
+        assertThat(config.path("User").asText()).isEqualTo(program == DEVICE_PLUGIN ? "0:0" : "10001:10001");
+    }
+
+    /** As in ShippedCluster.start: the in-process API server by URL instead of the service account's (plain HTTP). */
+    private Map<String, String> apiServerEnv() {
+        return Map.of("KUBERNETES_MASTER", cluster.api.url(), "KUBERNETES_AUTH_TRYKUBECONFIG", "false",
+                "KUBERNETES_AUTH_TRYSERVICEACCOUNT", "false");
+    }
+
+    private static Path archive(ShippedArtifacts program) {
+        var archive = ShippedArtifacts.checkout().resolve("target/images")
+                .resolve("hetgpu-" + program.module() + "-" + VersionAgreementTest.revision() + ".oci.tar");
+        if (!Files.isRegularFile(archive)) {
+            throw new AssertionError(archive + " is missing: build the images first (./hetgpu images)");
+        }
+        return archive;
+    }
+
+}
