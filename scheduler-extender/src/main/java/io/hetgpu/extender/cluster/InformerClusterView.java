@@ -258,27 +258,9 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
 
     @Override
     public PlacementContext contextOf(PodRequest pod) {
-        return PlacementContexts.of(pod, new PlacementContexts.Objects() {
-            @Override
-            public List<Pod> jobPods(String jobKey) {
-                return InformerClusterView.this.jobPods(jobKey);
-            }
-
-            @Override
-            public Node node(String name) {
-                return nodes.getStore().getByKey(name);
-            }
-
-            @Override
-            public PersistentVolumeClaim claim(String namespace, String name) {
-                return claims.getStore().getByKey(Cache.namespaceKeyFunc(namespace, name));
-            }
-
-            @Override
-            public PersistentVolume volume(String name) {
-                return volumes.getStore().getByKey(name);
-            }
-        }, parser, rackLabel);
+        return PlacementContexts.of(pod, new PlacementContexts.Objects(this::jobPods, nodes.getStore()::getByKey,
+                (namespace, name) -> claims.getStore().getByKey(Cache.namespaceKeyFunc(namespace, name)), volumes.getStore()::getByKey),
+                parser, rackLabel);
     }
 
     @Override

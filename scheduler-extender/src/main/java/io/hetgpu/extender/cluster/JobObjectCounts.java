@@ -5,6 +5,8 @@ import io.hetgpu.extender.job.JobMembershipReader;
 import io.hetgpu.extender.job.JobSize;
 import io.hetgpu.gpu.Quote;
 import java.util.ArrayList;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Function;
 
 /**
@@ -35,7 +37,17 @@ final class JobObjectCounts {
     private JobObjectCounts() {
     }
 
-    static Answer answer(JobMembership job, Function<JobObjectKind, KindTable> tables) {
+    /** The count, or empty when it is unknown. */
+    static OptionalInt membersOf(JobMembership job, Function<JobObjectKind, KindTable> tables) {
+        return answer(job, tables) instanceof Known known ? OptionalInt.of(known.members()) : OptionalInt.empty();
+    }
+
+    /** Why the count is unknown, or empty when it is known. */
+    static Optional<String> whyUnknown(JobMembership job, Function<JobObjectKind, KindTable> tables) {
+        return answer(job, tables) instanceof Unknown unknown ? Optional.of(unknown.why()) : Optional.empty();
+    }
+
+    private static Answer answer(JobMembership job, Function<JobObjectKind, KindTable> tables) {
         return switch (job.size()) {
             case JobSize.Stated stated -> new Known(stated.members());
             case JobSize.Unstated unstated -> new Unknown(unstated.hint());

@@ -123,14 +123,12 @@ public final class JobObjectSizes implements JobSizes, AutoCloseable {
 
     @Override
     public OptionalInt membersOf(JobMembership job) {
-        return JobObjectCounts.answer(job, followed::get) instanceof JobObjectCounts.Known known ? OptionalInt.of(known.members())
-                : OptionalInt.empty();
+        return JobObjectCounts.membersOf(job, followed::get);
     }
 
     @Override
     public Optional<String> whyUnknown(JobMembership job) {
-        return JobObjectCounts.answer(job, followed::get) instanceof JobObjectCounts.Unknown unknown ? Optional.of(unknown.why())
-                : Optional.empty();
+        return JobObjectCounts.whyUnknown(job, followed::get);
     }
 
     /** One look at discovery: each kind followed in the first version served, let go where none is. */

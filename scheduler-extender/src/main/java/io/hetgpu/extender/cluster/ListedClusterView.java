@@ -141,27 +141,8 @@ public final class ListedClusterView implements ClusterView {
 
     @Override
     public synchronized PlacementContext contextOf(PodRequest pod) {
-        return PlacementContexts.of(pod, new PlacementContexts.Objects() {
-            @Override
-            public List<Pod> jobPods(String jobKey) {
-                return ListedClusterView.this.jobPods(jobKey);
-            }
-
-            @Override
-            public Node node(String name) {
-                return nodes.get(name);
-            }
-
-            @Override
-            public PersistentVolumeClaim claim(String namespace, String name) {
-                return claims.get(namespace + "/" + name);
-            }
-
-            @Override
-            public PersistentVolume volume(String name) {
-                return volumes.get(name);
-            }
-        }, parser, rackLabel);
+        return PlacementContexts.of(pod, new PlacementContexts.Objects(this::jobPods, nodes::get,
+                (namespace, name) -> claims.get(namespace + "/" + name), volumes::get), parser, rackLabel);
     }
 
     @Override

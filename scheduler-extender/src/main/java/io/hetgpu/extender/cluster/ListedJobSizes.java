@@ -115,13 +115,11 @@ public final class ListedJobSizes implements JobSizes {
 
     @Override
     public OptionalInt membersOf(JobMembership job) {
-        return JobObjectCounts.answer(job, tables::get) instanceof JobObjectCounts.Known known ? OptionalInt.of(known.members())
-                : OptionalInt.empty();
+        return JobObjectCounts.membersOf(job, tables::get);
     }
 
     @Override
     public Optional<String> whyUnknown(JobMembership job) {
-        return JobObjectCounts.answer(job, tables::get) instanceof JobObjectCounts.Unknown unknown ? Optional.of(unknown.why())
-                : Optional.empty();
+        return JobObjectCounts.whyUnknown(job, tables::get);
     }
 }

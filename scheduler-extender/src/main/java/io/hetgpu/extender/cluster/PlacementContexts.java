@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.hetgpu.extender.job.ArrivalOrder;
 import io.hetgpu.extender.model.DataLocality;
 import io.hetgpu.extender.model.InvalidPodRequestException;
 import io.hetgpu.extender.model.PeerLocation;
@@ -13,9 +14,10 @@ import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.model.WaitingPeer;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,21 +28,17 @@ import org.slf4j.LoggerFactory;
 final class PlacementContexts {
 
     private static final Logger LOG = LoggerFactory.getLogger(PlacementContexts.class);
-    /** kube-scheduler's queue order among pods of one priority: the earlier created first, then by name. */
-    private static final Comparator<Pod> WAITING_ORDER = Comparator
-            .comparing((Pod pod) -> pod.getMetadata().getCreationTimestamp() == null ? "" : pod.getMetadata().getCreationTimestamp())
-            .thenComparing(pod -> pod.getMetadata().getName());
 
-    /** The objects a context is read from, as the view holds them. */
-    interface Objects {
-        /** Every pod of the job of this key ({@code JobMembership.key()}). */
-        List<Pod> jobPods(String jobKey);
-
-        Node node(String name);
-
-        PersistentVolumeClaim claim(String namespace, String name);
-
-        PersistentVolume volume(String name);
+    /**
+     * The objects a context is read from, as the view holds them.
+     *
+     * @param jobPods every pod of the job of a key ({@code JobMembership.key()})
+     * @param node    a node by name, or null
+     * @param claim   a claim by namespace and name, or null
+     * @param volume  a PersistentVolume by name, or null
+     */
+    record Objects(Function<String, List<Pod>> jobPods, Function<String, Node> node,
+                   BiFunction<String, String, PersistentVolumeClaim> claim, Function<String, PersistentVolume> volume) {
     }
 
     private PlacementContexts() {
@@ -50,9 +48,9 @@ final class PlacementContexts {
         var peers = new ArrayList<PeerLocation>();
         var waiting = new ArrayList<WaitingPeer>();
         if (!pod.job().isEmpty()) {
-            var job = objects.jobPods(pod.namespace() + "/" + pod.job()).stream()
+            var job = objects.jobPods().apply(pod.namespace() + "/" + pod.job()).stream()
                     .filter(peer -> !peer.getMetadata().getName().equals(pod.name()))
-                    .sorted(WAITING_ORDER).toList();
+                    .sorted(ArrivalOrder.PODS).toList();
             for (var peer : job) {
                 var nodeName = peer.getSpec() == null ? null : peer.getSpec().getNodeName();
                 if ((nodeName == null || nodeName.isEmpty()) && BoundPods.waitsForNode(peer)) {
@@ -62,7 +60,7 @@ final class PlacementContexts {
                 if (!BoundPods.holdsResources(peer)) {
                     continue;
                 }
-                var node = objects.node(nodeName);
+                var node = objects.node().apply(nodeName);
                 var labels = node == null || node.getMetadata().getLabels() == null ? Map.<String, String>of() : node.getMetadata().getLabels();
                 peers.add(new PeerLocation(peer.getMetadata().getName(), nodeName, labels.getOrDefault(rackLabel, ""),
                         labels.getOrDefault(HetgpuKeys.LABEL_ZONE, "")));
@@ -70,9 +68,9 @@ final class PlacementContexts {
         }
         var located = new ArrayList<DataLocality>();
         for (var claimName : pod.claimNames()) {
-            var claim = objects.claim(pod.namespace(), claimName);
+            var claim = objects.claim().apply(pod.namespace(), claimName);
             var volumeName = claim == null || claim.getSpec() == null ? null : claim.getSpec().getVolumeName();
-            var volume = volumeName == null || volumeName.isEmpty() ? null : objects.volume(volumeName);
+            var volume = volumeName == null || volumeName.isEmpty() ? null : objects.volume().apply(volumeName);
             try {
                 var locality = VolumeLocality.of(claim, volume, rackLabel);
                 if (!locality.isEmpty()) {

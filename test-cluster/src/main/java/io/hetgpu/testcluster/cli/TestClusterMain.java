@@ -24,7 +24,7 @@ public final class TestClusterMain {
         System.exit(commandLine().execute(args));
     }
 
-    static CommandLine commandLine() {
+    public static CommandLine commandLine() {
         var commandLine = new CommandLine(new TestClusterMain());
         // The launcher says how the user typed the command, so help and errors name it that way.
         var typed = System.getProperty("hetgpu.command");

@@ -154,9 +154,7 @@ public final class ControllerPods {
      */
     private static List<Pod> job(Job job, Map<String, String> keys) {
         var spec = job.getSpec();
-        if (spec == null || spec.getTemplate() == null || spec.getTemplate().getSpec() == null) {
-            throw new IllegalArgumentException(describe(job) + ": spec.template.spec is missing");
-        }
+        requireTemplate(job, spec == null ? null : spec.getTemplate());
         int parallelism = spec.getParallelism() == null ? 1 : spec.getParallelism();
         int atOnce = spec.getCompletions() == null ? parallelism : Math.min(parallelism, spec.getCompletions());
         boolean indexed = "Indexed".equals(spec.getCompletionMode());
@@ -189,9 +187,7 @@ public final class ControllerPods {
     private static List<Pod> statefulSet(StatefulSet set) {
         var meta = set.getMetadata();
         var spec = set.getSpec();
-        if (spec == null || spec.getTemplate() == null || spec.getTemplate().getSpec() == null) {
-            throw new IllegalArgumentException(describe(set) + ": spec.template.spec is missing");
-        }
+        requireTemplate(set, spec == null ? null : spec.getTemplate());
         int replicas = spec.getReplicas() == null ? 1 : spec.getReplicas();
         var pods = new ArrayList<Pod>();
         for (int i = 0; i < replicas; i++) {
@@ -210,9 +206,7 @@ public final class ControllerPods {
     private static List<Pod> deployment(Deployment deployment) {
         var meta = deployment.getMetadata();
         var spec = deployment.getSpec();
-        if (spec == null || spec.getTemplate() == null || spec.getTemplate().getSpec() == null) {
-            throw new IllegalArgumentException(describe(deployment) + ": spec.template.spec is missing");
-        }
+        requireTemplate(deployment, spec == null ? null : spec.getTemplate());
         var hash = suffix(meta.getNamespace() + "/" + meta.getName()) + suffix(meta.getName());
         var template = new io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder(spec.getTemplate()).editOrNewMetadata()
                 .addToLabels("pod-template-hash", hash).endMetadata().build();
@@ -227,9 +221,7 @@ public final class ControllerPods {
 
     private static List<Pod> replicaSet(ReplicaSet set, String name, io.fabric8.kubernetes.api.model.OwnerReference owner) {
         var spec = set.getSpec();
-        if (spec == null || spec.getTemplate() == null || spec.getTemplate().getSpec() == null) {
-            throw new IllegalArgumentException(describe(set) + ": spec.template.spec is missing");
-        }
+        requireTemplate(set, spec == null ? null : spec.getTemplate());
         int replicas = spec.getReplicas() == null ? 1 : spec.getReplicas();
         var pods = new ArrayList<Pod>();
         for (int i = 0; i < replicas; i++) {
@@ -237,6 +229,12 @@ public final class ControllerPods {
                     set.getMetadata().getNamespace(), Map.of(), Map.of(), owner));
         }
         return pods;
+    }
+
+    private static void requireTemplate(HasMetadata object, PodTemplateSpec template) {
+        if (template == null || template.getSpec() == null) {
+            throw new IllegalArgumentException(describe(object) + ": spec.template.spec is missing");
+        }
     }
 
     /** A pod from its template, with the controller's name, keys and owner; its UID derived from where it is. */

@@ -40,6 +40,9 @@ import picocli.CommandLine.Spec;
                 "  kubectl hetgpu explain -f job.yaml -o json    the same through kubectl (bin/kubectl-hetgpu on PATH)"})
 public final class ExplainCommand implements Callable<Integer> {
 
+    /** The User-Agent of every request explain makes. */
+    public static final String USER_AGENT = "hetgpu-explain";
+
     @Spec
     CommandSpec spec;
 
@@ -110,25 +113,27 @@ public final class ExplainCommand implements Callable<Integer> {
         var configuration = DeployedConfiguration.load(ProjectFiles.manifests());
         var given = WorkloadFiles.read(files.stream().map(file -> file.equals("-") ? file : callers(Path.of(file)).toString()).toList(), stdin);
         if (demo != null) {
+            var inNamespace = namespace == null ? "default" : namespace;
+            var workloads = Workloads.of(given.objects(), inNamespace);
             spec.commandLine().getErr().println("hetgpu explain: starting the demo cluster" + (demo.equals("loaded") ? " and placing its mix" : "")
                     + " on this machine ...");
             spec.commandLine().getErr().flush();
             try (var cluster = ExplainDemo.start(configuration, demo.equals("loaded"), message -> { });
                  var client = cluster.newClient()) {
-                return print(configuration, given, client, namespace == null ? "default" : namespace,
+                return print(configuration, workloads, client, inNamespace,
                         "the demo cluster, " + (demo.equals("loaded") ? "with the demo's mix placed" : "empty"));
             }
         }
         var config = clientConfig();
+        var inNamespace = namespace != null ? namespace : config.getNamespace() != null ? config.getNamespace() : "default";
+        var workloads = Workloads.of(given.objects(), inNamespace);
         try (var client = new KubernetesClientBuilder().withConfig(config).build()) {
-            var inNamespace = namespace != null ? namespace : config.getNamespace() != null ? config.getNamespace() : "default";
-            return print(configuration, given, client, inNamespace, client.getMasterUrl().toString().replaceAll("/$", ""));
+            return print(configuration, workloads, client, inNamespace, client.getMasterUrl().toString().replaceAll("/$", ""));
         }
     }
 
-    private int print(DeployedConfiguration configuration, WorkloadFiles given, KubernetesClient client, String inNamespace, String clusterLabel)
+    private int print(DeployedConfiguration configuration, Workloads workloads, KubernetesClient client, String inNamespace, String clusterLabel)
             throws WorkloadFiles.BadInput, ClusterReading.Unreadable {
-        var workloads = Workloads.of(given.objects(), inNamespace);
         var reading = ClusterReading.of(client);
         var asked = pods.stream().map(pod -> podKey(pod, inNamespace)).toList();
         var report = new ExplainRun(configuration).explain(reading, workloads, asked, clusterLabel, "manifests/base of this checkout");
@@ -184,7 +189,9 @@ public final class ExplainCommand implements Callable<Integer> {
         if (config.getMasterUrl() == null || config.getMasterUrl().isBlank()) {
             throw new Usage("the kubeconfig names no server" + (context == null ? "" : " for context " + context));
         }
-        return new ConfigBuilder(config).withRequestRetryBackoffLimit(1).withConnectionTimeout(10_000).withRequestTimeout(60_000).build();
+        // Named, so that the API server's audit log tells explain's reads from the components'.
+        return new ConfigBuilder(config).withRequestRetryBackoffLimit(1).withConnectionTimeout(10_000).withRequestTimeout(60_000)
+                .withUserAgent(USER_AGENT).build();
     }
 
     private static String firstLine(Exception e) {

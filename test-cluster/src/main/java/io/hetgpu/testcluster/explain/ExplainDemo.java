@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.hetgpu.gpu.discovery.GpuDiscoveryException;
 import io.hetgpu.testcluster.cluster.CustomResources;
@@ -84,13 +86,9 @@ final class ExplainDemo implements AutoCloseable {
         progress.accept("the demo's " + pods.size() + " pods placed by hetgpu, as the demo places them");
     }
 
-    /** Where explain reads the demo cluster: its API server's address. */
-    String server() {
-        return cluster.api().url();
-    }
-
     KubernetesClient newClient() {
-        return cluster.api().newClient();
+        return new KubernetesClientBuilder().withConfig(new ConfigBuilder(cluster.api().config()).withUserAgent(ExplainCommand.USER_AGENT).build())
+                .build();
     }
 
     @Override

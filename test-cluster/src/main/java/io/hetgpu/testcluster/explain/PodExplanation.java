@@ -37,8 +37,18 @@ record PodExplanation(String namespace, String name, String workload, JobPart jo
 
     /** What became of the pod. */
     sealed interface Outcome permits Placed, Nominated, Pending, Failed, Refused, NotForHetgpu, AlreadyBound {
-        /** One word for tools: placed, nominated, pending, failed, refused, not-for-hetgpu, already-bound. */
-        String word();
+        /** One word for tools. */
+        default String word() {
+            return switch (this) {
+                case Placed placed -> "placed";
+                case Nominated nominated -> "nominated";
+                case Pending pending -> "pending";
+                case Failed failed -> "failed";
+                case Refused refused -> "refused";
+                case NotForHetgpu other -> "not-for-hetgpu";
+                case AlreadyBound bound -> "already-bound";
+            };
+        }
     }
 
     /**
@@ -54,22 +64,12 @@ record PodExplanation(String namespace, String name, String workload, JobPart jo
             devices = List.copyOf(devices);
             tiedWith = List.copyOf(tiedWith);
         }
-
-        @Override
-        public String word() {
-            return "placed";
-        }
     }
 
     /** No node takes it now; kube-scheduler's preemption would evict {@code victims} (namespace/name) on {@code node} for it. */
     record Nominated(String node, List<String> victims) implements Outcome {
         Nominated {
             victims = List.copyOf(victims);
-        }
-
-        @Override
-        public String word() {
-            return "nominated";
         }
     }
 

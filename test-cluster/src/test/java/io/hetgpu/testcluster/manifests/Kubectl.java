@@ -111,14 +111,29 @@ final class Kubectl {
         return Optional.empty();
     }
 
-    private record Result(int exitCode, String stdout, String stderr) {
+    /** How a command ended: its exit code and what it printed. */
+    record Result(int exitCode, String stdout, String stderr) {
+    }
+
+    /** kubectl run with {@code args} and these environment variables set (a PATH with a plugin on it), however it ends. */
+    static Result withEnvironment(List<String> args, Map<String, String> environment) {
+        var command = new ArrayList<String>();
+        command.add(executable().toString());
+        command.addAll(args);
+        return run(command, environment);
     }
 
     private static Result run(List<String> command) {
+        return run(command, Map.of());
+    }
+
+    private static Result run(List<String> command, Map<String, String> environment) {
         try {
             var stderr = Files.createTempFile("kubectl", ".err");
             try {
-                var process = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
+                var builder = new ProcessBuilder(command).redirectError(stderr.toFile());
+                builder.environment().putAll(environment);
+                var process = builder.start();
                 process.getOutputStream().close();
                 String stdout = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 if (!process.waitFor(60, TimeUnit.SECONDS)) {
