@@ -55,7 +55,8 @@ record WorkloadFiles(List<Given> objects) {
             try {
                 documents = YAML.readValues(YAML.createParser(text), JsonNode.class).readAll();
             } catch (JsonProcessingException e) {
-                throw new BadInput(file + ": not YAML: " + e.getOriginalMessage() + located(e));
+                // The YAML parser says where on lines of their own: one line here.
+                throw new BadInput(file + ": not YAML: " + e.getOriginalMessage().strip().replaceAll("\\s*\\n\\s*", " ") + located(e));
             } catch (IOException e) {
                 throw new BadInput(file + ": not YAML: " + e.getMessage());
             }
