@@ -140,8 +140,10 @@ final class ExplainRun {
                 var cards = GpuCards.of(setup, copy, bound.node(), devices);
                 boolean plan = seated.contains(uid);
                 var ranking = plan && table != null ? Rankings.planned(table) : Rankings.scored(bound, weightOf(), table);
+                var shown = plan ? Rankings.withUnseated(refusals, ranking, copy.nodeObjects().stream().map(node -> node.getMetadata().getName()).toList())
+                        : refusals;
                 yield new PodExplanation(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), workload, job,
-                        new PodExplanation.Placed(bound.node(), devices, cards, Rankings.tiedWith(bound), plan), ranking, refusals, List.of());
+                        new PodExplanation.Placed(bound.node(), devices, cards, Rankings.tiedWith(bound), plan), ranking, shown, List.of());
             }
             case Decision.Nominated nominated -> new PodExplanation(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), workload, job,
                     new PodExplanation.Nominated(nominated.node(), nominated.victims()), List.of(), refusals, changes(pod, job, attempt, copy));

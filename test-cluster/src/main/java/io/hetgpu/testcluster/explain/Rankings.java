@@ -69,6 +69,28 @@ final class Rankings {
                 .toList();
     }
 
+    /**
+     * The refusals of a pod its job's plan seated, with the nodes the plan's scores leave out: the extender's filter kept
+     * only the seat's node for it and named the others in no list, and the planner scores only the nodes a member can
+     * take, so of those nodes what is known is only that the plan could not seat the pod there.
+     */
+    static List<PodExplanation.Refusal> withUnseated(List<PodExplanation.Refusal> refusals, List<PodExplanation.Rank> ranking, List<String> nodes) {
+        var accounted = new java.util.HashSet<String>();
+        ranking.forEach(rank -> accounted.add(rank.node()));
+        refusals.forEach(refusal -> accounted.addAll(refusal.nodes()));
+        var unseated = nodes.stream().filter(node -> !accounted.contains(node)).sorted().toList();
+        if (unseated.isEmpty()) {
+            return refusals;
+        }
+        var all = new ArrayList<>(refusals);
+        all.add(new PodExplanation.Refusal(UNSEATED, unseated, false));
+        return all;
+    }
+
+    /** Said of the nodes a job's plan could not seat a pod on: the plan keeps no reason per node for a member it seats. */
+    static final String UNSEATED = "its job's plan could not seat it here (the extender's filter refuses it here, or the job's "
+            + "pods planned before it took the GPUs)";
+
     private static Map<String, ScoreTable.Row> rowsByNode(ScoreTable table) {
         var rows = new HashMap<String, ScoreTable.Row>();
         if (table != null) {

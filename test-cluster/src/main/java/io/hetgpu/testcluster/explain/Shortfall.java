@@ -43,9 +43,11 @@ final class Shortfall {
         int most = nodes.stream().mapToInt(Cards::eligible).max().orElse(0);
         if (most < pod.gpuCount()) {
             var largest = nodes.stream().filter(node -> node.eligible() == most && most > 0).map(Cards::node).sorted().toList();
-            return List.of("no node has " + what + " at all: " + (most == 0 ? "no node has any such GPU"
-                    : "the most on one node is " + most + " (" + named(largest) + ")")
-                    + "; the pod must ask for fewer, or another class of card, or the cluster needs a node with " + pod.gpuCount());
+            return List.of(most == 0
+                    ? "no node has " + what + " at all: no node has any such GPU; the pod must ask for another class of card, or the "
+                            + "cluster needs a node with such cards"
+                    : "no node has " + what + " at all: the most on one node is " + most + " (" + named(largest) + "); the pod must ask for "
+                            + most + " or fewer, or another class of card, or the cluster needs a node with " + pod.gpuCount());
         }
         var able = nodes.stream().filter(node -> node.eligible() >= pod.gpuCount())
                 .sorted(Comparator.comparingInt((Cards node) -> -node.free()).thenComparing(Cards::node)).toList();

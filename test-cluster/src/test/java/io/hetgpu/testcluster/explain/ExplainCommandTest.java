@@ -3,6 +3,7 @@ package io.hetgpu.testcluster.explain;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hetgpu.testcluster.api.ApiServer;
+import io.hetgpu.testcluster.cluster.ProjectFiles;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,6 +36,9 @@ class ExplainCommandTest {
 
         assertThat(explained.code()).as(explained.err()).isZero();
         assertThat(fields(explained.json())).containsExactlyElementsOf(REPORT_KEYS);
+        var page = Files.readString(ProjectFiles.manifests().resolveSibling("docs").resolve("reference.md"));
+        assertThat(POD_KEYS).allSatisfy(key -> assertThat(page).as("docs/reference.md documents %s", key).contains("`" + key + "`"));
+        assertThat(REPORT_KEYS).allSatisfy(key -> assertThat(page).as("docs/reference.md documents %s", key).contains("`" + key + "`"));
         assertThat(explained.json().path("cluster").asText()).isEqualTo("the demo cluster, empty");
         var sixteen = explained.pod("sixteen");
         assertThat(fields(sixteen)).containsExactlyElementsOf(POD_KEYS);
