@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.hetgpu.extender.Extender;
 import io.hetgpu.extender.job.JobMembershipReader;
 import io.hetgpu.gpu.inventory.DeviceAssignmentCodec;
@@ -128,6 +130,35 @@ class ExplainSamplesTest {
                 .contains(best.path("node").asText() + " ").contains(best.path("total").asText())
                 .contains("pod needs A100 or newer (tier 70 and up)");
         assertThat(best.path("total").asLong()).isEqualTo(best.path("hetgpu").asLong() * 5 * 10 + best.path("kubeScheduler").asLong());
+    }
+
+    @Test
+    void aPodThatWaitsInTheClusterIsToldWhyAndOneBoundIsSaidToBe() throws Exception {
+        emptyCluster();
+        namespaces.add("waiting");
+        var workloads = Workloads.of(WorkloadFiles.read(List.of(Explaining.sample("finetune-job.yaml")), System.in).objects(), "waiting");
+        var admission = new PriorityAdmission(cluster.client().scheduling().v1().priorityClasses().list().getItems());
+        var finetune = ((PriorityAdmission.Admitted) admission.admit(workloads.pods().getFirst().pod())).pod();
+        cluster.client().resource(finetune).create();
+        var big = new PodBuilder(finetune).editMetadata().withName("big").withUid(null).endMetadata()
+                .editSpec().editFirstContainer().editResources().addToLimits(HetgpuKeys.DEFAULT_RESOURCE_NAME, new Quantity("9"))
+                .endResources().endContainer().endSpec().build();
+        cluster.client().resource(big).create();
+        new SchedulerDriver(cluster.client(), configuration.schedulerCalling(extender), HTTP, ExplainRun.FIRST_BY_NAME).scheduleRound();
+        requests.clear();
+
+        var explained = Explaining.run("--kubeconfig", kubeconfig.toString(), "-n", "waiting", "-o", "json", "big", "pod/" + finetune.getMetadata().getName());
+
+        assertThat(explained.code()).as(explained.err()).isZero();
+        assertThat(requests).isNotEmpty().allSatisfy(request -> assertThat(request.method()).isEqualTo("GET"));
+        var waits = explained.pod("big");
+        assertThat(waits.path("outcome").asText()).isEqualTo("pending");
+        assertThat(waits.path("workload").asText()).isEqualTo("Pod");
+        assertThat(waits.path("changes").get(0).asText()).startsWith("no node has 9 A100 or newer (tier 70 and up) GPUs joined by NVLink at all");
+        var bound = explained.pod(finetune.getMetadata().getName());
+        assertThat(bound.path("outcome").asText()).isEqualTo("already-bound");
+        assertThat(bound.path("node").asText())
+                .isEqualTo(cluster.client().pods().inNamespace("waiting").withName(finetune.getMetadata().getName()).get().getSpec().getNodeName());
     }
 
     /** What a pod came to: where explain says it goes, or where the test cluster bound it, and its GPUs. */
