@@ -26,18 +26,20 @@ import picocli.CommandLine.Spec;
  * deploys them. Bad input is one line and exit code 2; a cluster that cannot be read, one line and exit code 1.
  */
 @Command(name = "explain", mixinStandardHelpOptions = true,
-        description = {"Where each pod would go and why, ranked, with the scores and reasons hetgpu's extender gives",
-                "(its own code, run in this process), kube-scheduler's filters and scores beside them; for a pod",
-                "no node takes, every node's reason grouped and what would have to change (GPUs of which class,",
-                "what preemption would evict). Reads the cluster once (get and list only: nothing is written),",
-                "or runs on the demo cluster with --demo. The scheduler and extender are configured as",
+        description = {"Where each pod would go and why, ranked, with the scores and reasons hetgpu's",
+                "extender gives (its own code, run in this process) beside kube-scheduler's",
+                "filters and scores; for a pod no node takes, every node's reason grouped and",
+                "what would have to change (GPUs of which class, what preemption would evict).",
+                "Reads the cluster once, get and list only (nothing is written), or runs on the",
+                "demo cluster with --demo. The scheduler and the extender are configured as",
                 "manifests/ of this checkout deploys them.",
                 "",
                 "Exit codes: 0 explained, 1 the cluster cannot be read, 2 bad arguments or files."},
         footer = {"", "Examples:",
-                "  hetgpu explain --demo -f manifests/samples/training-data.yaml -f manifests/samples/pytorchjob.yaml",
-                "  hetgpu explain -n ml resnet-worker-0          why does this pod wait?",
-                "  kubectl hetgpu explain -f job.yaml -o json    the same through kubectl (bin/kubectl-hetgpu on PATH)"})
+                "  hetgpu explain --demo -f manifests/samples/training-data.yaml \\",
+                "                        -f manifests/samples/pytorchjob.yaml",
+                "  hetgpu explain -n ml resnet-worker-0        why does this pod wait?",
+                "  kubectl hetgpu explain -f job.yaml -o json  through kubectl (bin/ on PATH)"})
 public final class ExplainCommand implements Callable<Integer> {
 
     /** The User-Agent of every request explain makes. */
@@ -47,34 +49,34 @@ public final class ExplainCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Parameters(paramLabel = "POD", arity = "0..*",
-            description = "A pod of the cluster, as NAME, NAMESPACE/NAME or pod/NAME: why it waits, or where it would go.")
+            description = {"A pod of the cluster (NAME, NAMESPACE/NAME or", "pod/NAME): why it waits, or where it would go."})
     List<String> pods = new ArrayList<>();
 
     @Option(names = {"-f", "--filename"}, paramLabel = "FILE",
-            description = {"A workload to place as if applied: Pod, Job, JobSet, TFJob, PyTorchJob (any Kubeflow training job),",
-                    "StatefulSet, Deployment, with its claims, volumes and PriorityClasses; several documents",
-                    "allowed, - for standard input. Repeat for several files."})
+            description = {"A workload to place as if applied: Pod, Job,", "JobSet, TFJob, PyTorchJob (any Kubeflow training",
+                    "job), StatefulSet, Deployment, with its claims,", "volumes and PriorityClasses; several documents",
+                    "allowed, - for standard input. Repeatable."})
     List<String> files = new ArrayList<>();
 
     @Option(names = {"-n", "--namespace"}, paramLabel = "NS",
-            description = "Namespace of the objects and pods that name none. Default: the kubeconfig context's, else default.")
+            description = {"Namespace of the objects and pods that name none.", "Default: the kubeconfig context's, else default."})
     String namespace;
 
     @Option(names = "--kubeconfig", paramLabel = "PATH",
-            description = "The cluster to read. Default: $KUBECONFIG, else ~/.kube/config, as kubectl.")
+            description = {"The cluster to read. Default: $KUBECONFIG, else", "~/.kube/config, as kubectl."})
     Path kubeconfig;
 
-    @Option(names = "--context", paramLabel = "NAME", description = "The kubeconfig context to use. Default: its current context.")
+    @Option(names = "--context", paramLabel = "NAME", description = {"The kubeconfig context to use. Default: its", "current context."})
     String context;
 
     @Option(names = "--demo", arity = "0..1", fallbackValue = "empty", paramLabel = "empty|loaded",
-            description = {"Instead of a cluster, the demo's (3 racks: DGX H100, DGX A100, 2x DGX-1 V100, 2x T4, 2x K80,",
-                    "3 CPU nodes) started on this machine with the real device plugins: empty (--demo), or with",
-                    "the demo's mix of 20 pods placed first by hetgpu (--demo=loaded). Takes a few seconds."})
+            description = {"Instead of a cluster, the demo's (3 racks: DGX", "H100, DGX A100, 2x DGX-1 V100, 2x T4, 2x K80,",
+                    "3 CPU nodes) started here with the real device", "plugins: empty (--demo), or with the demo's mix",
+                    "of 20 pods placed first by hetgpu (--demo=loaded).", "Takes a few seconds."})
     String demo;
 
     @Option(names = {"-o", "--output"}, paramLabel = "text|json", defaultValue = "text",
-            description = "text for people (default), json for tools: one object, its fields in docs/reference.md.")
+            description = {"text for people (default), or json for tools: one", "object, its fields in docs/reference.md."})
     String output;
 
     /** Bad arguments or files: said in one line, exit code 2. */
