@@ -4,10 +4,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hetgpu.extender.cluster.ApiServerPodBinder;
 import io.hetgpu.extender.cluster.ClusterView;
 import io.hetgpu.extender.cluster.PodBinder;
-import io.hetgpu.extender.service.BindVerb;
 import io.hetgpu.extender.cluster.InformerClusterView;
 import io.hetgpu.extender.cluster.JobObjectSizes;
-import io.hetgpu.extender.job.JobSizes;
 import io.hetgpu.extender.cluster.NodeSnapshot;
 import io.hetgpu.extender.explain.PlacementEvents;
 import io.hetgpu.extender.http.ExtenderMetrics;
@@ -15,13 +13,7 @@ import io.hetgpu.extender.http.ExtenderServer;
 import io.hetgpu.extender.http.ServerOptions;
 import io.hetgpu.extender.service.ExtenderService;
 import io.hetgpu.extender.job.JobSizes;
-import io.hetgpu.extender.service.ExtenderVerbs;
-import io.hetgpu.extender.service.WholeJobs;
 import io.hetgpu.extender.explain.PlanLog;
-import io.hetgpu.extender.model.NodeStateFactory;
-import io.hetgpu.extender.model.PodRequestParser;
-import io.hetgpu.extender.policy.PlacementPolicy;
-import io.hetgpu.gpu.tier.CardCatalog;
 import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.time.Duration;
@@ -69,8 +61,8 @@ public final class Extender implements AutoCloseable {
      * @throws IllegalStateException when the port cannot be bound, with the reason
      */
     public static Extender start(ExtenderConfig settings, ServerOptions options, Optional<KubernetesClient> client) {
-        var catalog = CardCatalog.defaults().withOverrides(settings.tiers());
-        var parser = new PodRequestParser(settings.resourceName(), catalog, settings.policy().throughputs().table().keySet());
+        var setup = ExtenderSetup.of(settings);
+        var parser = setup.parser();
         ClusterView cluster = ClusterView.REQUEST_ONLY;
         Optional<InformerClusterView> informers = Optional.empty();
         Optional<JobObjectSizes> jobObjects = Optional.empty();
@@ -102,23 +94,19 @@ public final class Extender implements AutoCloseable {
         var metrics = new ExtenderMetrics();
         var events = listener;
         var preemptionEvents = preemptionListener;
-        var bindLimits = new BindVerb.Limits(java.util.Set.copyOf(settings.schedulerNames()), settings.httpTimeout());
-        // A record on a pod not bound yet holds its devices while the bind that wrote it may still run, in any process.
-        var nodeStates = new NodeStateFactory(catalog, settings.rackLabel(), settings.resourceName(),
-                NodeStateFactory.recordLifetime(settings.httpTimeout()), Clock.systemUTC());
-        var policy = new PlacementPolicy(settings.policy());
+        var bindLimits = setup.bindLimits();
+        var nodeStates = setup.nodeStates();
         // Without an API server the bind verb refuses every call, saying why: kube-scheduler then binds nothing. With one,
         // binds get a client of their own whose calls end within the bind's budget (no retries beyond it).
         var apiBinder = client.map(main -> ApiServerPodBinder.forBinds(main, bindLimits.budget()));
         PodBinder binder = apiBinder.<PodBinder>map(b -> b).orElse(PodBinder.NONE);
-        var verbs = ExtenderVerbs.of(cluster, parser, nodeStates, policy, (pod, table) -> {
+        var verbs = setup.verbs(cluster, (pod, table) -> {
             metrics.placed(pod, table, settings.policy().thresholds());
             events.accept(pod, table);
         }, advice -> {
             metrics.preemption(advice);
             preemptionEvents.accept(advice);
-        }, binder, metrics::bound, bindLimits, new WholeJobs.Settings(jobObjects.<JobSizes>map(sizes -> sizes).orElse(JobSizes.STATED_ONLY), settings.jobPlanDeadline(),
-                PlanLog.around(metrics.jobPlans())));
+        }, binder, metrics::bound, jobObjects.<JobSizes>map(sizes -> sizes).orElse(JobSizes.STATED_ONLY), PlanLog.around(metrics.jobPlans()));
         var service = verbs.service();
         metrics.watchGate(verbs.gate());
         metrics.watchPlans(service.jobs()::gpusHeld);

@@ -69,6 +69,20 @@ public final class BoundPods {
     }
 
     /**
+     * Where a cluster view keeps the pod's GPU holding, if anywhere: the node it is bound to while it holds GPUs there, else
+     * the node its bind in flight recorded ({@link #binding}). Empty for a pod that holds no GPU anywhere.
+     */
+    public static Optional<Placed> placed(Pod pod, PodRequestParser parser) {
+        if (holdsResources(pod)) {
+            var bound = of(pod, parser);
+            if (bound.gpuCount() > 0) {
+                return Optional.of(new Placed(pod.getSpec().getNodeName(), bound));
+            }
+        }
+        return binding(pod);
+    }
+
+    /**
      * A pod not bound yet that carries a readable {@code hetgpu.io/gpu-devices} record: a bind in flight to the record's
      * node, whichever extender runs it, or one that ended without removing its record (then the record is old, and the
      * node state ignores it: {@link BoundPod#freshBinding}). Empty for any other pod.

@@ -11,18 +11,11 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.hetgpu.extender.job.JobMembershipReader;
 import io.hetgpu.extender.model.BoundPod;
-import io.hetgpu.extender.model.DataLocality;
-import io.hetgpu.extender.model.InvalidPodRequestException;
 import io.hetgpu.extender.model.NodeFacts;
-import io.hetgpu.extender.model.PeerLocation;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
-import io.hetgpu.extender.model.WaitingPeer;
-import io.hetgpu.gpu.inventory.HetgpuKeys;
 import java.time.Clock;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -54,10 +47,6 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(InformerClusterView.class);
     private static final String BY_JOB = "job";
-    /** kube-scheduler's queue order among pods of one priority: the earlier created first, then by name. */
-    private static final Comparator<Pod> WAITING_ORDER = Comparator
-            .comparing((Pod pod) -> pod.getMetadata().getCreationTimestamp() == null ? "" : pod.getMetadata().getCreationTimestamp())
-            .thenComparing(pod -> pod.getMetadata().getName());
     private static final String BY_UID = "uid";
     /** fabric8's default {@code watchReconnectInterval}: the only one this view replaces by a jittered one. */
     private static final int FABRIC8_RECONNECT_INTERVAL_MS = 1000;
@@ -269,52 +258,9 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
 
     @Override
     public PlacementContext contextOf(PodRequest pod) {
-        var peers = new ArrayList<PeerLocation>();
-        var waiting = new ArrayList<WaitingPeer>();
-        if (!pod.job().isEmpty()) {
-            var job = pods.getIndexer().byIndex(BY_JOB, pod.namespace() + "/" + pod.job()).stream()
-                    .filter(peer -> !peer.getMetadata().getName().equals(pod.name()))
-                    .sorted(WAITING_ORDER).toList();
-            for (var peer : job) {
-                var nodeName = peer.getSpec() == null ? null : peer.getSpec().getNodeName();
-                if ((nodeName == null || nodeName.isEmpty()) && BoundPods.waitsForNode(peer)) {
-                    waiting.add(new WaitingPeer(peer.getMetadata().getName(), gpuCount(peer)));
-                    continue;
-                }
-                if (!BoundPods.holdsResources(peer)) {
-                    continue;
-                }
-                var node = nodes.getStore().getByKey(nodeName);
-                var labels = node == null || node.getMetadata().getLabels() == null ? Map.<String, String>of() : node.getMetadata().getLabels();
-                peers.add(new PeerLocation(peer.getMetadata().getName(), nodeName, labels.getOrDefault(rackLabel, ""),
-                        labels.getOrDefault(HetgpuKeys.LABEL_ZONE, "")));
-            }
-        }
-        var located = new ArrayList<DataLocality>();
-        for (var claimName : pod.claimNames()) {
-            var claim = claims.getStore().getByKey(Cache.namespaceKeyFunc(pod.namespace(), claimName));
-            var volumeName = claim == null || claim.getSpec() == null ? null : claim.getSpec().getVolumeName();
-            var volume = volumeName == null || volumeName.isEmpty() ? null : volumes.getStore().getByKey(volumeName);
-            try {
-                var locality = VolumeLocality.of(claim, volume, rackLabel);
-                if (!locality.isEmpty()) {
-                    located.add(locality);
-                }
-            } catch (IllegalArgumentException e) {
-                // An admin's annotation, not the pod's: placing the pod without data locality beats refusing it.
-                LOG.warn("ignoring the data locality of claim {}/{}: {}", pod.namespace(), claimName, e.getMessage());
-            }
-        }
-        return new PlacementContext(peers, located, waiting);
-    }
-
-    /** GPUs a pod asks for; 0 when its request cannot be read (it will be refused on its own turn, saying why). */
-    private int gpuCount(Pod pod) {
-        try {
-            return parser.gpuCount(pod);
-        } catch (InvalidPodRequestException e) {
-            return 0;
-        }
+        return PlacementContexts.of(pod, new PlacementContexts.Objects(this::jobPods, nodes.getStore()::getByKey,
+                (namespace, name) -> claims.getStore().getByKey(Cache.namespaceKeyFunc(namespace, name)), volumes.getStore()::getByKey),
+                parser, rackLabel);
     }
 
     @Override
@@ -332,26 +278,16 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         // A bind in flight seen before (its record on the pod, not bound yet) leaves the node its record named once the pod
         // is bound, its record is gone or names another node.
         var wasBinding = before == null ? Optional.<BoundPods.Placed>empty() : BoundPods.recordedUnbound(before);
-        if (BoundPods.holdsResources(pod)) {
-            var bound = BoundPods.of(pod, parser);
-            if (bound.gpuCount() > 0) {
-                // Replaced in place, never released in between: a snapshot published between the two would show its
-                // GPUs free, and a bind reading it would hand them out a second time. The same goes for a bind in flight
-                // to this node becoming a bound pod: one entry, replaced.
-                var nodeName = pod.getSpec().getNodeName();
-                gpuPods.computeIfAbsent(nodeName, name -> new ConcurrentHashMap<>()).put(bound.uid(), bound);
-                republish(nodeName);
-                wasBinding.filter(was -> !was.node().equals(nodeName)).ifPresent(this::dropBinding);
-                return;
-            }
-        }
-        var binding = BoundPods.binding(pod);
-        if (binding.isPresent()) {
-            // Another process's bind (or this one's) in flight: its devices are taken while its record is fresh.
-            var placed = binding.get();
-            gpuPods.computeIfAbsent(placed.node(), name -> new ConcurrentHashMap<>()).put(placed.holding().uid(), placed.holding());
-            republish(placed.node());
-            wasBinding.filter(was -> !was.node().equals(placed.node())).ifPresent(this::dropBinding);
+        var placed = BoundPods.placed(pod, parser);
+        if (placed.isPresent()) {
+            // Replaced in place, never released in between: a snapshot published between the two would show its GPUs free, and a
+            // bind reading it would hand them out a second time. The same goes for a bind in flight to this node becoming a
+            // bound pod: one entry, replaced. Another process's bind (or this one's) in flight holds its devices while its
+            // record is fresh.
+            var holding = placed.get();
+            gpuPods.computeIfAbsent(holding.node(), name -> new ConcurrentHashMap<>()).put(holding.holding().uid(), holding.holding());
+            republish(holding.node());
+            wasBinding.filter(was -> !was.node().equals(holding.node())).ifPresent(this::dropBinding);
             return;
         }
         wasBinding.ifPresent(this::dropBinding);

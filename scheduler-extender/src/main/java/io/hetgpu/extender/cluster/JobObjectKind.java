@@ -1,5 +1,6 @@
 package io.hetgpu.extender.cluster;
 
+import io.fabric8.kubernetes.api.model.APIResourceList;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.hetgpu.gpu.Quote;
@@ -8,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeSet;
 import java.util.function.Function;
 
@@ -67,6 +69,20 @@ record JobObjectKind(String name, String kind, String group, List<String> versio
 
     String apiVersion(String version) {
         return group + "/" + version;
+    }
+
+    /**
+     * The first of {@link #versions} that API discovery lists this kind under ("" when none): {@code discovery} answers an
+     * {@code apiVersion}'s resources, empty where the API server does not serve that group and version at all.
+     */
+    String servedVersion(Function<String, Optional<APIResourceList>> discovery) {
+        for (var version : versions) {
+            if (discovery.apply(apiVersion(version)).map(list -> list.getResources().stream()
+                    .anyMatch(resource -> plural.equals(resource.getName()) && kind.equals(resource.getKind()))).orElse(false)) {
+                return version;
+            }
+        }
+        return "";
     }
 
     /** The resource as RBAC names it: "podgroups.scheduling.volcano.sh". */

@@ -8,11 +8,8 @@ import io.fabric8.kubernetes.client.informers.ExceptionHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.hetgpu.extender.job.JobMembership;
 import io.hetgpu.extender.job.JobMembershipReader;
-import io.hetgpu.extender.job.JobSize;
 import io.hetgpu.extender.job.JobSizes;
-import io.hetgpu.gpu.Quote;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -126,95 +123,12 @@ public final class JobObjectSizes implements JobSizes, AutoCloseable {
 
     @Override
     public OptionalInt membersOf(JobMembership job) {
-        return answer(job) instanceof Answer.Known known ? OptionalInt.of(known.members()) : OptionalInt.empty();
+        return JobObjectCounts.membersOf(job, followed::get);
     }
 
     @Override
     public Optional<String> whyUnknown(JobMembership job) {
-        return answer(job) instanceof Answer.Unknown unknown ? Optional.of(unknown.why()) : Optional.empty();
-    }
-
-    private sealed interface Answer {
-        record Known(int members) implements Answer {
-        }
-
-        record Unknown(String why) implements Answer {
-        }
-    }
-
-    private Answer answer(JobMembership job) {
-        return switch (job.size()) {
-            case JobSize.Stated stated -> new Answer.Known(stated.members());
-            case JobSize.Unstated unstated -> new Answer.Unknown(unstated.hint());
-            case JobSize.InObject in -> switch (job.source()) {
-                case HETGPU -> new Answer.Unknown(in.describe());
-                case KUBE_POD_GROUP -> lookUp(JobObjectKind.KUBE_POD_GROUP, job.namespace(), in.name(), null);
-                case KUBE_WORKLOAD -> lookUp(JobObjectKind.WORKLOAD, job.namespace(), in.name(),
-                        JobMembershipReader.WorkloadGang.of(job).map(JobMembershipReader.WorkloadGang::podGroup).orElse(""));
-                case VOLCANO_POD_GROUP -> lookUp(JobObjectKind.VOLCANO_POD_GROUP, job.namespace(), in.name(), null);
-                case COSCHEDULING_POD_GROUP -> lookUp(JobObjectKind.COSCHEDULING_POD_GROUP, job.namespace(), in.name(), null);
-                case KUBEFLOW_TRAINING -> training(in.kind(), job.namespace(), in.name());
-                case JOBSET -> lookUp(JobObjectKind.JOBSET, job.namespace(), in.name(), null);
-                case INDEXED_JOB -> lookUp(JobObjectKind.JOB, job.namespace(), in.name(), null);
-            };
-        };
-    }
-
-    /** The count {@code namespace/name} of {@code kind} gives ({@code podGroup}'s, for a Workload). */
-    private Answer lookUp(JobObjectKind kind, String namespace, String name, String podGroup) {
-        var one = followed.get(kind);
-        var standing = one.standing();
-        if (standing != null) {
-            return new Answer.Unknown(standing);
-        }
-        var count = one.count(namespace, name);
-        var object = kind.name() + " " + Quote.of(name) + " in namespace " + namespace;
-        if (count == null) {
-            return new Answer.Unknown(kind.name() + " " + Quote.of(name) + " not found in namespace " + namespace);
-        }
-        if (podGroup != null && count instanceof ObjectCount.ByPodGroup groups) {
-            var group = groups.groups().get(podGroup);
-            if (group == null) {
-                return new Answer.Unknown(object + " has no pod group " + Quote.of(podGroup) + " in spec.podGroups (it has "
-                        + Quote.cut(String.join(", ", new java.util.TreeSet<>(groups.groups().keySet())), 200) + ")");
-            }
-            count = group;
-        }
-        return switch (count) {
-            case ObjectCount.Members members -> new Answer.Known(members.members());
-            case ObjectCount.Unreadable unreadable -> new Answer.Unknown(object + " " + unreadable.reason());
-            case ObjectCount.ByPodGroup groups -> new Answer.Unknown(object + " has pod groups, not one count");
-        };
-    }
-
-    /**
-     * A Kubeflow training job, by the kind of the pod's controller. The MPI operator's launcher is a Job's pod, and a pod
-     * may have no controller: then the one training job of that name, of any kind, gives the count.
-     */
-    private Answer training(String kindName, String namespace, String name) {
-        for (var kind : JobObjectKind.KUBEFLOW) {
-            if (kind.kind().equals(kindName)) {
-                return lookUp(kind, namespace, name, null);
-            }
-        }
-        var found = new ArrayList<JobObjectKind>();
-        for (var kind : JobObjectKind.KUBEFLOW) {
-            var one = followed.get(kind);
-            if (one.standing() == null && one.count(namespace, name) != null) {
-                found.add(kind);
-            }
-        }
-        var kinds = String.join(", ", JobObjectKind.KUBEFLOW.stream().map(JobObjectKind::kind).toList());
-        if (found.size() == 1) {
-            return lookUp(found.getFirst(), namespace, name, null);
-        }
-        if (found.isEmpty()) {
-            return new Answer.Unknown("no " + kinds + " " + Quote.of(name) + " found in namespace " + namespace
-                    + " (the pod's controller is " + Quote.of(kindName) + ")");
-        }
-        return new Answer.Unknown("several training jobs are named " + Quote.of(name) + " in namespace " + namespace + " ("
-                + String.join(", ", found.stream().map(JobObjectKind::kind).toList()) + ") and the pod's controller, "
-                + Quote.of(kindName) + ", is none of them");
+        return JobObjectCounts.whyUnknown(job, followed::get);
     }
 
     /** One look at discovery: each kind followed in the first version served, let go where none is. */
@@ -225,22 +139,11 @@ public final class JobObjectSizes implements JobSizes, AutoCloseable {
         var answers = new HashMap<String, Optional<APIResourceList>>();
         boolean failed = false;
         for (var one : followed.values()) {
-            String served = null;
+            String served;
             try {
-                for (var version : one.kind.versions()) {
-                    var apiVersion = one.kind.apiVersion(version);
-                    var resources = answers.get(apiVersion);
-                    if (resources == null) {
+                served = one.kind.servedVersion(apiVersion -> answers.computeIfAbsent(apiVersion,
                         // null on 404: the group or version is not served at all.
-                        resources = Optional.ofNullable(client.getApiResources(apiVersion));
-                        answers.put(apiVersion, resources);
-                    }
-                    if (resources.map(list -> list.getResources().stream().anyMatch(resource -> one.kind.plural().equals(resource.getName())
-                            && one.kind.kind().equals(resource.getKind()))).orElse(false)) {
-                        served = version;
-                        break;
-                    }
-                }
+                        asked -> Optional.ofNullable(client.getApiResources(asked))));
             } catch (RuntimeException e) {
                 if (closed) {
                     return;
@@ -255,7 +158,7 @@ public final class JobObjectSizes implements JobSizes, AutoCloseable {
                 discoveryFailure = failure;
                 continue;
             }
-            if (served == null) {
+            if (served.isEmpty()) {
                 one.notServed();
             } else {
                 one.follow(served);
@@ -290,7 +193,7 @@ public final class JobObjectSizes implements JobSizes, AutoCloseable {
     }
 
     /** One kind: whether and in which version the cluster serves it, its informer and its counts. */
-    private final class Followed {
+    private final class Followed implements JobObjectCounts.KindTable {
         private final JobObjectKind kind;
         /** Null until discovery answered; "" when not served; else the version followed. */
         private volatile String version;
@@ -316,8 +219,8 @@ public final class JobObjectSizes implements JobSizes, AutoCloseable {
             return followedVersion.isEmpty() || forbidden || current != null && current.hasSynced();
         }
 
-        /** Why no count of this kind can be read now; null when its counts can be read. */
-        String standing() {
+        @Override
+        public String standing() {
             var followedVersion = version;
             if (followedVersion == null) {
                 return "not yet known whether the cluster serves " + kind.served()
@@ -336,7 +239,8 @@ public final class JobObjectSizes implements JobSizes, AutoCloseable {
             return kind.name() + " not yet listed from the API server" + (lastFailure.isEmpty() ? "" : "; last failure: " + lastFailure);
         }
 
-        ObjectCount count(String namespace, String name) {
+        @Override
+        public ObjectCount count(String namespace, String name) {
             var current = table;
             return current == null ? null : current.count(namespace, name);
         }

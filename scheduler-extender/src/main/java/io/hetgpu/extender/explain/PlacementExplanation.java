@@ -46,7 +46,8 @@ public final class PlacementExplanation {
         return text.toString();
     }
 
-    private static String offer(ScoreTable.Row row) {
+    /** What a fitting node gives the pod, as an explanation says it: "8x H100, tier 85, 18 NVLinks per GPU pair", "CPU node". */
+    public static String offer(ScoreTable.Row row) {
         var candidate = row.candidate();
         var set = candidate.set();
         var gpus = candidate.node().gpus();
@@ -63,8 +64,8 @@ public final class PlacementExplanation {
         };
     }
 
-    /** The preferences on which the other node trails the best, largest gap first, each in its own unit. */
-    private static List<String> behind(List<String> scorers, ScoreTable.Row best, ScoreTable.Row other) {
+    /** The preferences on which the other node trails the best, largest gap first, each in its own unit; empty when tied. */
+    public static List<String> behind(List<String> scorers, ScoreTable.Row best, ScoreTable.Row other) {
         var gaps = new ArrayList<double[]>();
         for (int s = 0; s < scorers.size(); s++) {
             double gap = best.parts()[s] - other.parts()[s];

@@ -115,6 +115,37 @@ public final class PlacementPolicy {
         if (!gpus.problem().isEmpty()) {
             return new Misfit(node.name(), Verdict.unresolvable(gpus.problem()));
         }
+        long eligible = eligible(pod, gpus, admitted);
+        long closedMask = closed == ClosedTier.NONE ? 0 : closed.mask(node) & eligible;
+        if (closedMask == 0) {
+            return judge(pod, node, eligible);
+        }
+        var open = judge(pod, node, eligible & ~closedMask);
+        if (open instanceof Fit) {
+            return open;
+        }
+        // Refused either way: the reason is the node's own unless the reserved cards alone stand in the way.
+        var withReserved = judge(pod, node, eligible);
+        return withReserved instanceof Fit ? new Misfit(node.name(), Verdict.retryable(closed.reason())) : withReserved;
+    }
+
+    /**
+     * The class of card the pod asks for, as the filters' reasons say it ("A100 or newer (tier 70 and up), at least 40 GiB
+     * per GPU"); "" for a pod that asks nothing of its cards.
+     */
+    public String cardClass(PodRequest pod) {
+        return String.join(", ", deviceFilters.stream().filter(filter -> filter.appliesTo(pod)).map(filter -> filter.requirement(pod)).toList());
+    }
+
+    /**
+     * The node's healthy GPUs that pass every device filter for the pod, free or not: the cards of the class it asks for
+     * (models, the weakest model, exclusions, memory, compute capability, workload speed), whatever their state now.
+     */
+    public long eligibleMask(PodRequest pod, NodeState node) {
+        return node.gpus().problem().isEmpty() ? eligible(pod, node.gpus(), new HashMap<>()) : 0;
+    }
+
+    private long eligible(PodRequest pod, NodeGpus gpus, Map<NodeGpus.DeviceKind, Boolean> admitted) {
         long eligible = 0;
         var kinds = gpus.kinds();
         for (int k = 0; k < kinds.size(); k++) {
@@ -131,18 +162,7 @@ public final class PlacementPolicy {
                 eligible |= gpus.kindMasks()[k];
             }
         }
-        eligible &= gpus.healthyMask();
-        long closedMask = closed == ClosedTier.NONE ? 0 : closed.mask(node) & eligible;
-        if (closedMask == 0) {
-            return judge(pod, node, eligible);
-        }
-        var open = judge(pod, node, eligible & ~closedMask);
-        if (open instanceof Fit) {
-            return open;
-        }
-        // Refused either way: the reason is the node's own unless the reserved cards alone stand in the way.
-        var withReserved = judge(pod, node, eligible);
-        return withReserved instanceof Fit ? new Misfit(node.name(), Verdict.retryable(closed.reason())) : withReserved;
+        return eligible & gpus.healthyMask();
     }
 
     /** The node for the pod, given its GPUs that pass every device filter. */

@@ -230,7 +230,11 @@ public final class WholeJobs {
                 request.specPriority(), now);
     }
 
-    /** The job's pods that count as members: every pod of it not failed nor being deleted, the asking pod included. */
+    /**
+     * The job's pods that count as members: every pod of it not failed nor being deleted, the asking pod included, in the
+     * order they reached kube-scheduler's queue: the planner seats members of one size in the order given, and a view
+     * lists them in no set order, so without it two replicas could seat the same job differently.
+     */
     private List<Pod> members(JobMembership job, Pod asking) {
         var uid = asking.getMetadata() == null ? null : asking.getMetadata().getUid();
         var members = new ArrayList<Pod>();
@@ -246,6 +250,7 @@ public final class WholeJobs {
             // The informer may not hold the pod yet: the request does.
             members.add(asking);
         }
+        members.sort(io.hetgpu.extender.job.ArrivalOrder.PODS);
         return members;
     }
 

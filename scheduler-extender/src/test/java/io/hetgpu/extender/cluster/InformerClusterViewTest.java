@@ -238,6 +238,43 @@ class InformerClusterViewTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").size() == 1);
     }
 
+    @Test
+    void aListingOfTheSameObjectsGivesTheViewTheInformersGiveAndFollowsWhatItIsTold() throws Exception {
+        var dgx = TestTopologies.dgx1V100("dgx-1");
+        var record = new io.hetgpu.gpu.inventory.DeviceAssignmentCodec().encode(new io.hetgpu.gpu.inventory.DeviceAssignment(
+                "dgx-1", List.of(dgx.device(6).uuid(), dgx.device(7).uuid()), java.time.Instant.now()));
+        var inFlight = pending(pod("w5", null, 2, ""));
+        inFlight.getMetadata().setAnnotations(Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_DEVICES, record));
+        client.pods().inNamespace("ml").resource(inFlight).create();
+        client.pods().inNamespace("ml").resource(pod("w0", "dgx-1", 2, "job-a")).create();
+        client.pods().inNamespace("ml").resource(pod("ps-0", "cpu-1", 0, "job-a")).create();
+        client.pods().inNamespace("ml").resource(pending(pod("w2", null, 4, "job-a"))).create();
+        client.persistentVolumeClaims().inNamespace("ml").resource(new PersistentVolumeClaimBuilder().withNewMetadata()
+                .withName("imagenet").withAnnotations(Map.of("hetgpu.io/data-locality", "rack=r1")).endMetadata().build()).create();
+        view.start().join();
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.synced() && view.boundPods("dgx-1").size() == 2);
+
+        var listed = new ListedClusterView(client.nodes().list().getItems(), client.pods().inAnyNamespace().list().getItems(),
+                client.persistentVolumes().list().getItems(), client.persistentVolumeClaims().inAnyNamespace().list().getItems(), parser, RACK);
+        var worker = parser.parse(withClaim(pending(pod("w1", null, 4, "job-a")), "imagenet"));
+
+        for (var node : List.of("dgx-1", "cpu-1")) {
+            assertThat(listed.nodes().facts(node)).isEqualTo(view.nodes().facts(node));
+            assertThat(listed.boundPods(node)).containsExactlyInAnyOrderElementsOf(view.boundPods(node));
+        }
+        assertThat(listed.contextOf(worker)).isEqualTo(view.contextOf(worker));
+        assertThat(listed.jobPods("ml/job-a")).extracting(p -> p.getMetadata().getName()).containsExactlyInAnyOrder("w0", "ps-0", "w2");
+
+        // Told that a pod is bound, then that one is gone: its GPUs are held, then free, at once.
+        var uid = Map.of("w0", listed.pod("ml", "w0").getMetadata().getUid(), "w2", listed.pod("ml", "w2").getMetadata().getUid(),
+                "w5", listed.pod("ml", "w5").getMetadata().getUid());
+        listed.put(new PodBuilder(listed.pod("ml", "w2")).editSpec().withNodeName("dgx-1").endSpec().build());
+        assertThat(listed.boundPods("dgx-1")).extracting(BoundPod::uid).containsExactlyInAnyOrder(uid.get("w0"), uid.get("w5"), uid.get("w2"));
+        assertThat(listed.contextOf(worker).waiting()).isEmpty();
+        listed.remove(listed.pod("ml", "w0"));
+        assertThat(listed.boundPods("dgx-1")).extracting(BoundPod::uid).containsExactlyInAnyOrder(uid.get("w5"), uid.get("w2"));
+    }
+
     private static Pod pod(String name, String node, int gpus, String job) {
         var builder = new PodBuilder().withNewMetadata().withName(name).withNamespace("ml").withUid("uid-" + name)
                 .withLabels(job.isEmpty() ? Map.of() : Map.of("hetgpu.io/job", job)).endMetadata()

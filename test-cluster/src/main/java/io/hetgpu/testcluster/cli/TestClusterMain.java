@@ -1,12 +1,13 @@
 package io.hetgpu.testcluster.cli;
 
+import io.hetgpu.testcluster.explain.ExplainCommand;
 import picocli.CommandLine;
 import io.hetgpu.gpu.release.ReleaseVersion;
 import picocli.CommandLine.Command;
 
 /** {@code hetgpu-test-cluster}: the demo and the tools around the one-machine cluster. */
 @Command(name = "hetgpu-test-cluster", mixinStandardHelpOptions = true, versionProvider = ReleaseVersion.class,
-        subcommands = {DemoCommand.class, InventoryCommand.class},
+        subcommands = {DemoCommand.class, InventoryCommand.class, ExplainCommand.class},
         description = "hetgpu on one machine: simulated GPU nodes, the real device plugin and extender.")
 public final class TestClusterMain {
 
@@ -19,10 +20,12 @@ public final class TestClusterMain {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         }
         MOCK_SERVER_LOG.setLevel(java.util.logging.Level.WARNING);
+        // explain lists JobSets, whose API is v1alpha2: fabric8 warns of every unstable version it uses, which says nothing to a pod author.
+        System.setProperty("org.slf4j.simpleLogger.log.io.fabric8.kubernetes.client.dsl.internal.VersionUsageUtils", "error");
         System.exit(commandLine().execute(args));
     }
 
-    static CommandLine commandLine() {
+    public static CommandLine commandLine() {
         var commandLine = new CommandLine(new TestClusterMain());
         // The launcher says how the user typed the command, so help and errors name it that way.
         var typed = System.getProperty("hetgpu.command");

@@ -2,9 +2,9 @@ package io.hetgpu.testcluster.cluster;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import java.util.LinkedHashMap;
@@ -42,9 +42,6 @@ public final class TrainingOperator {
     /** The API group and version the operator's jobs are served under. */
     public static final String GROUP = "kubeflow.org";
     public static final String VERSION = "v1";
-    /** The operator's own labels on every pod it creates, besides hetgpu's reader's job name and replica type. */
-    public static final String REPLICA_INDEX = "training.kubeflow.org/replica-index";
-    public static final String OPERATOR_NAME = "training.kubeflow.org/operator-name";
 
     /**
      * A training job as created: its kind, where, its UID (the owner its pods name) and how many replicas of each
@@ -97,15 +94,7 @@ public final class TrainingOperator {
      */
     public TrainingOperator install() {
         for (var kind : Kind.values()) {
-            client.apiextensions().v1().customResourceDefinitions().resource(new CustomResourceDefinitionBuilder()
-                    .withNewMetadata().withName(kind.plural + "." + GROUP).endMetadata()
-                    .withNewSpec().withGroup(GROUP).withScope("Namespaced")
-                    .withNewNames().withKind(kind.kind).withPlural(kind.plural).withSingular(kind.kind.toLowerCase(Locale.ROOT))
-                    .withListKind(kind.kind + "List").endNames()
-                    .addNewVersion().withName(VERSION).withServed(true).withStorage(true)
-                    .withNewSchema().withNewOpenAPIV3Schema().withType("object").withXKubernetesPreserveUnknownFields(true)
-                    .endOpenAPIV3Schema().endSchema().endVersion()
-                    .endSpec().build()).create();
+            CustomResources.define(client, GROUP, VERSION, kind.kind, kind.plural);
         }
         return this;
     }
@@ -127,31 +116,23 @@ public final class TrainingOperator {
      * job's {@code schedulerName}, as a cluster with hetgpu's scheduler sets it), not created yet.
      */
     public static Pod pod(Job job, String replicaType, int index, Replica replica, String schedulerName) {
-        var type = replicaType.toLowerCase(Locale.ROOT);
-        var builder = new PodBuilder().withNewMetadata().withName(job.podName(replicaType, index)).withNamespace(job.namespace())
-                .addToLabels(HetgpuKeys.KUBEFLOW_JOB, job.name()).addToLabels(HetgpuKeys.KUBEFLOW_ROLE, type)
-                .addToLabels(REPLICA_INDEX, Integer.toString(index))
-                .addToLabels(OPERATOR_NAME, job.kind().kind.toLowerCase(Locale.ROOT) + "-controller")
-                .addToAnnotations(replica.annotations())
-                .addNewOwnerReference().withApiVersion(GROUP + "/" + VERSION).withKind(job.kind().kind).withName(job.name())
-                .withUid(job.uid()).withController(true).withBlockOwnerDeletion(true).endOwnerReference()
-                .endMetadata()
+        var template = new PodTemplateSpecBuilder().withNewMetadata().addToAnnotations(replica.annotations()).endMetadata()
                 .withNewSpec().withSchedulerName(schedulerName).withPriority(replica.priority()).withRestartPolicy("OnFailure")
                 .addNewContainer().withName(job.kind().container)
                 .withImage(job.kind() == Kind.TF_JOB ? "tensorflow/tensorflow:2.15.0-gpu" : "pytorch/pytorch:2.3.1-cuda12.1-cudnn8-runtime")
                 .withNewResources()
                 .addToRequests("cpu", new Quantity(replica.gpus() > 0 ? Integer.toString(4 * replica.gpus()) : "4"))
                 .addToRequests("memory", new Quantity(replica.gpus() > 0 ? (32 * replica.gpus()) + "Gi" : "16Gi"))
-                .endResources().endContainer().endSpec()
-                .withNewStatus().withPhase("Pending").endStatus();
+                .endResources().endContainer().endSpec();
         if (replica.gpus() > 0) {
-            builder.editSpec().editFirstContainer().editResources()
+            template.editSpec().editFirstContainer().editResources()
                     .addToLimits(HetgpuKeys.DEFAULT_RESOURCE_NAME, new Quantity(Integer.toString(replica.gpus())))
                     .endResources().endContainer().endSpec();
         }
         if (replica.dataClaim() != null) {
-            builder.editSpec().addNewVolume().withName("data").withNewPersistentVolumeClaim(replica.dataClaim(), true).endVolume().endSpec();
+            template.editSpec().addNewVolume().withName("data").withNewPersistentVolumeClaim(replica.dataClaim(), true).endVolume().endSpec();
         }
-        return builder.build();
+        var owner = new ObjectMetaBuilder().withName(job.name()).withNamespace(job.namespace()).withUid(job.uid()).build();
+        return ControllerPods.trainingPod(GROUP + "/" + VERSION, job.kind().kind, owner, replicaType, index, template.build());
     }
 }

@@ -34,10 +34,10 @@ final class ApiPreemption {
         }
     }
 
-    private final List<ExtenderClient> extenders;
+    private final List<? extends SchedulerExtender> extenders;
     private final DefaultPreemption model;
 
-    ApiPreemption(List<ExtenderClient> extenders, Random offsets) {
+    ApiPreemption(List<? extends SchedulerExtender> extenders, Random offsets) {
         this.extenders = List.copyOf(extenders);
         this.model = new DefaultPreemption(CandidateSampling.DEFAULTS, offsets);
     }

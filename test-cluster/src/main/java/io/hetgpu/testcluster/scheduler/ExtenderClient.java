@@ -22,7 +22,7 @@ import java.util.Map;
  * ExtenderArgs body ({@code {"Pod":…,"Nodes":…,"NodeNames":…}}, unused fields as {@code null}), the
  * configured timeout, and any status but 200 or a non-empty {@code Error} counted as failure.
  */
-public final class ExtenderClient {
+public final class ExtenderClient implements SchedulerExtender {
 
     private final ExtenderSettings settings;
     private final HttpClient http;
@@ -34,19 +34,12 @@ public final class ExtenderClient {
         this.http = http;
     }
 
+    @Override
     public ExtenderSettings settings() {
         return settings;
     }
 
-    /** kube-scheduler's IsInterested: with managedResources set, only pods requesting one of them. */
-    public boolean isInterested(Pod pod) {
-        if (settings.managedResources().isEmpty()) {
-            return true;
-        }
-        var request = ApiObjects.request(pod);
-        return settings.managedResources().stream().anyMatch(request::requests);
-    }
-
+    @Override
     public FilterOutcome filter(Pod pod, List<Node> nodes) throws ExtenderCallException {
         var answer = call(settings.filterVerb(), args(pod, nodes));
         if (!answer.isObject()) {
@@ -65,7 +58,7 @@ public final class ExtenderClient {
         return new FilterOutcome(feasible, reasons(answer.path("FailedNodes")), reasons(answer.path("FailedAndUnresolvableNodes")));
     }
 
-    /** Scores 0..10 by node name; kube-scheduler multiplies them by weight and by 10. */
+    @Override
     public Map<String, Long> prioritize(Pod pod, List<Node> nodes) throws ExtenderCallException {
         var answer = call(settings.prioritizeVerb(), args(pod, nodes));
         if (!answer.isArray()) {
@@ -79,14 +72,10 @@ public final class ExtenderClient {
     }
 
     /**
-     * The preempt verb (ProcessPreemption): kube-scheduler's candidates and their victims, by UID when the extender is
-     * nodeCacheCapable ({@code NodeNameToMetaVictims}), as whole pods otherwise ({@code NodeNameToVictims}); the answer,
-     * the candidates the extender keeps with the victims it names, by UID, and their budget violations.
-     */
-    /**
      * kube-scheduler's extender binder: {@code ExtenderBindingArgs} to the bind verb. An empty answer's {@code Error}
      * means bound; any other text is why not, and kube-scheduler retries the pod.
      */
+    @Override
     public String bind(Pod pod, String node) throws ExtenderCallException {
         var args = json.createObjectNode();
         args.put("PodName", pod.getMetadata().getName());
@@ -100,6 +89,11 @@ public final class ExtenderClient {
         return answer.path("Error").asText("");
     }
 
+    /**
+     * The victims by UID when the extender is nodeCacheCapable ({@code NodeNameToMetaVictims}), as whole pods otherwise
+     * ({@code NodeNameToVictims}).
+     */
+    @Override
     public Map<String, Map.Entry<List<String>, Long>> preempt(Pod pod, Map<String, List<Pod>> victims, Map<String, Long> pdbViolations)
             throws ExtenderCallException {
         var args = json.createObjectNode();

@@ -1,6 +1,7 @@
 package io.hetgpu.testcluster.scheduler;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.hetgpu.extender.job.ArrivalOrder;
 import java.util.Comparator;
 import java.util.Objects;
 
@@ -20,19 +21,8 @@ final class QueueOrder {
 
     static final Comparator<Pod> KUBE_SCHEDULER = Comparator
             .comparingInt((Pod pod) -> -Objects.requireNonNullElse(pod.getSpec().getPriority(), 0))
-            .thenComparing(pod -> Objects.requireNonNullElse(pod.getMetadata().getCreationTimestamp(), ""))
-            .thenComparingLong(QueueOrder::writeOrder)
-            .thenComparing(pod -> pod.getMetadata().getName());
+            .thenComparing(ArrivalOrder.PODS);
 
     private QueueOrder() {
-    }
-
-    /** The resourceVersion as the number the API server counts writes with; a version that is no number sorts last. */
-    private static long writeOrder(Pod pod) {
-        var version = pod.getMetadata().getResourceVersion();
-        if (version == null || version.isEmpty() || version.length() > 18 || !version.chars().allMatch(Character::isDigit)) {
-            return Long.MAX_VALUE;
-        }
-        return Long.parseLong(version);
     }
 }

@@ -25,19 +25,24 @@ import java.util.stream.Collectors;
  */
 public final class SchedulingCycle {
 
-    private final List<ExtenderClient> extenders;
+    private final List<? extends SchedulerExtender> extenders;
     private final TieBreak ties;
 
-    public SchedulingCycle(List<ExtenderClient> extenders, Random ties) {
+    public SchedulingCycle(List<? extends SchedulerExtender> extenders, Random ties) {
         this(extenders, TieBreak.random(ties));
     }
 
-    public SchedulingCycle(List<ExtenderClient> extenders, TieBreak ties) {
+    public SchedulingCycle(List<? extends SchedulerExtender> extenders, TieBreak ties) {
         this.extenders = List.copyOf(extenders);
         this.ties = ties;
     }
 
     public Decision schedule(Pod pod, List<Node> nodes, Map<String, List<Pod>> podsByNode) {
+        return attempt(pod, nodes, podsByNode).decision();
+    }
+
+    /** The same, with every node refused on the way and why. */
+    public Attempt attempt(Pod pod, List<Node> nodes, Map<String, List<Pod>> podsByNode) {
         var key = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
         var asScheduled = ApiObjects.pod(pod);
         var reasons = new LinkedHashMap<String, String>();
@@ -69,7 +74,8 @@ public final class SchedulingCycle {
                 if (extender.settings().ignorable()) {
                     continue;
                 }
-                return new Decision.Failed(key, "extender " + extender.settings().urlPrefix() + ": " + e.getMessage());
+                return new Attempt(pod, new Decision.Failed(key, "extender " + extender.settings().urlPrefix() + ": " + e.getMessage()),
+                        reasons, unresolvable);
             }
             reasons.putAll(outcome.failed());
             reasons.putAll(outcome.failedAndUnresolvable());
@@ -78,12 +84,13 @@ public final class SchedulingCycle {
             feasible.removeIf(node -> !kept.contains(node.getMetadata().getName()));
         }
         if (feasible.isEmpty()) {
-            return new Decision.Unschedulable(key, unavailableMessage(nodes.size(), reasons), reasons, unresolvable);
+            return new Attempt(pod, new Decision.Unschedulable(key, unavailableMessage(nodes.size(), reasons), reasons, unresolvable),
+                    reasons, unresolvable);
         }
         if (feasible.size() == 1) {
             // kube-scheduler skips scoring (its plugins' and the extenders') when one node is left.
             var only = feasible.get(0).getMetadata().getName();
-            return new Decision.Bound(key, only, Map.of(only, 0L), Map.of(only, 0L));
+            return new Attempt(pod, new Decision.Bound(key, only, Map.of(only, 0L), Map.of(only, 0L)), reasons, unresolvable);
         }
         var pluginScores = new LinkedHashMap<String, Long>();
         for (var node : feasible) {
@@ -103,7 +110,7 @@ public final class SchedulingCycle {
                 // kube-scheduler logs and drops a failed prioritize call; the plugin scores still stand.
             }
         }
-        return new Decision.Bound(key, pickHighest(totals), totals, pluginScores);
+        return new Attempt(pod, new Decision.Bound(key, pickHighest(totals), totals, pluginScores), reasons, unresolvable);
     }
 
     /** Highest total; among equals each has the same chance, like kube-scheduler's selectHost. */

@@ -65,10 +65,23 @@ final class Kubectl {
     }
 
     private static Result run(List<String> command) {
-        var result = TOOL.run(command.subList(1, command.size()), 60);
+        return run(command, Map.of());
+    }
+
+    private static Result run(List<String> command, Map<String, String> environment) {
+        var result = TOOL.run(command.subList(1, command.size()), 60, environment);
         return new Result(result.exitCode(), result.stdout(), result.stderr());
     }
 
-    private record Result(int exitCode, String stdout, String stderr) {
+    /** How a command ended: its exit code and what it printed. */
+    record Result(int exitCode, String stdout, String stderr) {
+    }
+
+    /** kubectl run with {@code args} and these environment variables set (a PATH with a plugin on it), however it ends. */
+    static Result withEnvironment(List<String> args, Map<String, String> environment) {
+        var command = new ArrayList<String>();
+        command.add(executable().toString());
+        command.addAll(args);
+        return run(command, environment);
     }
 }

@@ -6,12 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
-import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -21,20 +17,19 @@ import io.hetgpu.extender.job.JobMembershipReader;
 import io.hetgpu.extender.job.JobSize;
 import io.hetgpu.extender.job.JobSource;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
+import io.hetgpu.testcluster.cluster.ControllerPods;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
  * The sample jobs of {@code manifests/samples/}, rendered by the real {@code kubectl kustomize}, as hetgpu's job reader
- * sees them: each workload's pods are made as its controller makes them (the labels, annotations and owner the Job,
- * StatefulSet, JobSet and Kubeflow training operator controllers add), then read by {@link JobMembershipReader} and
+ * sees them: each workload's pods are made as its controller makes them ({@link ControllerPods}: the labels, annotations
+ * and owner the Job, StatefulSet, JobSet and Kubeflow training operator controllers add), then read by {@link JobMembershipReader} and
  * sized by {@link JobObjectSizes#membersIn} from the rendered object, exactly as the extender would read them.
  */
 class SampleJobsTest {
@@ -143,80 +138,10 @@ class SampleJobsTest {
         };
     }
 
-    /** The pods the object's controller runs at once, with what the controller writes on them. */
+    /** The pods the object's controller runs at once, with what the controller writes on them, applied in {@value #NS}. */
     private static List<Pod> controllerPods(HasMetadata object) {
-        var pods = new ArrayList<Pod>();
-        switch (object) {
-            case Job job -> {
-                boolean indexed = "Indexed".equals(job.getSpec().getCompletionMode());
-                int atOnce = Math.min(orOne(job.getSpec().getParallelism()), job.getSpec().getCompletions() == null
-                        ? orOne(job.getSpec().getParallelism()) : job.getSpec().getCompletions());
-                for (int i = 0; i < atOnce; i++) {
-                    pods.add(jobPod(job.getSpec().getTemplate(), job.getMetadata().getName(), indexed ? Optional.of(i) : Optional.empty(), Map.of()));
-                }
-            }
-            case StatefulSet set -> {
-                for (int i = 0; i < orOne(set.getSpec().getReplicas()); i++) {
-                    pods.add(pod(set.getSpec().getTemplate(), set.getMetadata().getName() + "-" + i,
-                            Map.of("apps.kubernetes.io/pod-index", Integer.toString(i)), Map.of(), "StatefulSet", set.getMetadata().getName()));
-                }
-            }
-            case GenericKubernetesResource generic when generic.getKind().equals("JobSet") -> {
-                Map<?, ?> spec = Serialization.jsonMapper().convertValue(generic.getAdditionalProperties().get("spec"), Map.class);
-                for (var replicated : (List<?>) spec.get("replicatedJobs")) {
-                    var rjob = (Map<?, ?>) replicated;
-                    var template = Serialization.jsonMapper().convertValue(rjob.get("template"), Job.class);
-                    int replicas = rjob.get("replicas") == null ? 1 : ((Number) rjob.get("replicas")).intValue();
-                    for (int j = 0; j < replicas; j++) {
-                        var jobName = generic.getMetadata().getName() + "-" + rjob.get("name") + "-" + j;
-                        var jobSetLabels = Map.of(JobMembershipReader.JOBSET_NAME, generic.getMetadata().getName(),
-                                JobMembershipReader.JOBSET_REPLICATED_JOB, String.valueOf(rjob.get("name")), JobMembershipReader.JOBSET_JOB_INDEX,
-                                Integer.toString(j));
-                        var job = new io.fabric8.kubernetes.api.model.batch.v1.JobBuilder(template).editOrNewMetadata().withName(jobName).endMetadata().build();
-                        pods.addAll(controllerPods(job).stream().map(pod -> new PodBuilder(pod).editMetadata().addToLabels(jobSetLabels)
-                                .addToAnnotations(jobSetLabels).endMetadata().build()).toList());
-                    }
-                }
-            }
-            case GenericKubernetesResource generic when generic.getApiVersion().startsWith("kubeflow.org/") -> {
-                Map<?, ?> spec = Serialization.jsonMapper().convertValue(generic.getAdditionalProperties().get("spec"), Map.class);
-                String field = spec.keySet().stream().map(String::valueOf).filter(key -> key.endsWith("ReplicaSpecs")).findFirst().orElseThrow();
-                ((Map<?, ?>) spec.get(field)).forEach((type, replicaSpec) -> {
-                    var replica = (Map<?, ?>) replicaSpec;
-                    var template = Serialization.jsonMapper().convertValue(replica.get("template"), PodTemplateSpec.class);
-                    int replicas = replica.get("replicas") == null ? 1 : ((Number) replica.get("replicas")).intValue();
-                    for (int i = 0; i < replicas; i++) {
-                        var name = generic.getMetadata().getName() + "-" + String.valueOf(type).toLowerCase(Locale.ROOT) + "-" + i;
-                        pods.add(pod(template, name, Map.of(HetgpuKeys.KUBEFLOW_JOB, generic.getMetadata().getName(),
-                                HetgpuKeys.KUBEFLOW_ROLE, String.valueOf(type).toLowerCase(Locale.ROOT),
-                                JobMembershipReader.KUBEFLOW_INDEX, Integer.toString(i)), Map.of(), generic.getKind(), generic.getMetadata().getName()));
-                    }
-                });
-            }
-            default -> {
-            }
-        }
-        return pods;
-    }
-
-    /** A Job's pod: its name label, and an Indexed Job's completion index as label and annotation. */
-    private static Pod jobPod(PodTemplateSpec template, String jobName, Optional<Integer> index, Map<String, String> more) {
-        var labels = new LinkedHashMap<String, String>(Map.of(JobMembershipReader.JOB_NAME, jobName, JobMembershipReader.JOB_NAME_LEGACY, jobName));
-        var annotations = new LinkedHashMap<String, String>();
-        index.ifPresent(i -> {
-            labels.put(JobMembershipReader.JOB_COMPLETION_INDEX, Integer.toString(i));
-            annotations.put(JobMembershipReader.JOB_COMPLETION_INDEX, Integer.toString(i));
-        });
-        labels.putAll(more);
-        return pod(template, jobName + index.map(i -> "-" + i).orElse("") + "-x7k2p", labels, annotations, "Job", jobName);
-    }
-
-    private static Pod pod(PodTemplateSpec template, String name, Map<String, String> labels, Map<String, String> annotations,
-                           String ownerKind, String ownerName) {
-        var metadata = template.getMetadata() == null ? new io.fabric8.kubernetes.api.model.ObjectMeta() : template.getMetadata();
-        return new PodBuilder().withNewMetadataLike(metadata).withName(name).withNamespace(NS).addToLabels(labels).addToAnnotations(annotations)
-                .withOwnerReferences(new OwnerReferenceBuilder().withKind(ownerKind).withName(ownerName).withController(true).build())
-                .endMetadata().withSpec(template.getSpec()).build();
+        object.getMetadata().setNamespace(NS);
+        return ControllerPods.of(object);
     }
 
     private static GenericKubernetesResource generic(HasMetadata object) {
@@ -226,9 +151,5 @@ class SampleJobsTest {
 
     private static int gpus(Pod pod) {
         return PodTemplates.gpus(new PodTemplateSpec(pod.getMetadata(), pod.getSpec()), RESOURCE_NAME);
-    }
-
-    private static int orOne(Integer value) {
-        return value == null ? 1 : value;
     }
 }

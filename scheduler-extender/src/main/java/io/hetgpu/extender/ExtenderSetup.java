@@ -1,0 +1,62 @@
+package io.hetgpu.extender;
+
+import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.cluster.PodBinder;
+import io.hetgpu.extender.job.JobHolds;
+import io.hetgpu.extender.job.JobSizes;
+import io.hetgpu.extender.model.NodeStateFactory;
+import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.ScoreTable;
+import io.hetgpu.extender.service.BindVerb;
+import io.hetgpu.extender.service.ExtenderVerbs;
+import io.hetgpu.extender.service.PreemptionAdvice;
+import io.hetgpu.extender.service.WholeJobs;
+import io.hetgpu.gpu.tier.CardCatalog;
+import java.time.Clock;
+import java.util.Set;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+
+/**
+ * What a configuration makes of the extender, apart from where its cluster state comes from and how it is served: the
+ * card table with the admin's tiers, the pod reader, the node states, the policy, and the four verbs over a cluster view.
+ * {@link Extender#start} serves these verbs over HTTP beside informers; a tool that asks where a pod would go calls the
+ * very same verbs in process over a copy of the cluster, so the two cannot give different answers.
+ */
+public record ExtenderSetup(ExtenderConfig config, CardCatalog catalog, PodRequestParser parser, NodeStateFactory nodeStates,
+                            PlacementPolicy policy) {
+
+    public static ExtenderSetup of(ExtenderConfig config) {
+        var catalog = CardCatalog.defaults().withOverrides(config.tiers());
+        // A record on a pod not bound yet holds its devices while the bind that wrote it may still run, in any process.
+        var nodeStates = new NodeStateFactory(catalog, config.rackLabel(), config.resourceName(),
+                NodeStateFactory.recordLifetime(config.httpTimeout()), Clock.systemUTC());
+        return new ExtenderSetup(config, catalog,
+                new PodRequestParser(config.resourceName(), catalog, config.policy().throughputs().table().keySet()), nodeStates,
+                new PlacementPolicy(config.policy()));
+    }
+
+    /** Whose pods the bind verb binds, and within what time. */
+    public BindVerb.Limits bindLimits() {
+        return new BindVerb.Limits(Set.copyOf(config.schedulerNames()), config.httpTimeout());
+    }
+
+    /**
+     * The verbs over {@code cluster}.
+     *
+     * @param onScored  told each pod's scores over the nodes it was scored on: by the prioritize verb, and for a pod of a
+     *                  job of several when its job is planned
+     * @param onAdvised told each preempt answer and why
+     * @param binder    the API calls of a bind
+     * @param onBound   told each bind's outcome and time
+     * @param sizes     job member counts
+     * @param plans     told each job plan made and ended
+     */
+    public ExtenderVerbs verbs(ClusterView cluster, BiConsumer<PodRequest, ScoreTable> onScored, Consumer<PreemptionAdvice> onAdvised,
+                               PodBinder binder, Consumer<BindVerb.Report> onBound, JobSizes sizes, JobHolds.Listener plans) {
+        return ExtenderVerbs.of(cluster, parser, nodeStates, policy, onScored, onAdvised, binder, onBound, bindLimits(),
+                new WholeJobs.Settings(sizes, config.jobPlanDeadline(), plans));
+    }
+}

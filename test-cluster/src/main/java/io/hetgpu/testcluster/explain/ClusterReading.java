@@ -1,0 +1,101 @@
+package io.hetgpu.testcluster.explain;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.PersistentVolume;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.hetgpu.extender.cluster.ApiFaults;
+import io.hetgpu.extender.cluster.ListedJobSizes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The cluster as one read shows it: one list each of nodes, pods, PersistentVolumes and claims (what the extender's
+ * informers hold), PriorityClasses (what admission gives a new pod) and PodDisruptionBudgets (what preemption weighs),
+ * and the objects job sizes are read from, where API discovery says the cluster serves them. Only get and list: no
+ * watch, no write.
+ *
+ * @param server where the API server is, for the report
+ * @param notes  what could not be read and is done without (a list refused that placement can do without)
+ */
+record ClusterReading(String server, List<Node> nodes, List<Pod> pods, List<PersistentVolume> volumes, List<PersistentVolumeClaim> claims,
+                      List<PriorityClass> priorityClasses, List<PodDisruptionBudget> budgets, ListedJobSizes sizes, List<String> notes) {
+
+    ClusterReading {
+        nodes = List.copyOf(nodes);
+        pods = List.copyOf(pods);
+        volumes = List.copyOf(volumes);
+        claims = List.copyOf(claims);
+        priorityClasses = List.copyOf(priorityClasses);
+        budgets = List.copyOf(budgets);
+        notes = List.copyOf(notes);
+    }
+
+    /** The cluster cannot be read: the API server is not there, or refuses what placement cannot do without. */
+    static final class Unreadable extends Exception {
+        Unreadable(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    static ClusterReading of(KubernetesClient client) throws Unreadable {
+        var server = client.getMasterUrl() == null ? "(no server)" : client.getMasterUrl().toString().replaceAll("/$", "");
+        var notes = new ArrayList<String>();
+        var nodes = required(server, "nodes", () -> client.nodes().list().getItems());
+        var pods = required(server, "pods", () -> client.pods().inAnyNamespace().list().getItems());
+        var volumes = required(server, "persistentvolumes", () -> client.persistentVolumes().list().getItems());
+        var claims = required(server, "persistentvolumeclaims", () -> client.persistentVolumeClaims().inAnyNamespace().list().getItems());
+        var classes = optional(notes, "priorityclasses", "pods are taken at the priority they state (spec.priority), else 0",
+                () -> client.scheduling().v1().priorityClasses().list().getItems());
+        var budgets = optional(notes, "poddisruptionbudgets", "preemption weighs no disruption budget",
+                () -> client.policy().v1().podDisruptionBudget().inAnyNamespace().list().getItems());
+        ListedJobSizes sizes;
+        try {
+            sizes = ListedJobSizes.list(client);
+            sizes.refusals().forEach(refusal -> notes.add(refusal + ": those jobs' sizes are unknown"));
+        } catch (KubernetesClientException e) {
+            notes.add("asking API discovery which job kinds the cluster serves failed (" + ApiFaults.describe(e)
+                    + "): only sizes pods state (hetgpu.io/job-size) are known");
+            sizes = ListedJobSizes.none();
+        }
+        return new ClusterReading(server, nodes, pods, volumes, claims, classes, budgets, sizes, notes);
+    }
+
+    private static <T> List<T> required(String server, String resource, Supplier<List<T>> list) throws Unreadable {
+        try {
+            return list.get();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() <= 0) {
+                throw new Unreadable("listing " + resource + " from " + server + " failed: no answer (" + unanswered(e) + ")", e);
+            }
+            throw new Unreadable("listing " + resource + " from " + server + " failed: " + ApiFaults.describe(e)
+                    + " (hetgpu explain needs get and list on nodes, pods, persistentvolumes and persistentvolumeclaims)", e);
+        }
+    }
+
+    /** Why a request got no answer, as a person says it: "connection refused", or the innermost cause's own words. */
+    private static String unanswered(Throwable failure) {
+        Throwable innermost = failure;
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.net.ConnectException || t instanceof java.nio.channels.ClosedChannelException) {
+                return "connection refused: is the API server running, and is this its address?";
+            }
+            innermost = t;
+        }
+        return innermost.getMessage() == null || innermost.getMessage().isBlank() ? innermost.getClass().getSimpleName() : innermost.getMessage();
+    }
+
+    private static <T> List<T> optional(List<String> notes, String resource, String consequence, Supplier<List<T>> list) {
+        try {
+            return list.get();
+        } catch (KubernetesClientException e) {
+            notes.add("listing " + resource + " failed (" + ApiFaults.describe(e) + "): " + consequence);
+            return List.of();
+        }
+    }
+}

@@ -1,0 +1,210 @@
+package io.hetgpu.testcluster.explain;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hetgpu.testcluster.api.ApiServer;
+import io.hetgpu.testcluster.cluster.ProjectFiles;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code hetgpu explain} as a pod author meets it: a pod that fits nowhere on the demo cluster is told what it lacks;
+ * a pod that fits only once lower-priority pods go is told which preemption would evict; the JSON keeps one shape; and
+ * bad input or a cluster that cannot be read is one line and an exit code, never a stack trace.
+ */
+class ExplainCommandTest {
+
+    @TempDir
+    Path dir;
+
+    /** Every key of the report and of each pod, in order: the shape docs/reference.md documents for tools. */
+    private static final List<String> REPORT_KEYS = List.of("kind", "version", "cluster", "configuration", "scheduler", "extenderWeight",
+            "nodes", "notes", "pods");
+    private static final List<String> POD_KEYS = List.of("namespace", "name", "workload", "job", "outcome", "node", "gpus", "cards",
+            "tiedWith", "seated", "victims", "message", "ranking", "refusals", "changes");
+
+    @Test
+    void aPodThatFitsNowhereOnTheDemoClusterIsToldWhatItLacks() throws Exception {
+        var pods = Files.writeString(dir.resolve("unfit.yaml"), pod("sixteen", "16", "") + "---\n" + pod("blackwell", "1", "B200"));
+
+        var explained = Explaining.run("--demo", "-o", "json", "-f", pods.toString());
+
+        assertThat(explained.code()).as(explained.err()).isZero();
+        assertThat(fields(explained.json())).containsExactlyElementsOf(REPORT_KEYS);
+        var page = Files.readString(ProjectFiles.manifests().resolveSibling("docs").resolve("reference.md"));
+        assertThat(POD_KEYS).allSatisfy(key -> assertThat(page).as("docs/reference.md documents %s", key).contains("`" + key + "`"));
+        assertThat(REPORT_KEYS).allSatisfy(key -> assertThat(page).as("docs/reference.md documents %s", key).contains("`" + key + "`"));
+        assertThat(explained.json().path("cluster").asText()).isEqualTo("the demo cluster, empty");
+        var sixteen = explained.pod("sixteen");
+        assertThat(fields(sixteen)).containsExactlyElementsOf(POD_KEYS);
+        assertThat(sixteen.path("outcome").asText()).isEqualTo("pending");
+        assertThat(sixteen.path("message").asText()).startsWith("0/11 nodes are available");
+        assertThat(sixteen.path("refusals").get(0).path("reason").asText()).isEqualTo("Insufficient nvidia.com/gpu");
+        assertThat(sixteen.path("refusals").get(0).path("nodes")).hasSize(11);
+        assertThat(texts(sixteen.path("changes"))).anySatisfy(change -> assertThat(change)
+                .startsWith("no node has 16 GPUs at all: the most on one node is 8 (").contains("dgx-h100-1"));
+        var blackwell = explained.pod("blackwell");
+        assertThat(blackwell.path("outcome").asText()).isEqualTo("pending");
+        var gpuNodes = new ArrayList<String>();
+        blackwell.path("refusals").forEach(refusal -> {
+            if (refusal.path("reason").asText().contains("pod needs B200 or newer (tier 100 and up)")) {
+                assertThat(refusal.path("unresolvable").asBoolean()).isTrue();
+                refusal.path("nodes").forEach(node -> gpuNodes.add(node.asText()));
+            }
+        });
+        assertThat(gpuNodes).containsExactlyInAnyOrder("dgx-h100-1", "dgx-a100-1", "dgx1-v100-1", "dgx1-v100-2", "t4-1", "t4-2", "k80-1", "k80-2");
+        assertThat(texts(blackwell.path("changes"))).anySatisfy(change -> assertThat(change)
+                .startsWith("no node has 1 B200 or newer (tier 100 and up) GPU at all: no node has any such GPU"));
+    }
+
+    @Test
+    void aPodThatFitsOnceLowerPriorityPodsGoIsToldWhichPreemptionWouldEvict() throws Exception {
+        // The demo's mix runs its low-priority sweep on the K80 boxes; an urgent pod wants eight K80s.
+        var pods = Files.writeString(dir.resolve("urgent.yaml"), """
+                apiVersion: v1
+                kind: Pod
+                metadata:
+                  name: urgent
+                  annotations:
+                    hetgpu.io/gpu-models: K80
+                spec:
+                  schedulerName: hetgpu-scheduler
+                  priorityClassName: training-high
+                  containers:
+                    - name: main
+                      image: train
+                      resources:
+                        limits:
+                          nvidia.com/gpu: 8
+                """);
+
+        var explained = Explaining.run("--demo=loaded", "-n", "ml", "-o", "json", "-f", pods.toString());
+
+        assertThat(explained.code()).as(explained.err()).isZero();
+        assertThat(explained.json().path("cluster").asText()).isEqualTo("the demo cluster, with the demo's mix placed");
+        var urgent = explained.pod("urgent");
+        assertThat(urgent.path("outcome").asText()).isEqualTo("nominated");
+        assertThat(urgent.path("node").asText()).isIn("k80-1", "k80-2");
+        assertThat(texts(urgent.path("victims"))).isNotEmpty().allSatisfy(victim -> assertThat(victim).startsWith("ml/sweep-"));
+        assertThat(texts(urgent.path("changes"))).contains("preemption would evict " + String.join(", ", texts(urgent.path("victims")))
+                + " on " + urgent.path("node").asText() + ", and the pod would then go there");
+    }
+
+    @Test
+    void aFileThatIsNotYamlIsOneLineNamingItsLine() throws Exception {
+        var file = Files.writeString(dir.resolve("broken.yaml"), "apiVersion: v1\nkind: Pod\nmetadata: {name: [x\n");
+
+        assertOneLine(Explaining.run("--demo", "-f", file.toString()), 2, file + ": not YAML: ", "line 3");
+    }
+
+    @Test
+    void aKindExplainDoesNotKnowIsOneLineNamingIt() throws Exception {
+        var file = Files.writeString(dir.resolve("ray.yaml"), "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n---\n"
+                + "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: r}\n");
+
+        assertOneLine(Explaining.run("--demo", "-f", file.toString()), 2, file + ", document 2: kind RayJob (apiVersion ray.io/v1) is not one hetgpu explain knows");
+    }
+
+    @Test
+    void aWorkloadWithAFieldOfTheWrongShapeIsOneLineNamingTheField() throws Exception {
+        var file = Files.writeString(dir.resolve("job.yaml"), """
+                apiVersion: kubeflow.org/v1
+                kind: PyTorchJob
+                metadata: {name: p}
+                spec:
+                  pytorchReplicaSpecs:
+                    Worker: {replicas: many, template: {spec: {containers: [{name: c, image: i}]}}}
+                """);
+
+        assertOneLine(Explaining.run("--demo", "-f", file.toString()), 2, "spec.pytorchReplicaSpecs.Worker.replicas: expected a whole number");
+    }
+
+    @Test
+    void aKubeconfigThatCannotBeReadIsOneLine() {
+        assertOneLine(Explaining.run("--kubeconfig", dir.resolve("missing").toString(), "some-pod"), 2, "--kubeconfig ", "cannot be read");
+    }
+
+    @Test
+    void aClusterNobodyAnswersForIsOneLineAndExitCodeOne() throws Exception {
+        int port;
+        try (var socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        var kubeconfig = kubeconfig("http://127.0.0.1:" + port);
+
+        assertOneLine(Explaining.run("--kubeconfig", kubeconfig.toString(), "some-pod"), 1,
+                "listing nodes from http://127.0.0.1:" + port + " failed: no answer (connection refused");
+    }
+
+    @Test
+    void aClusterThatRefusesIsOneLineSayingWhatExplainNeeds() throws Exception {
+        try (var api = ApiServer.start()) {
+            api.interfere(request -> new ApiServer.Interference.Refused(403));
+
+            assertOneLine(Explaining.run("--kubeconfig", api.writeKubeconfig(dir.resolve("kubeconfig")).toString(), "some-pod"), 1,
+                    "listing nodes from " + api.url() + " failed: HTTP 403", "needs get and list on nodes, pods");
+        }
+    }
+
+    @Test
+    void nothingToExplainIsOneLine() {
+        assertOneLine(Explaining.run("--demo"), 2, "nothing to explain");
+    }
+
+    private static void assertOneLine(Explaining explained, int code, String... parts) {
+        assertThat(explained.code()).as(explained.err()).isEqualTo(code);
+        assertThat(explained.out()).isEmpty();
+        assertThat(explained.err().lines().toList()).as(explained.err()).singleElement().satisfies(line -> {
+            assertThat(line).startsWith("hetgpu explain: ").doesNotContain("Exception");
+            for (var part : parts) {
+                assertThat(line).contains(part);
+            }
+        });
+    }
+
+    private Path kubeconfig(String server) throws Exception {
+        return Files.writeString(dir.resolve("kubeconfig"), """
+                apiVersion: v1
+                kind: Config
+                clusters: [{name: c, cluster: {server: %s}}]
+                contexts: [{name: c, context: {cluster: c, user: u}}]
+                current-context: c
+                users: [{name: u, user: {}}]
+                """.formatted(server));
+    }
+
+    private static String pod(String name, String gpus, String minModel) {
+        return """
+                apiVersion: v1
+                kind: Pod
+                metadata:
+                  name: %s
+                  annotations: {%s}
+                spec:
+                  schedulerName: hetgpu-scheduler
+                  containers:
+                    - name: main
+                      image: train
+                      resources:
+                        limits:
+                          nvidia.com/gpu: %s
+                """.formatted(name, minModel.isEmpty() ? "" : "hetgpu.io/gpu-min-model: " + minModel, gpus);
+    }
+
+    private static List<String> fields(com.fasterxml.jackson.databind.JsonNode node) {
+        var names = new ArrayList<String>();
+        node.fieldNames().forEachRemaining(names::add);
+        return names;
+    }
+
+    private static List<String> texts(com.fasterxml.jackson.databind.JsonNode array) {
+        var texts = new ArrayList<String>();
+        array.forEach(item -> texts.add(item.asText()));
+        return texts;
+    }
+}
