@@ -31,6 +31,18 @@ public final class RegistrationBenchmark {
     private static final Pattern KIB = Pattern.compile("\\s*(\\d+) kB");
 
     public static void main(String[] args) throws Exception {
+        if (List.of(args).contains("--help")) {
+            System.out.println("""
+                    ./hetgpu bench registration [RESTARTS] [--settle SECONDS] [--java-tool-options "OPTIONS"]
+                                                [--api-server URL | --no-api-server] [--gpu-source SOURCE]
+                      RESTARTS             kubelet restarts to time re-registration after (default 5)
+                      --settle             seconds to let the plugin settle before its RSS and CPU are read (default 12)
+                      --java-tool-options  instead of the DaemonSet's JAVA_TOOL_OPTIONS
+                      --api-server URL     publish the node inventory there (default: a stand-in over TLS)
+                      --no-api-server      publish nothing
+                      --gpu-source SOURCE  nvml on a GPU machine (default simulated:dgx-a100)""");
+            return;
+        }
         var jar = Path.of(args.length > 0 ? args[0] : "device-plugin/target/hetgpu-device-plugin.jar").toAbsolutePath();
         int restarts = 5;
         var settle = Duration.ofSeconds(12);

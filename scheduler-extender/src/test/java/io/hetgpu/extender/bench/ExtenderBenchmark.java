@@ -25,19 +25,12 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Drives the hetgpu extender and the Go floor (../shared/bench/extender-floor) over HTTP with the same
- * kube-scheduler-shaped requests, one connection and one request at a time as kube-scheduler does,
- * and prints p50/p99 per verb, requests/s, payload sizes and hetgpu/floor ratios. Not a test.
- *
- * <pre>
- *   ./hetgpu mvn -q -pl scheduler-extender -am test-compile dependency:build-classpath \
- *       -Dmdep.outputFile=target/bench.cp -Dmdep.includeScope=test
- *   (cd ../shared/bench/extender-floor && GOFLAGS=-buildvcs=false go build -o /tmp/extender-floor .)
- *   java -cp scheduler-extender/target/test-classes:scheduler-extender/target/classes:$(cat scheduler-extender/target/bench.cp) \
- *       io.hetgpu.extender.bench.ExtenderBenchmark [--floor /tmp/extender-floor] [--sizes 100,1000,5000] [--forms Nodes,NodeNames] [--pods same|alternating] [--seconds 20]
- *       [--server-jvm "-Xmx922m -XX:+UseSerialGC ..."]   (the extender's JVM options; default: the Deployment's)
- *       [--soak 64 [--soak-seconds 60]]   (instead: CLIENTS clients at once for a while; no Go floor needed)
- * </pre>
+ * Drives the hetgpu extender and a Go floor (by default the project's own, {@code scheduler-extender/bench/extender-floor}:
+ * Go's net/http and encoding/json reading the request, keeping every node and scoring it 0) over HTTP with the same
+ * kube-scheduler-shaped requests, one connection and one request at a time as kube-scheduler does, and prints p50/p99
+ * per verb, requests/s, payload sizes and hetgpu/floor ratios, each row beside the load average it was taken at. Every
+ * ratio is of two figures from the same run. Not a test. {@code ./hetgpu bench extender --help} lists the options
+ * ({@link #USAGE}).
  *
  * <p>The soak ({@code --soak CLIENTS}) has that many clients send filter and prioritize for the largest size
  * without pause (node names, as the shipped nodeCacheCapable configuration sends; {@code --forms Nodes,NodeNames}
@@ -53,6 +46,17 @@ import java.util.List;
  */
 public final class ExtenderBenchmark {
 
+    static final String USAGE = """
+            ./hetgpu bench extender [OPTIONS]
+              --sizes N,N...        cluster sizes, in nodes (default 100,1000,5000)
+              --forms F,F...        Nodes (whole nodes, nodeCacheCapable: false) and/or NodeNames (default both)
+              --seconds S           measured seconds per size and form, for each target (default 20), after a 5 s warm-up
+              --pods same|alternating  one pod shape, or two in turn so no assessment is remembered (default same)
+              --floor DIR           build the Go floor in DIR and run it instead of scheduler-extender/bench/extender-floor
+              --server-jvm "OPTS"   the extender's JVM options (default: the Deployment's)
+              --soak CLIENTS        instead: CLIENTS clients at once on the largest size, no floor (--soak-seconds, default 60)
+            Figures, not pass/fail; each row is printed with the one-minute load average it was taken at.""";
+
     private static final long SEED = 42;
     static final int HETGPU_PORT = 18899;
     private static final int FLOOR_PORT = 18888;
@@ -61,6 +65,10 @@ public final class ExtenderBenchmark {
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("serve")) {
             serve(Integer.parseInt(args[1]));
+            return;
+        }
+        if (List.of(args).contains("--help")) {
+            System.out.println(USAGE);
             return;
         }
         var floorBinary = "/tmp/extender-floor";
@@ -77,7 +85,7 @@ public final class ExtenderBenchmark {
         double soakSeconds = 60;
         for (int i = 0; i < args.length - 1; i += 2) {
             switch (args[i]) {
-                case "--floor" -> floorBinary = args[i + 1];
+                case "--floor-binary" -> floorBinary = args[i + 1];
                 case "--sizes" -> sizes = Arrays.stream(args[i + 1].split(",")).mapToInt(Integer::parseInt).toArray();
                 case "--seconds" -> seconds = Double.parseDouble(args[i + 1]);
                 case "--forms" -> forms = List.of(args[i + 1].split(","));
@@ -85,7 +93,7 @@ public final class ExtenderBenchmark {
                 case "--server-jvm" -> serverJvm = List.of(args[i + 1].split(" "));
                 case "--soak" -> soakClients = Integer.parseInt(args[i + 1]);
                 case "--soak-seconds" -> soakSeconds = Double.parseDouble(args[i + 1]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+                default -> throw new IllegalArgumentException("unknown option " + args[i] + "\n" + USAGE);
             }
         }
         int largest = Arrays.stream(sizes).max().orElseThrow();
@@ -119,15 +127,15 @@ public final class ExtenderBenchmark {
             var client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
             waitFor(client, "http://127.0.0.1:" + HETGPU_PORT + "/readyz");
             var cluster = new BenchCluster(largest, SEED);
-            System.out.printf("%-6s %-9s %-6s %-10s %9s %9s %8s %11s %11s%n",
-                    "nodes", "form", "target", "verb", "p50 ms", "p99 ms", "req/s", "req bytes", "resp bytes");
+            System.out.printf("%-6s %-9s %-6s %-10s %9s %9s %8s %11s %11s %6s%n",
+                    "nodes", "form", "target", "verb", "p50 ms", "p99 ms", "req/s", "req bytes", "resp bytes", "load");
             // A first pass over every case, measuring nothing: a JVM's first seconds (class loading, heap
             // sizing, compilation) are not the steady state kube-scheduler meets, and without this pass they
             // fall on whichever case is measured first. Both targets get the same pass.
             for (boolean measure : new boolean[] {false, true}) {
                 for (int size : sizes) {
                     for (var form : forms) {
-                        run(client, cluster, size, form, seconds / (sizes.length * forms.size()), cold, measure);
+                        run(client, cluster, size, form, seconds, cold, measure);
                     }
                 }
             }
@@ -229,16 +237,17 @@ public final class ExtenderBenchmark {
         if (!measure) {
             return;
         }
-        System.out.printf("%-6d %-9s ratio hetgpu/floor (filter+prioritize): p50 %.2f, p99 %.2f  (%d of %d nodes pass filter; %s)%n%n",
+        System.out.printf("%-6d %-9s ratio hetgpu/floor (filter+prioritize): p50 %.2f, p99 %.2f  (%d of %d nodes pass filter; %s; load %s)%n%n",
                 size, form, results.get(0)[0] / results.get(1)[0], results.get(0)[1] / results.get(1)[1], kept, size,
-                alternating ? "two pod shapes in turn" : "one pod shape");
+                alternating ? "two pod shapes in turn" : "one pod shape", LoadAverage.now());
     }
 
     /** req/s is what one connection sustains for that verb alone (for "both": filter+prioritize rounds, i.e. pods/s). */
     private static void print(int size, String form, String target, String verb, List<Double> samples, long requestBytes, long responseBytes) {
         double totalMs = samples.stream().mapToDouble(Double::doubleValue).sum();
-        System.out.printf("%-6d %-9s %-6s %-10s %9.2f %9.2f %8.1f %11d %11d%n", size, form, target, verb,
-                percentile(samples, 50), percentile(samples, 99), samples.size() * 1000 / totalMs, requestBytes, responseBytes);
+        System.out.printf("%-6d %-9s %-6s %-10s %9.2f %9.2f %8.1f %11d %11d %6s%n", size, form, target, verb,
+                percentile(samples, 50), percentile(samples, 99), samples.size() * 1000 / totalMs, requestBytes, responseBytes,
+                LoadAverage.now());
     }
 
     static double percentile(List<Double> samples, int percentile) {
@@ -285,8 +294,8 @@ public final class ExtenderBenchmark {
                     metrics.placed(pod, table, PolicySettings.DEFAULTS.thresholds());
                     log.accept(pod, table);
                 });
-        // Whole 5,000-node requests pass 16 MiB: this cluster has raised bodyLimitBytes, as such clusters must.
-        ExtenderServer.start(Vertx.vertx(), new ServerOptions("127.0.0.1", HETGPU_PORT, 64L * 1024 * 1024, null, null),
+        // Whole 5,000-node requests pass 16 MiB and 15,000 nodes are about 85 MB: such clusters raise bodyLimitBytes, as this does.
+        ExtenderServer.start(Vertx.vertx(), new ServerOptions("127.0.0.1", HETGPU_PORT, 256L * 1024 * 1024, null, null),
                 verbs, metrics).toCompletionStage().toCompletableFuture().join();
     }
 }

@@ -1,0 +1,3 @@
+module hetgpu.io/extender-floor
+
+go 1.19
