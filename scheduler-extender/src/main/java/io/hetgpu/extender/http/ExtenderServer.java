@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -188,9 +189,10 @@ public final class ExtenderServer implements AutoCloseable {
             ctx.request().headers().remove(HttpHeaders.CONTENT_TYPE);
             bodyLimit.handle(ctx);
         };
-        router.post("/filter").handler(this::admit).handler(body).handler(ctx -> work(ctx, "filter", this::filter));
-        router.post("/prioritize").handler(this::admit).handler(body).handler(ctx -> work(ctx, "prioritize", this::prioritize));
-        router.post("/preempt").handler(this::admit).handler(body).handler(ctx -> work(ctx, "preempt", this::preempt));
+        router.post("/filter").handler(this::admit).handler(body).handler(ctx -> work(ctx, "filter", this::filter, this::plansNoJob));
+        // Prioritize scores the nodes it is given and plans nothing; a preemption weighs the whole cluster.
+        router.post("/prioritize").handler(this::admit).handler(body).handler(ctx -> work(ctx, "prioritize", this::prioritize, small -> true));
+        router.post("/preempt").handler(this::admit).handler(body).handler(ctx -> work(ctx, "preempt", this::preempt, small -> false));
         router.post("/bind").handler(this::admit).handler(body).handler(ctx -> work(ctx, "bind", this::bind, binds));
         probes(router);
         // Whatever goes wrong before a verb's handler (no such path, wrong method, body too large) is
@@ -273,9 +275,44 @@ public final class ExtenderServer implements AutoCloseable {
         }
     }
 
-    /** Runs a verb on the worker pool and answers from the event loop. */
-    private void work(RoutingContext ctx, String verb, Function<RoutingContext, Answer> answer) {
+    /**
+     * The largest filter, prioritize or preempt body answered on the event loop itself: a pod and up to a few hundred
+     * node names, some tens of microseconds of work. Handing such a request to the worker pool and the answer back costs
+     * more than the work (the event loop is woken by a system call each way); a larger one goes to the pool, so that a
+     * probe on the same event loop never waits behind more than that.
+     */
+    static final int INLINE_BODY_BYTES = 16 * 1024;
+
+    /**
+     * Runs a verb and answers: a small request whose work is bounded by its size on the event loop, any other on the
+     * worker pool (the answer written from the event loop either way).
+     *
+     * @param bounded whether a small request's work is bounded by its size (a filter that plans a whole job is not)
+     */
+    private void work(RoutingContext ctx, String verb, Function<RoutingContext, Answer> answer, Predicate<RoutingContext> bounded) {
+        if (ctx.body().length() <= INLINE_BODY_BYTES && bounded.test(ctx)) {
+            var sample = metrics.start();
+            Answer result;
+            try {
+                result = answer.apply(ctx);
+            } catch (RuntimeException e) {
+                result = new Answer(400, writer.error("hetgpu extender internal error: " + e));
+            }
+            reply(ctx, result.status(), result.body());
+            metrics.record(sample, verb, result.status());
+            return;
+        }
         work(ctx, verb, answer, verbs);
+    }
+
+    /** Whether a filter plans no job: planning one weighs every node of the cluster, whatever the request names. */
+    private boolean plansNoJob(RoutingContext ctx) {
+        try {
+            return !service.jobs().wouldPlan(args(ctx).pod());
+        } catch (WireFormatException e) {
+            // Answered at once, with the reason.
+            return true;
+        }
     }
 
     private void work(RoutingContext ctx, String verb, Function<RoutingContext, Answer> answer, WorkerExecutor pool) {

@@ -1,6 +1,7 @@
 package io.hetgpu.extender.service;
 
 import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.Verdict;
 import io.hetgpu.extender.wire.FilterResult;
 import io.hetgpu.extender.wire.NodeReasons;
 import io.hetgpu.extender.wire.WireNode;
@@ -15,13 +16,6 @@ import java.util.Map;
  * request's own Node objects echoed back), those that failed, and those no preemption can fix.
  */
 final class FilterAnswer {
-
-    /**
-     * The longest reason given for one node. The policy's own reasons are one line (under 200 characters); a node's
-     * unreadable annotations can add a few quoted, already cut values. The cap is what keeps an answer that refuses every
-     * node within a fixed size per node named: see README, "What one caller can hold".
-     */
-    static final int MAX_REASON_CHARS = 300;
 
     private final ResolvedNodes nodes;
     private final List<String> fitting;
@@ -71,7 +65,7 @@ final class FilterAnswer {
         podRefused = true;
         String first = nodes.states().length > 0 ? nodes.states()[0].name()
                 : !nodes.unknown().isEmpty() ? nodes.unknown().getFirst() : "";
-        unresolvable.add(first, reason);
+        unresolvable.add(first, Quote.cut(reason, Verdict.MAX_REASON_CHARS));
     }
 
     /**
@@ -119,8 +113,8 @@ final class FilterAnswer {
             byName = nodes.byName() ? null : new LinkedHashMap<>();
         }
 
+        /** @param reason cut and printable already ({@link Verdict.Rejected} cuts the policy's) */
         void add(String node, String reason) {
-            reason = Quote.cut(reason, MAX_REASON_CHARS);
             if (byName != null) {
                 byName.put(node, reason);
             } else {

@@ -186,6 +186,17 @@ public final class WholeJobs {
         return holds.holdOf(podUid);
     }
 
+    /**
+     * Whether a filter for the pod would plan its job now: it belongs to a job of several members that holds no plan.
+     * Such a filter weighs every node of the cluster, not only those it names.
+     */
+    public boolean wouldPlan(Pod pod) {
+        if (!cluster.knowsNodes() || pod.getMetadata() == null || pod.getMetadata().getUid() == null || !inJob(pod)) {
+            return false;
+        }
+        return JobMembershipReader.keyOf(pod).map(key -> holds.planOf(key) == null).orElse(false);
+    }
+
     /** Whether the pod belongs to a job of several members that it would be planned with. */
     public boolean inJob(Pod pod) {
         if (!cluster.knowsNodes()) {

@@ -62,7 +62,9 @@ class AnswerWriteFailureTest {
 
     @Test
     void anAnswerThatCannotBeWrittenIsLoggedOnceWithItsVerbSizeAndCauseAndCounted() throws Exception {
-        var body = ("{\"Pod\":" + POD + ",\"Nodes\":{\"items\":[" + CPU + "]}}").getBytes(StandardCharsets.UTF_8);
+        // Larger than the server answers on its event loop: the verb's work is held on the worker pool, as a large one's is.
+        var nodes = String.join(",", java.util.Collections.nCopies(1 + ExtenderServer.INLINE_BODY_BYTES / CPU.length(), CPU));
+        var body = ("{\"Pod\":" + POD + ",\"Nodes\":{\"items\":[" + nodes + "]}}").getBytes(StandardCharsets.UTF_8);
         try (var socket = new Socket("127.0.0.1", server.port())) {
             var out = socket.getOutputStream();
             out.write(("POST /prioritize HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: "

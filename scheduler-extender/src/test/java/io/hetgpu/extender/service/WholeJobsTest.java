@@ -169,6 +169,23 @@ class WholeJobsTest {
     }
 
     @Test
+    void aFilterWouldPlanOnlyForAMemberOfAJobThatHoldsNoPlan() {
+        // The HTTP front answers a small filter on its event loop unless it would plan a job over the whole cluster.
+        node("n1");
+        node("n2");
+        var a0 = member("a", "a-0", 4, 2);
+        var a1 = member("a", "a-1", 4, 2);
+        var alone = member("solo", "solo-0", 1, 1);
+        synced(3);
+        var verbs = verbs(Duration.ofMinutes(1));
+
+        assertThat(verbs.service().jobs().wouldPlan(a0)).isTrue();
+        assertThat(verbs.service().jobs().wouldPlan(alone)).as("a job of one is placed alone").isFalse();
+        keptNode(verbs.service().filter(askAbout(a0)));
+        assertThat(verbs.service().jobs().wouldPlan(a1)).as("its job is planned: the member is steered").isFalse();
+    }
+
+    @Test
     void aPodOfAnotherJobOrOfNoneSeesThePlannedSeatsAsTaken() {
         node("n1");
         node("n2");
