@@ -2,6 +2,7 @@ package io.hetgpu.extender.cluster;
 
 import io.hetgpu.extender.model.BoundPod;
 import io.hetgpu.extender.model.NodeFacts;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -47,6 +48,14 @@ public final class NodeSnapshot {
     /** The node's position, or -1 when the snapshot does not hold it. */
     public int positionOf(String name) {
         return positions.positionOf(name);
+    }
+
+    /**
+     * The position of the node named by the ASCII bytes {@code [from, to)} (a request's name as it came, no String
+     * made), or -1 when the snapshot holds no node of that name.
+     */
+    public int positionOf(byte[] ascii, int from, int to) {
+        return positions.positionOf(ascii, from, to);
     }
 
     public NodeFacts facts(int position) {
@@ -131,22 +140,26 @@ public final class NodeSnapshot {
         /** the hash of the name in each used slot */
         private final int[] hashes;
         private final String[] names;
+        /** each name's characters as bytes where they are all ASCII (a node name always is); null for another */
+        private final byte[][] ascii;
 
-        private NameIndex(int[] slots, int[] hashes, String[] names) {
+        private NameIndex(int[] slots, int[] hashes, String[] names, byte[][] ascii) {
             this.slots = slots;
             this.hashes = hashes;
             this.names = names;
+            this.ascii = ascii;
         }
 
         static NameIndex of(NodeFacts[] nodes) {
             int capacity = Integer.highestOneBit(Math.max(4, nodes.length) * 2) * 2;
-            var index = new NameIndex(new int[capacity], new int[capacity], new String[nodes.length]);
+            var index = new NameIndex(new int[capacity], new int[capacity], new String[nodes.length], new byte[nodes.length][]);
             for (int position = 0; position < nodes.length; position++) {
                 var name = nodes[position].name();
                 if (index.positionOf(name) >= 0) {
                     throw new IllegalArgumentException("node " + name + " given twice");
                 }
                 index.names[position] = name;
+                index.ascii[position] = isAscii(name) ? name.getBytes(StandardCharsets.US_ASCII) : null;
                 int hash = name.hashCode();
                 int slot = index.firstSlot(hash);
                 while (index.slots[slot] != 0) {
@@ -169,6 +182,39 @@ public final class NodeSnapshot {
                     return entry - 1;
                 }
             }
+        }
+
+        /**
+         * The position of the ASCII name in {@code bytes[from, to)}: its hash is String's (for ASCII a character is its
+         * byte), so it probes the slots a String of the same name would, comparing bytes instead of characters.
+         */
+        int positionOf(byte[] bytes, int from, int to) {
+            int hash = 0;
+            for (int i = from; i < to; i++) {
+                hash = 31 * hash + bytes[i];
+            }
+            int length = to - from;
+            for (int slot = firstSlot(hash); ; slot = (slot + 1) & (slots.length - 1)) {
+                int entry = slots[slot];
+                if (entry == 0) {
+                    return -1;
+                }
+                if (hashes[slot] == hash) {
+                    var name = ascii[entry - 1];
+                    if (name != null && name.length == length && Arrays.equals(name, 0, length, bytes, from, to)) {
+                        return entry - 1;
+                    }
+                }
+            }
+        }
+
+        private static boolean isAscii(String name) {
+            for (int i = 0; i < name.length(); i++) {
+                if (name.charAt(i) >= 0x80) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         /** Spreads the high bits down: names like node-00001, node-00002 differ in their low bits only. */

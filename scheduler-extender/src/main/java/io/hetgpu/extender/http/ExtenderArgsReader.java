@@ -1,6 +1,7 @@
 package io.hetgpu.extender.http;
 
 import io.hetgpu.extender.wire.ExtenderArgs;
+import io.hetgpu.extender.wire.RequestedNames;
 import io.hetgpu.extender.wire.WireNode;
 
 import com.fasterxml.jackson.core.JsonParser;
@@ -61,7 +62,7 @@ public final class ExtenderArgsReader {
                 } else if (field.equalsIgnoreCase("Nodes")) {
                     nodes = token == JsonToken.VALUE_NULL ? null : nodeList(parser, body);
                 } else if (field.equalsIgnoreCase("NodeNames")) {
-                    names = token == JsonToken.VALUE_NULL ? null : strings(parser, "NodeNames");
+                    names = token == JsonToken.VALUE_NULL ? null : nodeNames(parser, body);
                 } else {
                     parser.skipChildren();
                 }
@@ -263,6 +264,94 @@ public final class ExtenderArgsReader {
             }
         }
         return map;
+    }
+
+    /**
+     * The names as ranges of the body ({@link RequestedNames}): an array of strings, as kube-scheduler sends, is scanned
+     * here and skipped by the parser; anything else (a number, a nested value) is read by the parser, which says what
+     * is wrong with it.
+     */
+    private List<String> nodeNames(JsonParser parser, byte[] body) throws IOException, WireFormatException {
+        if (parser.currentToken() != JsonToken.START_ARRAY) {
+            return strings(parser, "NodeNames");
+        }
+        var names = scan(body, (int) parser.currentTokenLocation().getByteOffset());
+        if (names == null) {
+            return strings(parser, "NodeNames");
+        }
+        parser.skipChildren();
+        return names;
+    }
+
+    /** The array of strings opening at {@code open}, or null when it holds anything else. */
+    private RequestedNames scan(byte[] body, int open) {
+        if (open < 0 || open >= body.length || body[open] != '[') {
+            return null;
+        }
+        int capacity = 16;
+        var starts = new int[capacity];
+        var ends = new int[capacity];
+        var plain = new boolean[capacity];
+        int count = 0;
+        int at = skipBlanks(body, open + 1);
+        if (at < body.length && body[at] == ']') {
+            return new RequestedNames(body, new int[0], new int[0], new boolean[0], index -> "");
+        }
+        while (at < body.length && body[at] == '"') {
+            int start = at + 1;
+            boolean simple = true;
+            int end = start;
+            while (end < body.length && body[end] != '"') {
+                if (body[end] == '\\') {
+                    simple = false;
+                    end++;
+                } else if (body[end] < 0x20) {
+                    // Bytes >= 0x80 (UTF-8) are negative: they go the String way too.
+                    simple = false;
+                }
+                end++;
+            }
+            if (end >= body.length) {
+                return null;
+            }
+            if (count == capacity) {
+                capacity *= 2;
+                starts = Arrays.copyOf(starts, capacity);
+                ends = Arrays.copyOf(ends, capacity);
+                plain = Arrays.copyOf(plain, capacity);
+            }
+            starts[count] = start;
+            ends[count] = end;
+            plain[count] = simple;
+            count++;
+            at = skipBlanks(body, end + 1);
+            if (at < body.length && body[at] == ']') {
+                var first = Arrays.copyOf(starts, count);
+                var last = Arrays.copyOf(ends, count);
+                return new RequestedNames(body, first, last, Arrays.copyOf(plain, count), index -> decode(body, first[index], last[index]));
+            }
+            if (at >= body.length || body[at] != ',') {
+                return null;
+            }
+            at = skipBlanks(body, at + 1);
+        }
+        return null;
+    }
+
+    private static int skipBlanks(byte[] body, int at) {
+        while (at < body.length && (body[at] == ' ' || body[at] == '\n' || body[at] == '\r' || body[at] == '\t')) {
+            at++;
+        }
+        return at;
+    }
+
+    /** A name with escapes or beyond ASCII, as JSON decodes it. */
+    private String decode(byte[] body, int start, int end) {
+        try {
+            return mapper.readValue(body, start - 1, end - start + 2, String.class);
+        } catch (IOException e) {
+            throw new IllegalStateException("a node name scanned as a JSON string does not decode as one", e);
+        }
     }
 
     static List<String> strings(JsonParser parser, String field) throws IOException, WireFormatException {

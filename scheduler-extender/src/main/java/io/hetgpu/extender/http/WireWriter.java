@@ -2,6 +2,8 @@ package io.hetgpu.extender.http;
 
 import io.hetgpu.extender.wire.FilterResult;
 import io.hetgpu.extender.wire.HostPriority;
+import io.hetgpu.extender.wire.RequestedNames;
+import io.hetgpu.extender.wire.RequestedPriorities;
 
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import io.netty.buffer.Unpooled;
@@ -50,12 +52,13 @@ public final class WireWriter {
     public Buffer filterResult(FilterResult result) {
         // Every string is looked up once, and the answer sized exactly: at 5,000 nodes it is ~200 KB, and
         // a guessed size was half again as much, all of it garbage once sent.
-        var names = encodeAll(result.nodeNames());
+        var asked = result.nodeNames() instanceof RequestedNames bytes ? bytes : null;
+        var names = asked == null ? encodeAll(result.nodeNames()) : null;
         var failed = encodeAll(result.failedNodes());
         var unresolvable = encodeAll(result.failedAndUnresolvableNodes());
         var error = encoded(result.error());
         int size = FILTER_START.length + NODE_NAMES.length + FAILED.length + UNRESOLVABLE.length + ERROR.length + error.length + 1
-                + arraySize(names, 1) + arraySize(failed, 2) + arraySize(unresolvable, 2);
+                + (asked == null ? arraySize(names, 1) : arraySize(asked)) + arraySize(failed, 2) + arraySize(unresolvable, 2);
         if (result.nodes() == null) {
             size += NULL.length;
         } else {
@@ -80,7 +83,9 @@ public final class WireWriter {
             out.put(ITEMS_END);
         }
         out.put(NODE_NAMES);
-        if (names == null) {
+        if (asked != null) {
+            writeArray(out, asked);
+        } else if (names == null) {
             out.put(NULL);
         } else {
             writeArray(out, names);
@@ -133,6 +138,27 @@ public final class WireWriter {
         return size;
     }
 
+    /** Bytes of a JSON array of the names as the request had them: each between its quotes, commas, brackets. */
+    private static int arraySize(RequestedNames names) {
+        int size = 2 + Math.max(0, names.size() - 1);
+        for (int i = 0; i < names.size(); i++) {
+            size += names.end(i) - names.start(i) + 2;
+        }
+        return size;
+    }
+
+    /** The names copied from the request: kube-scheduler wrote them as JSON strings, so they are JSON strings. */
+    private static void writeArray(Out out, RequestedNames names) {
+        out.put((byte) '[');
+        for (int i = 0; i < names.size(); i++) {
+            if (i > 0) {
+                out.put((byte) ',');
+            }
+            out.put((byte) '"').put(names.body(), names.start(i), names.end(i) - names.start(i)).put((byte) '"');
+        }
+        out.put((byte) ']');
+    }
+
     private static void writeArray(Out out, byte[][] strings) {
         out.put((byte) '[');
         for (int i = 0; i < strings.length; i++) {
@@ -156,6 +182,9 @@ public final class WireWriter {
     }
 
     public Buffer hostPriorities(List<HostPriority> priorities) {
+        if (priorities instanceof RequestedPriorities asked) {
+            return hostPriorities(asked);
+        }
         var hosts = new byte[priorities.size()][];
         var scores = new byte[priorities.size()][];
         int size = 2 + Math.max(0, priorities.size() - 1);
@@ -175,6 +204,44 @@ public final class WireWriter {
             out.put(HOST).put(hosts[i]).put(SCORE).put(scores[i]).put((byte) '}');
         }
         return out.put((byte) ']').buffer();
+    }
+
+    /** The hosts a request named as bytes, copied from it; the few it did not, looked up as strings. */
+    private Buffer hostPriorities(RequestedPriorities priorities) {
+        var names = priorities.asked();
+        int size = 2 + Math.max(0, priorities.size() - 1);
+        var held = new byte[priorities.size()][];
+        for (int i = 0; i < priorities.size(); i++) {
+            int at = priorities.askedIndex(i);
+            int host;
+            if (at >= 0) {
+                host = names.end(at) - names.start(at) + 2;
+            } else {
+                held[i] = encoded(priorities.host(i));
+                host = held[i].length;
+            }
+            size += HOST.length + host + SCORE.length + score(priorities.score(i)).length + 1;
+        }
+        var out = new Out(size);
+        out.put((byte) '[');
+        for (int i = 0; i < priorities.size(); i++) {
+            if (i > 0) {
+                out.put((byte) ',');
+            }
+            out.put(HOST);
+            int at = priorities.askedIndex(i);
+            if (at >= 0) {
+                out.put((byte) '"').put(names.body(), names.start(at), names.end(at) - names.start(at)).put((byte) '"');
+            } else {
+                out.put(held[i]);
+            }
+            out.put(SCORE).put(score(priorities.score(i))).put((byte) '}');
+        }
+        return out.put((byte) ']').buffer();
+    }
+
+    private static byte[] score(int score) {
+        return score >= 0 && score < SCORES.length ? SCORES[score] : ascii(Integer.toString(score));
     }
 
     /** The body of a refused prioritize or preempt call: the error in the shape the other verbs use. */

@@ -13,6 +13,7 @@ import io.hetgpu.extender.policy.TopTierHeadroom;
 import io.hetgpu.extender.wire.ExtenderArgs;
 import io.hetgpu.extender.wire.FilterResult;
 import io.hetgpu.extender.wire.HostPriority;
+import io.hetgpu.extender.wire.RequestedPriorities;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -135,34 +136,78 @@ public final class ExtenderService {
         if (!nodes.error().isEmpty()) {
             return new Priorities(List.of(), nodes.error());
         }
-        var priorities = new ArrayList<HostPriority>(nodes.size() + nodes.unknown().size() + 1);
+        var priorities = new Scores(nodes);
         PodRequest pod;
         try {
             pod = cache.parse(args.pod());
         } catch (InvalidPodRequestException e) {
             // Filter has refused the pod everywhere; if asked anyway, no node is better than another.
-            Arrays.stream(nodes.states()).forEach(state -> priorities.add(new HostPriority(state.name(), 0)));
-            return new Priorities(unjudged(nodes, priorities), "");
+            for (int i = 0; i < nodes.size(); i++) {
+                priorities.score(i, 0);
+            }
+            return new Priorities(priorities.withUnjudged(), "");
         }
         var hold = jobs.holdOf(pod.uid());
         if (hold != null) {
             // Steered by its job's plan: the filter kept only the seat's node.
-            Arrays.stream(nodes.states()).forEach(state -> priorities.add(new HostPriority(state.name(), state.name().equals(hold.node()) ? 10 : 0)));
-            return new Priorities(unjudged(nodes, priorities), "");
+            for (int i = 0; i < nodes.size(); i++) {
+                priorities.score(i, nodes.states()[i].name().equals(hold.node()) ? 10 : 0);
+            }
+            return new Priorities(priorities.withUnjudged(), "");
         }
         var table = policy.score(pod, Arrays.asList(assess(pod, nodes)), cluster.contextOf(pod));
-        table.rows().forEach(row -> priorities.add(new HostPriority(row.node(), row.score())));
+        // One row per resolved node, in their order.
+        var rows = table.rows();
+        for (int i = 0; i < rows.size(); i++) {
+            priorities.score(i, rows.get(i).score());
+        }
         onPrioritized.accept(pod, table);
-        return new Priorities(unjudged(nodes, priorities), "");
+        return new Priorities(priorities.withUnjudged(), "");
     }
 
-    /** Score 0 added for each name that was asked about but not judged: unknown to the cluster view, or empty. */
-    private static List<HostPriority> unjudged(ResolvedNodes nodes, List<HostPriority> priorities) {
-        nodes.unknown().forEach(name -> priorities.add(new HostPriority(name, 0)));
-        if (nodes.unnamed()) {
-            priorities.add(new HostPriority("", 0));
+    /**
+     * Prioritize's answer as it fills: each resolved node's score, its host written as the request named it (as the
+     * request's bytes where it came as bytes), then 0 for each name asked about but not judged.
+     */
+    private static final class Scores {
+        private final ResolvedNodes nodes;
+        private final RequestedPriorities asked;
+        private final List<HostPriority> named;
+
+        Scores(ResolvedNodes nodes) {
+            this.nodes = nodes;
+            int capacity = nodes.size() + nodes.unknown().size() + 1;
+            this.asked = nodes.asked() == null ? null : new RequestedPriorities(nodes.asked(), capacity);
+            this.named = nodes.asked() == null ? new ArrayList<>(capacity) : null;
         }
-        return priorities;
+
+        /** The score of the resolved node at {@code i}. */
+        void score(int i, int score) {
+            if (asked != null) {
+                asked.add(nodes.indexes()[i], score);
+            } else {
+                named.add(new HostPriority(nodes.states()[i].name(), score));
+            }
+        }
+
+        /** The answer, with 0 for each name asked about but not judged: unknown to the cluster view, or empty. */
+        List<HostPriority> withUnjudged() {
+            for (var name : nodes.unknown()) {
+                add(name);
+            }
+            if (nodes.unnamed()) {
+                add("");
+            }
+            return asked != null ? asked : named;
+        }
+
+        private void add(String name) {
+            if (asked != null) {
+                asked.add(name, 0);
+            } else {
+                named.add(new HostPriority(name, 0));
+            }
+        }
     }
 
     /**

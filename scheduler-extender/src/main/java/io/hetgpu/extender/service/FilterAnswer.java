@@ -19,6 +19,9 @@ final class FilterAnswer {
 
     private final ResolvedNodes nodes;
     private final List<String> fitting;
+    /** With a request's names as bytes: the indexes of the names that fit, answered as the bytes they came as. */
+    private final int[] fittingAsked;
+    private int fittingAskedCount;
     private final List<WireNode> kept;
     private final Refusals failed;
     private final Refusals unresolvable;
@@ -27,7 +30,8 @@ final class FilterAnswer {
 
     FilterAnswer(ResolvedNodes nodes) {
         this.nodes = nodes;
-        this.fitting = nodes.byName() ? new ArrayList<>(nodes.size()) : null;
+        this.fitting = nodes.byName() && nodes.asked() == null ? new ArrayList<>(nodes.size()) : null;
+        this.fittingAsked = nodes.asked() == null ? null : new int[nodes.size()];
         this.kept = nodes.byName() ? null : new ArrayList<>(nodes.size());
         this.failed = new Refusals(nodes);
         this.unresolvable = new Refusals(nodes);
@@ -37,13 +41,7 @@ final class FilterAnswer {
     void judged(PlacementPolicy.Assessment[] assessments) {
         for (int i = 0; i < assessments.length; i++) {
             switch (assessments[i]) {
-                case PlacementPolicy.Fit fit -> {
-                    if (kept != null) {
-                        kept.add(nodes.wire().get(i));
-                    } else {
-                        fitting.add(fit.candidate().name());
-                    }
-                }
+                case PlacementPolicy.Fit fit -> fits(i);
                 case PlacementPolicy.Misfit misfit -> (misfit.rejection().unresolvable() ? unresolvable : failed)
                         .add(misfit.node(), misfit.rejection().reason());
             }
@@ -76,20 +74,31 @@ final class FilterAnswer {
     void steered(String node, String elsewhere) {
         for (int i = 0; i < nodes.states().length; i++) {
             if (nodes.states()[i].name().equals(node)) {
-                if (kept != null) {
-                    kept.add(nodes.wire().get(i));
-                } else {
-                    fitting.add(node);
-                }
+                fits(i);
                 return;
             }
         }
         refusedEverywhere(elsewhere);
     }
 
+    /** The resolved node at {@code i} fits: its Node object echoed, its name, or its name's bytes as they came. */
+    private void fits(int i) {
+        if (kept != null) {
+            kept.add(nodes.wire().get(i));
+        } else if (fittingAsked != null) {
+            fittingAsked[fittingAskedCount++] = nodes.indexes()[i];
+        } else {
+            fitting.add(nodes.states()[i].name());
+        }
+    }
+
+    private List<String> fittingNames() {
+        return fittingAsked != null ? nodes.asked().subset(fittingAsked, fittingAskedCount) : fitting;
+    }
+
     FilterResult result() {
         if (podRefused) {
-            return new FilterResult(kept, fitting, failed.map(), unresolvable.map(), "");
+            return new FilterResult(kept, fittingNames(), failed.map(), unresolvable.map(), "");
         }
         for (var name : nodes.unknown()) {
             failed.add(name, ExtenderService.UNKNOWN_NODE);
@@ -97,7 +106,7 @@ final class FilterAnswer {
         if (nodes.unnamed()) {
             unresolvable.add("", ExtenderService.UNNAMED_NODE);
         }
-        return new FilterResult(kept, fitting, failed.map(), unresolvable.map(), "");
+        return new FilterResult(kept, fittingNames(), failed.map(), unresolvable.map(), "");
     }
 
     /**

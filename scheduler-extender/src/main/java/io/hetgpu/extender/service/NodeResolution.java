@@ -6,6 +6,7 @@ import io.hetgpu.extender.model.DeviceHoldings;
 import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.wire.ExtenderArgs;
+import io.hetgpu.extender.wire.RequestedNames;
 import io.hetgpu.extender.wire.WireNode;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -96,19 +97,34 @@ final class NodeResolution {
     private static ResolvedNodes clusterNodes(List<String> names, NodeSnapshot snapshot, States lookup) {
         lookup.begin(snapshot, names.size());
         var states = new NodeState[names.size()];
+        var asked = names instanceof RequestedNames bytes ? bytes : null;
+        var indexes = asked == null ? null : new int[names.size()];
         var unknown = new ArrayList<String>();
         HashSet<String> unknownSeen = null;
         // One flag per snapshot position: a BitSet's bounds checks and growth showed in the profile at 5,000 names.
         var seen = new boolean[snapshot.size()];
         boolean unnamed = false;
         int known = 0;
-        for (var name : names) {
-            if (name.isEmpty()) {
-                unnamed = true;
-                continue;
+        for (int i = 0; i < names.size(); i++) {
+            int position;
+            String name = null;
+            if (asked != null && asked.plain(i)) {
+                // A name as its bytes: no String for the thousands the snapshot knows.
+                if (asked.start(i) == asked.end(i)) {
+                    unnamed = true;
+                    continue;
+                }
+                position = snapshot.positionOf(asked.body(), asked.start(i), asked.end(i));
+            } else {
+                name = names.get(i);
+                if (name.isEmpty()) {
+                    unnamed = true;
+                    continue;
+                }
+                position = snapshot.positionOf(name);
             }
-            int position = snapshot.positionOf(name);
             if (position < 0) {
+                name = name != null ? name : names.get(i);
                 if (unknownSeen == null) {
                     unknownSeen = new HashSet<>();
                 }
@@ -118,10 +134,13 @@ final class NodeResolution {
             } else if (!seen[position]) {
                 seen[position] = true;
                 states[known] = lookup.ofClusterNode(snapshot, position, known);
+                if (indexes != null) {
+                    indexes[known] = i;
+                }
                 known++;
             }
         }
         return new ResolvedNodes(known == states.length ? states : Arrays.copyOf(states, known), null, unknown, unnamed, "",
-                lookup.end(known));
+                lookup.end(known), asked, indexes);
     }
 }

@@ -37,6 +37,24 @@ class NodeSnapshotTest {
     }
 
     @Test
+    void findsANodeByItsNameAsBytesAsItDoesByString() {
+        var nodes = new ArrayList<NodeFacts>();
+        for (int i = 0; i < 1_000; i++) {
+            nodes.add(facts(String.format("node-%05d", i), "1"));
+        }
+        nodes.add(facts("gpu-é", "1"));
+        var snapshot = NodeSnapshot.of(nodes, Map.of());
+        var body = "[\"xnode-00007\",\"node-00999\",\"node-01000\",\"node\"]".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+        assertThat(snapshot.positionOf(body, 3, 13)).as("node-00007 inside a longer name's bytes").isEqualTo(7);
+        assertThat(snapshot.positionOf(body, 16, 26)).isEqualTo(999);
+        assertThat(snapshot.positionOf(body, 29, 39)).as("a name the snapshot lacks").isEqualTo(-1);
+        assertThat(snapshot.positionOf(body, 42, 46)).as("a prefix of known names").isEqualTo(-1);
+        // A name beyond ASCII is found by String only (its bytes are not its characters); the byte path never claims it.
+        assertThat(snapshot.positionOf("gpu-é")).isEqualTo(1_000);
+    }
+
+    @Test
     void refusesANodeGivenTwice() {
         assertThatThrownBy(() -> NodeSnapshot.of(List.of(facts("a", "1"), facts("a", "2")), Map.of()))
                 .hasMessage("node a given twice");

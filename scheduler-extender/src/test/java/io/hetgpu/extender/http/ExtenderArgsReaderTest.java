@@ -58,4 +58,28 @@ class ExtenderArgsReaderTest {
     private static byte[] body(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }
+
+    @Test
+    void nodeNamesComeAsTheRequestsBytesAndDecodeAsJsonWouldDecodeThem() throws Exception {
+        var args = reader.read(body("{\"Pod\":" + pod + ",\"NodeNames\": [ \"node-1\" ,\"\", \"n\\u006fde-2\",\"gpu-\u00e9\"\n]}"));
+
+        assertThat(args.nodeNames()).isInstanceOf(io.hetgpu.extender.wire.RequestedNames.class)
+                .containsExactly("node-1", "", "node-2", "gpu-\u00e9");
+        var asked = (io.hetgpu.extender.wire.RequestedNames) args.nodeNames();
+        assertThat(asked.plain(0)).isTrue();
+        assertThat(asked.plain(2)).as("an escape: decoded, not compared as bytes").isFalse();
+        assertThat(asked.plain(3)).as("UTF-8 beyond ASCII").isFalse();
+        assertThat(asked.subset(new int[] {3, 0}, 2)).containsExactly("gpu-\u00e9", "node-1");
+    }
+
+    @Test
+    void nodeNamesThatAreNotAllStringsAreRefusedNamingTheEntry() {
+        assertThatThrownBy(() -> reader.read(body("{\"Pod\":" + pod + ",\"NodeNames\":[\"a\",7]}")))
+                .isInstanceOf(WireFormatException.class).hasMessageContaining("NodeNames[1]: expected a node name");
+        assertThat(catchThrowableOfRead("{\"Pod\":" + pod + ",\"NodeNames\":[\"a\"")).isInstanceOf(WireFormatException.class);
+    }
+
+    private Throwable catchThrowableOfRead(String json) {
+        return org.assertj.core.api.Assertions.catchThrowable(() -> reader.read(body(json)));
+    }
 }

@@ -2,6 +2,8 @@ package io.hetgpu.extender.http;
 
 import io.hetgpu.extender.wire.FilterResult;
 import io.hetgpu.extender.wire.HostPriority;
+import io.hetgpu.extender.wire.RequestedNames;
+import io.hetgpu.extender.wire.RequestedPriorities;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -51,5 +53,25 @@ class WireWriterTest {
                 new HostPriority("c", 42))).getBytes());
         assertThat(answer.toString()).isEqualTo("[{\"Host\":\"a\",\"Score\":0},{\"Host\":\"b\",\"Score\":10},{\"Host\":\"c\",\"Score\":42}]");
         assertThat(new String(writer.hostPriorities(List.of()).getBytes())).isEqualTo("[]");
+    }
+
+    @Test
+    void namesARequestSentAsBytesAreAnsweredAsTheSameBytes() throws Exception {
+        var reader = new ExtenderArgsReader(ExtenderArgsReader.kubernetesMapper());
+        var asked = (RequestedNames) reader.read(("{\"Pod\":{},\"NodeNames\":[\"gpu-1\",\"g\\u0070u-2\",\"gpu-3\"]}")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8)).nodeNames();
+
+        var kept = asked.subset(new int[] {1, 2}, 2);
+        var raw = new String(writer.filterResult(new FilterResult(null, kept, Map.of(), Map.of(), "")).getBytes(),
+                java.nio.charset.StandardCharsets.UTF_8);
+        // The escaped name goes back escaped, as kube-scheduler wrote it: the same JSON string.
+        assertThat(raw).contains("\"NodeNames\":[\"g\\u0070u-2\",\"gpu-3\"]");
+        assertThat(JSON.readTree(raw).get("NodeNames")).extracting(JsonNode::asText).containsExactly("gpu-2", "gpu-3");
+
+        var priorities = new RequestedPriorities(asked, 2);
+        priorities.add(0, 7);
+        priorities.add("ghost", 0);
+        assertThat(JSON.readTree(writer.hostPriorities(priorities).getBytes()).toString())
+                .isEqualTo("[{\"Host\":\"gpu-1\",\"Score\":7},{\"Host\":\"ghost\",\"Score\":0}]");
     }
 }
