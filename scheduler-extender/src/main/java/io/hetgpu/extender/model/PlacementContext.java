@@ -27,6 +27,15 @@ public record PlacementContext(List<PeerLocation> peers, List<DataLocality> volu
 
     /** Whether the pod has a job whose other pods can be near it or not. */
     public boolean hasJob() {
-        return !peers.isEmpty() || waiting.stream().anyMatch(peer -> peer.gpus() > 0);
+        if (!peers.isEmpty()) {
+            return true;
+        }
+        // A loop, not a stream: asked by two scorers for every pod scored, mostly of an empty list.
+        for (var peer : waiting) {
+            if (peer.gpus() > 0) {
+                return true;
+            }
+        }
+        return false;
     }
 }
