@@ -95,7 +95,12 @@ class JobObjectSizesTest {
             sizes.close();
         }
         client.close();
-        server.destroy();
+        try {
+            server.destroy();
+        } catch (IllegalStateException e) {
+            // The mock server gives up closing after a few seconds on a loaded machine; the test is over either way.
+            System.err.println("JobObjectSizesTest: " + e.getMessage());
+        }
     }
 
     private void start() {
