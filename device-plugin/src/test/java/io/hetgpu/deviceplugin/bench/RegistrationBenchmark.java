@@ -17,7 +17,8 @@ import java.util.regex.Pattern;
  * and whether SIGTERM removes the socket. Runs the real jar (simulated DGX A100) against the kubelet stand-in,
  * with the JVM options of the image's ENTRYPOINT and the DaemonSet's JAVA_TOOL_OPTIONS ({@link ShippedJvm}),
  * publishing its inventory on Node {@code gpu-1} of a stand-in API server over TLS, as on a cluster (the
- * client's HTTPS stack is part of what the plugin's memory pays for).
+ * client's HTTPS stack is part of what the plugin's memory pays for). It runs twice: without an AOT cache, and with the
+ * one the image build makes, made here the same way (the Dockerfile's training run).
  *
  * <pre>./hetgpu bench registration [RESTARTS] [--settle SECONDS] [--java-tool-options "OPTIONS"] [--api-server URL | --no-api-server]
  *                              [--gpu-source SOURCE]</pre>
@@ -56,81 +57,124 @@ public final class RegistrationBenchmark {
                 case "--api-server" -> apiServer = args[++i];
                 case "--no-api-server" -> publish = false;
                 case "--gpu-source" -> gpuSource = args[++i];
-                case "--java-tool-options" -> shipped = new ShippedJvm(shipped.entrypointOptions(), args[++i], shipped.mallocArenaMax(), shipped.memoryLimitMiB());
+                case "--java-tool-options" -> shipped = new ShippedJvm(shipped.entrypointOptions(), args[++i], shipped.mallocArenaMax(),
+                        shipped.memoryLimitMiB(), shipped.aotTraining());
                 default -> restarts = Integer.parseInt(args[i]);
             }
         }
         var temp = Files.createTempDirectory("hetgpu-bench");
-        var folder = Files.createDirectory(temp.resolve("device-plugins"));
-        var podResources = temp.resolve("pod-resources.sock");
         var java = ProcessHandle.current().info().command().orElse("java");
-        var command = new ArrayList<>(shipped.command(java, jar));
-        System.out.printf("plugin JVM (java %d): %s, JAVA_TOOL_OPTIONS=\"%s\"%n", Runtime.version().feature(),
-                String.join(" ", command.subList(1, command.size() - 2)), shipped.javaToolOptions()
-                        + (shipped.mallocArenaMax() == null ? "" : "\", MALLOC_ARENA_MAX=" + shipped.mallocArenaMax()));
+        var cache = makeCache(shipped, java, jar, temp);
         StandInApiServer standIn = null;
-        try (var kubelet = new KubeletStandIn(folder, podResources).start()) {
-            if (!publish) {
-                apiServer = null;
-            } else if (apiServer == null) {
+        try {
+            if (publish && apiServer == null) {
                 standIn = StandInApiServer.started("gpu-1");
                 apiServer = standIn.url();
             }
-            command.addAll(List.of("--gpu-source", gpuSource, "--publish-node-inventory", Boolean.toString(apiServer != null),
-                    "--node-name", "gpu-1", "--device-plugin-dir", folder.toString(), "--pod-resources-socket", podResources.toString(),
-                    "--http-port", "0"));
-            var launch = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(temp.resolve("plugin.log").toFile());
-            if (apiServer != null) {
-                // fabric8's client reads these; no kubeconfig, so nothing of the caller's own cluster is used.
-                launch.environment().put("KUBERNETES_MASTER", apiServer);
-                launch.environment().put("KUBECONFIG", temp.resolve("no-kubeconfig").toString());
-                // The stand-in's certificate is self-signed.
-                launch.environment().put("KUBERNETES_TRUST_CERTIFICATES", "true");
-            }
-            launch.environment().put("JAVA_TOOL_OPTIONS", shipped.javaToolOptions());
-            if (shipped.mallocArenaMax() != null) {
-                launch.environment().put("MALLOC_ARENA_MAX", shipped.mallocArenaMax());
-            }
-            long launched = System.nanoTime();
-            var plugin = launch.start();
-            var first = kubelet.nextRegistration();
-            System.out.printf("process launch -> Register received: %d ms (%s as %s)%n",
-                    (System.nanoTime() - launched) / 1_000_000, first.getResourceName(), first.getEndpoint());
-
-            List<Long> again = new ArrayList<>();
-            for (int i = 0; i < restarts; i++) {
-                long restarted = System.nanoTime();
-                kubelet.restart();
-                kubelet.nextRegistration();
-                again.add((System.nanoTime() - restarted) / 1_000_000);
-            }
-            System.out.printf("kubelet restart (sockets deleted) -> Register received again, %d rounds: %s ms%n", restarts, again);
-
-            // Steady state: let it serve ListAndWatch and poll PodResources a few times before reading its memory.
-            // CPU is read over the second half only: the first holds the inventory's first publishing and warm-up.
-            settleFor(plugin, settle.dividedBy(2), temp);
-            long cpuBefore = cpuMillis(plugin.pid());
-            settleFor(plugin, settle.dividedBy(2), temp);
-            var status = Files.readAllLines(Path.of("/proc", Long.toString(plugin.pid()), "status"));
-            System.out.printf("RSS after registration: %d MiB (peak %d MiB) with the manifest's JVM options, %d s later "
-                            + "(limit %d Mi; %s; no class-data archive, which only the image has)%n",
-                    mib(status, "VmRSS:"), mib(status, "VmHWM:"), settle.toSeconds(), shipped.memoryLimitMiB(),
-                    apiServer == null ? "not publishing the node inventory: no API server" : "publishing the node inventory to " + apiServer);
-
-            System.out.printf("CPU once settled: %d ms in the last %d s%n", cpuMillis(plugin.pid()) - cpuBefore, settle.toSeconds() / 2);
-            if (standIn != null) {
-                System.out.printf("hetgpu.io keys the plugin wrote on the stand-in's Node: %d%n", standIn.hetgpuKeys("gpu-1"));
-            }
-            long term = System.nanoTime();
-            plugin.destroy(); // SIGTERM
-            int code = plugin.waitFor();
-            System.out.printf("SIGTERM -> exit %d in %d ms; plugin socket left behind: %s%n", code,
-                    (System.nanoTime() - term) / 1_000_000, Files.exists(folder.resolve(first.getEndpoint())));
-            System.out.println("plugin log: " + temp.resolve("plugin.log"));
+            var launch = new Launch(shipped, java, jar, gpuSource, publish ? apiServer : null, restarts, settle, standIn);
+            launch.measure("without the AOT cache", List.of(), temp.resolve("without"));
+            launch.measure("with the image's AOT cache", List.of(ShippedJvm.CACHE_OPTION + cache), temp.resolve("with"));
         } finally {
             if (standIn != null) {
                 standIn.close();
             }
+        }
+    }
+
+    /**
+     * The cache the image build makes, made the same way: the Dockerfile's training run (its options, its simulated
+     * GPUs, no kubelet), stopped with SIGTERM after as long as the image build gives it.
+     */
+    private static Path makeCache(ShippedJvm shipped, String java, Path jar, Path temp) throws IOException, InterruptedException {
+        var cache = temp.resolve("hetgpu-device-plugin.aot");
+        var folder = Files.createDirectory(temp.resolve("aot-training"));
+        var training = new ProcessBuilder(shipped.aotTraining().command(java, jar, cache, folder)).redirectErrorStream(true)
+                .redirectOutput(temp.resolve("aot-training.log").toFile()).start();
+        // The image build's `timeout -s TERM 5`: the JVM writes the cache as it exits.
+        if (!training.waitFor(5, TimeUnit.SECONDS)) {
+            training.destroy();
+        }
+        training.waitFor();
+        if (!Files.exists(cache)) {
+            throw new IllegalStateException("the training run wrote no AOT cache; see " + temp.resolve("aot-training.log"));
+        }
+        System.out.printf("AOT cache made by the image build's training run: %d MiB (%s)%n", Files.size(cache) >> 20, cache);
+        return cache;
+    }
+
+    /** One way of launching the shipped jar against the kubelet stand-in, measured from launch to exit. */
+    private record Launch(ShippedJvm shipped, String java, Path jar, String gpuSource, String apiServer, int restarts, Duration settle,
+                          StandInApiServer standIn) {
+
+        void measure(String label, List<String> extraOptions, Path dir) throws Exception {
+            var folder = Files.createDirectories(dir.resolve("device-plugins"));
+            var podResources = dir.resolve("pod-resources.sock");
+            var command = new ArrayList<>(shipped.command(java, jar));
+            command.addAll(1, extraOptions);
+            System.out.printf("%n== %s%nplugin JVM (java %d): %s, JAVA_TOOL_OPTIONS=\"%s\"%n", label, Runtime.version().feature(),
+                    String.join(" ", command.subList(1, command.size() - 2)), shipped.javaToolOptions()
+                            + (shipped.mallocArenaMax() == null ? "" : "\", MALLOC_ARENA_MAX=" + shipped.mallocArenaMax()));
+            try (var kubelet = new KubeletStandIn(folder, podResources).start()) {
+                command.addAll(List.of("--gpu-source", gpuSource, "--publish-node-inventory", Boolean.toString(apiServer != null),
+                        "--node-name", "gpu-1", "--device-plugin-dir", folder.toString(), "--pod-resources-socket", podResources.toString(),
+                        "--http-port", "0"));
+                var launch = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(dir.resolve("plugin.log").toFile());
+                if (apiServer != null) {
+                    // fabric8's client reads these; no kubeconfig, so nothing of the caller's own cluster is used.
+                    launch.environment().put("KUBERNETES_MASTER", apiServer);
+                    launch.environment().put("KUBECONFIG", dir.resolve("no-kubeconfig").toString());
+                    // The stand-in's certificate is self-signed.
+                    launch.environment().put("KUBERNETES_TRUST_CERTIFICATES", "true");
+                }
+                launch.environment().put("JAVA_TOOL_OPTIONS", shipped.javaToolOptions());
+                if (shipped.mallocArenaMax() != null) {
+                    launch.environment().put("MALLOC_ARENA_MAX", shipped.mallocArenaMax());
+                }
+                long launched = System.nanoTime();
+                var plugin = launch.start();
+                var first = kubelet.nextRegistration();
+                System.out.printf("process launch -> Register received: %d ms (%s as %s; load %s)%n",
+                        (System.nanoTime() - launched) / 1_000_000, first.getResourceName(), first.getEndpoint(), loadAverage());
+
+                List<Long> again = new ArrayList<>();
+                for (int i = 0; i < restarts; i++) {
+                    long restarted = System.nanoTime();
+                    kubelet.restart();
+                    kubelet.nextRegistration();
+                    again.add((System.nanoTime() - restarted) / 1_000_000);
+                }
+                System.out.printf("kubelet restart (sockets deleted) -> Register received again, %d rounds: %s ms%n", restarts, again);
+
+                // Steady state: let it serve ListAndWatch and poll PodResources a few times before reading its memory.
+                // CPU is read over the second half only: the first holds the inventory's first publishing and warm-up.
+                settleFor(plugin, settle.dividedBy(2), dir);
+                long cpuBefore = cpuMillis(plugin.pid());
+                settleFor(plugin, settle.dividedBy(2), dir);
+                var status = Files.readAllLines(Path.of("/proc", Long.toString(plugin.pid()), "status"));
+                System.out.printf("RSS after registration: %d MiB (peak %d MiB) with the manifest's JVM options, %d s later (limit %d Mi; %s)%n",
+                        mib(status, "VmRSS:"), mib(status, "VmHWM:"), settle.toSeconds(), shipped.memoryLimitMiB(),
+                        apiServer == null ? "not publishing the node inventory: no API server" : "publishing the node inventory to " + apiServer);
+
+                System.out.printf("CPU once settled: %d ms in the last %d s%n", cpuMillis(plugin.pid()) - cpuBefore, settle.toSeconds() / 2);
+                if (standIn != null) {
+                    System.out.printf("hetgpu.io keys the plugin wrote on the stand-in's Node: %d%n", standIn.hetgpuKeys("gpu-1"));
+                }
+                long term = System.nanoTime();
+                plugin.destroy(); // SIGTERM
+                int code = plugin.waitFor();
+                System.out.printf("SIGTERM -> exit %d in %d ms; plugin socket left behind: %s%n", code,
+                        (System.nanoTime() - term) / 1_000_000, Files.exists(folder.resolve(first.getEndpoint())));
+                System.out.println("plugin log: " + dir.resolve("plugin.log"));
+            }
+        }
+    }
+
+    /** The one-minute load average the figures were taken at ("?" off Linux). */
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (IOException e) {
+            return "?";
         }
     }
 

@@ -11,9 +11,36 @@ import java.util.regex.Pattern;
 /**
  * The device plugin's JVM as shipped, read from the files that ship it rather than copied here: the options
  * between {@code java} and {@code -jar} in the image's ENTRYPOINT, and the DaemonSet's JAVA_TOOL_OPTIONS and
- * memory limit (and MALLOC_ARENA_MAX, glibc's, where it sets one). The class-data sharing archive exists only in the image, so its option is left out.
+ * memory limit (and MALLOC_ARENA_MAX, glibc's, where it sets one). The AOT cache exists only in the image, so its option
+ * is left out of the ENTRYPOINT's; the image build's training run that makes it is read too ({@link #aotTraining}), so
+ * that the benchmark can make the same cache and measure the plugin with it.
+ *
+ * @param aotTraining the JVM options and program arguments of the Dockerfile's training run, in order, its cache file and
+ *                    training folder as {@link #CACHE} and {@link #TRAINING_FOLDER}
  */
-record ShippedJvm(List<String> entrypointOptions, String javaToolOptions, String mallocArenaMax, long memoryLimitMiB) {
+record ShippedJvm(List<String> entrypointOptions, String javaToolOptions, String mallocArenaMax, long memoryLimitMiB,
+                  AotTraining aotTraining) {
+
+    /** Where the image keeps the cache the ENTRYPOINT names. */
+    static final String CACHE_OPTION = "-XX:AOTCache=";
+
+    /**
+     * The image build's training run: {@code java OPTIONS -jar JAR ARGUMENTS}, as the Dockerfile's RUN line has it.
+     *
+     * @param cache  the cache file it writes ({@code -XX:AOTCacheOutput=})
+     * @param folder the folder it serves its plugin socket in
+     */
+    record AotTraining(List<String> options, List<String> arguments, String cache, String folder) {
+
+        /** The run with the cache written to {@code cache} and the socket folder {@code folder} instead of the image's paths. */
+        List<String> command(String java, Path jar, Path cache, Path folder) {
+            var command = new ArrayList<String>(List.of(java));
+            options.forEach(option -> command.add(option.replace(this.cache, cache.toString())));
+            command.addAll(List.of("-jar", jar.toString()));
+            arguments.forEach(argument -> command.add(argument.replace(this.folder, folder.toString())));
+            return command;
+        }
+    }
 
     private static final Pattern QUOTED = Pattern.compile("\"([^\"]*)\"");
     private static final Pattern TOOL_OPTIONS =
@@ -33,11 +60,32 @@ record ShippedJvm(List<String> entrypointOptions, String javaToolOptions, String
         if (words.isEmpty() || !words.getFirst().equals("java") || jar < 0) {
             throw new IllegalArgumentException(dockerfile + ": ENTRYPOINT is not [\"java\", options..., \"-jar\", jar]: " + entrypoint);
         }
-        var options = words.subList(1, jar).stream().filter(o -> !o.startsWith("-XX:SharedArchiveFile=")).toList();
+        var options = words.subList(1, jar).stream().filter(o -> !o.startsWith(CACHE_OPTION)).toList();
         var yaml = Files.readString(manifest);
         var arenas = ARENAS.matcher(yaml);
         return new ShippedJvm(options, find(TOOL_OPTIONS, yaml, manifest, "env JAVA_TOOL_OPTIONS"),
-                arenas.find() ? arenas.group(1) : null, Long.parseLong(find(LIMIT, yaml, manifest, "resources.limits.memory (in Mi)")));
+                arenas.find() ? arenas.group(1) : null, Long.parseLong(find(LIMIT, yaml, manifest, "resources.limits.memory (in Mi)")),
+                aotTraining(dockerfile));
+    }
+
+    /** The RUN line that writes the AOT cache: its words between {@code java} and the first {@code ;}. */
+    static AotTraining aotTraining(Path dockerfile) throws IOException {
+        // A RUN instruction may continue over lines ending in a backslash.
+        var text = Files.readString(dockerfile).replace("\\\n", " ");
+        var run = text.lines().filter(line -> line.startsWith("RUN ") && line.contains("-XX:AOTCacheOutput=")).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException(dockerfile + ": no RUN line that writes an AOT cache (-XX:AOTCacheOutput=)"));
+        var command = run.substring(run.indexOf(" java ") + " java ".length());
+        command = command.substring(0, command.indexOf(';'));
+        var words = List.of(command.trim().split("\\s+"));
+        int jar = words.indexOf("-jar");
+        var options = words.subList(0, jar);
+        var cache = options.stream().filter(o -> o.startsWith("-XX:AOTCacheOutput=")).findFirst().orElseThrow()
+                .substring("-XX:AOTCacheOutput=".length());
+        var arguments = words.subList(jar + 2, words.size());
+        var folder = arguments.stream().filter(a -> a.startsWith("--device-plugin-dir=")).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException(dockerfile + ": the training run names no --device-plugin-dir"))
+                .substring("--device-plugin-dir=".length());
+        return new AotTraining(options, arguments, cache, folder);
     }
 
     private static String find(Pattern pattern, String text, Path file, String what) {

@@ -15,9 +15,9 @@ class ShippedJvmTest {
     }
 
     @Test
-    void readsTheEntrypointOptionsWithoutTheArchiveThatOnlyTheImageHas() {
+    void readsTheEntrypointOptionsWithoutTheCacheThatOnlyTheImageHas() {
         assertThat(shipped.entrypointOptions()).contains("--sun-misc-unsafe-memory-access=allow")
-                .noneMatch(option -> option.startsWith("-XX:SharedArchiveFile="));
+                .noneMatch(option -> option.startsWith(ShippedJvm.CACHE_OPTION));
         assertThat(shipped.command("java", Path.of("plugin.jar")))
                 .startsWith("java", "-XX:MaxRAM=" + shipped.memoryLimitMiB() + "m")
                 .endsWith("-jar", "plugin.jar");
@@ -28,5 +28,17 @@ class ShippedJvmTest {
         assertThat(shipped.javaToolOptions()).contains("-XX:+ExitOnOutOfMemoryError", "-Xmx", "-Djava.io.tmpdir=/tmp");
         assertThat(shipped.mallocArenaMax()).isEqualTo("2");
         assertThat(shipped.memoryLimitMiB()).isEqualTo(256);
+    }
+
+    @Test
+    void readsTheImageBuildsTrainingRunWithItsPathsMovable() {
+        var training = shipped.aotTraining();
+        assertThat(training.options()).anyMatch(option -> option.startsWith("-XX:AOTCacheOutput="));
+        var command = training.command("java", Path.of("plugin.jar"), Path.of("/tmp/x/plugin.aot"), Path.of("/tmp/x/sockets"));
+        assertThat(command).contains("-XX:AOTCacheOutput=/tmp/x/plugin.aot", "--device-plugin-dir=/tmp/x/sockets")
+                .containsSubsequence("java", "-jar", "plugin.jar").noneMatch(word -> word.startsWith("/opt/"));
+        // The cache is made with the header layout the ENTRYPOINT runs with, or the JVM refuses it.
+        assertThat(training.options()).containsAll(shipped.entrypointOptions().stream()
+                .filter(option -> option.matches("-XX:[+-]UseCompactObjectHeaders")).toList());
     }
 }

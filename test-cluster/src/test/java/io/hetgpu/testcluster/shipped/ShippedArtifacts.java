@@ -51,7 +51,7 @@ enum ShippedArtifacts {
 
     /**
      * The JVM options between {@code java} and {@code -jar} in the Dockerfile's ENTRYPOINT (exec form),
-     * less the ones that name files only the image build creates (the class-data archive).
+     * less the ones that name files only the image build creates (the AOT cache).
      */
     List<String> dockerJvmOptions() {
         var entrypoint = entrypoint();
@@ -60,7 +60,7 @@ enum ShippedArtifacts {
         }
         var options = new ArrayList<String>();
         for (String word : entrypoint.subList(1, entrypoint.indexOf("-jar"))) {
-            if (!word.startsWith("-XX:SharedArchiveFile=")) {
+            if (!word.startsWith("-XX:AOTCache=")) {
                 options.add(word);
             }
         }
