@@ -192,6 +192,22 @@ class PreemptionSimulationTest {
     }
 
     @Test
+    void hetgpusPreemptVerbCountsAVictimPodOfAJobAsItsWholeJobsLostWork() {
+        var three = nodes("k80-0", "k80-1", "k80-2");
+        // W's two workers take two K80 servers at 0; L the third at 500. At 1,000 an urgent 4-GPU pod must evict one of them.
+        var jobs = List.of(psWorker(0, 0, Job.LOW_PRIORITY, 100_000), single(1, 500, Job.LOW_PRIORITY, 4, 100_000),
+                single(2, 1000, Job.HIGH_PRIORITY, 4, 3600));
+
+        var runs = byJob(new Simulation(three, SAME_SPEED, TEN_MINUTES).run(jobs, hetgpu()));
+
+        // A worker of W saved at 600: 4 GPUs x 400 s = 1,600 GPU-seconds, but W restarts whole, losing 3,200. L saved
+        // nothing yet: 4 x 500 = 2,000. Counted by pod, a worker of W looked cheapest.
+        assertThat(runs.get(1).evictions()).isEqualTo(1);
+        assertThat(runs.get(0).evictions()).isZero();
+        assertThat(runs.get(2).start()).isEqualTo(1000.0);
+    }
+
+    @Test
     void hetgpusPreemptVerbFreesTheNewestCardsWhereKubeSchedulerEvictsTheLatestStarted() {
         var mixed = nodes("k80-0", "v100-4");
         // The low job on the V100s started first; kube-scheduler's last rule evicts the latest-started victims (the K80's).
