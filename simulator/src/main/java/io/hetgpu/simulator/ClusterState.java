@@ -73,6 +73,18 @@ final class ClusterState {
     }
 
     /**
+     * kube-scheduler's NodeResourcesFit for a pod of a job planned whole, with the pods planned before it on the node
+     * counted as if bound: room for one more pod beside them, and for its cpu and memory. Its GPUs the plan counts.
+     */
+    boolean fitsBeside(int node, Job.Pod pod, List<Job.Pod> plannedThere) {
+        var requests = requested[node].plus(pod.requests());
+        for (var planned : plannedThere) {
+            requests = requests.plus(planned.requests());
+        }
+        return pods[node] + plannedThere.size() < SimNode.MAX_PODS && requests.fitsIn(nodes.get(node).allocatable());
+    }
+
+    /**
      * The devices the pod gets once bound: what kubelet's device plugin answers GetPreferredAllocation,
      * i.e. the shared allocator's best-connected set among ALL the node's free healthy devices. The
      * plugin is not told the pod's card or memory requirements, so on a node with two kinds of card this

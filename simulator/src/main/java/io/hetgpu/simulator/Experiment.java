@@ -62,8 +62,11 @@ public record Experiment(String name, ClusterInventory inventory, List<Job> jobs
     /** The policies compared, each a fresh placer seeded alike. */
     public List<Placer> placers(long seed) {
         var placers = new ArrayList<Placer>();
-        // The baseline: kube-scheduler as a cluster with PriorityClasses runs it, preempting. Every hetgpu run preempts too.
+        // The baseline: kube-scheduler as a cluster with PriorityClasses and no gang scheduling runs it, pod by pod and
+        // preempting. Every hetgpu run preempts too. Beside it, the same with whole-workload admission (Kueue), and the
+        // earlier releases' baseline that never preempts.
         placers.add(new KubernetesDefaultPlacer(seed));
+        placers.add(KubernetesDefaultPlacer.wholeWorkload(seed));
         placers.add(KubernetesDefaultPlacer.nonPreemptive(seed));
         // By default the extender's defaults, which are also what manifests/ deploys (a manifests test keeps them equal).
         placers.add(hetgpu("hetgpu", config.weights(), WorkloadThroughputs.NONE, seed));
@@ -98,7 +101,7 @@ public record Experiment(String name, ClusterInventory inventory, List<Job> jobs
         return run(seed, name -> true);
     }
 
-    /** The policies whose names pass {@code which}, both kube-scheduler runs (the report's baselines) always. */
+    /** The policies whose names pass {@code which}, every kube-scheduler run (the report's baselines) always. */
     public List<Summary> run(long seed, java.util.function.Predicate<String> which) {
         var simulation = new Simulation(inventory, speed, checkpoints, communication);
         // Each policy's run is independent of the others (its own placer, tie-breaks and state): run them side by side.

@@ -1,5 +1,6 @@
 package io.hetgpu.simulator;
 
+import io.hetgpu.extender.job.JobPlanner;
 import io.hetgpu.extender.model.DataLocality;
 import io.hetgpu.extender.model.GpuPreference;
 import io.hetgpu.extender.model.NodeState;
@@ -10,6 +11,7 @@ import io.hetgpu.extender.model.PriorityHint;
 import io.hetgpu.extender.model.WaitingPeer;
 import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
 import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.service.JobPreemptionStep;
 import io.hetgpu.extender.service.PolicyStep;
 import io.hetgpu.extender.service.PreemptionStep;
 import io.hetgpu.kubescheduler.preemption.Victims;
@@ -17,6 +19,8 @@ import io.hetgpu.extender.policy.TopTierHeadroom;
 import io.hetgpu.kubescheduler.selection.HostSelection;
 import io.hetgpu.kubescheduler.selection.TieBreak;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,11 +34,16 @@ import java.util.Set;
  * one fits, each node's total is kube-scheduler's default score plus 10 x {@link KubeScore#EXTENDER_WEIGHT}
  * x hetgpu's score, and ties are broken as its selectHost does. The pod's GPUs are the set the extender offered
  * on that node: its bind verb records them and hetgpu's device plugin gives exactly those (the bind handshake).
+ *
+ * <p>A job of several pods is planned whole by the extender's own {@link JobPlanner}, with kube-scheduler's cpu and
+ * memory fit for each member; the extender steers each member to its seat, so kube-scheduler finds one node for it and
+ * scores nothing. It preempts for such a job by the extender's own rule ({@link JobPreemptionStep}).
  */
-final class HetgpuPlacer implements Placer, PreemptVerb {
+final class HetgpuPlacer implements Placer, PreemptVerb, JobPlacing {
 
     private final String name;
     private final PlacementPolicy policy;
+    private final JobPlanner planner;
     private final boolean namesWorkload;
     private final TieBreak ties;
     private final Preempting preempting;
@@ -47,6 +56,7 @@ final class HetgpuPlacer implements Placer, PreemptVerb {
     HetgpuPlacer(String name, PlacementPolicy policy, boolean namesWorkload, long seed) {
         this.name = name;
         this.policy = policy;
+        this.planner = new JobPlanner(policy);
         this.namesWorkload = namesWorkload;
         this.ties = TieBreak.random(new Random(seed));
         this.preempting = Preempting.Kube.seeded(seed, this);
@@ -56,6 +66,7 @@ final class HetgpuPlacer implements Placer, PreemptVerb {
     HetgpuPlacer(String name, PlacementPolicy policy, boolean namesWorkload, TieBreak ties) {
         this.name = name;
         this.policy = policy;
+        this.planner = new JobPlanner(policy);
         this.namesWorkload = namesWorkload;
         this.ties = ties;
         this.preempting = Preempting.NEVER;
@@ -69,6 +80,11 @@ final class HetgpuPlacer implements Placer, PreemptVerb {
     @Override
     public Preempting preempting() {
         return preempting;
+    }
+
+    @Override
+    public Admission admission() {
+        return new Admission.Planned(this);
     }
 
     static PodRequest request(Job job, int podIndex, boolean namesWorkload) {
@@ -85,9 +101,12 @@ final class HetgpuPlacer implements Placer, PreemptVerb {
             var node = cluster.nodes().get(earlier.get(i).node());
             peers.add(new PeerLocation("job-" + job.id() + "-" + i, node.name(), node.rack(), node.zone()));
         }
-        var volumes = job.dataRack().isEmpty() ? List.<DataLocality>of()
-                : List.of(new DataLocality(Set.of(), Set.of(job.dataRack()), Set.of()));
-        return new PlacementContext(peers, volumes, waiting(job, podIndex, earlier));
+        return new PlacementContext(peers, volumes(job), waiting(job, podIndex, earlier));
+    }
+
+    /** The job's training data, as the claim's {@code hetgpu.io/data-locality} names its rack. */
+    private static List<DataLocality> volumes(Job job) {
+        return job.dataRack().isEmpty() ? List.of() : List.of(new DataLocality(Set.of(), Set.of(job.dataRack()), Set.of()));
     }
 
     /**
@@ -184,15 +203,71 @@ final class HetgpuPlacer implements Placer, PreemptVerb {
             int node = cluster.indexOf(nodeName);
             long freed = 0;
             long lost = 0;
+            var jobsCounted = new HashSet<String>();
             for (var victim : onNode.pods()) {
                 var facts = victims.get(victim.uid());
                 freed |= facts.mask();
-                lost += facts.gpuSecondsLost();
+                if (facts.job().isEmpty() || jobsCounted.add(facts.job())) {
+                    lost += facts.gpuSecondsLost();
+                }
             }
             proposals.add(new PreemptionStep.Proposal(nodeName, cluster.state(node).withFreed(freed), reachable.get(node), lost, 0));
         });
         var kept = new LinkedHashMap<String, Victims>();
         PreemptionStep.judge(policy, request, closed, context(job, podIndex, earlier, cluster), proposals).kept().forEach(node -> kept.put(node, candidates.get(node)));
         return kept;
+    }
+
+    @Override
+    public List<PodPlacement> plan(Job job, ClusterState cluster) {
+        var members = members(job);
+        var outcome = planner.plan(plannedJob(job, members, cluster), cluster.states(), (member, node, planned) -> {
+            var there = planned.stream().filter(seat -> seat.nodeName().equals(node)).map(seat -> pod(seat.member())).toList();
+            return cluster.fitsBeside(cluster.indexOf(node), pod(member), there);
+        });
+        if (!(outcome instanceof JobPlanner.Planned planned)) {
+            return null;
+        }
+        var placements = new ArrayList<PodPlacement>(members.size());
+        for (var member : members) {
+            var seat = planned.seatOf(member.name());
+            placements.add(new PodPlacement(cluster.indexOf(seat.nodeName()), seat.set()));
+        }
+        return placements;
+    }
+
+    /**
+     * The extender's rule over the simulated cluster. Its plans, as the preempt verb's, take every member anywhere the
+     * policy lets it go: whether kube-scheduler's own filters pass the seat is asked when the job is placed.
+     */
+    @Override
+    public JobPreemptionStep.Answer preempt(Job job, ClusterState cluster, List<JobPreemptionStep.Victim> victims) {
+        var planned = plannedJob(job, members(job), cluster);
+        return JobPreemptionStep.answer(states -> planner.plan(planned, states, JobPlanner.MemberFit.ANY), cluster.states(), victims);
+    }
+
+    private List<PodRequest> members(Job job) {
+        var members = new ArrayList<PodRequest>(job.pods().size());
+        for (int i = 0; i < job.pods().size(); i++) {
+            members.add(request(job, i, namesWorkload));
+        }
+        return members;
+    }
+
+    /**
+     * The job as the planner takes it: no member placed yet (its peers are those planned before it), near its data, and
+     * the tiers closed to each member as the filter closes them now (one count of the cluster for all the plans of an
+     * answer, as they are all about the same moment).
+     */
+    private JobPlanner.Job plannedJob(Job job, List<PodRequest> members, ClusterState cluster) {
+        var closed = new HashMap<PodRequest, ClosedTier>();
+        var context = new PlacementContext(List.of(), volumes(job), List.of());
+        return new JobPlanner.Job("sim/job-" + job.id(), members, member -> context,
+                member -> closed.computeIfAbsent(member, m -> closedTier(m, cluster)));
+    }
+
+    /** A member's cpu and memory follow from its GPU count, as every simulated pod's. */
+    private static Job.Pod pod(PodRequest member) {
+        return new Job.Pod(member.gpuCount(), member.role());
     }
 }

@@ -13,24 +13,48 @@ import java.util.List;
  * @param topTierGpus     how many of those GPUs are of the cluster's top tier
  * @param onNvlink        every GPU in one NVLink-connected set
  * @param crossRackGb     gradient traffic of its last run that crossed racks (ps/worker jobs)
- * @param evictions       how many times it was preempted
+ * @param evictions       how many times it was preempted (its pods while it was half-placed included)
  * @param lostGpuHours    GPU-hours that produced nothing kept: work since the last checkpoint at each eviction, and
  *                        every restart's overhead
  * @param earlierGpuHours GPU-hours its evicted runs held
+ * @param halfPlaced      the times some of its pods held a node while others waited for one
  */
 public record JobRun(Job job, double start, double end, List<Placer.PodPlacement> placements, List<String> models,
                      int topTierGpus, boolean onNvlink, double crossRackGb, int evictions, double lostGpuHours,
-                     double earlierGpuHours) {
+                     double earlierGpuHours, HalfPlaced halfPlaced) {
 
     public JobRun {
         placements = List.copyOf(placements);
         models = List.copyOf(models);
     }
 
-    /** A job that ran once, never evicted. */
+    /** A job that ran once, never evicted nor half-placed. */
     public JobRun(Job job, double start, double end, List<Placer.PodPlacement> placements, List<String> models,
                   int topTierGpus, boolean onNvlink, double crossRackGb) {
-        this(job, start, end, placements, models, topTierGpus, onNvlink, crossRackGb, 0, 0, 0);
+        this(job, start, end, placements, models, topTierGpus, onNvlink, crossRackGb, 0, 0, 0, HalfPlaced.NONE);
+    }
+
+    /**
+     * The stretches of time during which some of a job's pods were placed while others waited, summed over them: what
+     * kube-scheduler without a gang plugin leaves, pods holding GPUs for a job that cannot train yet.
+     *
+     * @param gpuHours                GPU-hours held by its placed pods while the job was incomplete
+     * @param longestHours            the longest such stretch, whatever its placed pods held
+     * @param longestHoldingGpusHours the longest stretch during which its placed pods held GPUs
+     */
+    public record HalfPlaced(double gpuHours, double longestHours, double longestHoldingGpusHours) {
+
+        public static final HalfPlaced NONE = new HalfPlaced(0, 0, 0);
+
+        HalfPlaced plus(HalfPlaced other) {
+            return new HalfPlaced(gpuHours + other.gpuHours, Math.max(longestHours, other.longestHours),
+                    Math.max(longestHoldingGpusHours, other.longestHoldingGpusHours));
+        }
+
+        /** Whether the job ever waited half-placed: time passed with some of its pods placed and others not. */
+        public boolean stalled() {
+            return longestHours > 0;
+        }
     }
 
     public double completionHours() {
@@ -42,7 +66,7 @@ public record JobRun(Job job, double start, double end, List<Placer.PodPlacement
         return (start - job.arrival()) / 3600;
     }
 
-    /** GPU-hours it held, evicted runs included. */
+    /** GPU-hours it held running, evicted runs included (not those held while it was half-placed). */
     public double gpuHours() {
         return job.gpus() * (end - start) / 3600 + earlierGpuHours;
     }

@@ -16,39 +16,60 @@ import java.util.Random;
  */
 final class KubernetesDefaultPlacer implements Placer {
 
+    static final String NAME = "kubernetes-default";
+    static final String WHOLE_WORKLOAD = "kubernetes-default-whole-workload";
+    static final String NON_PREEMPTIVE = "kubernetes-default-no-preemption";
+
     private final TieBreak ties;
     private final Preempting preempting;
+    private final Admission admission;
 
-    /** kube-scheduler as clusters with PriorityClasses run it: with DefaultPreemption. */
+    /** kube-scheduler as clusters with PriorityClasses and no gang scheduling run it: pod by pod, with DefaultPreemption. */
     KubernetesDefaultPlacer(long seed) {
-        this(TieBreak.random(new Random(seed)), Preempting.Kube.seeded(seed, PreemptVerb.NONE));
+        this(TieBreak.random(new Random(seed)), Preempting.Kube.seeded(seed, PreemptVerb.NONE), Admission.POD_BY_POD);
     }
 
+    /** Without preemption, pod by pod. */
     KubernetesDefaultPlacer(TieBreak ties) {
-        this(ties, Preempting.NEVER);
+        this(ties, Preempting.NEVER, Admission.POD_BY_POD);
     }
 
-    KubernetesDefaultPlacer(TieBreak ties, Preempting preempting) {
+    KubernetesDefaultPlacer(TieBreak ties, Preempting preempting, Admission admission) {
         this.ties = ties;
         this.preempting = preempting;
+        this.admission = admission;
     }
 
-    /** The same scheduler that never preempts: the figures of earlier releases, kept for continuity. */
+    /** With DefaultPreemption, and every job admitted whole or not at all, as Kueue or the Workload API admit a workload. */
+    static KubernetesDefaultPlacer wholeWorkload(long seed) {
+        return new KubernetesDefaultPlacer(TieBreak.random(new Random(seed)), Preempting.Kube.seeded(seed, PreemptVerb.NONE),
+                Admission.WHOLE_WORKLOAD);
+    }
+
+    /**
+     * Never preempting, jobs admitted whole: the baseline of earlier releases, kept for continuity with their figures
+     * (which were measured with whole-workload admission on both sides).
+     */
     static KubernetesDefaultPlacer nonPreemptive(long seed) {
-        return new KubernetesDefaultPlacer(TieBreak.random(new Random(seed)), Preempting.NEVER);
+        return new KubernetesDefaultPlacer(TieBreak.random(new Random(seed)), Preempting.NEVER, Admission.WHOLE_WORKLOAD);
     }
 
     @Override
     public String name() {
-        return preempting instanceof Preempting.Never ? NON_PREEMPTIVE : NAME;
+        if (preempting instanceof Preempting.Never) {
+            return NON_PREEMPTIVE;
+        }
+        return admission instanceof Admission.WholeWorkload ? WHOLE_WORKLOAD : NAME;
     }
-
-    static final String NAME = "kubernetes-default";
-    static final String NON_PREEMPTIVE = "kubernetes-default-no-preemption";
 
     @Override
     public Preempting preempting() {
         return preempting;
+    }
+
+    @Override
+    public Admission admission() {
+        return admission;
     }
 
     @Override

@@ -34,4 +34,7 @@ public interface Placer {
     default Preempting preempting() {
         return Preempting.NEVER;
     }
+
+    /** How the pods of a job of several get their nodes. */
+    Admission admission();
 }

@@ -14,8 +14,11 @@ interface PreemptVerb {
     /**
      * What the extender knows of a running pod: the devices it holds on its node (read from the bind handshake's
      * annotation, exact) and the work an eviction would destroy.
+     *
+     * @param gpuSecondsLost for a pod of a job of several, its whole job's: the job restarts whole, whichever pod is evicted
+     * @param job            the job of several it belongs to, or "" (a job's loss is counted once however many of its pods go)
      */
-    record VictimFacts(long mask, long gpuSecondsLost) {
+    record VictimFacts(long mask, long gpuSecondsLost, String job) {
     }
 
     /**

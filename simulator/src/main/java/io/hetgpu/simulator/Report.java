@@ -68,9 +68,17 @@ public final class Report {
         text.append(markdown(List.of("policy", "evicted", "GPU-h lost", "steady high", "steady all"), summaries.stream().map(s -> List.of(
                 s.policy(), Integer.toString(s.preemptions()), String.format(Locale.ROOT, "%.0f", s.gpuHoursLost()),
                 s.steadyJct() > 0 ? twoDecimals(s.steadyJctHigh()) : "–", s.steadyJct() > 0 ? twoDecimals(s.steadyJct()) : "–")).toList()));
+        text.append('\n').append(wrap("**Half-placed jobs**: jobs that ever waited with some of their pods placed and others not "
+                + "(pods holding GPUs, cpu and memory for a job that cannot run yet), of those the jobs whose pods held GPUs for longer "
+                + "at a stretch than the extender's plan deadline (" + (int) Summary.HalfPlacedJobs.DEADLINE_SECONDS + " s), the GPU-hours "
+                + "held by pods of incomplete jobs, and the longest such stretch.")).append("\n\n");
+        text.append(markdown(List.of("policy", "half-placed", "> deadline", "GPU-h held", "longest h"), summaries.stream().map(s -> List.of(
+                s.policy(), Integer.toString(s.halfPlaced().jobs()), Integer.toString(s.halfPlaced().beyondDeadline()),
+                String.format(Locale.ROOT, "%.0f", s.halfPlaced().gpuHours()), twoDecimals(s.halfPlaced().longestHours()))).toList()));
         var notes = new StringBuilder();
         summaries.stream().filter(s -> s.neverPlaced() > 0).forEach(s -> notes.append(wrap("- "
-                + s.policy() + ": " + s.neverPlaced() + " jobs never placed (no node could ever take them), left out of the figures.", "  ")).append('\n'));
+                + s.policy() + ": " + s.neverPlaced() + " jobs never started (no node could ever take them, or they were left half-placed "
+                + "with nothing else running), left out of the figures but for half-placed jobs.", "  ")).append('\n'));
         sameAsEarlier(summaries).forEach((policy, earlier) -> notes.append(wrap("- "
                 + policy + " is identical to " + earlier + " in every figure: on this trace, what it changes makes no difference.", "  "))
                 .append('\n'));
@@ -312,9 +320,56 @@ public final class Report {
             lost.put(policy, lostCells);
         }
         text.append(markdown(List.of("policy", "vs ceiling", "worst", "all ×", "least", "lost ≤ base"), rows));
+        text.append(againstWholeWorkload(bySeed));
         text.append('\n').append(wrap("**Preemption**: jobs evicted / GPU-hours lost (work since the last checkpoint, and restarts).")).append("\n\n");
         text.append(perSeed(seeds, "policy (evicted / GPU-h lost)", lost));
+        var halfPlaced = new LinkedHashMap<String, List<String>>();
+        for (int p = 0; p < policies; p++) {
+            var cells = new ArrayList<String>();
+            for (var seed : seeds) {
+                var spent = bySeed.get(seed).get(p).halfPlaced();
+                cells.add(String.format(Locale.ROOT, "%d / %d / %.0f", spent.jobs(), spent.beyondDeadline(), spent.gpuHours()));
+            }
+            halfPlaced.put(bySeed.get(seeds.getFirst()).get(p).policy(), cells);
+        }
+        text.append('\n').append(wrap("**Half-placed jobs**: jobs that ever waited half-placed / of them, holding GPUs longer than the "
+                + "plan deadline (" + (int) Summary.HalfPlacedJobs.DEADLINE_SECONDS + " s) / GPU-hours held by pods of incomplete jobs.")).append("\n\n");
+        text.append(perSeed(seeds, "policy (jobs / > deadline / GPU-h)", halfPlaced));
         return text.toString();
+    }
+
+    /**
+     * Each policy against the baseline that admits every job whole ({@link KubernetesDefaultPlacer#WHOLE_WORKLOAD}), when
+     * the run has it: the comparison of earlier releases, whose baseline admitted that way.
+     */
+    private static String againstWholeWorkload(SortedMap<Long, List<Summary>> bySeed) {
+        var seeds = List.copyOf(bySeed.keySet());
+        var names = bySeed.get(seeds.getFirst()).stream().map(Summary::policy).toList();
+        int whole = names.indexOf(KubernetesDefaultPlacer.WHOLE_WORKLOAD);
+        if (whole < 0) {
+            return "";
+        }
+        var rows = new ArrayList<List<String>>();
+        for (int p = 0; p < names.size(); p++) {
+            var high = new double[seeds.size()];
+            var all = new double[seeds.size()];
+            int noWorse = 0;
+            for (int i = 0; i < seeds.size(); i++) {
+                var base = bySeed.get(seeds.get(i)).get(whole);
+                var summary = bySeed.get(seeds.get(i)).get(p);
+                high[i] = base.meanJctHigh() / summary.meanJctHigh();
+                all[i] = base.meanJct() / summary.meanJct();
+                noWorse += summary.gpuHoursLost() <= base.gpuHoursLost() ? 1 : 0;
+            }
+            Arrays.sort(high);
+            Arrays.sort(all);
+            rows.add(List.of(names.get(p), String.format(Locale.ROOT, "%.2f×", median(high)), String.format(Locale.ROOT, "%.2f×", high[0]),
+                    String.format(Locale.ROOT, "%.2f×", median(all)), String.format(Locale.ROOT, "%.2f×", all[0]), noWorse + " of " + seeds.size()));
+        }
+        return "\n" + wrap("**Against " + KubernetesDefaultPlacer.WHOLE_WORKLOAD + "** (every job admitted whole, as Kueue admits a "
+                + "workload): speed-up of high-priority and all jobs' mean JCT (median; least), and the seeds on which preemption "
+                + "lost no more GPU-hours than it did.") + "\n\n"
+                + markdown(List.of("policy", "high ×", "least", "all ×", "least", "lost ≤ whole"), rows);
     }
 
     private static double median(double[] sorted) {

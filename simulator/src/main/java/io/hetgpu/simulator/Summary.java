@@ -32,12 +32,58 @@ import java.util.stream.Collectors;
  * @param otherJctByGpus     mean JCT of the jobs that are not high priority, by GPUs per job: on a loaded cluster the
  *                           largest wait longest, and their wait is most of the overall mean
  * @param highJctByGpus      mean JCT of the high-priority jobs by GPUs per job: where they trail the ceiling
+ * @param halfPlaced         what jobs spent with some of their pods placed while others waited
  */
 public record Summary(String policy, int jobs, double meanJctHigh, double p99JctHigh, double meanJctOther, double p99JctOther,
                       double meanJct, double makespan, double meanQueueing, double gpuUtilisation, double highOnTopTier,
                       double multiGpuOnNvlink, double crossRackTb, int neverPlaced, int preemptions, double gpuHoursLost,
                       double steadyJctHigh, double steadyJct, SortedMap<Integer, Double> otherJctByGpus,
-                      SortedMap<Integer, Double> highJctByGpus) {
+                      SortedMap<Integer, Double> highJctByGpus, HalfPlacedJobs halfPlaced) {
+
+    /**
+     * Jobs left half-placed: some of their pods bound and holding GPUs, cpu and memory while others wait for a node.
+     *
+     * @param jobs               jobs that ever waited half-placed (time passed with some of their pods placed, others not)
+     * @param beyondDeadline     of those, the jobs whose placed pods held GPUs for longer at a stretch than a plan of the
+     *                           extender holds them ({@link #DEADLINE_SECONDS}) before it lets them go
+     * @param gpuHours           GPU-hours held by pods of jobs that were not complete
+     * @param longestHours       the longest stretch any job's placed pods held GPUs while it was not complete
+     */
+    public record HalfPlacedJobs(int jobs, int beyondDeadline, double gpuHours, double longestHours) {
+
+        public static final HalfPlacedJobs NONE = new HalfPlacedJobs(0, 0, 0, 0);
+
+        /** The extender's plan deadline as shipped ({@code jobPlanDeadline}). */
+        static final double DEADLINE_SECONDS = io.hetgpu.extender.service.WholeJobs.Settings.DEFAULT_DEADLINE.toSeconds();
+
+        static HalfPlacedJobs of(List<JobRun.HalfPlaced> spent) {
+            int jobs = 0;
+            int beyond = 0;
+            double gpuHours = 0;
+            double longest = 0;
+            for (var one : spent) {
+                if (!one.stalled()) {
+                    continue;
+                }
+                jobs++;
+                beyond += one.longestHoldingGpusHours() * 3600 > DEADLINE_SECONDS ? 1 : 0;
+                gpuHours += one.gpuHours();
+                longest = Math.max(longest, one.longestHoldingGpusHours());
+            }
+            return new HalfPlacedJobs(jobs, beyond, gpuHours, longest);
+        }
+    }
+
+    /** Without what jobs spent half-placed. */
+    public Summary(String policy, int jobs, double meanJctHigh, double p99JctHigh, double meanJctOther, double p99JctOther,
+                   double meanJct, double makespan, double meanQueueing, double gpuUtilisation, double highOnTopTier,
+                   double multiGpuOnNvlink, double crossRackTb, int neverPlaced, int preemptions, double gpuHoursLost,
+                   double steadyJctHigh, double steadyJct, SortedMap<Integer, Double> otherJctByGpus,
+                   SortedMap<Integer, Double> highJctByGpus) {
+        this(policy, jobs, meanJctHigh, p99JctHigh, meanJctOther, p99JctOther, meanJct, makespan, meanQueueing, gpuUtilisation,
+                highOnTopTier, multiGpuOnNvlink, crossRackTb, neverPlaced, preemptions, gpuHoursLost, steadyJctHigh, steadyJct,
+                otherJctByGpus, highJctByGpus, HalfPlacedJobs.NONE);
+    }
 
     public Summary {
         otherJctByGpus = Collections.unmodifiableSortedMap(new TreeMap<>(otherJctByGpus));
@@ -76,7 +122,8 @@ public record Summary(String policy, int jobs, double meanJctHigh, double p99Jct
                 multi.isEmpty() ? 0 : multi.stream().filter(JobRun::onNvlink).count() / (double) multi.size(),
                 runs.stream().mapToDouble(JobRun::crossRackGb).sum() / 1000, result.neverPlaced(),
                 runs.stream().mapToInt(JobRun::evictions).sum(), runs.stream().mapToDouble(JobRun::lostGpuHours).sum(),
-                mean(runs, steady.and(high)), mean(runs, steady), meanByGpus(runs, high.negate()), meanByGpus(runs, high));
+                mean(runs, steady.and(high)), mean(runs, steady), meanByGpus(runs, high.negate()), meanByGpus(runs, high),
+                HalfPlacedJobs.of(java.util.stream.Stream.concat(runs.stream().map(JobRun::halfPlaced), result.unfinished().stream()).toList()));
     }
 
     private static SortedMap<Integer, Double> meanByGpus(List<JobRun> runs, Predicate<JobRun> which) {
@@ -91,7 +138,7 @@ public record Summary(String policy, int jobs, double meanJctHigh, double p99Jct
     public Summary withPolicy(String name) {
         return new Summary(name, jobs, meanJctHigh, p99JctHigh, meanJctOther, p99JctOther, meanJct, makespan, meanQueueing, gpuUtilisation,
                 highOnTopTier, multiGpuOnNvlink, crossRackTb, neverPlaced, preemptions, gpuHoursLost, steadyJctHigh, steadyJct,
-                otherJctByGpus, highJctByGpus);
+                otherJctByGpus, highJctByGpus, halfPlaced);
     }
 
     private static double mean(List<JobRun> runs, Predicate<JobRun> which) {

@@ -25,7 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * heterogeneous cluster, once through the simulator's placers and once through the test cluster (API
  * server, simulated kubelets with the real device plugins over Unix sockets, the real extender over
  * HTTP as manifests/ configures it, the kube-scheduler-protocol driver), with the same creations and
- * deletions; every scheduling attempt must end alike: unschedulable, or the same node and the same GPUs.
+ * deletions; every scheduling attempt must end alike: unschedulable, or the same node and the same GPUs. Its jobs of
+ * several pods carry {@code hetgpu.io/job}: with hetgpu they are planned whole, by the extender's WholeJobs in the test
+ * cluster and by the same planner in the simulator; kube-scheduler alone places them pod by pod on both sides.
  * Ties are broken by equally seeded random draws on both sides, so equal scores in equal order choose alike.
  */
 class PlacementEqualityTest {
@@ -58,11 +60,17 @@ class PlacementEqualityTest {
         var configuration = DeployedConfiguration.load(ProjectFiles.manifests());
         var policy = new PlacementPolicy(configuration.extender().policy());
         var inventory = TestClusterInventory.of(NODES, CardCatalog.defaults());
-        var script = PlacementScript.play(inventory, new HetgpuPlacer("hetgpu", policy, false, ties()), RACKS, 180, true, SEED);
+        var script = PlacementScript.play(inventory, new HetgpuPlacer("hetgpu", policy, false, ties()), RACKS, 180, true, true, SEED);
 
         var replayed = replay(script, cluster -> configuration.schedulerCalling(cluster.startExtender(configuration.extender())));
 
         assertSame(script, replayed, 200);
+        // Its ps/worker jobs carry hetgpu.io/job: the extender's WholeJobs plans them whole in the test cluster, the
+        // simulator through the same planner, and both place or refuse every member alike.
+        System.out.printf("%d jobs of several pods placed whole, %d refused whole at least once%n", script.jobsPlacedWhole(),
+                script.jobsRefusedWhole());
+        assertThat(script.jobsPlacedWhole()).isGreaterThanOrEqualTo(15);
+        assertThat(script.jobsRefusedWhole()).isPositive();
         // Reported, not asserted: pods whose GPUs are not of a card they accept (the device plugin does not
         // know the pod's requirements; see DeviceChoiceTest).
         var devices = inventory.nodes().stream().flatMap(node -> node.gpus().topology().devices().stream())
@@ -78,7 +86,7 @@ class PlacementEqualityTest {
     void kubernetesAlonePlacesInTheSimulatorAsInTheTestCluster() throws Exception {
         var configuration = DeployedConfiguration.load(ProjectFiles.manifests());
         var inventory = TestClusterInventory.of(NODES, CardCatalog.defaults());
-        var script = PlacementScript.play(inventory, new KubernetesDefaultPlacer(ties()), RACKS, 70, false, SEED);
+        var script = PlacementScript.play(inventory, new KubernetesDefaultPlacer(ties()), RACKS, 70, false, false, SEED);
         var replayed = replay(script, cluster -> configuration.scheduler().withoutExtenders());
 
         assertSame(script, replayed, 80);

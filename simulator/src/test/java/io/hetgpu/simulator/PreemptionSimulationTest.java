@@ -106,35 +106,81 @@ class PreemptionSimulationTest {
     }
 
     @Test
-    void aGangIsAdmittedWholeOrEvictsNothing() {
+    void aWholeWorkloadOrAJobHetgpuPlansEvictsNothingWhenItStillCouldNotStart() {
         // A high ps/worker job needs two 4-GPU nodes: one holds a low job, the other a high one it cannot evict.
+        var two = nodes("k80-0", "k80-1");
+        var jobs = List.of(single(0, 0, Job.LOW_PRIORITY, 4, 7200), single(1, 10, Job.HIGH_PRIORITY, 4, 7200),
+                psWorker(2, 100, Job.HIGH_PRIORITY, 3600));
+
+        for (var placer : List.of(KubernetesDefaultPlacer.wholeWorkload(1), hetgpu())) {
+            var runs = byJob(new Simulation(two, SAME_SPEED, TEN_MINUTES).run(jobs, placer));
+
+            assertThat(runs.get(0).evictions()).as(placer.name() + ": the low job is not evicted for a gang that still cannot start").isZero();
+            assertThat(runs.get(2).start()).as(placer.name()).isCloseTo(10 + 7200 / PCIE, within(1e-6));
+        }
+    }
+
+    @Test
+    void podByPodTheSameGangEvictsTheLowJobAndHoldsItsNodeHalfPlaced() {
         var two = nodes("k80-0", "k80-1");
         var jobs = List.of(single(0, 0, Job.LOW_PRIORITY, 4, 7200), single(1, 10, Job.HIGH_PRIORITY, 4, 7200),
                 psWorker(2, 100, Job.HIGH_PRIORITY, 3600));
 
         var runs = byJob(new Simulation(two, SAME_SPEED, TEN_MINUTES).run(jobs, new KubernetesDefaultPlacer(1)));
 
-        assertThat(runs.get(0).evictions()).as("the low job is not evicted for a gang that still cannot start").isZero();
-        assertThat(runs.get(2).start()).isCloseTo(10 + 7200 / PCIE, within(1e-6));
+        // kube-scheduler alone preempts for the first worker, which evicts the low job and takes its node; the second
+        // waits for the high job to end, and until then the first holds 4 GPUs for nothing. The low job, evicted 90 s
+        // into its run, saved nothing and restarts once the gang is done.
+        double highEnd = 10 + 7200 / PCIE;
+        var gang = runs.get(2);
+        assertThat(runs.get(0).evictions()).isEqualTo(1);
+        assertThat(gang.start()).isCloseTo(highEnd, within(1e-6));
+        assertThat(gang.halfPlaced().gpuHours()).isCloseTo(4 * (highEnd - 100) / 3600, within(1e-9));
+        assertThat(gang.halfPlaced().longestHoldingGpusHours()).isCloseTo((highEnd - 100) / 3600, within(1e-9));
+        assertThat(runs.get(0).start()).isCloseTo(gang.end(), within(1e-6));
+    }
+
+    @Test
+    void podByPodARestartedJobsFirstWorkerHoldsItsGpusWhileTheSecondWaits() {
+        var two = nodes("k80-0", "k80-1");
+        var jobs = List.of(psWorker(0, 0, Job.LOW_PRIORITY, 7200), single(1, 1800, Job.HIGH_PRIORITY, 4, 3600));
+
+        var podByPod = byJob(new Simulation(two, SAME_SPEED, TEN_MINUTES).run(jobs, new KubernetesDefaultPlacer(1)));
+        var whole = byJob(new Simulation(two, SAME_SPEED, TEN_MINUTES).run(jobs, KubernetesDefaultPlacer.wholeWorkload(1)));
+        var planned = byJob(new Simulation(two, SAME_SPEED, TEN_MINUTES).run(jobs, hetgpu()));
+
+        // The evicted job's pods come back at once. Pod by pod, one worker gets the node the urgent job left alone and
+        // holds its 4 GPUs, idle, until the urgent job ends; admitted whole or planned whole, the job waits holding nothing.
+        double urgentEnd = 1800 + 3600 / PCIE;
+        assertThat(podByPod.get(0).halfPlaced().gpuHours()).isCloseTo(4 * (urgentEnd - 1800) / 3600, within(1e-9));
+        assertThat(podByPod.get(0).halfPlaced().longestHoldingGpusHours()).isCloseTo((urgentEnd - 1800) / 3600, within(1e-9));
+        for (var runs : List.of(podByPod, whole, planned)) {
+            assertThat(runs.get(0).start()).isCloseTo(urgentEnd, within(1e-6));
+            assertThat(runs.get(0).evictions()).isEqualTo(1);
+        }
+        assertThat(whole.get(0).halfPlaced()).isEqualTo(JobRun.HalfPlaced.NONE);
+        assertThat(planned.get(0).halfPlaced()).isEqualTo(JobRun.HalfPlaced.NONE);
+    }
+
+    private static HetgpuPlacer hetgpu() {
+        return new HetgpuPlacer("hetgpu", new PlacementPolicy(PolicySettings.DEFAULTS), false, 1);
     }
 
     @Test
     void anUrgentGangsFirstWorkerEvictsWhereTheSecondCanFollow() {
         // Two DGX-1 in two racks. One runs a low 8-GPU job (A); the other a high 4-GPU job (B), which nothing evicts,
-        // and a low 2-GPU one (C). An urgent ps/worker job (D) arrives; its ps goes to the emptier second node.
+        // and a low 2-GPU one (C). An urgent ps/worker job (D) arrives.
         var two = nodes("v100-0", "v100-1");
         assertThat(two.nodes().get(0).rack()).isNotEqualTo(two.nodes().get(1).rack());
         double urgent = 3001;
         var jobs = List.of(single(0, 0, Job.LOW_PRIORITY, 8, 100_000), single(1, 1, Job.HIGH_PRIORITY, 4, 100_000),
                 single(2, 2, Job.LOW_PRIORITY, 2, 100_000), psWorker(3, urgent, Job.HIGH_PRIORITY, 3600));
 
-        var runs = byJob(new Simulation(two, SAME_SPEED, TEN_MINUTES).run(jobs,
-                new HetgpuPlacer("hetgpu", new PlacementPolicy(PolicySettings.DEFAULTS), false, 1)));
+        var runs = byJob(new Simulation(two, SAME_SPEED, TEN_MINUTES).run(jobs, hetgpu()));
 
-        // For the first worker, evicting C next to the ps leaves the second no room there (B keeps its four): that node
-        // counts 1 for the ps and 0 for the waiting worker, A's node 0 and 1. Equally close, the least work lost decides:
-        // A saved 1 s ago (8 GPU-s), C 599 s ago (1,198). The second worker follows onto A's node. (Counting only placed
-        // pods, the ps's node won outright and the second worker went to the other rack, at 0.6 of the speed.)
+        // The extender's job rule takes victim jobs cheapest first: A saved 1 s ago (8 GPU-s lost), C 599 s ago (1,198).
+        // A alone lets the whole job be planned, both workers on A's node (two pods on one node: 0.85 of the speed). C stays:
+        // evicting it beside B would make room for one worker only.
         var gang = runs.get(3);
         assertThat(gang.start()).isEqualTo(urgent);
         var workerNodes = gang.placements().stream().filter(placement -> !placement.set().positions().isEmpty())
@@ -143,6 +189,22 @@ class PreemptionSimulationTest {
         assertThat(gang.end()).isCloseTo(urgent + 3600 / PCIE, within(1e-6));
         assertThat(runs.get(0).evictions()).isEqualTo(1);
         assertThat(runs.get(2).evictions()).isZero();
+    }
+
+    @Test
+    void hetgpusPreemptVerbCountsAVictimPodOfAJobAsItsWholeJobsLostWork() {
+        var three = nodes("k80-0", "k80-1", "k80-2");
+        // W's two workers take two K80 servers at 0; L the third at 500. At 1,000 an urgent 4-GPU pod must evict one of them.
+        var jobs = List.of(psWorker(0, 0, Job.LOW_PRIORITY, 100_000), single(1, 500, Job.LOW_PRIORITY, 4, 100_000),
+                single(2, 1000, Job.HIGH_PRIORITY, 4, 3600));
+
+        var runs = byJob(new Simulation(three, SAME_SPEED, TEN_MINUTES).run(jobs, hetgpu()));
+
+        // A worker of W saved at 600: 4 GPUs x 400 s = 1,600 GPU-seconds, but W restarts whole, losing 3,200. L saved
+        // nothing yet: 4 x 500 = 2,000. Counted by pod, a worker of W looked cheapest.
+        assertThat(runs.get(1).evictions()).isEqualTo(1);
+        assertThat(runs.get(0).evictions()).isZero();
+        assertThat(runs.get(2).start()).isEqualTo(1000.0);
     }
 
     @Test

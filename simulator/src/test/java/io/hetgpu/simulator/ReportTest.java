@@ -35,9 +35,10 @@ class ReportTest {
     /** Figures wide enough to stress every column: four-digit hours, a never-placed count. */
     private static List<Summary> summaries(List<String> policies) {
         return IntStream.range(0, policies.size()).mapToObj(i -> new Summary(policies.get(i), 10_000, 1234.56 + i, 9876.54, 1234.56, 9876.54,
-                1234.56 + 2 * i, 12_345.6, 1234.56, 0.999, 0.999, 1.0, 12_345.67, i == 2 ? 123 : 0, 12_345, 12_345.67, 1234.56, 1234.56,
+                1234.56 + 2 * i, 12_345.6, 1234.56, 0.999, 0.999, 1.0, 12_345.67, i == 3 ? 123 : 0, 12_345, 12_345.67, 1234.56, 1234.56,
                 new TreeMap<>(Map.of(1, 12.34, 2, 123.45, 4, 1234.56, 8, 12_345.67)),
-                new TreeMap<>(Map.of(1, 15.67 + i, 2, 16.5, 4, 17.25, 8, 1234.5)))).toList();
+                new TreeMap<>(Map.of(1, 15.67 + i, 2, 16.5, 4, 17.25, 8, 1234.5)),
+                new Summary.HalfPlacedJobs(10_000 - i, 9_999 - i, 123_456.7, 1234.56))).toList();
     }
 
     @Test
@@ -69,12 +70,29 @@ class ReportTest {
         assertThat(report.lines()).allSatisfy(line -> assertThat(line.length()).as(line).isLessThanOrEqualTo(Report.COLUMNS));
         // Every figure of the old 15-column table is still there, each policy in each of the five tables, and in the
         // two breakdowns by job size.
-        assertThat(report.lines().filter(line -> line.startsWith("| hetgpu-workload-aware-min0.3-reserve10 "))).hasSize(7);
+        assertThat(report.lines().filter(line -> line.startsWith("| hetgpu-workload-aware-min0.3-reserve10 "))).hasSize(8);
         assertThat(report).contains("| policy                                 | 1 GPU | 2 GPUs |  4 GPUs |   8 GPUs |");
-        assertThat(report).contains("| hetgpu                                 | 10000 |", "hetgpu: 123 jobs never placed");
+        assertThat(report).contains("| hetgpu                                 | 10000 |", "hetgpu: 123 jobs never started");
+        // What jobs spent half-placed, for every policy.
+        assertThat(report).contains("| kubernetes-default                     |       10000 |       9999 |     123457 |   1234.56 |");
         // High priority by size, each policy and the ceiling's own figures for the same jobs.
         assertThat(report).contains("| kubernetes-default                     | 15.67 |  16.50 |  17.25 | 1234.50 |",
                 "| ceiling                                | 15.10 |  15.20 |  15.30 |   18.70 |");
+    }
+
+    @Test
+    void halfPlacedJobsBeyondTheDeadlineAreThoseWhosePodsHeldGpusLongerThanAPlanHoldsThem() {
+        double deadlineHours = Summary.HalfPlacedJobs.DEADLINE_SECONDS / 3600;
+        var spent = List.of(JobRun.HalfPlaced.NONE,
+                // Only its parameter server placed for two hours: half-placed, holding no GPU.
+                new JobRun.HalfPlaced(0, 2, 0),
+                new JobRun.HalfPlaced(0.5, deadlineHours / 2, deadlineHours / 2),
+                new JobRun.HalfPlaced(12, 3, 3),
+                new JobRun.HalfPlaced(40, 10, 9.5));
+
+        var figures = Summary.HalfPlacedJobs.of(spent);
+
+        assertThat(figures).isEqualTo(new Summary.HalfPlacedJobs(4, 2, 52.5, 9.5));
     }
 
     @Test

@@ -54,6 +54,30 @@ class SeedTableTest {
         return new Summary(policy, 100, high, 0, 0, 0, all, 0, 0, 0, 0, 0, 0, 0, evicted, lost, 0, 0);
     }
 
+    private static Summary halfPlacing(String policy, double high, double all, double lost, Summary.HalfPlacedJobs halfPlaced) {
+        return new Summary(policy, 100, high, 0, 0, 0, all, 0, 0, 0, 0, 0, 0, 0, 0, lost, 0, 0, new TreeMap<>(), new TreeMap<>(), halfPlaced);
+    }
+
+    @Test
+    void eachPolicyIsAlsoComparedWithTheWholeWorkloadBaselineAndItsHalfPlacedJobsAreCounted() {
+        var none = Summary.HalfPlacedJobs.NONE;
+        var bySeed = new TreeMap<Long, List<Summary>>(Map.of(
+                1L, List.of(halfPlacing("kubernetes-default", 40, 400, 100, new Summary.HalfPlacedJobs(30, 25, 1234.4, 50)),
+                        halfPlacing(KubernetesDefaultPlacer.WHOLE_WORKLOAD, 30, 300, 100, none), halfPlacing("hetgpu", 15, 100, 90, none)),
+                2L, List.of(halfPlacing("kubernetes-default", 40, 400, 100, new Summary.HalfPlacedJobs(20, 12, 999.6, 40)),
+                        halfPlacing(KubernetesDefaultPlacer.WHOLE_WORKLOAD, 30, 200, 100, none), halfPlacing("hetgpu", 20, 50, 110, none))));
+        var ceiling = new PlacementCeiling(10, 10, 10, 0.5, 0);
+
+        var table = Report.seedTable(bySeed, Map.of(1L, ceiling, 2L, ceiling));
+
+        // Against the whole-workload baseline: high 2x and 1.5x, all 3x and 4x; hetgpu lost fewer GPU-hours on seed 1 only.
+        assertThat(table.lines()).contains(
+                "| hetgpu                            |  1.75× | 1.50× | 3.50× | 3.00× |       1 of 2 |",
+                "| policy (jobs / > deadline / GPU-h) |         seed 1 |         seed 2 |",
+                "| kubernetes-default                 | 30 / 25 / 1234 | 20 / 12 / 1000 |",
+                "| hetgpu                             |      0 / 0 / 0 |      0 / 0 / 0 |");
+    }
+
     @Test
     void tenSeedsOfTheLongestPolicyNameStayWithinOneHundredColumns() {
         var bySeed = new TreeMap<Long, List<Summary>>();

@@ -27,8 +27,9 @@ import java.util.function.Function;
  * or the job gets the reason it lacks one; nothing is held by planning. Pure: the extender holds what a plan gives, the
  * simulator commits it.
  *
- * <p>Members are planned largest first (most GPUs, then the order given): a big pod has the fewest places to go, and
- * pods without GPUs (parameter servers) then follow the workers they serve. A greedy plan can miss an arrangement that
+ * <p>Members are planned largest first (most GPUs, then by name): a big pod has the fewest places to go, and pods
+ * without GPUs (parameter servers) then follow the workers they serve. The names settle which of two alike pods gets
+ * which seat, so that a plan does not depend on the order an informer happens to list a job's pods in. A greedy plan can miss an arrangement that
  * a search would find; it never gives a GPU twice, and what it places, it places as the policy would place each pod.
  */
 public final class JobPlanner {
@@ -118,7 +119,7 @@ public final class JobPlanner {
     /** Plans every member of {@code job} over {@code nodes} (their free devices as other pods and plans leave them). */
     public Outcome plan(Job job, List<NodeState> nodes, MemberFit fit) {
         var order = new ArrayList<>(job.members());
-        order.sort(Comparator.comparingInt(PodRequest::gpuCount).reversed());
+        order.sort(Comparator.comparingInt(PodRequest::gpuCount).reversed().thenComparing(PodRequest::name));
         var states = new ArrayList<>(nodes);
         // Assessments per pod shape and closed tier, kept across members: a seat changes one node, judged again alone.
         var assessed = new HashMap<Object, PlacementPolicy.Assessment[]>();

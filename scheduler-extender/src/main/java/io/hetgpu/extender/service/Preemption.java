@@ -157,13 +157,13 @@ public final class Preemption {
      * an extender's victims in place of its own, on the nodes it proposed); none when the job needs no eviction or would
      * not fit whole even so.
      */
-    private Map<String, MetaVictims> forJob(PodRequest pod, JobPreemption.Answer answer, Map<String, Long> pdb) {
+    private Map<String, MetaVictims> forJob(PodRequest pod, JobPreemptionStep.Answer answer, Map<String, Long> pdb) {
         var kept = new LinkedHashMap<String, MetaVictims>();
         var advice = new ArrayList<PreemptionAdvice.Kept>();
         var refused = new LinkedHashMap<String, String>();
         switch (answer) {
-            case JobPreemption.Nothing nothing -> pdb.keySet().forEach(node -> refused.put(node, "job " + pod.job() + ": " + nothing.why()));
-            case JobPreemption.Evict evict -> pdb.forEach((node, violations) -> {
+            case JobPreemptionStep.Nothing nothing -> pdb.keySet().forEach(node -> refused.put(node, "job " + pod.job() + ": " + nothing.why()));
+            case JobPreemptionStep.Evict evict -> pdb.forEach((node, violations) -> {
                 var victims = evict.victimsByNode().get(node);
                 if (victims == null) {
                     refused.put(node, "job " + pod.job() + ": its plan needs no eviction here (evictions needed on "

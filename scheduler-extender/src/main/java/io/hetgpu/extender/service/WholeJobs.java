@@ -214,7 +214,7 @@ public final class WholeJobs {
      * The preempt verb's question for a member of a job of several: which lower-priority pods, evicted, let the whole job
      * start ({@link JobPreemption}); null for a pod placed alone.
      */
-    public JobPreemption.Answer preemption(Pod pod, PodRequest request, Function<PodRequest, ClosedTier> closed, java.time.Instant now) {
+    public JobPreemptionStep.Answer preemption(Pod pod, PodRequest request, Function<PodRequest, ClosedTier> closed, java.time.Instant now) {
         if (!cluster.knowsNodes() || request.uid().isEmpty()) {
             return null;
         }
@@ -231,7 +231,7 @@ public final class WholeJobs {
                 try {
                     waiting.add(parser.parse(member));
                 } catch (InvalidPodRequestException e) {
-                    return new JobPreemption.Nothing("its pod " + member.getMetadata().getName() + " cannot be placed: " + e.getMessage());
+                    return new JobPreemptionStep.Nothing("its pod " + member.getMetadata().getName() + " cannot be placed: " + e.getMessage());
                 }
             }
         }

@@ -55,6 +55,19 @@ class JobPlannerTest {
     }
 
     @Test
+    void whichOfTwoAlikePodsGetsWhichSeatIsSettledByTheirNamesNotTheOrderGiven() {
+        var nodes = List.of(v100x4("n1", "r1"), v100x4("n2", "r2"));
+        var inOrder = workers("a", 2, 4, 0);
+
+        var given = (JobPlanner.Planned) planner.plan(job("ml/a", inOrder), nodes, JobPlanner.MemberFit.ANY);
+        var reversed = (JobPlanner.Planned) planner.plan(job("ml/a", inOrder.reversed()), nodes, JobPlanner.MemberFit.ANY);
+
+        assertThat(reversed.seatOf("a-worker-0").nodeName()).isEqualTo(given.seatOf("a-worker-0").nodeName());
+        assertThat(reversed.seatOf("a-worker-1").nodeName()).isEqualTo(given.seatOf("a-worker-1").nodeName());
+        assertThat(given.seatOf("a-worker-0").nodeName()).isNotEqualTo(given.seatOf("a-worker-1").nodeName());
+    }
+
+    @Test
     void aJobThatCannotBePlacedWholeSaysWhatItLacks() {
         // 8 GPUs free, 3 pods of 4 asked: two are planned, the third finds nothing.
         var nodes = List.of(v100x4("n1", "r1"), v100x4("n2", "r1"));

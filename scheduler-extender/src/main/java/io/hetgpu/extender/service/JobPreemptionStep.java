@@ -1,0 +1,179 @@
+package io.hetgpu.extender.service;
+
+import io.hetgpu.extender.job.JobPlanner;
+import io.hetgpu.extender.model.NodeState;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * The pure rule of what a job of several pods may evict, as a whole: the preempt verb takes it over its cluster view
+ * ({@link JobPreemption}), the simulator over its own cluster. Work is counted by victim job, not by pod: a ps/worker
+ * job that loses one pod restarts whole, so evicting one pod of it costs everything its pods did since they last saved,
+ * and one small job evicted whole costs less than pieces of several.
+ *
+ * <p>Victim jobs are taken cheapest first (least work lost, then fewest GPUs) until the job can be planned whole over the
+ * GPUs they free; the cheapest single victim job that is enough alone is weighed against that run. If the job cannot
+ * be planned even with every lower-priority pod gone, nothing is evicted for it; where it is planned, evictions are named
+ * only on the nodes whose seats need GPUs that are not free now.
+ */
+public final class JobPreemptionStep {
+
+    /**
+     * A pod below the preemptor's priority that holds GPUs.
+     *
+     * @param job            its job's key, or "" for a pod of no job of several (it is then a victim job of its own)
+     * @param mask           the devices it holds on its node
+     * @param gpuSecondsLost the work it loses if evicted, since it last saved
+     */
+    public record Victim(String uid, String node, String job, int gpus, long mask, long gpuSecondsLost) {
+        public Victim {
+            Objects.requireNonNull(uid, "uid");
+            Objects.requireNonNull(node, "node");
+            Objects.requireNonNull(job, "job");
+        }
+    }
+
+    /** Victims by node where the job needs evictions, or why it needs none or cannot be helped. */
+    public sealed interface Answer permits Evict, Nothing {
+    }
+
+    /** Evict these pods (by UID) on these nodes, in the order the victims were given: the job then fits whole. */
+    public record Evict(Map<String, List<String>> victimsByNode, long gpuSecondsLost) implements Answer {
+        public Evict {
+            var copy = new LinkedHashMap<String, List<String>>();
+            victimsByNode.forEach((node, uids) -> copy.put(node, List.copyOf(uids)));
+            victimsByNode = java.util.Collections.unmodifiableMap(copy);
+        }
+    }
+
+    /** Evict nothing, because: the job fits already, or would not fit even with every lower-priority pod gone. */
+    public record Nothing(String why) implements Answer {
+    }
+
+    static final String FITS = "the job fits whole without evicting anything";
+    static final String NEVER_FITS = "the job would not fit whole even with every pod of lower priority evicted";
+
+    /** How many victim jobs are tried alone, cheapest first, before runs of them: each try plans the whole job once. */
+    private static final int SINGLE_UNITS_TRIED = 32;
+
+    /** A victim job (or a pod of no job): its pods, and the work all of them lose if any is evicted. */
+    private record Unit(String key, Set<String> uids, int gpus, long gpuSecondsLost) {
+    }
+
+    private record Choice(Set<String> freed, JobPlanner.Planned planned, long gpuSecondsLost) {
+    }
+
+    private JobPreemptionStep() {
+    }
+
+    /**
+     * @param plan    plans the job's waiting members over node states (with the GPUs other jobs' plans hold taken)
+     * @param current every node as it is now
+     * @param victims every pod below the preemptor's priority that holds GPUs, in a stable order (the order of the
+     *                victims named on a node)
+     */
+    public static Answer answer(Function<List<NodeState>, JobPlanner.Outcome> plan, List<NodeState> current, List<Victim> victims) {
+        if (plan.apply(current) instanceof JobPlanner.Planned) {
+            return new Nothing(FITS);
+        }
+        var units = units(victims);
+        var masks = new HashMap<String, Victim>();
+        victims.forEach(victim -> masks.put(victim.uid(), victim));
+        // The cheapest victim job that alone lets the job start, against the cheapest run of victim jobs that together
+        // do: one small job evicted whole may cost less than the pieces of several that come before it.
+        Choice best = null;
+        for (int i = 0; i < Math.min(units.size(), SINGLE_UNITS_TRIED); i++) {
+            var alone = choice(List.of(units.get(i)), current, masks, plan);
+            if (alone != null) {
+                best = alone;
+                break;
+            }
+        }
+        var together = new ArrayList<Unit>();
+        for (var unit : units) {
+            together.add(unit);
+            if (best != null && lost(together) >= best.gpuSecondsLost()) {
+                break;
+            }
+            var run = choice(together, current, masks, plan);
+            if (run != null) {
+                best = best == null || run.gpuSecondsLost() < best.gpuSecondsLost() ? run : best;
+                break;
+            }
+        }
+        if (best == null) {
+            return new Nothing(NEVER_FITS);
+        }
+        return new Evict(victimsWhereNeeded(best, current, victims), best.gpuSecondsLost());
+    }
+
+    /** The plan with these victim jobs evicted, or null when the job still does not fit whole. */
+    private static Choice choice(List<Unit> units, List<NodeState> current, Map<String, Victim> byUid,
+                                 Function<List<NodeState>, JobPlanner.Outcome> plan) {
+        var freed = new HashSet<String>();
+        units.forEach(unit -> freed.addAll(unit.uids()));
+        var freedByNode = new HashMap<String, Long>();
+        for (var uid : freed) {
+            var victim = byUid.get(uid);
+            freedByNode.merge(victim.node(), victim.mask(), (a, b) -> a | b);
+        }
+        var states = new ArrayList<NodeState>(current.size());
+        for (var state : current) {
+            var mask = freedByNode.get(state.name());
+            states.add(mask == null ? state : state.withFreed(mask));
+        }
+        return plan.apply(states) instanceof JobPlanner.Planned planned ? new Choice(freed, planned, lost(units)) : null;
+    }
+
+    private static long lost(List<Unit> units) {
+        return units.stream().mapToLong(Unit::gpuSecondsLost).sum();
+    }
+
+    /** For each node where a seat takes GPUs not free now: the chosen victims there, to be evicted. */
+    private static Map<String, List<String>> victimsWhereNeeded(Choice best, List<NodeState> current, List<Victim> victims) {
+        var freeNow = new HashMap<String, Long>();
+        current.forEach(state -> freeNow.put(state.name(), state.freeMask()));
+        var byNode = new LinkedHashMap<String, List<String>>();
+        for (var seat : best.planned().seats()) {
+            if ((seat.mask() & ~freeNow.get(seat.nodeName())) == 0 || byNode.containsKey(seat.nodeName())) {
+                continue;
+            }
+            var there = victims.stream().filter(victim -> victim.node().equals(seat.nodeName()) && best.freed().contains(victim.uid()))
+                    .map(Victim::uid).toList();
+            if (!there.isEmpty()) {
+                byNode.put(seat.nodeName(), there);
+            }
+        }
+        return byNode;
+    }
+
+    /** The victims grouped by their job, cheapest first. */
+    private static List<Unit> units(List<Victim> victims) {
+        var byKey = new LinkedHashMap<String, List<Victim>>();
+        for (var victim : victims) {
+            byKey.computeIfAbsent(victim.job().isEmpty() ? "pod " + victim.uid() : victim.job(), k -> new ArrayList<>()).add(victim);
+        }
+        var units = new ArrayList<Unit>();
+        byKey.forEach((key, pods) -> {
+            var uids = new HashSet<String>();
+            int gpus = 0;
+            long lost = 0;
+            for (var pod : pods) {
+                uids.add(pod.uid());
+                gpus += pod.gpus();
+                lost += pod.gpuSecondsLost();
+            }
+            units.add(new Unit(key, uids, gpus, lost));
+        });
+        units.sort(Comparator.comparingLong(Unit::gpuSecondsLost).thenComparingInt(Unit::gpus).thenComparing(Unit::key));
+        return units;
+    }
+}
