@@ -198,7 +198,7 @@ public final class WholeJobs {
         var plannedJob = new JobPlanner.Job(job.key(), waiting, cluster::contextOf, closed);
         return new JobPreemption(cluster, nodes).answer(states -> planner.plan(plannedJob,
                 states.stream().map(state -> state.withTaken(holds.heldOn(state.name(), ""))).toList(), JobPlanner.MemberFit.ANY),
-                request.specPriority(), now);
+                request.specPriority(), waiting.stream().anyMatch(planner::wantsNewest), now);
     }
 
     /** The job's pods that count as members: every pod of it not failed nor being deleted, the asking pod included. */
