@@ -243,7 +243,8 @@ final class HetgpuPlacer implements Placer, PreemptVerb, JobPlacing {
     @Override
     public JobPreemptionStep.Answer preempt(Job job, ClusterState cluster, List<JobPreemptionStep.Victim> victims) {
         var planned = plannedJob(job, members(job), cluster);
-        return JobPreemptionStep.answer(states -> planner.plan(planned, states, JobPlanner.MemberFit.ANY), cluster.states(), victims);
+        return JobPreemptionStep.answer(states -> planner.plan(planned, states, JobPlanner.MemberFit.ANY), cluster.states(), victims,
+                planned.members().stream().anyMatch(planner::wantsNewest));
     }
 
     private List<PodRequest> members(Job job) {

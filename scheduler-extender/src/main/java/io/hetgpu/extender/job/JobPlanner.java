@@ -116,6 +116,11 @@ public final class JobPlanner {
         this.policy = policy;
     }
 
+    /** Whether the policy gives this member the newest cards (its priority, or its own hint). */
+    public boolean wantsNewest(PodRequest member) {
+        return member.needsGpus() && policy.preferenceOf(member) == io.hetgpu.extender.model.GpuPreference.NEWEST;
+    }
+
     /** Plans every member of {@code job} over {@code nodes} (their free devices as other pods and plans leave them). */
     public Outcome plan(Job job, List<NodeState> nodes, MemberFit fit) {
         var order = new ArrayList<>(job.members());

@@ -35,8 +35,9 @@ final class JobPreemption {
      * @param plan     plans the job's waiting members over node states (the verbs' own planner, with the holds of other
      *                 jobs taken)
      * @param priority the preemptor's priority: only pods below it may be evicted
+     * @param newestCards whether the job wants the newest cards
      */
-    JobPreemptionStep.Answer answer(Function<List<NodeState>, JobPlanner.Outcome> plan, int priority, Instant now) {
+    JobPreemptionStep.Answer answer(Function<List<NodeState>, JobPlanner.Outcome> plan, int priority, boolean newestCards, Instant now) {
         var snapshot = cluster.nodes();
         var current = new ArrayList<NodeState>(snapshot.size());
         var victims = new ArrayList<JobPreemptionStep.Victim>();
@@ -58,7 +59,7 @@ final class JobPreemption {
                         holdings.getOrDefault(pod.uid(), 0L), lostBy(object, pod.gpuCount(), now)));
             }
         }
-        return JobPreemptionStep.answer(plan, current, victims);
+        return JobPreemptionStep.answer(plan, current, victims, newestCards);
     }
 
     static long lostBy(Pod pod, int gpus, Instant now) {

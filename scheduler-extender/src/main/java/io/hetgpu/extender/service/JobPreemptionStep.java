@@ -19,10 +19,15 @@ import java.util.function.Function;
  * job that loses one pod restarts whole, so evicting one pod of it costs everything its pods did since they last saved,
  * and one small job evicted whole costs less than pieces of several.
  *
- * <p>Victim jobs are taken cheapest first (least work lost, then fewest GPUs) until the job can be planned whole over the
- * GPUs they free; the cheapest single victim job that is enough alone is weighed against that run. If the job cannot
- * be planned even with every lower-priority pod gone, nothing is evicted for it; where it is planned, evictions are named
- * only on the nodes whose seats need GPUs that are not free now.
+ * <p>The choices weighed, each a set of victim jobs evicted whole: each victim job alone (the 32 cheapest), the run of
+ * them taken cheapest first (least work lost, then fewest GPUs) until the job can be planned whole, and for each node
+ * the run of the victim jobs on it, cheapest first, until the job can be planned. Among those that let the job be
+ * planned, the best plan wins, as the pod rule ({@link PreemptionStep}) ranks a pod's candidates: the newest slowest
+ * card for a job that wants the newest cards, then the fewest nodes, then the fewest racks; then the least work lost.
+ * Cheapest alone, the rule would start an urgent 8-GPU job on two servers in two racks (0.6 of its speed in the
+ * simulator) to spare a few minutes of someone's work. If the job cannot be planned even with every lower-priority
+ * pod gone, nothing is evicted for it; where it is planned, evictions are named only on the nodes whose seats need
+ * GPUs that are not free now.
  */
 public final class JobPreemptionStep {
 
@@ -75,44 +80,86 @@ public final class JobPreemptionStep {
     }
 
     /**
-     * @param plan    plans the job's waiting members over node states (with the GPUs other jobs' plans hold taken)
-     * @param current every node as it is now
-     * @param victims every pod below the preemptor's priority that holds GPUs, in a stable order (the order of the
-     *                victims named on a node)
+     * @param plan        plans the job's waiting members over node states (with the GPUs other jobs' plans hold taken)
+     * @param current     every node as it is now
+     * @param victims     every pod below the preemptor's priority that holds GPUs, in a stable order (the order of the
+     *                    victims named on a node)
+     * @param newestCards whether the job wants the newest cards (its priority's preference): a plan on newer cards then
+     *                    wins over one on fewer nodes
      */
-    public static Answer answer(Function<List<NodeState>, JobPlanner.Outcome> plan, List<NodeState> current, List<Victim> victims) {
+    public static Answer answer(Function<List<NodeState>, JobPlanner.Outcome> plan, List<NodeState> current, List<Victim> victims,
+                                boolean newestCards) {
         if (plan.apply(current) instanceof JobPlanner.Planned) {
             return new Nothing(FITS);
         }
         var units = units(victims);
-        var masks = new HashMap<String, Victim>();
-        victims.forEach(victim -> masks.put(victim.uid(), victim));
-        // The cheapest victim job that alone lets the job start, against the cheapest run of victim jobs that together
-        // do: one small job evicted whole may cost less than the pieces of several that come before it.
-        Choice best = null;
+        var byUid = new HashMap<String, Victim>();
+        victims.forEach(victim -> byUid.put(victim.uid(), victim));
+        var choices = new ArrayList<Choice>();
         for (int i = 0; i < Math.min(units.size(), SINGLE_UNITS_TRIED); i++) {
-            var alone = choice(List.of(units.get(i)), current, masks, plan);
+            var alone = choice(List.of(units.get(i)), current, byUid, plan);
             if (alone != null) {
-                best = alone;
-                break;
+                choices.add(alone);
             }
         }
-        var together = new ArrayList<Unit>();
+        var cheapestRun = cheapestRun(units, current, byUid, plan);
+        if (cheapestRun != null) {
+            choices.add(cheapestRun);
+        }
+        for (var state : current) {
+            var onNode = units.stream().filter(unit -> unit.uids().stream().anyMatch(uid -> byUid.get(uid).node().equals(state.name())))
+                    .toList();
+            var cleared = cheapestRun(onNode, current, byUid, plan);
+            if (cleared != null) {
+                choices.add(cleared);
+            }
+        }
+        var best = choices.stream().min(Comparator.comparing((Choice choice) -> Quality.of(choice.planned(), newestCards))
+                .thenComparingLong(Choice::gpuSecondsLost));
+        return best.<Answer>map(choice -> new Evict(victimsWhereNeeded(choice, current, victims), choice.gpuSecondsLost()))
+                .orElseGet(() -> new Nothing(NEVER_FITS));
+    }
+
+    /** The first run of these victim jobs, in their order, that lets the job be planned; null if none does. */
+    private static Choice cheapestRun(List<Unit> units, List<NodeState> current, Map<String, Victim> byUid,
+                                      Function<List<NodeState>, JobPlanner.Outcome> plan) {
+        var run = new ArrayList<Unit>();
         for (var unit : units) {
-            together.add(unit);
-            if (best != null && lost(together) >= best.gpuSecondsLost()) {
-                break;
-            }
-            var run = choice(together, current, masks, plan);
-            if (run != null) {
-                best = best == null || run.gpuSecondsLost() < best.gpuSecondsLost() ? run : best;
-                break;
+            run.add(unit);
+            var planned = choice(run, current, byUid, plan);
+            if (planned != null) {
+                return planned;
             }
         }
-        if (best == null) {
-            return new Nothing(NEVER_FITS);
+        return null;
+    }
+
+    /** How good a plan is: its slowest card's tier (when the job wants the newest), then how few nodes and racks it spans. */
+    private record Quality(int tier, int nodes, int racks) implements Comparable<Quality> {
+
+        static Quality of(JobPlanner.Planned planned, boolean newestCards) {
+            int slowest = Integer.MAX_VALUE;
+            var nodes = new HashSet<String>();
+            var racks = new HashSet<String>();
+            for (var seat : planned.seats()) {
+                if (seat.set().positions().isEmpty()) {
+                    continue;
+                }
+                nodes.add(seat.nodeName());
+                racks.add(seat.node().rack());
+                for (int position : seat.set().positions()) {
+                    slowest = Math.min(slowest, seat.node().gpus().tiers().get(position).rank());
+                }
+            }
+            return new Quality(newestCards && slowest != Integer.MAX_VALUE ? slowest : 0, nodes.size(), racks.size());
         }
-        return new Evict(victimsWhereNeeded(best, current, victims), best.gpuSecondsLost());
+
+        /** Better first. */
+        @Override
+        public int compareTo(Quality other) {
+            return Comparator.comparingInt((Quality quality) -> -quality.tier()).thenComparingInt(Quality::nodes)
+                    .thenComparingInt(Quality::racks).compare(this, other);
+        }
     }
 
     /** The plan with these victim jobs evicted, or null when the job still does not fit whole. */

@@ -238,7 +238,7 @@ public final class WholeJobs {
         var plannedJob = new JobPlanner.Job(job.key(), waiting, cluster::contextOf, closed);
         return new JobPreemption(cluster, nodes).answer(states -> planner.plan(plannedJob,
                 states.stream().map(state -> state.withTaken(holds.heldOn(state.name(), ""))).toList(), JobPlanner.MemberFit.ANY),
-                request.specPriority(), now);
+                request.specPriority(), waiting.stream().anyMatch(planner::wantsNewest), now);
     }
 
     /**

@@ -34,7 +34,7 @@ class JobPreemptionStepTest {
     }
 
     private JobPreemptionStep.Answer answer(List<NodeState> nodes, List<JobPreemptionStep.Victim> victims) {
-        return JobPreemptionStep.answer(states -> planner.plan(urgent, states, JobPlanner.MemberFit.ANY), nodes, victims);
+        return JobPreemptionStep.answer(states -> planner.plan(urgent, states, JobPlanner.MemberFit.ANY), nodes, victims, false);
     }
 
     @Test
@@ -62,6 +62,34 @@ class JobPreemptionStepTest {
         // v alone lets both pods start: 120 GPU-seconds lost, less than v and s together (220).
         assertThat(answer.victimsByNode()).isEqualTo(Map.of("n1", List.of("v-0"), "n2", List.of("v-1")));
         assertThat(answer.gpuSecondsLost()).isEqualTo(120);
+    }
+
+    @Test
+    void forAJobThatWantsTheNewestCardsAPlanOnNewerCardsWinsOverLessWorkLost() {
+        // A DGX A100 held by x (300 GPU-seconds), a DGX-1 V100 held by d (100): either alone holds the whole job.
+        var a100 = TestNodes.placed(TestNodes.gpu("a100", TestTopologies::dgxA100), "r1", "z1").withTaken(0xFF);
+        var v100 = TestNodes.placed(TestNodes.gpu("v100", TestTopologies::dgx1V100), "r1", "z1").withTaken(0xFF);
+        var victims = List.of(new JobPreemptionStep.Victim("x", "a100", "", 8, 0xFF, 300), new JobPreemptionStep.Victim("d", "v100", "", 8, 0xFF, 100));
+
+        var newest = (JobPreemptionStep.Evict) JobPreemptionStep.answer(states -> planner.plan(urgent, states, JobPlanner.MemberFit.ANY),
+                List.of(a100, v100), victims, true);
+        var anyCards = (JobPreemptionStep.Evict) answer(List.of(a100, v100), victims);
+
+        assertThat(newest.victimsByNode()).isEqualTo(Map.of("a100", List.of("x")));
+        assertThat(anyCards.victimsByNode()).isEqualTo(Map.of("v100", List.of("d")));
+    }
+
+    @Test
+    void aPlanOnOneNodeWinsOverTwoThatLoseLess() {
+        // a and b (100 GPU-seconds each) free two 4-V100 nodes; d (300) frees a DGX-1 that holds the whole job.
+        var dgx = TestNodes.placed(TestNodes.gpu("dgx", TestTopologies::dgx1V100), "r1", "z1").withTaken(0xFF);
+        var nodes = List.of(fourV100("n1").withTaken(0b1111), fourV100("n2").withTaken(0b1111), dgx);
+        var victims = List.of(new JobPreemptionStep.Victim("a", "n1", "", 4, 0b1111, 100), new JobPreemptionStep.Victim("b", "n2", "", 4, 0b1111, 100),
+                new JobPreemptionStep.Victim("d", "dgx", "", 8, 0xFF, 300));
+
+        var answer = (JobPreemptionStep.Evict) answer(nodes, victims);
+
+        assertThat(answer).isEqualTo(new JobPreemptionStep.Evict(Map.of("dgx", List.of("d")), 300));
     }
 
     @Test

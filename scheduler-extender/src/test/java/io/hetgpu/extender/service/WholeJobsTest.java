@@ -392,7 +392,7 @@ class WholeJobsTest {
     }
 
     @Test
-    void anUrgentJobEvictsOneSmallVictimJobWholeRatherThanPiecesOfSeveralThatCostMore() {
+    void anUrgentJobIsPlannedOnOneNodeOverTwoEvenIfThatEvictsMoreWorkVictimJobsCountingWhole() {
         node("n1");
         node("n2");
         // Job v (2 pods of 2 GPUs, one per node, 40 minutes of work each) against two lone pods (2 GPUs, 50 minutes each).
@@ -410,8 +410,10 @@ class WholeJobsTest {
         var result = verbs.preemption().answer(new io.hetgpu.extender.wire.ExtenderPreemptionArgs(u0, null,
                 Map.of("n1", victims(s1), "n2", victims(s2))));
 
-        // Job v loses 2 x 2 GPUs x 40 min = 9,600 GPU-seconds; s1 and s2 together 12,000: v goes, whole, on both nodes.
-        assertThat(victimNames(result, List.of(v0, v1, s1, s2))).isEqualTo(Map.of("n1", List.of("v-0"), "n2", List.of("v-1")));
+        // Job v alone (2 x 2 GPUs x 40 min = 9,600 GPU-seconds) would start u on two nodes, cheaper than s1 and s2 together
+        // (12,000) which would too. Evicting s1 and v, whole (15,600), frees all of n1: u runs on one node, and that wins.
+        // Only n1's victims are named: v-1 goes with its job, and n2 needs nothing for u.
+        assertThat(victimNames(result, List.of(v0, v1, s1, s2))).isEqualTo(Map.of("n1", List.of("s1", "v-0")));
     }
 
     @Test
