@@ -1,5 +1,6 @@
 package io.hetgpu.extender.http;
 
+import io.hetgpu.extender.wire.AlikeRefusal;
 import io.hetgpu.extender.wire.FilterResult;
 import io.hetgpu.extender.wire.HostPriority;
 import io.hetgpu.extender.wire.RequestedNames;
@@ -55,7 +56,7 @@ public final class WireWriter {
         var asked = result.nodeNames() instanceof RequestedNames bytes ? bytes : null;
         var names = asked == null ? encodeAll(result.nodeNames()) : null;
         var failed = encodeAll(result.failedNodes());
-        var unresolvable = encodeAll(result.failedAndUnresolvableNodes());
+        var unresolvable = encodeAll(AlikeRefusal.grouped(result.failedAndUnresolvableNodes()));
         var error = encoded(result.error());
         int size = FILTER_START.length + NODE_NAMES.length + FAILED.length + UNRESOLVABLE.length + ERROR.length + error.length + 1
                 + (asked == null ? arraySize(names, 1) : arraySize(asked)) + arraySize(failed, 2) + arraySize(unresolvable, 2);

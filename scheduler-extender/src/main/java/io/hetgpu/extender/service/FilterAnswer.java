@@ -25,11 +25,6 @@ final class FilterAnswer {
     private final List<WireNode> kept;
     private final Refusals failed;
     private final Refusals unresolvable;
-    /**
-     * The policy's unresolvable refusals, grouped by reason: each reason once, under the first node refused for it. A
-     * 5,000-node answer held thousands of "node has 4 K80 …, pod needs A100 or H100" otherwise.
-     */
-    private final LikeRefusals alike = new LikeRefusals();
     /** The pod was refused as a whole: the answer names one node (see {@link #refusedEverywhere}). */
     private boolean podRefused;
 
@@ -47,13 +42,8 @@ final class FilterAnswer {
         for (int i = 0; i < assessments.length; i++) {
             switch (assessments[i]) {
                 case PlacementPolicy.Fit fit -> fits(i);
-                case PlacementPolicy.Misfit misfit -> {
-                    if (misfit.rejection().unresolvable()) {
-                        alike.add(misfit.node(), misfit.rejection().reason());
-                    } else {
-                        failed.add(misfit.node(), misfit.rejection().reason());
-                    }
-                }
+                case PlacementPolicy.Misfit misfit -> (misfit.rejection().unresolvable() ? unresolvable : failed)
+                        .add(misfit.node(), misfit.rejection().reason());
             }
         }
     }
@@ -107,7 +97,6 @@ final class FilterAnswer {
     }
 
     FilterResult result() {
-        alike.into(unresolvable);
         if (podRefused) {
             return new FilterResult(kept, fittingNames(), failed.map(), unresolvable.map(), "");
         }
@@ -118,34 +107,6 @@ final class FilterAnswer {
             unresolvable.add("", ExtenderService.UNNAMED_NODE);
         }
         return new FilterResult(kept, fittingNames(), failed.map(), unresolvable.map(), "");
-    }
-
-    /**
-     * Unresolvable refusals by reason, in the order each reason first came. kube-scheduler reads a node an answer names
-     * nowhere as unresolvable too (since 1.31; before, it may try to preempt there, and the preempt verb keeps no such
-     * node), so naming one node per reason refuses the same nodes the same way, and the reason says how many it stands
-     * for: its FailedScheduling event then reads "1 node has 4 K80 …, pod needs A100 or H100 (and 717 more nodes alike,
-     * not listed)". Refusals that preemption could fix are each named, with their own reason: kube-scheduler looks for
-     * victims only on nodes it has such a status for.
-     */
-    private static final class LikeRefusals {
-        private final LinkedHashMap<String, int[]> byReason = new LinkedHashMap<>();
-        private final ArrayList<String> firstNodes = new ArrayList<>();
-
-        void add(String node, String reason) {
-            var count = byReason.get(reason);
-            if (count == null) {
-                byReason.put(reason, new int[] {firstNodes.size(), 1});
-                firstNodes.add(node);
-            } else {
-                count[1]++;
-            }
-        }
-
-        void into(Refusals refusals) {
-            byReason.forEach((reason, count) -> refusals.add(firstNodes.get(count[0]), AlikeRefusal.reason(reason, count[1] - 1)));
-            byReason.clear();
-        }
     }
 
     /**

@@ -4,7 +4,7 @@ import io.hetgpu.extender.wire.ExtenderArgs;
 import io.hetgpu.extender.wire.FilterResult;
 import io.hetgpu.extender.wire.HostPriority;
 import io.hetgpu.extender.wire.WireNode;
-import io.hetgpu.extender.service.AlikeRefusal;
+import io.hetgpu.extender.wire.AlikeRefusal;
 import io.hetgpu.extender.service.ExtenderService;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,6 +1,6 @@
 package io.hetgpu.extender.http;
 
-import io.hetgpu.extender.service.AlikeRefusal;
+import io.hetgpu.extender.wire.AlikeRefusal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

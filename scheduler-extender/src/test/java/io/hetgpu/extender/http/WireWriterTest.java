@@ -1,5 +1,6 @@
 package io.hetgpu.extender.http;
 
+import io.hetgpu.extender.wire.AlikeRefusal;
 import io.hetgpu.extender.wire.FilterResult;
 import io.hetgpu.extender.wire.HostPriority;
 import io.hetgpu.extender.wire.RequestedNames;
@@ -73,5 +74,27 @@ class WireWriterTest {
         priorities.add("ghost", 0);
         assertThat(JSON.readTree(writer.hostPriorities(priorities).getBytes()).toString())
                 .isEqualTo("[{\"Host\":\"gpu-1\",\"Score\":7},{\"Host\":\"ghost\",\"Score\":0}]");
+    }
+
+    @Test
+    void unresolvableRefusalsGoOncePerReasonSayingHowManyNodesTheyStandForAndTheOthersEachWithTheirOwn() throws Exception {
+        var unresolvable = new LinkedHashMap<String, String>();
+        unresolvable.put("k80-1", "node has 4 K80, pod needs A100");
+        unresolvable.put("t4-1", "node has 4 T4, pod needs A100");
+        unresolvable.put("k80-2", "node has 4 K80, pod needs A100");
+        unresolvable.put("k80-3", "node has 4 K80, pod needs A100");
+        var failed = new LinkedHashMap<String, String>();
+        failed.put("a100-1", "2 free A100, pod needs 4");
+        failed.put("a100-2", "2 free A100, pod needs 4");
+
+        var answer = JSON.readTree(writer.filterResult(new FilterResult(null, List.of("h100-1"), failed, unresolvable, "")).getBytes());
+
+        assertThat(JSON.convertValue(answer.get("FailedAndUnresolvableNodes"), Map.class)).containsExactly(
+                Map.entry("k80-1", "node has 4 K80, pod needs A100 (and 2 more nodes alike, not listed)"),
+                Map.entry("t4-1", "node has 4 T4, pod needs A100"));
+        // Preemption may fix these: kube-scheduler looks for victims only on the nodes named, so each is.
+        assertThat(JSON.convertValue(answer.get("FailedNodes"), Map.class)).containsExactlyEntriesOf(failed);
+        assertThat(AlikeRefusal.nodes(answer.get("FailedAndUnresolvableNodes").get("k80-1").asText())).isEqualTo(3);
+        assertThat(AlikeRefusal.nodes(answer.get("FailedAndUnresolvableNodes").get("t4-1").asText())).isEqualTo(1);
     }
 }
