@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ExceptionHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.hetgpu.extender.job.JobMembership;
-import io.hetgpu.extender.job.JobMembershipReader;
 import io.hetgpu.extender.job.JobSizes;
 import java.time.Duration;
 import java.util.HashMap;
@@ -75,26 +74,6 @@ public final class JobObjectSizes implements JobSizes, AutoCloseable {
      */
     public static List<String> resources() {
         return JobObjectKind.ALL.stream().map(kind -> kind.group() + "/" + kind.plural()).distinct().toList();
-    }
-
-    /**
-     * The member count {@code object} gives the pod's job, read as the informers read it: for tools and tests that hold
-     * the object itself (a rendered manifest, say) rather than a cluster. Empty when the object is not of a kind sizes are
-     * read from, or holds no count for the job (a Workload without the pod's pod group, a field missing).
-     */
-    public static OptionalInt membersIn(GenericKubernetesResource object, JobMembership job) {
-        var group = object.getApiVersion() == null || !object.getApiVersion().contains("/") ? ""
-                : object.getApiVersion().substring(0, object.getApiVersion().indexOf('/'));
-        for (var kind : JobObjectKind.ALL) {
-            if (kind.kind().equals(object.getKind()) && kind.group().equals(group)) {
-                var count = kind.count().apply(object);
-                if (count instanceof ObjectCount.ByPodGroup groups) {
-                    count = JobMembershipReader.WorkloadGang.of(job).map(gang -> groups.groups().get(gang.podGroup())).orElse(null);
-                }
-                return count instanceof ObjectCount.Members members ? OptionalInt.of(members.members()) : OptionalInt.empty();
-            }
-        }
-        return OptionalInt.empty();
     }
 
     /**

@@ -78,6 +78,16 @@ public final class ListedJobSizes implements JobSizes {
         return new ListedJobSizes(listings);
     }
 
+    /**
+     * Sizes as a cluster serving every kind would read them from {@code objects} alone (rendered manifests, say), by the
+     * same rule as the extender's.
+     */
+    public static ListedJobSizes of(List<? extends HasMetadata> objects) {
+        var listings = new LinkedHashMap<JobObjectKind, Listing>();
+        JobObjectKind.ALL.forEach(kind -> listings.put(kind, new Listing("", List.of())));
+        return new ListedJobSizes(listings).with(objects);
+    }
+
     /** As if nothing held a count: only what pods state is known (for a cluster read without discovery). */
     public static ListedJobSizes none() {
         var listings = new LinkedHashMap<JobObjectKind, Listing>();

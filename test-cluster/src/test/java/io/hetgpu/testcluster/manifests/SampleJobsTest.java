@@ -11,10 +11,9 @@ import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.hetgpu.extender.cluster.JobObjectSizes;
+import io.hetgpu.extender.cluster.ListedJobSizes;
 import io.hetgpu.extender.job.JobMembership;
 import io.hetgpu.extender.job.JobMembershipReader;
-import io.hetgpu.extender.job.JobSize;
 import io.hetgpu.extender.job.JobSource;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.testcluster.cluster.ControllerPods;
@@ -30,13 +29,17 @@ import org.junit.jupiter.api.Test;
  * The sample jobs of {@code manifests/samples/}, rendered by the real {@code kubectl kustomize}, as hetgpu's job reader
  * sees them: each workload's pods are made as its controller makes them ({@link ControllerPods}: the labels, annotations
  * and owner the Job, StatefulSet, JobSet and Kubeflow training operator controllers add), then read by {@link JobMembershipReader} and
- * sized by {@link JobObjectSizes#membersIn} from the rendered object, exactly as the extender would read them.
+ * sized from the rendered objects by {@link ListedJobSizes}, by the rule the extender reads them with.
  */
 class SampleJobsTest {
 
     private static final String NS = "ml";
 
     private final Rendering samples = Kubectl.kustomize(ManifestTree.SAMPLES);
+    /** The samples' objects as applied in namespace {@value #NS}, where their controllers make their pods. */
+    private final List<HasMetadata> applied = samples.objects().stream().map(SampleJobsTest::inNamespace).toList();
+    /** The member counts the extender would read from those objects. */
+    private final ListedJobSizes sizes = ListedJobSizes.of(applied);
 
     /** What the reader makes of one job: its convention, its member count, the roles of its pods, how many pods run at once. */
     private record Seen(JobSource source, OptionalInt members, TreeSet<String> roles, int pods) {
@@ -70,7 +73,7 @@ class SampleJobsTest {
 
     @Test
     void everySampleGpuPodIsForHetgpuAsksForNvlinkWhenItTakesSeveralAndMayRecordItsCheckpoints() {
-        var pods = samples.objects().stream().flatMap(object -> controllerPods(object).stream()).toList();
+        var pods = applied.stream().flatMap(object -> ControllerPods.of(object).stream()).toList();
         var gpuPods = pods.stream().filter(pod -> gpus(pod) > 0).toList();
         assertThat(gpuPods).hasSizeGreaterThan(20).allSatisfy(pod -> {
             assertThat(pod.getSpec().getSchedulerName()).as(pod.getMetadata().getName()).isEqualTo(SCHEDULER_NAME);
@@ -105,12 +108,12 @@ class SampleJobsTest {
     /** Every job the samples' pods belong to, by key, as the reader and the sizes from the rendered objects say. */
     private Map<String, Seen> jobs() {
         var jobs = new LinkedHashMap<String, Seen>();
-        for (var object : samples.objects()) {
-            for (var pod : controllerPods(object)) {
+        for (var object : applied) {
+            for (var pod : ControllerPods.of(object)) {
                 var problems = new ArrayList<String>();
                 var membership = JobMembershipReader.read(pod, problems);
                 assertThat(problems).as("what the reader objects to in %s", pod.getMetadata().getName()).isEmpty();
-                membership.ifPresent(job -> jobs.merge(job.key(), new Seen(job.source(), members(job), roles(job), 1),
+                membership.ifPresent(job -> jobs.merge(job.key(), new Seen(job.source(), sizes.membersOf(job), roles(job), 1),
                         (a, b) -> {
                             assertThat(b.source()).as(job.key()).isEqualTo(a.source());
                             assertThat(b.members()).as(job.key()).isEqualTo(a.members());
@@ -127,26 +130,11 @@ class SampleJobsTest {
         return job.role().isEmpty() ? new TreeSet<>() : new TreeSet<>(List.of(job.role()));
     }
 
-    /** The member count as the extender reads it: stated on the pod, else from the rendered object the pod names. */
-    private OptionalInt members(JobMembership job) {
-        return switch (job.size()) {
-            case JobSize.Stated stated -> OptionalInt.of(stated.members());
-            case JobSize.Unstated unstated -> OptionalInt.empty();
-            case JobSize.InObject in -> samples.objects().stream()
-                    .filter(object -> object.getKind().equals(in.kind()) && object.getMetadata().getName().equals(in.name()))
-                    .map(object -> JobObjectSizes.membersIn(generic(object), job)).findFirst().orElse(OptionalInt.empty());
-        };
-    }
-
-    /** The pods the object's controller runs at once, with what the controller writes on them, applied in {@value #NS}. */
-    private static List<Pod> controllerPods(HasMetadata object) {
-        object.getMetadata().setNamespace(NS);
-        return ControllerPods.of(object);
-    }
-
-    private static GenericKubernetesResource generic(HasMetadata object) {
-        return object instanceof GenericKubernetesResource generic ? generic
-                : Serialization.jsonMapper().convertValue(object, GenericKubernetesResource.class);
+    /** A copy of the object in namespace {@value #NS}: the rendering is shared by other tests, and stays as it is. */
+    private static HasMetadata inNamespace(HasMetadata object) {
+        var copy = Serialization.jsonMapper().convertValue(object, GenericKubernetesResource.class);
+        copy.getMetadata().setNamespace(NS);
+        return copy;
     }
 
     private static int gpus(Pod pod) {
