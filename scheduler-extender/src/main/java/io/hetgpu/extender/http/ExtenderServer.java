@@ -429,12 +429,21 @@ public final class ExtenderServer implements AutoCloseable {
 
     /** The request's ExtenderArgs; without a Pod there is nothing to place, so the request itself is wrong (400), in every verb. */
     private ExtenderArgs args(RoutingContext ctx) throws WireFormatException {
+        // Read once per request: a small filter is read to decide where it runs, then answered from the same reading.
+        ExtenderArgs read = ctx.get(READ_ARGS);
+        if (read != null) {
+            return read;
+        }
         var args = reader.read(bytes(ctx));
         if (args.pod() == null) {
             throw new WireFormatException(ExtenderService.NULL_POD);
         }
+        ctx.put(READ_ARGS, args);
         return args;
     }
+
+    /** The routing context's key for the request's ExtenderArgs once read. */
+    private static final String READ_ARGS = "hetgpu.args";
 
     private static byte[] bytes(RoutingContext ctx) {
         var body = ctx.body().buffer();
