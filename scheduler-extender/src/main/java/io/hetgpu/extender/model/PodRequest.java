@@ -94,12 +94,6 @@ public record PodRequest(
                 claimNames, newWorkload);
     }
 
-    /** This pod with other card requirements. */
-    public PodRequest withCards(CardRequirements newCards) {
-        return new PodRequest(namespace, name, uid, gpuCount, newCards, requireNvlink, specPriority, priorityHint, preference, job, role,
-                claimNames, workload);
-    }
-
     /**
      * What decides whether a node fits the pod: two pods of one shape fit the same nodes. The workload
      * class is part of it because a minimum speed share refuses cards per class.

@@ -3,22 +3,30 @@ package io.hetgpu.extender.service;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hetgpu.extender.cluster.BoundPods;
 import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.job.ArrivalOrder;
 import io.hetgpu.extender.job.JobHolds;
 import io.hetgpu.extender.job.JobMembership;
 import io.hetgpu.extender.job.JobMembershipReader;
 import io.hetgpu.extender.job.JobPlanner;
 import io.hetgpu.extender.job.JobSizes;
+import io.hetgpu.extender.job.JobSource;
 import io.hetgpu.extender.model.InvalidPodRequestException;
 import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
+import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.ScoreTable;
 import io.hetgpu.gpu.Quote;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 
@@ -53,14 +61,14 @@ public final class WholeJobs {
 
     private static final Alone ALONE = new Alone();
     /** The conventions that name a gang with its minimum: their count is required, not guessed from the pods that exist. */
-    private static final java.util.Set<io.hetgpu.extender.job.JobSource> GANG_GROUPS = java.util.EnumSet.of(
-            io.hetgpu.extender.job.JobSource.KUBE_POD_GROUP, io.hetgpu.extender.job.JobSource.KUBE_WORKLOAD,
-            io.hetgpu.extender.job.JobSource.VOLCANO_POD_GROUP, io.hetgpu.extender.job.JobSource.COSCHEDULING_POD_GROUP);
+    private static final Set<JobSource> GANG_GROUPS = EnumSet.of(
+            JobSource.KUBE_POD_GROUP, JobSource.KUBE_WORKLOAD,
+            JobSource.VOLCANO_POD_GROUP, JobSource.COSCHEDULING_POD_GROUP);
 
     /** What whole-job placement needs from the extender's setup: job sizes, how long a plan holds, who hears a plan end. */
-    public record Settings(JobSizes sizes, java.time.Duration deadline, JobHolds.Listener listener) {
+    public record Settings(JobSizes sizes, Duration deadline, JobHolds.Listener listener) {
         /** As shipped: a plan holds its GPUs for a minute. */
-        public static final java.time.Duration DEFAULT_DEADLINE = java.time.Duration.ofSeconds(60);
+        public static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(60);
         public static final Settings DEFAULTS = new Settings(JobSizes.STATED_ONLY, DEFAULT_DEADLINE, JobHolds.Listener.NONE);
     }
 
@@ -90,8 +98,8 @@ public final class WholeJobs {
     }
 
     /** Whole jobs over the cluster view, with the policy's planner and a deadline for plans. */
-    public static WholeJobs of(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, io.hetgpu.extender.policy.PlacementPolicy policy,
-                               Settings settings, java.time.Clock clock) {
+    public static WholeJobs of(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
+                               Settings settings, Clock clock) {
         return of(cluster, parser, nodes, policy, settings, clock, (pod, table) -> { });
     }
 
@@ -100,8 +108,8 @@ public final class WholeJobs {
      * of a pod's (the placement Event that explains a pod's node, the placement metrics): a member is kept on its seat's
      * node alone, so kube-scheduler, with one node left, asks no prioritize of it.
      */
-    public static WholeJobs of(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, io.hetgpu.extender.policy.PlacementPolicy policy,
-                               Settings settings, java.time.Clock clock, BiConsumer<PodRequest, ScoreTable> onPlanned) {
+    public static WholeJobs of(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
+                               Settings settings, Clock clock, BiConsumer<PodRequest, ScoreTable> onPlanned) {
         return new WholeJobs(cluster, parser, nodes, new JobPlanner(policy), settings.sizes(),
                 new JobHolds(clock, settings.deadline(), settings.listener()), onPlanned);
     }
@@ -109,7 +117,7 @@ public final class WholeJobs {
     /** Every pod placed alone, as before whole jobs: for callers that build pods by hand and know no jobs. */
     public static WholeJobs off() {
         return new WholeJobs(ClusterView.REQUEST_ONLY, null, null, null, JobSizes.STATED_ONLY,
-                new JobHolds(java.time.Clock.systemUTC(), Settings.DEFAULT_DEADLINE, JobHolds.Listener.NONE));
+                new JobHolds(Clock.systemUTC(), Settings.DEFAULT_DEADLINE, JobHolds.Listener.NONE));
     }
 
     public JobHolds holds() {
@@ -191,10 +199,11 @@ public final class WholeJobs {
      * Such a filter weighs every node of the cluster, not only those it names.
      */
     public boolean wouldPlan(Pod pod) {
-        if (!cluster.knowsNodes() || pod.getMetadata() == null || pod.getMetadata().getUid() == null || !inJob(pod)) {
+        if (!cluster.knowsNodes() || pod.getMetadata() == null || pod.getMetadata().getUid() == null) {
             return false;
         }
-        return JobMembershipReader.keyOf(pod).map(key -> holds.planOf(key) == null).orElse(false);
+        var membership = JobMembershipReader.read(pod, new ArrayList<>());
+        return membership.isPresent() && ofSeveral(membership.get(), pod) && holds.planOf(membership.get().key()) == null;
     }
 
     /** Whether the pod belongs to a job of several members that it would be planned with. */
@@ -203,23 +212,25 @@ public final class WholeJobs {
             return false;
         }
         var membership = JobMembershipReader.read(pod, new ArrayList<>());
-        if (membership.isEmpty()) {
-            return false;
-        }
-        var known = sizes.membersOf(membership.get());
-        return known.isPresent() ? known.getAsInt() > 1 : members(membership.get(), pod).size() > 1;
+        return membership.isPresent() && ofSeveral(membership.get(), pod);
+    }
+
+    /** Whether the pod's job has several members: by its known size, else by the pods of it that exist. */
+    private boolean ofSeveral(JobMembership job, Pod pod) {
+        var known = sizes.membersOf(job);
+        return known.isPresent() ? known.getAsInt() > 1 : members(job, pod).size() > 1;
     }
 
     /**
      * The preempt verb's question for a member of a job of several: which lower-priority pods, evicted, let the whole job
      * start ({@link JobPreemption}); null for a pod placed alone.
      */
-    public JobPreemptionStep.Answer preemption(Pod pod, PodRequest request, Function<PodRequest, ClosedTier> closed, java.time.Instant now) {
+    public JobPreemptionStep.Answer preemption(Pod pod, PodRequest request, Function<PodRequest, ClosedTier> closed, Instant now) {
         if (!cluster.knowsNodes() || request.uid().isEmpty()) {
             return null;
         }
         var membership = JobMembershipReader.read(pod, new ArrayList<>());
-        if (membership.isEmpty() || !inJob(pod)) {
+        if (membership.isEmpty() || !ofSeveral(membership.get(), pod)) {
             return null;
         }
         var job = membership.get();
@@ -261,7 +272,7 @@ public final class WholeJobs {
             // The informer may not hold the pod yet: the request does.
             members.add(asking);
         }
-        members.sort(io.hetgpu.extender.job.ArrivalOrder.PODS);
+        members.sort(ArrivalOrder.PODS);
         return members;
     }
 
