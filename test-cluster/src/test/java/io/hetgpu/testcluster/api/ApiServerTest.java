@@ -9,6 +9,10 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -36,6 +40,18 @@ class ApiServerTest {
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                     assertThat(seen).contains("add gpu-1", "update {hetgpu.io/gpu.present=true}"));
             informer.close();
+        }
+    }
+
+    @Test
+    void aClientOfferingH2cIsAnsweredInHttp11() throws Exception {
+        // The JDK client, HTTP/2 by default, asks to upgrade over plain HTTP; a client made from a kubeconfig alone
+        // (hetgpu explain, a component's --kubeconfig) has no setting that stops it.
+        try (var api = ApiServer.start(); var http = HttpClient.newHttpClient()) {
+            var response = http.send(HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/nodes")).build(), HttpResponse.BodyHandlers.ofString());
+
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.version()).isEqualTo(HttpClient.Version.HTTP_1_1);
         }
     }
 }
