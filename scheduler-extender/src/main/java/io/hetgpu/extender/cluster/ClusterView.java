@@ -7,6 +7,7 @@ import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /** What the extender knows about the cluster beyond a request. Read-only. */
 public interface ClusterView {
@@ -59,6 +60,11 @@ public interface ClusterView {
      */
     default List<Pod> jobPods(String jobKey) {
         return List.of();
+    }
+
+    /** The key of every job some pod the view holds belongs to; empty without an API server. */
+    default Set<String> jobKeys() {
+        return Set.of();
     }
 
     /** A pod by UID, or null; preemption names victims this way. */

@@ -16,9 +16,11 @@ import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
 import java.time.Clock;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -266,6 +268,15 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     @Override
     public List<Pod> jobPods(String jobKey) {
         return pods.getIndexer().byIndex(BY_JOB, jobKey);
+    }
+
+    @Override
+    public Set<String> jobKeys() {
+        var keys = new HashSet<String>();
+        for (var pod : pods.getStore().list()) {
+            JobMembershipReader.keyOf(pod).ifPresent(keys::add);
+        }
+        return keys;
     }
 
     @Override

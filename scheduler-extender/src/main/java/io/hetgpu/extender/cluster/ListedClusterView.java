@@ -12,9 +12,11 @@ import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The cluster as one list of each kind showed it (nodes, pods, PersistentVolumes and claims), followed no further: what a
@@ -148,6 +150,13 @@ public final class ListedClusterView implements ClusterView {
     @Override
     public synchronized List<Pod> jobPods(String jobKey) {
         return pods.values().stream().filter(pod -> JobMembershipReader.keyOf(pod).filter(jobKey::equals).isPresent()).toList();
+    }
+
+    @Override
+    public synchronized Set<String> jobKeys() {
+        var keys = new HashSet<String>();
+        pods.values().forEach(pod -> JobMembershipReader.keyOf(pod).ifPresent(keys::add));
+        return keys;
     }
 
     @Override

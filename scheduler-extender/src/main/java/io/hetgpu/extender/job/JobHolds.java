@@ -15,8 +15,8 @@ import java.util.function.Predicate;
  * count as taken for every other pod (the filter, the prioritize and the bind verb subtract them); the member itself
  * is steered to its seat. A member's hold ends once the cluster view shows the member bound (its record then counts),
  * the whole plan ends when no hold is left, when it is released (a member gone, a seat no longer free) or at its
- * deadline, after which the job's next pod plans again. Held in memory only: a restarted extender holds nothing, and
- * plans the job's remaining pods afresh around the members already bound.
+ * deadline, after which the job's next pod plans again. Held in memory only: a restarted extender starts with none, and
+ * seats the waiting pods of the jobs it finds half-bound before it answers any filter ({@code WholeJobs}).
  */
 public final class JobHolds {
 

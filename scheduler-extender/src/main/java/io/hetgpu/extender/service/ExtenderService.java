@@ -105,7 +105,7 @@ public final class ExtenderService {
         var answer = new FilterAnswer(nodes);
         try {
             var pod = cache.parse(args.pod());
-            jobs.sweep();
+            jobs.sweep(this::closedTier);
             switch (jobs.judge(args.pod(), pod, held(nodes.states(), pod.uid()), this::closedTier)) {
                 case WholeJobs.Alone alone -> answer.judged(assess(pod, nodes));
                 case WholeJobs.Steered steered -> answer.steered(steered.hold().node(), WholeJobs.steeredElsewhere(steered));

@@ -80,6 +80,8 @@ public final class WholeJobs {
     private final JobHolds holds;
     /** Told of each member's scores when its job is planned: kube-scheduler asks no prioritize of a pod kept on one node. */
     private final BiConsumer<PodRequest, ScoreTable> onPlanned;
+    /** Whether the jobs a restart left half-bound have been seated (once, at the first filter). */
+    private volatile boolean reseated;
 
     public WholeJobs(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, JobPlanner planner, JobSizes sizes,
                      JobHolds holds) {
@@ -172,11 +174,67 @@ public final class WholeJobs {
 
     /**
      * Ends the holds of members now bound, and the plans that are complete or past their deadline: asked before every
-     * filter, so that a plan's end is seen (logged, counted) when it happens, not when its job next asks.
+     * filter, so that a plan's end is seen (logged, counted) when it happens, not when its job next asks. The first time,
+     * it first seats the jobs a restart caught half-bound ({@link #reseatHalfBoundJobs}).
+     *
+     * @param closed the tiers closed to a member, as the filter closes them
      */
-    public void sweep() {
+    public void sweep(Function<PodRequest, ClosedTier> closed) {
+        if (!reseated) {
+            reseatHalfBoundJobs(closed);
+        }
         if (holds.any()) {
             holds.sweep(this::bound);
+        }
+    }
+
+    /**
+     * Plans, before any filter is answered, every job with members bound and members waiting and no plan: what an
+     * extender that stopped mid-plan leaves (its seats lived in its memory only). Without this, the first pod to reach
+     * the restarted extender, of any job, could take the seats of the waiting members, and their job would wait
+     * half-bound, holding the GPUs of its bound members, until that pod ends. The waiting members are seated on any node
+     * the view knows, around the members bound, for a deadline of their own; a job that cannot be seated whole now holds
+     * nothing and is planned when its next pod comes, as any job is.
+     */
+    private synchronized void reseatHalfBoundJobs(Function<PodRequest, ClosedTier> closed) {
+        if (reseated || !cluster.knowsNodes()) {
+            return;
+        }
+        reseated = true;
+        for (var key : cluster.jobKeys()) {
+            if (holds.planOf(key) != null) {
+                continue;
+            }
+            var members = cluster.jobPods(key).stream().filter(pod -> !isFailedOrDeleting(pod)).sorted(ArrivalOrder.PODS).toList();
+            if (members.isEmpty() || members.stream().noneMatch(BoundPods::holdsResources)) {
+                continue;
+            }
+            var membership = JobMembershipReader.read(members.getFirst(), new ArrayList<>());
+            if (membership.isEmpty() || !ofSeveral(membership.get(), members.getFirst())) {
+                continue;
+            }
+            var known = sizes.membersOf(membership.get());
+            if (known.isPresent() && members.size() < known.getAsInt()) {
+                continue;
+            }
+            var waiting = new ArrayList<PodRequest>();
+            for (var pod : members) {
+                if (BoundPods.waitsForNode(pod)) {
+                    try {
+                        waiting.add(parser.parse(pod));
+                    } catch (InvalidPodRequestException e) {
+                        waiting.clear();
+                        break;
+                    }
+                }
+            }
+            if (waiting.isEmpty()) {
+                continue;
+            }
+            var outcome = planner.plan(new JobPlanner.Job(key, waiting, cluster::contextOf, closed), clusterStates(), JobPlanner.MemberFit.ANY);
+            if (outcome instanceof JobPlanner.Planned planned) {
+                hold(key, planned);
+            }
         }
     }
 
@@ -322,15 +380,20 @@ public final class WholeJobs {
             // Said before the detail, which can be long: a node's reason is cut at a few hundred characters.
             case JobPlanner.Lacking lacking -> new Refused(lacking.need() + "; no GPU is held for it; " + lacking.detail());
             case JobPlanner.Planned planned -> {
-                var held = planned.seats().stream()
-                        .map(seat -> new JobHolds.Hold(seat.member().uid(), seat.member().name(), seat.nodeName(), seat.mask(), seat.devices()))
-                        .toList();
-                holds.hold(job.key(), held);
-                planned.seats().forEach(seat -> onPlanned.accept(seat.member(), seat.scores()));
-                var own = held.stream().filter(hold -> hold.podUid().equals(request.uid())).findFirst().orElseThrow();
+                var own = hold(job.key(), planned).holdOf(request.uid());
                 yield new Steered(job.key(), own);
             }
         };
+    }
+
+    /** Holds the plan's seats until its deadline, and tells of each member's scores. */
+    private JobHolds.HeldPlan hold(String jobKey, JobPlanner.Planned planned) {
+        var held = planned.seats().stream()
+                .map(seat -> new JobHolds.Hold(seat.member().uid(), seat.member().name(), seat.nodeName(), seat.mask(), seat.devices()))
+                .toList();
+        var plan = holds.hold(jobKey, held);
+        planned.seats().forEach(seat -> onPlanned.accept(seat.member(), seat.scores()));
+        return plan;
     }
 
     /** Every node the view knows, with the GPUs of other jobs' plans taken. */

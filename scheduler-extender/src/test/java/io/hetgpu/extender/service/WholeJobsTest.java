@@ -206,6 +206,30 @@ class WholeJobsTest {
     }
 
     @Test
+    void aRestartedExtenderSeatsTheWaitingPodsOfAHalfBoundJobBeforeItAnswersAnyOtherPod() throws Exception {
+        node("n1");
+        node("n2");
+        var a0 = member("a", "a-0", 4, 2);
+        var a1 = member("a", "a-1", 4, 2);
+        synced(2);
+        var stopped = verbs(Duration.ofMinutes(1));
+        var bound = keptNode(stopped.service().filter(askAbout(a0)));
+        assertThat(bind(stopped, a0, bound)).isEmpty();
+        // The extender restarts: its plan, which held the other node for a-1, lived in its memory only. A pod of no job,
+        // first in kube-scheduler's queue, asks the restarted extender first.
+        var solo = alone("serve", 4);
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.podByUid(solo.getMetadata().getUid()) != null);
+        var restarted = verbs(Duration.ofMinutes(1));
+
+        var soloAnswer = restarted.service().filter(askAbout(solo));
+        var seat = keptNode(restarted.service().filter(askAbout(a1)));
+
+        assertThat(soloAnswer.nodeNames()).as("free GPUs are a-1's seat").isEmpty();
+        assertThat(seat).isNotEqualTo(bound);
+        assertThat(bind(restarted, a1, seat)).isEmpty();
+    }
+
+    @Test
     void aMemberIsBoundOnlyToItsSeatWithTheSeatsDevices() throws Exception {
         var job = twoNodesAndJobA();
         var a0 = job.a0();
