@@ -46,6 +46,29 @@ public final class JobPlanner {
         boolean fits(PodRequest member, String node, List<Seat> planned);
     }
 
+    /**
+     * Where a caller keeps the assessments of every node for a member's shape from one plan to the next: a 5,000-node
+     * plan judges every node for its first member, and the next plan, a second later, finds most nodes unchanged.
+     */
+    public interface KeptAssessments {
+        KeptAssessments NONE = new KeptAssessments() {
+            @Override
+            public PlacementPolicy.Assessment[] known(PodRequest.Shape shape, ClosedTier closed, List<NodeState> nodes) {
+                return new PlacementPolicy.Assessment[nodes.size()];
+            }
+
+            @Override
+            public void made(PodRequest.Shape shape, ClosedTier closed, List<NodeState> nodes, PlacementPolicy.Assessment[] assessments) {
+            }
+        };
+
+        /** The assessments still true of {@code nodes} (by position; null where a node must be judged), a new array. */
+        PlacementPolicy.Assessment[] known(PodRequest.Shape shape, ClosedTier closed, List<NodeState> nodes);
+
+        /** Every node of {@code nodes} judged, before any member took a seat. */
+        void made(PodRequest.Shape shape, ClosedTier closed, List<NodeState> nodes, PlacementPolicy.Assessment[] assessments);
+    }
+
     /** What is known of the job beyond its members: for each member its context (bound peers, data) and closed tiers. */
     public record Job(String key, List<PodRequest> members, Function<PodRequest, PlacementContext> context,
                       Function<PodRequest, ClosedTier> closed) {
@@ -123,32 +146,48 @@ public final class JobPlanner {
 
     /** Plans every member of {@code job} over {@code nodes} (their free devices as other pods and plans leave them). */
     public Outcome plan(Job job, List<NodeState> nodes, MemberFit fit) {
+        return plan(job, nodes, fit, KeptAssessments.NONE);
+    }
+
+    /** The same, with the nodes' assessments for a shape, before any seat is taken, found in and left to {@code kept}. */
+    public Outcome plan(Job job, List<NodeState> nodes, MemberFit fit, KeptAssessments kept) {
         var order = new ArrayList<>(job.members());
         order.sort(Comparator.comparingInt(PodRequest::gpuCount).reversed().thenComparing(PodRequest::name));
         var states = new ArrayList<>(nodes);
         // Assessments per pod shape and closed tier, kept across members: a seat changes one node, judged again alone.
-        var assessed = new HashMap<Object, PlacementPolicy.Assessment[]>();
+        var assessed = new HashMap<List<Object>, PlacementPolicy.Assessment[]>();
         var seats = new ArrayList<Seat>(order.size());
         for (int m = 0; m < order.size(); m++) {
             var member = order.get(m);
             var closed = job.closed().apply(member);
-            var assessments = assessed.computeIfAbsent(List.of(member.shape(), closed), shape -> new PlacementPolicy.Assessment[states.size()]);
+            var key = List.<Object>of(member.shape(), closed);
+            var assessments = assessed.get(key);
+            if (assessments == null) {
+                assessments = kept.known(member.shape(), closed, nodes);
+                for (int i = 0; i < nodes.size(); i++) {
+                    if (assessments[i] == null) {
+                        assessments[i] = policy.assess(member, nodes.get(i), closed);
+                    }
+                }
+                kept.made(member.shape(), closed, nodes, assessments);
+                // The seats taken so far changed their nodes: those are judged again below.
+                assessments = assessments.clone();
+                for (var seat : seats) {
+                    assessments[indexOf(states, seat.nodeName())] = null;
+                }
+                assessed.put(key, assessments);
+            }
             var usable = new ArrayList<PlacementPolicy.Assessment>();
-            var refusals = new LinkedHashMap<String, Integer>();
             for (int i = 0; i < states.size(); i++) {
                 if (assessments[i] == null) {
                     assessments[i] = policy.assess(member, states.get(i), closed);
                 }
-                if (assessments[i] instanceof PlacementPolicy.Misfit misfit) {
-                    refusals.merge(misfit.rejection().reason(), 1, Integer::sum);
-                } else if (!fit.fits(member, states.get(i).name(), seats)) {
-                    refusals.merge("kube-scheduler's own filters refuse it there", 1, Integer::sum);
-                } else {
+                if (assessments[i] instanceof PlacementPolicy.Fit && fit.fits(member, states.get(i).name(), seats)) {
                     usable.add(assessments[i]);
                 }
             }
             if (usable.isEmpty()) {
-                return new Lacking(need(job, order, nodes), detail(seats, member, states, refusals));
+                return new Lacking(need(job, order, nodes), detail(seats, member, states, refusals(member, states, assessments, fit, seats)));
             }
             var table = policy.score(member, usable, context(job, member, seats, order.subList(m + 1, order.size())));
             ScoreTable.Row best = table.best();
@@ -156,11 +195,25 @@ public final class JobPlanner {
             seats.add(seat);
             int at = indexOf(states, seat.nodeName());
             states.set(at, states.get(at).withTaken(seat.mask()));
-            for (var kept : assessed.values()) {
-                kept[at] = null;
+            for (var each : assessed.values()) {
+                each[at] = null;
             }
         }
         return new Planned(seats);
+    }
+
+    /** Why each node refuses the member, counted by reason: worked out only for a member that fits no node. */
+    private static Map<String, Integer> refusals(PodRequest member, List<NodeState> states, PlacementPolicy.Assessment[] assessments,
+                                                 MemberFit fit, List<Seat> seats) {
+        var refusals = new LinkedHashMap<String, Integer>();
+        for (int i = 0; i < states.size(); i++) {
+            if (assessments[i] instanceof PlacementPolicy.Misfit misfit) {
+                refusals.merge(misfit.rejection().reason(), 1, Integer::sum);
+            } else if (!fit.fits(member, states.get(i).name(), seats)) {
+                refusals.merge("kube-scheduler's own filters refuse it there", 1, Integer::sum);
+            }
+        }
+        return refusals;
     }
 
     /** The member's context with the members planned before it as its peers and those after it as still waiting. */

@@ -26,9 +26,10 @@ public final class JobLocalityScorer implements NodeScorer {
         if (!context.hasJob()) {
             return scores;
         }
+        var closeness = JobCloseness.of(context);
         for (int i = 0; i < scores.length; i++) {
             var candidate = candidates.get(i);
-            scores[i] = Proximity.toJob(candidate.node(), candidate.spareGpus(candidate.node()), context);
+            scores[i] = closeness.of(candidate.node(), candidate.spareGpus(candidate.node()));
         }
         return scores;
     }

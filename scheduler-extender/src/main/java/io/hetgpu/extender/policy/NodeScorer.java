@@ -3,6 +3,7 @@ package io.hetgpu.extender.policy;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * One placement preference. Scores every candidate at once, because several preferences are relative
@@ -18,6 +19,15 @@ public interface NodeScorer {
     int defaultWeight();
 
     double[] score(PodRequest pod, List<Candidate> candidates, PlacementContext context);
+
+    /**
+     * The same, with the columns the scorers before this one gave the same candidates in this call ({@code earlier}, by
+     * scorer name; null for one not asked, as a scorer of weight 0 is not): a scorer built on another's values reads
+     * them instead of working them out again.
+     */
+    default double[] score(PodRequest pod, List<Candidate> candidates, PlacementContext context, Function<String, double[]> earlier) {
+        return score(pod, candidates, context);
+    }
 
     /**
      * A hard order this preference imposes on the final 0..10 scores, whatever its weight (which only shapes

@@ -3,6 +3,8 @@ package io.hetgpu.extender.policy;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * GPU bin packing: a pod's GPUs go to the node left fullest once it has them, so that whole free nodes (and whole
@@ -33,12 +35,17 @@ public final class PackingScorer implements NodeScorer {
 
     @Override
     public double[] score(PodRequest pod, List<Candidate> candidates, PlacementContext context) {
+        return score(pod, candidates, context, name -> null);
+    }
+
+    @Override
+    public double[] score(PodRequest pod, List<Candidate> candidates, PlacementContext context, Function<String, double[]> earlier) {
         var scores = new double[candidates.size()];
         if (!pod.needsGpus()) {
             return scores;
         }
-        var toJob = jobLocality.score(pod, candidates, context);
-        var toData = dataLocality.score(pod, candidates, context);
+        var toJob = Objects.requireNonNullElseGet(earlier.apply(jobLocality.name()), () -> jobLocality.score(pod, candidates, context));
+        var toData = Objects.requireNonNullElseGet(earlier.apply(dataLocality.name()), () -> dataLocality.score(pod, candidates, context));
         var groups = new Groups(candidates, toJob, toData);
         for (int i = 0; i < scores.length; i++) {
             scores[i] = takenAfter(candidates.get(i));

@@ -214,8 +214,14 @@ public final class PlacementPolicy {
         var columns = new double[scorers.size()][];
         int activeWeight = 0;
         var active = new boolean[scorers.size()];
+        var scored = new HashMap<String, double[]>();
         for (int s = 0; s < scorers.size(); s++) {
-            columns[s] = weights[s] == 0 ? new double[candidates.size()] : scorers.get(s).score(pod, candidates, context);
+            if (weights[s] == 0) {
+                columns[s] = new double[candidates.size()];
+            } else {
+                columns[s] = scorers.get(s).score(pod, candidates, context, scored::get);
+                scored.put(scorerNames.get(s), columns[s]);
+            }
             // A scorer that gives every candidate the same value cannot rank them; leaving it out lets the
             // ones that can use the whole 0..10 range, which is what kube-scheduler weighs against its plugins.
             active[s] = weights[s] > 0 && spread(columns[s]);

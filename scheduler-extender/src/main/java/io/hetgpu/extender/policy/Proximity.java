@@ -23,24 +23,7 @@ public final class Proximity {
      * elsewhere. So the first worker of a gang goes where the second can follow, not to a node where it would be alone.
      */
     public static double toJob(NodeState node, int spareGpus, PlacementContext context) {
-        int counted = context.peers().size();
-        double sum = 0;
-        for (var peer : context.peers()) {
-            sum += to(node, peer);
-        }
-        int spare = spareGpus;
-        for (var waiting : context.waiting()) {
-            // A waiting pod without GPUs fits anywhere and follows the others: it tells no node from another.
-            if (waiting.gpus() == 0) {
-                continue;
-            }
-            counted++;
-            if (waiting.gpus() <= spare) {
-                spare -= waiting.gpus();
-                sum += SAME_NODE;
-            }
-        }
-        return counted == 0 ? 0 : sum / counted;
+        return JobCloseness.of(context).of(node, spareGpus);
     }
 
     static double to(NodeState node, PeerLocation peer) {

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.hetgpu.extender.cluster.BoundPods;
 import io.hetgpu.extender.cluster.ClusterView;
 import io.hetgpu.extender.job.ArrivalOrder;
+import io.hetgpu.extender.job.AssessmentsBetweenPlans;
 import io.hetgpu.extender.job.JobHolds;
 import io.hetgpu.extender.job.JobMembership;
 import io.hetgpu.extender.job.JobMembershipReader;
@@ -80,6 +81,8 @@ public final class WholeJobs {
     private final JobHolds holds;
     /** Told of each member's scores when its job is planned: kube-scheduler asks no prioritize of a pod kept on one node. */
     private final BiConsumer<PodRequest, ScoreTable> onPlanned;
+    /** The nodes' assessments from one plan to the next (used under {@code this}, as plans are made one at a time). */
+    private final AssessmentsBetweenPlans assessments = new AssessmentsBetweenPlans();
     /** Whether the jobs a restart left half-bound have been seated (once, at the first filter). */
     private volatile boolean reseated;
 
@@ -231,7 +234,8 @@ public final class WholeJobs {
             if (waiting.isEmpty()) {
                 continue;
             }
-            var outcome = planner.plan(new JobPlanner.Job(key, waiting, cluster::contextOf, closed), clusterStates(), JobPlanner.MemberFit.ANY);
+            var outcome = planner.plan(new JobPlanner.Job(key, waiting, cluster::contextOf, closed), clusterStates(), JobPlanner.MemberFit.ANY,
+                    assessments);
             if (outcome instanceof JobPlanner.Planned planned) {
                 hold(key, planned);
             }
@@ -375,7 +379,7 @@ public final class WholeJobs {
         }
         var states = clusterStates();
         var outcome = planner.plan(new JobPlanner.Job(job.key(), waiting, cluster::contextOf, closed), states,
-                (member, node, planned) -> member != request || offeredNames.contains(node));
+                (member, node, planned) -> member != request || offeredNames.contains(node), assessments);
         return switch (outcome) {
             // Said before the detail, which can be long: a node's reason is cut at a few hundred characters.
             case JobPlanner.Lacking lacking -> new Refused(lacking.need() + "; no GPU is held for it; " + lacking.detail());

@@ -1,7 +1,13 @@
 package io.hetgpu.extender.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.hetgpu.extender.KubeJson;
+import io.hetgpu.extender.cluster.PodBinder;
+import io.hetgpu.extender.job.JobHolds;
+import io.hetgpu.extender.job.JobSizes;
+import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.policy.ScoreTable;
+import io.hetgpu.extender.service.BindVerb;
+import io.hetgpu.extender.service.WholeJobs;
 import io.hetgpu.extender.explain.PlacementEvents;
 import io.hetgpu.extender.http.ExtenderMetrics;
 import io.hetgpu.extender.http.ExtenderServer;
@@ -23,6 +29,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.BiConsumer;
 
 /**
  * Drives the hetgpu extender and a Go floor (by default the project's own, {@code scheduler-extender/bench/extender-floor}:
@@ -51,7 +58,8 @@ public final class ExtenderBenchmark {
               --sizes N,N...        cluster sizes, in nodes (default 100,1000,5000)
               --forms F,F...        Nodes (whole nodes, nodeCacheCapable: false) and/or NodeNames (default both)
               --seconds S           measured seconds per size and form, for each target (default 20), after a 5 s warm-up
-              --pods same|alternating  one pod shape, or two in turn so no assessment is remembered (default same)
+              --pods same|alternating|job16  one pod shape; two in turn so no assessment is remembered; or a pod of a
+                                    16-pod job whose plan ends at once, so every filter plans the whole job (default same)
               --floor DIR           build the Go floor in DIR and run it instead of scheduler-extender/bench/extender-floor
               --server-jvm "OPTS"   the extender's JVM options (default: the Deployment's)
               --soak CLIENTS        instead: CLIENTS clients at once on the largest size, no floor (--soak-seconds, default 60)
@@ -64,7 +72,7 @@ public final class ExtenderBenchmark {
 
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("serve")) {
-            serve(Integer.parseInt(args[1]));
+            serve(Integer.parseInt(args[1]), args.length > 2 && args[2].equals("job16"));
             return;
         }
         if (List.of(args).contains("--help")) {
@@ -75,7 +83,7 @@ public final class ExtenderBenchmark {
         var sizes = new int[] {100, 1000, 5000};
         double seconds = 20;
         List<String> forms = null;
-        boolean cold = false;
+        var pods = "same";
         // The JVM of manifests/base/scheduler-extender.yaml: MaxRAMPercentage=75 of its 1536Mi limit, and the serial
         // collector that the JVM picks by itself in a container with under 1792 MB.
         // Heap 60% of 1536Mi and the capped native pools, as the Deployment's JAVA_TOOL_OPTIONS set them.
@@ -89,7 +97,12 @@ public final class ExtenderBenchmark {
                 case "--sizes" -> sizes = Arrays.stream(args[i + 1].split(",")).mapToInt(Integer::parseInt).toArray();
                 case "--seconds" -> seconds = Double.parseDouble(args[i + 1]);
                 case "--forms" -> forms = List.of(args[i + 1].split(","));
-                case "--pods" -> cold = args[i + 1].equals("alternating");
+                case "--pods" -> {
+                    pods = args[i + 1];
+                    if (!List.of("same", "alternating", "job16").contains(pods)) {
+                        throw new IllegalArgumentException("--pods must be same, alternating or job16, got " + pods + "\n" + USAGE);
+                    }
+                }
                 case "--server-jvm" -> serverJvm = List.of(args[i + 1].split(" "));
                 case "--soak" -> soakClients = Integer.parseInt(args[i + 1]);
                 case "--soak-seconds" -> soakSeconds = Double.parseDouble(args[i + 1]);
@@ -107,7 +120,7 @@ public final class ExtenderBenchmark {
         command.addAll(List.of("-XX:+IgnoreUnrecognizedVMOptions", "--sun-misc-unsafe-memory-access=allow"));
         command.addAll(serverJvm);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), ExtenderBenchmark.class.getName(), "serve",
-                Integer.toString(largest)));
+                Integer.toString(largest), pods));
         System.out.println("hetgpu extender JVM: " + String.join(" ", serverJvm));
         var server = new ProcessBuilder(command).inheritIO();
         server.environment().put("MALLOC_ARENA_MAX", "2");
@@ -135,7 +148,7 @@ public final class ExtenderBenchmark {
             for (boolean measure : new boolean[] {false, true}) {
                 for (int size : sizes) {
                     for (var form : forms) {
-                        run(client, cluster, size, form, seconds, cold, measure);
+                        run(client, cluster, size, form, seconds, pods, measure);
                     }
                 }
             }
@@ -146,15 +159,14 @@ public final class ExtenderBenchmark {
     }
 
     /**
-     * @param alternating send two pods of different shapes in turn, so that the extender's per-node
-     *                    assessments from the previous pod never apply (its slow path); otherwise the same
-     *                    pod every time, as for the pods of one job
+     * @param pods {@code same}: the same pod every time, as for the pods of one job; {@code alternating}: two pods of
+     *             different shapes in turn, so that the extender's per-node assessments from the previous pod never apply
+     *             (its slow path); {@code job16}: the first pod of a 16-pod job, planned whole by every filter
      */
-    private static void run(HttpClient client, BenchCluster cluster, int size, String form, double seconds, boolean alternating,
+    private static void run(HttpClient client, BenchCluster cluster, int size, String form, double seconds, String pods,
                             boolean measure) throws Exception {
-        var training = KubeJson.text("pod-pytorch-worker.json")
-                .replace("\"hetgpu.io/gpu-models\": \"V100,A100\",", "\"hetgpu.io/gpu-models\": \"V100,A100,H100\",")
-                .replace("\"hetgpu.io/min-gpu-memory\": \"15Gi\",", "");
+        boolean alternating = pods.equals("alternating");
+        var training = pods.equals("job16") ? BenchJob.member(0) : BenchJob.TRAINING;
         var small = training.replace("\"hetgpu.io/gpu-models\": \"V100,A100,H100\",", "")
                 .replace("\"hetgpu.io/interconnect\": \"nvlink\",", "").replace("\"nvidia.com/gpu\": \"4\"", "\"nvidia.com/gpu\": \"2\"");
         var filterBodies = new ArrayList<String>();
@@ -239,7 +251,11 @@ public final class ExtenderBenchmark {
         }
         System.out.printf("%-6d %-9s ratio hetgpu/floor (filter+prioritize): p50 %.2f, p99 %.2f  (%d of %d nodes pass filter; %s; load %s)%n%n",
                 size, form, results.get(0)[0] / results.get(1)[0], results.get(0)[1] / results.get(1)[1], kept, size,
-                alternating ? "two pod shapes in turn" : "one pod shape", LoadAverage.now());
+                switch (pods) {
+                    case "alternating" -> "two pod shapes in turn";
+                    case "job16" -> "a pod of a 16-pod job, planned whole at each filter";
+                    default -> "one pod shape";
+                }, LoadAverage.now());
     }
 
     /** req/s is what one connection sustains for that verb alone (for "both": filter+prioritize rounds, i.e. pods/s). */
@@ -281,19 +297,24 @@ public final class ExtenderBenchmark {
         throw new IllegalStateException(url + " never became ready");
     }
 
-    /** The child process: the extender with the generated cluster as its node cache. */
-    private static void serve(int size) {
+    /**
+     * The child process: the extender with the generated cluster as its node cache; with {@code job}, the 16 pods of
+     * {@link BenchJob} in its pod cache too, and job plans that end as soon as they are made.
+     */
+    private static void serve(int size, boolean job) {
         var cluster = new BenchCluster(size, SEED);
         var catalog = CardCatalog.defaults();
         var metrics = new ExtenderMetrics();
         var log = PlacementEvents.logOnly();
+        var view = job ? BenchJob.view(cluster.view()) : cluster.view();
         // What Extender.start wires after each prioritize, less the throttled Kubernetes Event (no API server here).
-        var verbs = ExtenderVerbs.of(cluster.view(), new PodRequestParser("nvidia.com/gpu", catalog),
-                new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
-                new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> {
-                    metrics.placed(pod, table, PolicySettings.DEFAULTS.thresholds());
-                    log.accept(pod, table);
-                });
+        BiConsumer<PodRequest, ScoreTable> placed = (pod, table) -> {
+            metrics.placed(pod, table, PolicySettings.DEFAULTS.thresholds());
+            log.accept(pod, table);
+        };
+        var jobs = job ? new WholeJobs.Settings(JobSizes.STATED_ONLY, Duration.ofNanos(1), JobHolds.Listener.NONE) : WholeJobs.Settings.DEFAULTS;
+        var verbs = ExtenderVerbs.of(view, new PodRequestParser("nvidia.com/gpu", catalog), new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
+                new PlacementPolicy(PolicySettings.DEFAULTS), placed, advice -> { }, PodBinder.NONE, report -> { }, BindVerb.Limits.DEFAULTS, jobs);
         // Whole 5,000-node requests pass 16 MiB and 15,000 nodes are about 85 MB: such clusters raise bodyLimitBytes, as this does.
         ExtenderServer.start(Vertx.vertx(), new ServerOptions("127.0.0.1", HETGPU_PORT, 256L * 1024 * 1024, null, null),
                 verbs, metrics).toCompletionStage().toCompletableFuture().join();

@@ -1,7 +1,6 @@
 package io.hetgpu.extender.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.hetgpu.extender.KubeJson;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -31,9 +30,7 @@ final class Soak {
 
     static void run(HttpClient client, BenchCluster cluster, int size, List<String> forms, int clients, double seconds, long serverPid)
             throws Exception {
-        var pod = KubeJson.text("pod-pytorch-worker.json")
-                .replace("\"hetgpu.io/gpu-models\": \"V100,A100\",", "\"hetgpu.io/gpu-models\": \"V100,A100,H100\",")
-                .replace("\"hetgpu.io/min-gpu-memory\": \"15Gi\",", "");
+        var pod = BenchJob.TRAINING;
         var bodies = new ArrayList<byte[][]>();
         for (var form : forms) {
             String filter = form.equals("Nodes")

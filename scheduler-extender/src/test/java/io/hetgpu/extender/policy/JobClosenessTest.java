@@ -1,0 +1,75 @@
+package io.hetgpu.extender.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.hetgpu.extender.model.NodeGpus;
+import io.hetgpu.extender.model.NodeState;
+import io.hetgpu.extender.model.PeerLocation;
+import io.hetgpu.extender.model.PlacementContext;
+import io.hetgpu.extender.model.WaitingPeer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class JobClosenessTest {
+
+    /** The rule as the scale states it: each peer by where it runs, each waiting pod on the node while the spare GPUs last. */
+    private static double peerByPeer(NodeState node, int spareGpus, PlacementContext context) {
+        double sum = 0;
+        int counted = context.peers().size();
+        for (var peer : context.peers()) {
+            sum += Proximity.to(node, peer);
+        }
+        int spare = spareGpus;
+        for (var waiting : context.waiting()) {
+            if (waiting.gpus() > 0) {
+                counted++;
+                if (waiting.gpus() <= spare) {
+                    spare -= waiting.gpus();
+                    sum += Proximity.SAME_NODE;
+                }
+            }
+        }
+        return counted == 0 ? 0 : sum / counted;
+    }
+
+    @Test
+    void agreesWithThePeerByPeerRuleOnRandomJobsAndNodesWithAndWithoutRacksAndZones() {
+        var random = new Random(7);
+        var labels = List.of("", "a", "b", "c");
+        for (int round = 0; round < 2_000; round++) {
+            var peers = new ArrayList<PeerLocation>();
+            for (int i = random.nextInt(6); i > 0; i--) {
+                // A peer's rack and zone as its node carried them: not always the labels another node has now.
+                peers.add(new PeerLocation("p" + i, "n" + random.nextInt(4), labels.get(random.nextInt(4)), labels.get(random.nextInt(4))));
+            }
+            var waiting = new ArrayList<WaitingPeer>();
+            for (int i = random.nextInt(5); i > 0; i--) {
+                waiting.add(new WaitingPeer("w" + i, random.nextInt(5)));
+            }
+            var context = new PlacementContext(peers, List.of(), waiting);
+            var closeness = JobCloseness.of(context);
+            for (int n = 0; n < 4; n++) {
+                var node = new NodeState("n" + n, labels.get(random.nextInt(4)), labels.get(random.nextInt(4)), NodeGpus.NONE, 0);
+                int spare = random.nextInt(10);
+                assertThat(closeness.of(node, spare)).as("%s on %s with %d spare", context, node, spare)
+                        .isCloseTo(peerByPeer(node, spare, context), within(1e-12));
+            }
+        }
+    }
+
+    @Test
+    void nodesWithTheSameNeighboursGetTheVerySameValueWhateverTheOrderOfThePeers() {
+        var onIt = new PeerLocation("a", "n1", "r1", "z1");
+        var inRack = new PeerLocation("b", "n2", "r1", "z1");
+        var inZone = new PeerLocation("c", "n3", "r2", "z1");
+        var node = new NodeState("n1", "r1", "z1", NodeGpus.NONE, 0);
+
+        double forward = JobCloseness.of(new PlacementContext(List.of(onIt, inRack, inZone), List.of())).of(node, 0);
+        double backward = JobCloseness.of(new PlacementContext(List.of(inZone, inRack, onIt), List.of())).of(node, 0);
+
+        assertThat(forward).isEqualTo(backward).isCloseTo((1.0 + 0.6 + 0.3) / 3, within(1e-12));
+    }
+}
