@@ -1,0 +1,75 @@
+package io.hetgpu.extender.bench;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.hetgpu.extender.KubeJson;
+import io.hetgpu.extender.job.AssessmentsBetweenPlans;
+import io.hetgpu.extender.job.JobPlanner;
+import io.hetgpu.extender.model.NodeState;
+import io.hetgpu.extender.model.NodeStateFactory;
+import io.hetgpu.extender.model.PlacementContext;
+import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
+import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PolicySettings;
+import io.hetgpu.gpu.tier.CardCatalog;
+import java.util.ArrayList;
+import java.util.Arrays;
+
+/**
+ * A whole job's plan without HTTP: the {@value BenchJob#SIZE} pods of {@link BenchJob} planned over the benchmark's
+ * generated cluster in a loop, as the filter of the job's first pod plans them (node states read from the cluster view,
+ * assessments kept between plans), for a profiler to look at. Prints p50/p99 of the states and of the plan, a first
+ * pass (warm-up) and a second. Not a test.
+ *
+ * <pre>
+ *   java -XX:StartFlightRecording=filename=plan.jfr,settings=profile -cp ... \
+ *       io.hetgpu.extender.bench.JobPlanProfile 5000 6     # nodes, seconds per pass
+ * </pre>
+ */
+public final class JobPlanProfile {
+    public static void main(String[] args) throws Exception {
+        int size = Integer.parseInt(args[0]);
+        double seconds = Double.parseDouble(args[1]);
+        var catalog = CardCatalog.defaults();
+        var snapshot = new BenchCluster(size, 42).view().nodes();
+        var factory = new NodeStateFactory(catalog, "topology.hetgpu.io/rack");
+        var parser = new PodRequestParser("nvidia.com/gpu", catalog);
+        var planner = new JobPlanner(new PlacementPolicy(PolicySettings.DEFAULTS));
+        var members = new ArrayList<PodRequest>();
+        for (int i = 0; i < BenchJob.SIZE; i++) {
+            members.add(parser.parse(KubeJson.MAPPER.readValue(BenchJob.member(i), Pod.class)));
+        }
+        var job = new JobPlanner.Job("bench/llama", members, pod -> PlacementContext.EMPTY, pod -> ClosedTier.NONE);
+        var kept = new AssessmentsBetweenPlans();
+        for (int pass = 0; pass < 2; pass++) {
+            var states = new long[1_000_000];
+            var plans = new long[1_000_000];
+            int n = 0;
+            long until = System.nanoTime() + (long) (seconds * 1e9);
+            while (System.nanoTime() < until && n < plans.length) {
+                long t0 = System.nanoTime();
+                var nodes = new ArrayList<NodeState>(snapshot.size());
+                for (int i = 0; i < snapshot.size(); i++) {
+                    nodes.add(factory.state(snapshot.facts(i), snapshot.boundPods(i)));
+                }
+                long t1 = System.nanoTime();
+                if (!(planner.plan(job, nodes, JobPlanner.MemberFit.ANY, kept) instanceof JobPlanner.Planned)) {
+                    throw new IllegalStateException("the job found no plan");
+                }
+                long t2 = System.nanoTime();
+                states[n] = t1 - t0;
+                plans[n] = t2 - t1;
+                n++;
+            }
+            System.out.printf("size %d, %d plans of %d pods: states p50 %.3f ms; plan p50 %.3f ms, p99 %.3f ms%n", size, n, BenchJob.SIZE,
+                    pct(states, n, 50), pct(plans, n, 50), pct(plans, n, 99));
+        }
+    }
+
+    private static double pct(long[] values, int n, int percentile) {
+        var sorted = Arrays.copyOf(values, n);
+        Arrays.sort(sorted);
+        return sorted[Math.max(0, (int) Math.ceil(percentile / 100.0 * n) - 1)] / 1e6;
+    }
+}
