@@ -217,7 +217,8 @@ public final class WholeJobs {
                 continue;
             }
             var known = sizes.membersOf(membership.get());
-            if (known.isPresent() && members.size() < known.getAsInt()) {
+            // As the filter would judge the job: a gang whose count cannot be read, or a job not all created, waits.
+            if (known.isEmpty() && GANG_GROUPS.contains(membership.get().source()) || known.isPresent() && members.size() < known.getAsInt()) {
                 continue;
             }
             var waiting = new ArrayList<PodRequest>();
