@@ -328,6 +328,12 @@ public final class ExtenderServer implements AutoCloseable {
     private record Answer(int status, Buffer body) {
     }
 
+    /** A verb's work on a request body it may find unreadable. */
+    @FunctionalInterface
+    private interface VerbWork {
+        Answer run() throws WireFormatException;
+    }
+
     public int port() {
         return port;
     }
@@ -354,48 +360,34 @@ public final class ExtenderServer implements AutoCloseable {
     }
 
     private Answer prioritize(RoutingContext ctx) {
-        int status = 200;
-        Buffer body;
-        try {
+        return answeredOrRefused("prioritize", () -> {
             var result = service.prioritize(args(ctx));
-            if (result.error().isEmpty()) {
-                body = writer.hostPriorities(result.priorities());
-            } else {
-                // The answer is a bare array with no room for an Error; a 400 is how kube-scheduler hears "failed".
-                status = 400;
-                body = writer.error(result.error());
-            }
-        } catch (WireFormatException e) {
-            status = 400;
-            body = writer.error(e.getMessage());
-        } catch (CacheGate.NotSynced e) {
-            status = 503;
-            body = writer.error(e.getMessage());
-        } catch (RuntimeException e) {
-            LOG.error("prioritize failed", e);
-            status = 400;
-            body = writer.error("hetgpu extender internal error: " + e);
-        }
-        return new Answer(status, body);
+            // The answer is a bare array with no room for an Error; a 400 is how kube-scheduler hears "failed".
+            return result.error().isEmpty() ? new Answer(200, writer.hostPriorities(result.priorities()))
+                    : new Answer(400, writer.error(result.error()));
+        });
     }
 
     private Answer preempt(RoutingContext ctx) {
-        int status = 200;
-        Buffer body;
+        return answeredOrRefused("preempt",
+                () -> new Answer(200, Buffer.buffer(preemptionCodec.write(preemption.answer(preemptionCodec.read(bytes(ctx)))))));
+    }
+
+    /**
+     * A verb whose failures are answered with a bare {@code {"Error": ...}}: a body it cannot read and a bug are a 400 with
+     * the reason, caches not synced yet a 503.
+     */
+    private Answer answeredOrRefused(String verb, VerbWork answer) {
         try {
-            body = Buffer.buffer(preemptionCodec.write(preemption.answer(preemptionCodec.read(bytes(ctx)))));
+            return answer.run();
         } catch (WireFormatException e) {
-            status = 400;
-            body = writer.error(e.getMessage());
+            return new Answer(400, writer.error(e.getMessage()));
         } catch (CacheGate.NotSynced e) {
-            status = 503;
-            body = writer.error(e.getMessage());
+            return new Answer(503, writer.error(e.getMessage()));
         } catch (RuntimeException e) {
-            LOG.error("preempt failed", e);
-            status = 400;
-            body = writer.error("hetgpu extender internal error: " + e);
+            LOG.error(verb + " failed", e);
+            return new Answer(400, writer.error("hetgpu extender internal error: " + e));
         }
-        return new Answer(status, body);
     }
 
     /**
