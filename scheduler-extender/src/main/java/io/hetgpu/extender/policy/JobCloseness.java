@@ -9,13 +9,12 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 
 /**
- * The closeness of a node to a pod's job ({@link Proximity#toJob}), with the job's pods indexed once by node, rack and
- * zone for the thousands of nodes one request asks about: a node far from every peer costs three lookups, not a
- * comparison per peer, and the pods still waiting are counted once per number of spare GPUs. A planned job of 16
- * pods has up to 15 peers and 15 waiting pods for each of thousands of nodes.
+ * The closeness of a node to a pod's job ({@link Proximity#toJob}), with the job's pods counted once by node, rack and
+ * zone for the thousands of nodes one request asks about: a node costs a few lookups, not a comparison per peer, and
+ * the pods still waiting are counted once per number of spare GPUs. A planned job of 16 pods has up to 15 peers and
+ * 15 waiting pods for each of thousands of nodes.
  *
  * <p>The mean is taken from counts (peers on the node, in the rack, in the zone; waiting pods that fit), so two nodes
  * with the same counts get the very same value whatever order the peers came in: the packing groups compare these
@@ -23,21 +22,38 @@ import java.util.function.Function;
  */
 public final class JobCloseness {
 
-    private static final Map<String, List<PeerLocation>> NONE = Map.of();
-
     private final int counted;
+    /** The peers on each node, by node name (a node's own peers are few, and its count is corrected by them). */
     private final Map<String, List<PeerLocation>> byNode;
-    private final Map<String, List<PeerLocation>> byRack;
-    private final Map<String, List<PeerLocation>> byZone;
+    private final Map<String, Integer> inRack;
+    private final Map<String, Integer> inZone;
+    /** Per zone, the peers of each rack of it. */
+    private final Map<String, Map<String, Integer>> inZoneAndRack;
     private final int[] gpusWaiting;
     /** How many waiting pods fit in a number of spare GPUs, by that number (-1: not worked out yet). */
     private int[] fittingBySpare = new int[0];
 
     private JobCloseness(PlacementContext context) {
         var peers = context.peers();
-        byNode = index(peers, PeerLocation::node);
-        byRack = index(peers, PeerLocation::rack);
-        byZone = index(peers, PeerLocation::zone);
+        byNode = new HashMap<>();
+        inRack = new HashMap<>();
+        inZone = new HashMap<>();
+        inZoneAndRack = new HashMap<>();
+        // Empty labels name no rack or zone: a node without one shares it with nobody.
+        for (var peer : peers) {
+            if (peer.node() != null) {
+                byNode.computeIfAbsent(peer.node(), node -> new ArrayList<>()).add(peer);
+            }
+            if (labelled(peer.rack())) {
+                inRack.merge(peer.rack(), 1, Integer::sum);
+            }
+            if (labelled(peer.zone())) {
+                inZone.merge(peer.zone(), 1, Integer::sum);
+                if (labelled(peer.rack())) {
+                    inZoneAndRack.computeIfAbsent(peer.zone(), zone -> new HashMap<>()).merge(peer.rack(), 1, Integer::sum);
+                }
+            }
+        }
         // A waiting pod without GPUs fits anywhere and follows the others: it tells no node from another.
         gpusWaiting = context.waiting().stream().mapToInt(WaitingPeer::gpus).filter(gpus -> gpus > 0).toArray();
         counted = peers.size() + gpusWaiting.length;
@@ -48,40 +64,46 @@ public final class JobCloseness {
         return new JobCloseness(context);
     }
 
-    /** The mean closeness of {@code node} to the job's pods, with {@code spareGpus} left there for those still waiting. */
+    /**
+     * The mean closeness of {@code node} to the job's pods, with {@code spareGpus} left there for those still waiting.
+     * Each peer counts by the closest it is ({@link Proximity}'s scale): on the node; else in its rack; else in its zone.
+     * Counted without a look at each peer: those in the rack but not on the node are the rack's less the node's own,
+     * those in the zone but neither are the zone's less the zone's of this rack, less the node's own in another rack.
+     */
     public double of(NodeState node, int spareGpus) {
         if (counted == 0) {
             return 0;
         }
-        int sameNode = 0;
+        var rack = labelled(node.rack()) ? node.rack() : null;
+        var zone = labelled(node.zone()) ? node.zone() : null;
+        var own = byNode.getOrDefault(node.name(), List.of());
+        int sameNode = own.size();
         int sameRack = 0;
         int sameZone = 0;
-        // Each peer once: those of the node's zone; those of its rack in another zone; those on it in neither.
-        var zone = node.zone();
-        var rack = node.rack();
-        for (var peer : zone.isEmpty() ? List.<PeerLocation>of() : byZone.getOrDefault(zone, List.of())) {
-            double closeness = Proximity.to(node, peer);
-            sameNode += closeness == Proximity.SAME_NODE ? 1 : 0;
-            sameRack += closeness == Proximity.SAME_RACK ? 1 : 0;
-            sameZone += closeness == Proximity.SAME_ZONE ? 1 : 0;
-        }
-        if (!rack.isEmpty()) {
-            for (var peer : byRack.getOrDefault(rack, List.of())) {
-                if (zone.isEmpty() || !zone.equals(peer.zone())) {
-                    double closeness = Proximity.to(node, peer);
-                    sameNode += closeness == Proximity.SAME_NODE ? 1 : 0;
-                    sameRack += closeness == Proximity.SAME_RACK ? 1 : 0;
-                }
+        if (rack != null) {
+            sameRack = inRack.getOrDefault(rack, 0);
+            for (var peer : own) {
+                sameRack -= rack.equals(peer.rack()) ? 1 : 0;
             }
         }
-        for (var peer : byNode.getOrDefault(node.name(), List.of())) {
-            if ((zone.isEmpty() || !zone.equals(peer.zone())) && (rack.isEmpty() || !rack.equals(peer.rack()))) {
-                sameNode++;
+        if (zone != null) {
+            sameZone = inZone.getOrDefault(zone, 0);
+            if (sameZone > 0) {
+                if (rack != null) {
+                    sameZone -= inZoneAndRack.getOrDefault(zone, Map.of()).getOrDefault(rack, 0);
+                }
+                for (var peer : own) {
+                    sameZone -= zone.equals(peer.zone()) && (rack == null || !rack.equals(peer.rack())) ? 1 : 0;
+                }
             }
         }
         double sum = sameNode * Proximity.SAME_NODE + sameRack * Proximity.SAME_RACK + sameZone * Proximity.SAME_ZONE
                 + fitting(spareGpus) * Proximity.SAME_NODE;
         return sum / counted;
+    }
+
+    private static boolean labelled(String value) {
+        return value != null && !value.isEmpty();
     }
 
     /** The waiting pods counted as on the node: each that fits in what the ones before it left, in the order they wait. */
@@ -109,19 +131,5 @@ public final class JobCloseness {
             fittingBySpare[spareGpus] = fit;
         }
         return fit;
-    }
-
-    private static Map<String, List<PeerLocation>> index(List<PeerLocation> peers, Function<PeerLocation, String> key) {
-        if (peers.isEmpty()) {
-            return NONE;
-        }
-        var index = new HashMap<String, List<PeerLocation>>();
-        for (var peer : peers) {
-            var value = key.apply(peer);
-            if (value != null && !value.isEmpty()) {
-                index.computeIfAbsent(value, k -> new ArrayList<>()).add(peer);
-            }
-        }
-        return index;
     }
 }

@@ -112,7 +112,7 @@ public final class ApiServer implements AutoCloseable {
 
             @Override
             public MockResponse handleWatch(String path) {
-                return WatchStream.endingOffTheEventLoop(super.handleWatch(NodeNameSelector.without(path)));
+                return WatchStream.writtenApart(super.handleWatch(NodeNameSelector.without(path)));
             }
         };
         var web = new MockWebServer();

@@ -2,70 +2,141 @@ package io.hetgpu.testcluster.api;
 
 import io.fabric8.mockwebserver.http.ByteString;
 import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.fabric8.mockwebserver.http.Response;
 import io.fabric8.mockwebserver.http.WebSocket;
 import io.fabric8.mockwebserver.http.WebSocketListener;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
- * A watch's stream as fabric8's mock serves it, with its end handled off the server's event loop.
+ * A watch's stream as fabric8's mock serves it, with the events written from a thread of the stream's own.
  *
- * <p>The mock's listener, told that a watch closed or failed, waits (up to a minute) for the thread that sends the
- * watch's events to finish; that thread, mid-send, waits (up to 30 s) for the same event loop to write its event. Every
- * connection on that loop (kubelets, informers, kube-scheduler's writes) then stalls until the send gives up: an
- * informer stopped while its events flow, as a component that restarts stops them, held the test cluster's API
- * server for 30 s. Here the end runs on a thread of its own, and the event loop goes on writing.
+ * <p>The mock's listener sends each event from a sender thread of its own, and its socket's send waits (up to 30 s)
+ * for the server's event loop to write the event. Told that the watch closed, the listener waits on that event loop
+ * (up to a minute) for its sender to finish. When a watch closed while its events were being sent, as an informer's
+ * does when its component stops, the two waited on each other, and every connection on that loop (kubelets, informers,
+ * kube-scheduler's writes) stalled for 30 s. Here the listener's socket only queues what it is given, in order, for a
+ * writer thread to send: its sender never waits on the event loop, so its end does not either, and it goes on
+ * happening on the event loop, where the mock expects it (ended there, the listener stops taking events at once).
  */
 final class WatchStream extends WebSocketListener {
 
     private final WebSocketListener mock;
+    private volatile QueuedSocket socket;
 
     private WatchStream(WebSocketListener mock) {
         this.mock = mock;
     }
 
-    /** {@code answer} with its watch stream, if it has one, ended off the event loop. */
-    static MockResponse endingOffTheEventLoop(MockResponse answer) {
+    /** {@code answer} with its watch stream, if it has one, written from a thread of its own. */
+    static MockResponse writtenApart(MockResponse answer) {
         var listener = answer.getWebSocketListener();
         return listener == null ? answer : answer.withWebSocketUpgrade(new WatchStream(listener));
     }
 
+    /** The stream's socket as the mock's listener sees it (one per stream). */
+    private WebSocket queued(WebSocket webSocket) {
+        var current = socket;
+        if (current == null || current.socket != webSocket) {
+            synchronized (this) {
+                current = socket;
+                if (current == null || current.socket != webSocket) {
+                    current = new QueuedSocket(webSocket);
+                    socket = current;
+                }
+            }
+        }
+        return current;
+    }
+
     @Override
     public void onBeforeAccept(WebSocket webSocket, Response response) {
-        mock.onBeforeAccept(webSocket, response);
+        mock.onBeforeAccept(queued(webSocket), response);
     }
 
     @Override
     public void onOpen(WebSocket webSocket, Response response) {
-        mock.onOpen(webSocket, response);
+        mock.onOpen(queued(webSocket), response);
     }
 
     @Override
     public void onMessage(WebSocket webSocket, String text) {
-        mock.onMessage(webSocket, text);
+        mock.onMessage(queued(webSocket), text);
     }
 
     @Override
     public void onMessage(WebSocket webSocket, ByteString bytes) {
-        mock.onMessage(webSocket, bytes);
+        mock.onMessage(queued(webSocket), bytes);
     }
 
     @Override
     public void onMessage(WebSocket webSocket, byte[] bytes) {
-        mock.onMessage(webSocket, bytes);
+        mock.onMessage(queued(webSocket), bytes);
     }
 
     @Override
     public void onClosing(WebSocket webSocket, int code, String reason) {
-        mock.onClosing(webSocket, code, reason);
+        mock.onClosing(queued(webSocket), code, reason);
     }
 
     @Override
     public void onClosed(WebSocket webSocket, int code, String reason) {
-        Thread.ofVirtual().name("watch-closed").start(() -> mock.onClosed(webSocket, code, reason));
+        mock.onClosed(queued(webSocket), code, reason);
     }
 
     @Override
     public void onFailure(WebSocket webSocket, Throwable failure, Response response) {
-        Thread.ofVirtual().name("watch-failed").start(() -> mock.onFailure(webSocket, failure, response));
+        mock.onFailure(queued(webSocket), failure, response);
+    }
+
+    /** Sends and the close, queued in the order given for one writer thread; the close is the last thing it does. */
+    private static final class QueuedSocket implements WebSocket {
+        private final WebSocket socket;
+        private final ExecutorService writer = Executors.newSingleThreadExecutor(Thread.ofVirtual().name("watch-writer").factory());
+
+        QueuedSocket(WebSocket socket) {
+            this.socket = socket;
+        }
+
+        @Override
+        public RecordedRequest request() {
+            return socket.request();
+        }
+
+        @Override
+        public boolean send(String text) {
+            return queue(() -> socket.send(text));
+        }
+
+        @Override
+        public boolean send(byte[] bytes) {
+            return queue(() -> socket.send(bytes));
+        }
+
+        @Override
+        public boolean close(int code, String reason) {
+            boolean queued = queue(() -> socket.close(code, reason));
+            writer.shutdown();
+            return queued;
+        }
+
+        /** False once the stream is closed: what comes after its close is not sent, as on a closed socket. */
+        private boolean queue(Runnable write) {
+            try {
+                writer.execute(() -> {
+                    try {
+                        write.run();
+                    } catch (RuntimeException stopped) {
+                        // The server stopped under a queued write (its event loops are gone): there is no one to write to.
+                        System.getLogger(WatchStream.class.getName()).log(System.Logger.Level.DEBUG, "watch write dropped", stopped);
+                    }
+                });
+                return true;
+            } catch (RejectedExecutionException closed) {
+                return false;
+            }
+        }
     }
 }
