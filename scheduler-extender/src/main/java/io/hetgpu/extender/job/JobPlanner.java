@@ -177,7 +177,7 @@ public final class JobPlanner {
                 }
                 assessed.put(key, assessments);
             }
-            var usable = new ArrayList<PlacementPolicy.Assessment>();
+            var usable = new ArrayList<PlacementPolicy.Assessment>(states.size());
             for (int i = 0; i < states.size(); i++) {
                 if (assessments[i] == null) {
                     assessments[i] = policy.assess(member, states.get(i), closed);
