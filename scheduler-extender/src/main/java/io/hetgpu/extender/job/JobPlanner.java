@@ -65,7 +65,7 @@ public final class JobPlanner {
         /** The assessments still true of {@code nodes} (by position; null where a node must be judged), a new array. */
         PlacementPolicy.Assessment[] known(PodRequest.Shape shape, ClosedTier closed, List<NodeState> nodes);
 
-        /** Every node of {@code nodes} judged, before any member took a seat. */
+        /** Every node of {@code nodes} judged, before any member took a seat; the array stays the planner's, which changes it. */
         void made(PodRequest.Shape shape, ClosedTier closed, List<NodeState> nodes, PlacementPolicy.Assessment[] assessments);
     }
 
@@ -171,7 +171,6 @@ public final class JobPlanner {
                 }
                 kept.made(member.shape(), closed, nodes, assessments);
                 // The seats taken so far changed their nodes: those are judged again below.
-                assessments = assessments.clone();
                 for (var seat : seats) {
                     assessments[indexOf(states, seat.nodeName())] = null;
                 }

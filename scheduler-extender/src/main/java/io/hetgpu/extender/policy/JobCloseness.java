@@ -11,14 +11,17 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The closeness of a node to a pod's job ({@link Proximity#toJob}), with the job's pods counted once by node, rack and
- * zone for the thousands of nodes one request asks about: a node costs a few lookups, not a comparison per peer, and
- * the pods still waiting are counted once per number of spare GPUs. A planned job of 16 pods has up to 15 peers and
- * 15 waiting pods for each of thousands of nodes.
+ * The mean closeness of a node to a pod's job's other pods, 0 when there are none: what the job score and the preempt
+ * verb reward, on {@link Proximity}'s node > rack > zone scale. A pod placed counts by where it runs (on the node, else
+ * in its rack, else in its zone); a pod still waiting counts as on the node when the spare GPUs left there would hold
+ * it too (each taking its share, in the order they wait), else as elsewhere. So the first worker of a gang goes where
+ * the second can follow, not to a node where it would be alone.
  *
- * <p>The mean is taken from counts (peers on the node, in the rack, in the zone; waiting pods that fit), so two nodes
- * with the same counts get the very same value whatever order the peers came in: the packing groups compare these
- * values exactly.
+ * <p>The job's pods are counted once by node, rack and zone for the thousands of nodes one request asks about: a node
+ * costs a few lookups, not a comparison per peer, and the pods still waiting are counted once per number of spare
+ * GPUs. A planned job of 16 pods has up to 15 peers and 15 waiting pods for each of thousands of nodes. The mean is
+ * taken from counts, so two nodes with the same counts get the very same value whatever order the peers came in: the
+ * packing groups compare these values exactly.
  */
 public final class JobCloseness {
 

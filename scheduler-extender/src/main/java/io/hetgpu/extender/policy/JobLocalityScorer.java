@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * Pods of one job together: the mean closeness to the job's other pods (same node, then rack, then zone), a pod still
- * waiting counted on the node when there is room for it there ({@link Proximity#toJob}).
+ * waiting counted on the node when there is room for it there ({@link JobCloseness}).
  */
 public final class JobLocalityScorer implements NodeScorer {
 

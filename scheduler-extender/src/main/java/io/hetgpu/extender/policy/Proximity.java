@@ -2,8 +2,6 @@ package io.hetgpu.extender.policy;
 
 import io.hetgpu.extender.model.DataLocality;
 import io.hetgpu.extender.model.NodeState;
-import io.hetgpu.extender.model.PeerLocation;
-import io.hetgpu.extender.model.PlacementContext;
 import java.util.Locale;
 
 /** Closeness on the node > rack > zone scale shared by job and data locality, and how it reads to people. */
@@ -14,29 +12,6 @@ public final class Proximity {
     static final double SAME_ZONE = 0.3;
 
     private Proximity() {
-    }
-
-    /**
-     * The mean closeness of the node to the job's other pods, 0 when there are none: what the job score and the preempt
-     * verb reward. A pod placed counts by where it runs; a pod still waiting counts as on the node when the
-     * {@code spareGpus} left there would hold it too (each taking its share, in the order they wait), else as
-     * elsewhere. So the first worker of a gang goes where the second can follow, not to a node where it would be alone.
-     */
-    public static double toJob(NodeState node, int spareGpus, PlacementContext context) {
-        return JobCloseness.of(context).of(node, spareGpus);
-    }
-
-    static double to(NodeState node, PeerLocation peer) {
-        if (node.name().equals(peer.node())) {
-            return SAME_NODE;
-        }
-        if (!node.rack().isEmpty() && node.rack().equals(peer.rack())) {
-            return SAME_RACK;
-        }
-        if (!node.zone().isEmpty() && node.zone().equals(peer.zone())) {
-            return SAME_ZONE;
-        }
-        return 0;
     }
 
     /** A closeness, or a mean of several, as where the data or the pods are: "same rack", or the figure with its scale. */
@@ -58,7 +33,7 @@ public final class Proximity {
     }
 
     /**
-     * A closeness to the job's pods ({@link #toJob}): as {@link #describe}, a mean saying how pods still waiting count.
+     * A closeness to the job's pods ({@link JobCloseness}): as {@link #describe}, a mean saying how pods still waiting count.
      */
     public static String describeJob(double closeness) {
         var text = describe(closeness);

@@ -2,7 +2,7 @@ package io.hetgpu.extender.service;
 
 import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.extender.model.PlacementContext;
-import io.hetgpu.extender.policy.Proximity;
+import io.hetgpu.extender.policy.JobCloseness;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.policy.Candidate;
 import io.hetgpu.extender.model.GpuPreference;
@@ -69,6 +69,7 @@ public final class PreemptionStep {
         var options = new ArrayList<PreemptionChoice.Option>();
         var freed = new LinkedHashMap<String, String>();
         var refused = new LinkedHashMap<String, String>();
+        var closeness = JobCloseness.of(context);
         for (var proposal : proposals) {
             if (!pod.needsGpus() || proposal.after() == null) {
                 options.add(new PreemptionChoice.Option(proposal.node(), -1, 0, proposal.gpuSecondsLost(), proposal.pdbViolations()));
@@ -79,7 +80,7 @@ public final class PreemptionStep {
                 case PlacementPolicy.Fit fit -> {
                     var candidate = fit.candidate();
                     options.add(new PreemptionChoice.Option(proposal.node(), candidate.tierRank(),
-                            Proximity.toJob(proposal.after(), candidate.spareGpus(proposal.reachable()), context),
+                            closeness.of(proposal.after(), candidate.spareGpus(proposal.reachable())),
                             proposal.gpuSecondsLost(), proposal.pdbViolations(), keptGpus(proposal.reachable())));
                     freed.put(proposal.node(), describe(fit.candidate()));
                 }

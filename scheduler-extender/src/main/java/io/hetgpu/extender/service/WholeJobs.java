@@ -208,7 +208,7 @@ public final class WholeJobs {
             if (holds.planOf(key) != null) {
                 continue;
             }
-            var members = cluster.jobPods(key).stream().filter(pod -> !isFailedOrDeleting(pod)).sorted(ArrivalOrder.PODS).toList();
+            var members = members(key);
             if (members.isEmpty() || members.stream().noneMatch(BoundPods::holdsResources)) {
                 continue;
             }
@@ -221,16 +221,11 @@ public final class WholeJobs {
             if (known.isEmpty() && GANG_GROUPS.contains(membership.get().source()) || known.isPresent() && members.size() < known.getAsInt()) {
                 continue;
             }
-            var waiting = new ArrayList<PodRequest>();
-            for (var pod : members) {
-                if (BoundPods.waitsForNode(pod)) {
-                    try {
-                        waiting.add(parser.parse(pod));
-                    } catch (InvalidPodRequestException e) {
-                        waiting.clear();
-                        break;
-                    }
-                }
+            List<PodRequest> waiting;
+            try {
+                waiting = waiting(members, null, null);
+            } catch (UnreadableMember e) {
+                continue;
             }
             if (waiting.isEmpty()) {
                 continue;
@@ -297,17 +292,11 @@ public final class WholeJobs {
             return null;
         }
         var job = membership.get();
-        var waiting = new ArrayList<PodRequest>();
-        for (var member : members(job, pod)) {
-            if (member == pod || request.uid().equals(member.getMetadata().getUid())) {
-                waiting.add(request);
-            } else if (BoundPods.waitsForNode(member)) {
-                try {
-                    waiting.add(parser.parse(member));
-                } catch (InvalidPodRequestException e) {
-                    return new JobPreemptionStep.Nothing("its pod " + member.getMetadata().getName() + " cannot be placed: " + e.getMessage());
-                }
-            }
+        List<PodRequest> waiting;
+        try {
+            waiting = waiting(members(job, pod), pod, request);
+        } catch (UnreadableMember e) {
+            return new JobPreemptionStep.Nothing(e.getMessage());
         }
         var plannedJob = new JobPlanner.Job(job.key(), waiting, cluster::contextOf, closed);
         return new JobPreemption(cluster, nodes).answer(states -> planner.plan(plannedJob,
@@ -316,27 +305,55 @@ public final class WholeJobs {
     }
 
     /**
-     * The job's pods that count as members: every pod of it not failed nor being deleted, the asking pod included, in the
-     * order they reached kube-scheduler's queue: the planner seats members of one size in the order given, and a view
-     * lists them in no set order, so without it two replicas could seat the same job differently.
+     * The job's pods that count as members: every pod of it not failed nor being deleted, in the order they reached
+     * kube-scheduler's queue: the planner seats members of one size in the order given, and a view lists them in no set
+     * order, so without it two replicas could seat the same job differently.
      */
-    private List<Pod> members(JobMembership job, Pod asking) {
-        var uid = asking.getMetadata() == null ? null : asking.getMetadata().getUid();
+    private List<Pod> members(String jobKey) {
         var members = new ArrayList<Pod>();
-        boolean seen = false;
-        for (var pod : cluster.jobPods(job.key())) {
-            if (isFailedOrDeleting(pod)) {
-                continue;
+        for (var pod : cluster.jobPods(jobKey)) {
+            if (!isFailedOrDeleting(pod)) {
+                members.add(pod);
             }
-            seen |= uid != null && uid.equals(pod.getMetadata().getUid());
-            members.add(pod);
-        }
-        if (!seen) {
-            // The informer may not hold the pod yet: the request does.
-            members.add(asking);
         }
         members.sort(ArrivalOrder.PODS);
         return members;
+    }
+
+    /** The same, the asking pod included. */
+    private List<Pod> members(JobMembership job, Pod asking) {
+        var members = members(job.key());
+        var uid = asking.getMetadata() == null ? null : asking.getMetadata().getUid();
+        if (uid == null || members.stream().noneMatch(pod -> uid.equals(pod.getMetadata().getUid()))) {
+            // The informer may not hold the pod yet: the request does.
+            members.add(asking);
+            members.sort(ArrivalOrder.PODS);
+        }
+        return members;
+    }
+
+    /** A member that cannot be read as a pod request: its job cannot be planned until it can. */
+    private static final class UnreadableMember extends Exception {
+        UnreadableMember(Pod pod, InvalidPodRequestException cause) {
+            super("its pod " + pod.getMetadata().getName() + " cannot be placed: " + cause.getMessage(), cause);
+        }
+    }
+
+    /** The members still waiting for a node, as requests; {@code request} stands for {@code asking} (both null when no pod asks). */
+    private List<PodRequest> waiting(List<Pod> members, Pod asking, PodRequest request) throws UnreadableMember {
+        var waiting = new ArrayList<PodRequest>();
+        for (var pod : members) {
+            if (asking != null && (pod == asking || request.uid().equals(pod.getMetadata().getUid()))) {
+                waiting.add(request);
+            } else if (BoundPods.waitsForNode(pod)) {
+                try {
+                    waiting.add(parser.parse(pod));
+                } catch (InvalidPodRequestException e) {
+                    throw new UnreadableMember(pod, e);
+                }
+            }
+        }
+        return waiting;
     }
 
     private static boolean isFailedOrDeleting(Pod pod) {
@@ -362,17 +379,11 @@ public final class WholeJobs {
 
     private Verdict plan(JobMembership job, Pod asking, PodRequest request, List<Pod> members, NodeState[] offered,
                          Function<PodRequest, ClosedTier> closed) {
-        var waiting = new ArrayList<PodRequest>();
-        for (var pod : members) {
-            if (pod == asking || pod.getMetadata().getUid() != null && pod.getMetadata().getUid().equals(request.uid())) {
-                waiting.add(request);
-            } else if (BoundPods.waitsForNode(pod)) {
-                try {
-                    waiting.add(parser.parse(pod));
-                } catch (InvalidPodRequestException e) {
-                    return new Refused("job " + job.key() + ": its pod " + pod.getMetadata().getName() + " cannot be placed: " + e.getMessage());
-                }
-            }
+        List<PodRequest> waiting;
+        try {
+            waiting = waiting(members, asking, request);
+        } catch (UnreadableMember e) {
+            return new Refused("job " + job.key() + ": " + e.getMessage());
         }
         var offeredNames = new HashSet<String>();
         for (var state : offered) {

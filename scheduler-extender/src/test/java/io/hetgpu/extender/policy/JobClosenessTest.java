@@ -20,7 +20,13 @@ class JobClosenessTest {
         double sum = 0;
         int counted = context.peers().size();
         for (var peer : context.peers()) {
-            sum += Proximity.to(node, peer);
+            if (node.name().equals(peer.node())) {
+                sum += Proximity.SAME_NODE;
+            } else if (!node.rack().isEmpty() && node.rack().equals(peer.rack())) {
+                sum += Proximity.SAME_RACK;
+            } else if (!node.zone().isEmpty() && node.zone().equals(peer.zone())) {
+                sum += Proximity.SAME_ZONE;
+            }
         }
         int spare = spareGpus;
         for (var waiting : context.waiting()) {

@@ -24,7 +24,7 @@ import java.util.concurrent.RejectedExecutionException;
 final class WatchStream extends WebSocketListener {
 
     private final WebSocketListener mock;
-    private volatile QueuedSocket socket;
+    private QueuedSocket socket;
 
     private WatchStream(WebSocketListener mock) {
         this.mock = mock;
@@ -36,19 +36,12 @@ final class WatchStream extends WebSocketListener {
         return listener == null ? answer : answer.withWebSocketUpgrade(new WatchStream(listener));
     }
 
-    /** The stream's socket as the mock's listener sees it (one per stream). */
-    private WebSocket queued(WebSocket webSocket) {
-        var current = socket;
-        if (current == null || current.socket != webSocket) {
-            synchronized (this) {
-                current = socket;
-                if (current == null || current.socket != webSocket) {
-                    current = new QueuedSocket(webSocket);
-                    socket = current;
-                }
-            }
+    /** The stream's socket as the mock's listener sees it (one per stream; asked only on the stream's few events). */
+    private synchronized WebSocket queued(WebSocket webSocket) {
+        if (socket == null || socket.socket != webSocket) {
+            socket = new QueuedSocket(webSocket);
         }
-        return current;
+        return socket;
     }
 
     @Override
