@@ -8,6 +8,8 @@ import io.fabric8.mockwebserver.MockWebServer;
 
 import java.net.InetAddress;
 import java.util.HashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.stream.Stream;
 
 /**
@@ -18,19 +20,24 @@ import java.util.stream.Stream;
 final class StandInApiServer implements AutoCloseable {
 
     private final KubernetesMockServer server;
+    /** Held so that its level stays (java.util.logging keeps loggers only weakly): a line per request drowns the figures. */
+    private final Logger requestLog;
 
-    private StandInApiServer(KubernetesMockServer server) {
+    private StandInApiServer(KubernetesMockServer server, Logger requestLog) {
         this.server = server;
+        this.requestLog = requestLog;
     }
 
     /** A server holding Node {@code nodeName}, started. */
     static StandInApiServer started(String nodeName) {
+        var requestLog = Logger.getLogger("io.fabric8.mockwebserver");
+        requestLog.setLevel(Level.WARNING);
         var server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), true);
         server.init(InetAddress.getLoopbackAddress(), 0);
         try (var client = server.createClient()) {
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName(nodeName).endMetadata().build()).create();
         }
-        return new StandInApiServer(server);
+        return new StandInApiServer(server, requestLog);
     }
 
     String url() {
