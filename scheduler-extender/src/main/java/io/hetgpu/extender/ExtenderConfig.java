@@ -3,6 +3,7 @@ package io.hetgpu.extender;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.hetgpu.extender.policy.EvictionFloor;
 import io.hetgpu.extender.policy.HighPriorityReserve;
+import io.hetgpu.extender.policy.JobHeadroom;
 import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
@@ -46,6 +47,8 @@ import java.util.Map;
  *   highPriorityReserve: 8    # optional: the cluster's last 8 free top-tier GPUs go to high-priority pods only
  *   evictForFasterCards: 0.8  # optional: a high-priority pod refuses free cards below 80 % of the speed of cards
  *                             # preemption can free for it, so that kube-scheduler preempts for the faster ones
+ *   jobHeadroom: 8            # optional: a job of several pods below high priority starts only where 8 GPUs more
+ *                             # than it needs are free, room kept for urgent pods
  * }</pre>
  *
  * <p>Every bad field is reported at once, each with its path and value, as kube-scheduler validates its
@@ -55,7 +58,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
                              PriorityThresholds priority, ScoreWeights weights, List<KnownCard> tiers,
                              boolean events, int eventIntervalSeconds, WorkloadThroughputs workloads, HighPriorityReserve reserve,
                              EvictionFloor evictionFloor, int metricsPort, List<String> schedulerNames, Duration httpTimeout,
-                             Duration jobPlanDeadline) {
+                             Duration jobPlanDeadline, JobHeadroom jobHeadroom) {
 
     /**
      * With {@code nodeCacheCapable: true} (the shipped configuration) kube-scheduler sends the pod and node names:
@@ -91,7 +94,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
     public static final ExtenderConfig DEFAULTS = new ExtenderConfig(8888, HetgpuKeys.DEFAULT_RESOURCE_NAME, HetgpuKeys.LABEL_RACK,
             DEFAULT_BODY_LIMIT_BYTES, PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, List.of(), true, 60, WorkloadThroughputs.NONE,
             HighPriorityReserve.NONE, EvictionFloor.NONE, 0, List.of(DEFAULT_SCHEDULER_NAME), DEFAULT_HTTP_TIMEOUT,
-            DEFAULT_JOB_PLAN_DEADLINE);
+            DEFAULT_JOB_PLAN_DEADLINE, JobHeadroom.NONE);
 
     public ExtenderConfig {
         tiers = List.copyOf(tiers);
@@ -101,6 +104,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
         java.util.Objects.requireNonNull(workloads, "workloads");
         java.util.Objects.requireNonNull(reserve, "reserve");
         java.util.Objects.requireNonNull(evictionFloor, "evictionFloor");
+        java.util.Objects.requireNonNull(jobHeadroom, "jobHeadroom");
     }
 
     /** A configuration file that cannot be used; the message is one line naming each bad field and its value. */
@@ -123,7 +127,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
 
     record FilePolicy(FilePriority priority, Map<String, Integer> weights, List<FileTier> tiers,
                       Map<String, Map<String, Double>> workloads, Double minimumSpeedShare, Integer highPriorityReserve,
-                      Double evictForFasterCards) {
+                      Double evictForFasterCards, Integer jobHeadroom) {
     }
 
     record FileConfig(String version, Integer port, String resourceName, String rackLabel, Long bodyLimitBytes,
@@ -231,14 +235,15 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
                 newPlanDeadline = jobPlanDeadline;
             }
         }
-        var policy = file.policy() == null ? new FilePolicy(null, null, null, null, null, null, null) : file.policy();
+        var policy = file.policy() == null ? new FilePolicy(null, null, null, null, null, null, null, null) : file.policy();
         return new ExtenderConfig(newPort, newResource, newRack, limit, priorityOf(policy.priority(), errors),
                 weightsOf(policy.weights(), errors), tiers, newEvents, newInterval, workloadsOf(policy, errors),
                 errors.attempt("policy.", () -> policy.highPriorityReserve() == null ? reserve : new HighPriorityReserve(policy.highPriorityReserve()),
                         reserve),
                 errors.attempt("policy.", () -> policy.evictForFasterCards() == null ? evictionFloor : new EvictionFloor(policy.evictForFasterCards()),
                         evictionFloor), newMetricsPort, newSchedulers.stream().filter(name -> name != null && !name.isBlank()).toList(),
-                newTimeout, newPlanDeadline);
+                newTimeout, newPlanDeadline,
+                errors.attempt("policy.", () -> policy.jobHeadroom() == null ? jobHeadroom : new JobHeadroom(policy.jobHeadroom()), jobHeadroom));
     }
 
     /** The command line's {@code --resource-name}, checked by the file's rule. */
@@ -323,51 +328,56 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
         var all = new ArrayList<>(tiers);
         all.addAll(fileTiers);
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, all, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
-                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline);
+                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom);
     }
 
     /** The placement settings of the file's {@code policy:} group. */
     public PolicySettings policy() {
-        return new PolicySettings(priority, weights, workloads, reserve, evictionFloor);
+        return new PolicySettings(priority, weights, workloads, reserve, evictionFloor, jobHeadroom);
     }
 
     public ExtenderConfig withPort(int newPort) {
         return new ExtenderConfig(newPort, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
-                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline);
+                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom);
     }
 
     public ExtenderConfig withResourceName(String name) {
         return new ExtenderConfig(port, name, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
-                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline);
+                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom);
     }
 
     public ExtenderConfig withPriority(PriorityThresholds thresholds) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, thresholds, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
-                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline);
+                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom);
     }
 
     public ExtenderConfig withMetricsPort(int newMetricsPort) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, evictionFloor, newMetricsPort, schedulerNames, httpTimeout, jobPlanDeadline);
+                reserve, evictionFloor, newMetricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom);
     }
 
     public ExtenderConfig withSchedulerNames(List<String> names) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, evictionFloor, metricsPort, names, httpTimeout, jobPlanDeadline);
+                reserve, evictionFloor, metricsPort, names, httpTimeout, jobPlanDeadline, jobHeadroom);
     }
 
     public ExtenderConfig withHttpTimeout(Duration timeout) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, evictionFloor, metricsPort, schedulerNames, timeout, jobPlanDeadline);
+                reserve, evictionFloor, metricsPort, schedulerNames, timeout, jobPlanDeadline, jobHeadroom);
     }
 
     public ExtenderConfig withJobPlanDeadline(Duration deadline) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, evictionFloor, metricsPort, schedulerNames, httpTimeout, deadline);
+                reserve, evictionFloor, metricsPort, schedulerNames, httpTimeout, deadline, jobHeadroom);
     }
 
     public ExtenderConfig withEvictionFloor(EvictionFloor floor) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, floor, metricsPort, schedulerNames, httpTimeout, jobPlanDeadline);
+                reserve, floor, metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom);
+    }
+
+    public ExtenderConfig withJobHeadroom(JobHeadroom headroom) {
+        return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
+                reserve, evictionFloor, metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, headroom);
     }
 }

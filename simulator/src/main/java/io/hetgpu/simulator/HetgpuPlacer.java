@@ -221,7 +221,13 @@ final class HetgpuPlacer implements Placer, PreemptVerb, JobPlacing {
     @Override
     public List<PodPlacement> plan(Job job, ClusterState cluster) {
         var members = members(job);
-        var outcome = planner.plan(plannedJob(job, members, cluster), cluster.states(), (member, node, planned) -> {
+        var whole = plannedJob(job, members, cluster);
+        var states = cluster.states();
+        // The filter's own order: a job that must leave room waits before any seat is looked for.
+        if (!planner.heldBack(whole, states).isEmpty()) {
+            return null;
+        }
+        var outcome = planner.plan(whole, states, (member, node, planned) -> {
             var there = planned.stream().filter(seat -> seat.nodeName().equals(node)).map(seat -> pod(seat.member())).toList();
             return cluster.fitsBeside(cluster.indexOf(node), pod(member), there);
         });

@@ -2,6 +2,7 @@ package io.hetgpu.simulator;
 
 import io.hetgpu.extender.ExtenderConfig;
 import io.hetgpu.extender.policy.EvictionFloor;
+import io.hetgpu.extender.policy.JobHeadroom;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,6 +73,11 @@ public final class SimulatorMain implements Callable<Integer> {
             + "for it; default the --config file's, else the extender's default")
     Double evictForFasterCards;
 
+    @Option(names = "--job-headroom", paramLabel = "GPUS", description = "the policy.jobHeadroom of every hetgpu run (0 off): a job "
+            + "of several pods below high priority starts only where this many GPUs more than it needs are free; default the "
+            + "--config file's, else the extender's default")
+    Integer jobHeadroom;
+
     @Option(names = "--minimum-speed-share", description = "the policy.minimumSpeedShare of the workload-aware runs that use one; default ${DEFAULT-VALUE}")
     double share = Experiment.SLOW_CARD_SHARE;
 
@@ -115,6 +121,10 @@ public final class SimulatorMain implements Callable<Integer> {
         }
         if (reserve < 0) {
             System.err.println("--high-priority-reserve: expected 0 or more GPUs, got " + reserve);
+            return 2;
+        }
+        if (jobHeadroom != null && jobHeadroom < 0) {
+            System.err.println("--job-headroom: expected 0 or more GPUs, got " + jobHeadroom);
             return 2;
         }
         long[] range;
@@ -206,6 +216,7 @@ public final class SimulatorMain implements Callable<Integer> {
 
     Experiment experiment(long seed) {
         var settings = evictForFasterCards == null ? extenderConfig : extenderConfig.withEvictionFloor(new EvictionFloor(evictForFasterCards));
+        settings = jobHeadroom == null ? settings : settings.withJobHeadroom(new JobHeadroom(jobHeadroom));
         return workloadExperiment(seed).withConfig(settings).withCheckpoints(new Checkpoints(checkpointMinutes * 60, restartMinutes * 60))
                 .withCommunication(CommunicationModel.parse(communication));
     }

@@ -3,6 +3,7 @@ package io.hetgpu.simulator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.hetgpu.extender.policy.JobHeadroom;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.PolicySettings;
 import java.util.HashMap;
@@ -160,6 +161,28 @@ class PreemptionSimulationTest {
         }
         assertThat(whole.get(0).halfPlaced()).isEqualTo(JobRun.HalfPlaced.NONE);
         assertThat(planned.get(0).halfPlaced()).isEqualTo(JobRun.HalfPlaced.NONE);
+    }
+
+    @Test
+    void withJobHeadroomALowGangWaitsForSlackSoThatASmallJobAndAnUrgentOneStartWithoutEvictingIt() {
+        var three = nodes("k80-0", "k80-1", "k80-2");
+        var jobs = List.of(single(0, 0, Job.LOW_PRIORITY, 4, 3600), psWorker(1, 10, Job.LOW_PRIORITY, 3600),
+                single(2, 20, Job.LOW_PRIORITY, 4, 3600), single(3, 30, Job.HIGH_PRIORITY, 4, 3600));
+        var headroom = new HetgpuPlacer("hetgpu-headroom", new PlacementPolicy(PolicySettings.DEFAULTS.withJobHeadroom(new JobHeadroom(4))), false, 1);
+
+        var without = byJob(new Simulation(three, SAME_SPEED, TEN_MINUTES).run(jobs, hetgpu()));
+        var with = byJob(new Simulation(three, SAME_SPEED, TEN_MINUTES).run(jobs, headroom));
+
+        // Without: the gang takes the last 8 free GPUs at once; the small job waits, the urgent one evicts.
+        assertThat(without.get(1).start()).isEqualTo(10.0);
+        assertThat(without.values().stream().mapToInt(JobRun::evictions).sum()).isPositive();
+        // With 4 kept: 8 free, 8 needed, so the gang waits; the small job and the urgent one start on arrival, nothing is
+        // evicted, and the gang starts once 12 GPUs are free again.
+        assertThat(with.get(2).start()).isEqualTo(20.0);
+        assertThat(with.get(3).start()).isEqualTo(30.0);
+        assertThat(with.values().stream().mapToInt(JobRun::evictions).sum()).isZero();
+        double lastEnd = List.of(0, 2, 3).stream().mapToDouble(id -> with.get(id).end()).max().orElseThrow();
+        assertThat(with.get(1).start()).isCloseTo(lastEnd, within(1e-6));
     }
 
     private static HetgpuPlacer hetgpu() {

@@ -144,6 +144,14 @@ public final class JobPlanner {
         return member.needsGpus() && policy.preferenceOf(member) == io.hetgpu.extender.model.GpuPreference.NEWEST;
     }
 
+    /**
+     * Why {@code job}, none of whose members is on a node yet, waits for the room the policy's job headroom keeps, or ""
+     * when it may be planned now ({@code nodes}: every node, with the GPUs of other jobs' plans taken).
+     */
+    public String heldBack(Job job, List<NodeState> nodes) {
+        return policy.heldBackForHeadroom(job.key(), job.members(), nodes);
+    }
+
     /** Plans every member of {@code job} over {@code nodes} (their free devices as other pods and plans leave them). */
     public Outcome plan(Job job, List<NodeState> nodes, MemberFit fit) {
         return plan(job, nodes, fit, KeptAssessments.NONE);

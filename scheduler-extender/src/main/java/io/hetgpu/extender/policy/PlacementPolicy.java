@@ -31,6 +31,7 @@ public final class PlacementPolicy {
     private final PriorityThresholds thresholds;
     private final HighPriorityReserve reserve;
     private final EvictionFloor evictionFloor;
+    private final JobHeadroom jobHeadroom;
     private final WorkloadThroughputs throughputs;
     /** The parts of a node that does not fit: none, the same empty array for all of them. */
     private static final double[] NO_PARTS = new double[0];
@@ -42,6 +43,7 @@ public final class PlacementPolicy {
         this.thresholds = settings.thresholds();
         this.reserve = settings.reserve();
         this.evictionFloor = settings.evictionFloor();
+        this.jobHeadroom = settings.jobHeadroom();
         this.throughputs = settings.throughputs();
         this.deviceFilters = List.of(new CardModelFilter(), new MinimumCardFilter(), new ExcludedCardFilter(), new GpuMemoryFilter(),
                 new ComputeCapabilityFilter(), new WorkloadSpeedFilter(settings.throughputs()));
@@ -96,6 +98,14 @@ public final class PlacementPolicy {
             }
         }
         return evictionFloor.closedTo(pod, throughputs, candidates);
+    }
+
+    /**
+     * Why a job whose members all wait for a node waits for the room the {@link JobHeadroom} keeps, or "" when it may be
+     * planned now ({@code nodes}: every node, with the GPUs of other jobs' plans taken).
+     */
+    public String heldBackForHeadroom(String jobKey, List<PodRequest> members, List<NodeState> nodes) {
+        return jobHeadroom.heldBack(jobKey, members, nodes, thresholds);
     }
 
     /** The tier the reserve closes to this pod while the cluster has this headroom. */

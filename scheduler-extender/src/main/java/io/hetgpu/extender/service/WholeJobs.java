@@ -390,8 +390,16 @@ public final class WholeJobs {
             offeredNames.add(state.name());
         }
         var states = clusterStates();
-        var outcome = planner.plan(new JobPlanner.Job(job.key(), waiting, cluster::contextOf, closed), states,
-                (member, node, planned) -> member != request || offeredNames.contains(node), assessments);
+        var whole = new JobPlanner.Job(job.key(), waiting, cluster::contextOf, closed);
+        // Only a job with no member on a node waits for room: one with members bound would hold their GPUs meanwhile.
+        if (waiting.size() == members.size()) {
+            var heldBack = planner.heldBack(whole, states);
+            if (!heldBack.isEmpty()) {
+                return new Refused(heldBack);
+            }
+        }
+        var outcome = planner.plan(whole, states,
+                (member, node, seats) -> member != request || offeredNames.contains(node), assessments);
         return switch (outcome) {
             // Said before the detail, which can be long: a node's reason is cut at a few hundred characters.
             case JobPlanner.Lacking lacking -> new Refused(lacking.need() + "; no GPU is held for it; " + lacking.detail());

@@ -15,6 +15,7 @@ import io.hetgpu.extender.job.JobHolds;
 import io.hetgpu.extender.job.JobSizes;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.policy.JobHeadroom;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.wire.ExtenderArgs;
@@ -56,8 +57,12 @@ class WholeJobsTest {
     }
 
     private ExtenderVerbs verbs(Duration deadline) {
+        return verbs(deadline, PolicySettings.DEFAULTS);
+    }
+
+    private ExtenderVerbs verbs(Duration deadline, PolicySettings settings) {
         var nodes = new NodeStateFactory(CATALOG, "topology.hetgpu.io/rack", "nvidia.com/gpu");
-        return ExtenderVerbs.of(view, parser, nodes, new PlacementPolicy(PolicySettings.DEFAULTS),
+        return ExtenderVerbs.of(view, parser, nodes, new PlacementPolicy(settings),
                 (pod, table) -> explained.add(pod.name() + " -> " + table.best().node()), advice -> { },
                 new ApiServerPodBinder(api.client()), report -> { }, BindVerb.Limits.DEFAULTS,
                 new WholeJobs.Settings(JobSizes.STATED_ONLY, deadline, (plan, ending, why) -> ended.add(plan.jobKey() + " " + ending)));
@@ -382,6 +387,49 @@ class WholeJobsTest {
         assertThat(bind(verbs, again, seat)).isEmpty();
         assertThat(devicesOf("a-0")).isEqualTo(a0Devices);
         assertThat(devicesOf("a-1b")).doesNotContainAnyElementsOf(a0Devices);
+    }
+
+    @Test
+    void aJobBelowHighPriorityWaitsForTheHeadroomHoldingNothingWhileAnUrgentJobStarts() {
+        node("n1");
+        node("n2");
+        var a0 = member("a", "a-0", 4, 2);
+        member("a", "a-1", 4, 2);
+        var u0 = urgent("u", "u-0", 2, 2);
+        urgent("u", "u-1", 2, 2);
+        synced(4);
+        var verbs = verbs(Duration.ofMinutes(1), PolicySettings.DEFAULTS.withJobHeadroom(new JobHeadroom(4)));
+
+        var waits = verbs.service().filter(askAbout(a0));
+        assertThat(waits.nodeNames()).isEmpty();
+        assertThat(waits.failedAndUnresolvableNodes().values()).singleElement().asString()
+                .contains("job ml/a: 2 pods need 8 GPUs, 8 free in all; a job below high priority starts once 4 more")
+                .endsWith("no GPU is held for it");
+        assertThat(verbs.service().jobs().holds().plans()).isEmpty();
+
+        // 8 free, 4 needed: an urgent job starts whatever it leaves (it preempts where the cluster is full).
+        assertThat(verbs.service().filter(askAbout(u0)).nodeNames()).hasSize(1);
+        assertThat(verbs.service().jobs().holds().plans()).singleElement().satisfies(plan -> assertThat(plan.jobKey()).isEqualTo("ml/u"));
+    }
+
+    @Test
+    void aJobWithAMemberOnANodeIsNeverHeldBackForRoomItWouldHoldGpusWhileItWaited() throws Exception {
+        var job = twoNodesAndJobA();
+        var verbs = verbs(Duration.ofMinutes(1), PolicySettings.DEFAULTS.withJobHeadroom(new JobHeadroom(4)));
+        // 8 free, 4 needed: job a starts and leaves its 4.
+        var seat = keptNode(verbs.service().filter(askAbout(job.a0())));
+        assertThat(bind(verbs, job.a0(), seat)).isEmpty();
+        assertThat(bind(verbs, job.a1(), keptNode(verbs.service().filter(askAbout(job.a1()))))).isEmpty();
+        var other = alone("x", 2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.podByUid(other.getMetadata().getUid()) != null);
+        assertThat(bind(verbs, other, verbs.service().filter(askAbout(other)).nodeNames().getFirst())).isEmpty();
+
+        // a-1 is evicted and created again: 2 GPUs free, it needs 2; a-0 holds its GPUs meanwhile, so it is not held back.
+        api.client().pods().inNamespace("ml").withName("a-1").delete();
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.podByUid(job.a1().getMetadata().getUid()) == null);
+        var again = member("a", "a-1b", 2, 2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.podByUid(again.getMetadata().getUid()) != null);
+        assertThat(verbs.service().filter(askAbout(again)).nodeNames()).hasSize(1);
     }
 
     /** A pod of priority 0 bound to {@code node}, running since {@code minutesAgo}, of job {@code job} ("" for none). */

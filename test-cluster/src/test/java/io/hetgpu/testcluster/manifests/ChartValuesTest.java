@@ -111,6 +111,7 @@ class ChartValuesTest {
                             minimumSpeedShare: 0.3
                             highPriorityReserve: 8
                             evictForFasterCards: 0.8
+                            jobHeadroom: 8
                         """, r -> {
                     var extender = container(r, ExpectedDeployment.EXTENDER_CONTAINER);
                     assertThat(extender.getImage()).isEqualTo("acme/extender:dev");
@@ -128,6 +129,7 @@ class ChartValuesTest {
                     assertThat(config.workloads().minimumShare()).isEqualTo(0.3);
                     assertThat(config.reserve().gpus()).isEqualTo(8);
                     assertThat(config.evictionFloor().share()).isEqualTo(0.8);
+                    assertThat(config.jobHeadroom().gpus()).isEqualTo(8);
                 }),
                 new ValueRender("scheduler's image, replicas, container and extender entry", """
                         scheduler:
@@ -190,6 +192,7 @@ class ChartValuesTest {
             "admissionPolicy: {enabled: sometimes}                    | at '/admissionPolicy/enabled'",
             "devicePlugin: {httpPort: 70000}                          | at '/devicePlugin/httpPort'",
             "extender: {policy: {evictForFasterCards: 1.5}}           | at '/extender/policy/evictForFasterCards'",
+            "extender: {policy: {jobHeadroom: -8}}                    | at '/extender/policy/jobHeadroom'",
             "devicePlugin: {resourceName: gpu}                        | at '/devicePlugin/resourceName'",
             "monitoring: {enabeld: true}                              | at '/monitoring': additional properties 'enabeld' not allowed"})
     void aBadValueIsRefusedWithHelmsMessageNamingIt(String values, String message) {

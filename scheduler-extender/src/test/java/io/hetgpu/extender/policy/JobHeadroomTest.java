@@ -1,0 +1,74 @@
+package io.hetgpu.extender.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hetgpu.extender.ExtenderConfig;
+import io.hetgpu.extender.TestNodes;
+import io.hetgpu.extender.TestPods;
+import io.hetgpu.extender.TestTopologies;
+import io.hetgpu.extender.model.GpuPreference;
+import io.hetgpu.extender.model.NodeState;
+import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.model.PriorityHint;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Two 4-GPU servers, 6 GPUs free: which jobs of several pods start now and which wait for room. */
+class JobHeadroomTest {
+
+    private final List<NodeState> nodes = List.of(TestNodes.gpu("n1", TestTopologies::k80x4, 0, 1, 2, 3),
+            TestNodes.gpu("n2", TestTopologies::k80x4, 2, 3));
+
+    private static List<PodRequest> job(int pods, int gpusEach, int priority) {
+        var member = TestPods.priority(TestPods.gpus(gpusEach), priority, PriorityHint.UNSET, GpuPreference.UNSET);
+        return java.util.Collections.nCopies(pods, member);
+    }
+
+    private static String heldBack(int headroom, List<PodRequest> members, List<NodeState> nodes) {
+        return new JobHeadroom(headroom).heldBack("ml/resnet", members, nodes, PriorityThresholds.DEFAULTS);
+    }
+
+    @Test
+    void aJobBelowHighPriorityWaitsUnlessTheHeadroomStaysFreeAfterIt() {
+        // 6 free: 2 pods of 1 GPU leave 4, 2 pods of 2 GPUs leave 2.
+        assertThat(heldBack(4, job(2, 1, 0), nodes)).isEmpty();
+        assertThat(heldBack(4, job(2, 2, 0), nodes))
+                .isEqualTo("job ml/resnet: 2 pods need 4 GPUs, 6 free in all; a job below high priority starts once 4 more than it "
+                        + "needs are free (policy.jobHeadroom 4, room kept for urgent pods); no GPU is held for it");
+        assertThat(heldBack(4, job(2, 2, -1), nodes)).contains("policy.jobHeadroom 4");
+    }
+
+    @Test
+    void anUrgentJobAJobWithoutGpusAndEveryJobWhenOffStartWhereverTheyFit() {
+        assertThat(heldBack(4, job(2, 2, 1000), nodes)).as("urgent: preempts instead of waiting").isEmpty();
+        assertThat(heldBack(4, job(3, 0, 0), nodes)).as("parameter servers alone take no GPU").isEmpty();
+        assertThat(heldBack(0, job(2, 3, 0), nodes)).isEmpty();
+        assertThat(JobHeadroom.NONE.isOn()).isFalse();
+    }
+
+    @Test
+    void aNegativeHeadroomIsRefusedNamingTheSettingAndItsValue() {
+        assertThatThrownBy(() -> new JobHeadroom(-2)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("jobHeadroom: expected a number of GPUs, 0 (off) or more, got -2");
+    }
+
+    @Test
+    void theConfigurationFileSetsItUnderPolicyAndABadValueIsNamedWithItsPath() throws Exception {
+        assertThat(ExtenderConfig.parse("version: v1\npolicy: {jobHeadroom: 8}", "c.yaml").policy().jobHeadroom()).isEqualTo(new JobHeadroom(8));
+        assertThat(ExtenderConfig.parse("version: v1", "c.yaml").policy().jobHeadroom()).isEqualTo(JobHeadroom.NONE);
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {jobHeadroom: -2}", "c.yaml"))
+                .hasMessage("c.yaml: policy.jobHeadroom: expected a number of GPUs, 0 (off) or more, got -2");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {jobHeadroom: lots}", "c.yaml"))
+                .hasMessage("c.yaml: policy.jobHeadroom: expected an integer, got \"lots\"");
+    }
+
+    @Test
+    void thePolicyAsksItsOwnHeadroomWithItsOwnThresholds() {
+        var policy = new PlacementPolicy(PolicySettings.DEFAULTS.withJobHeadroom(new JobHeadroom(4))
+                .withThresholds(new PriorityThresholds(100, -1)));
+        assertThat(policy.heldBackForHeadroom("ml/resnet", job(2, 2, 100), nodes)).as("high by these thresholds").isEmpty();
+        assertThat(policy.heldBackForHeadroom("ml/resnet", job(2, 2, 99), nodes)).contains("policy.jobHeadroom 4");
+        assertThat(new PlacementPolicy(PolicySettings.DEFAULTS).heldBackForHeadroom("ml/resnet", job(2, 3, 0), nodes)).isEmpty();
+    }
+}
