@@ -115,6 +115,9 @@ public final class Extender implements AutoCloseable {
         if (settings.reserve().isOn()) {
             metrics.watchReserve(service);
         }
+        if (settings.jobHeadroom().isOn()) {
+            metrics.watchJobHeadroom(service.jobs());
+        }
         var vertx = Vertx.vertx();
         try {
             var server = ExtenderServer.start(vertx, options, verbs, metrics)

@@ -207,6 +207,13 @@ public final class ExtenderMetrics {
         };
     }
 
+    /** With jobHeadroom: filter calls in which it kept a job of several pods waiting for room. */
+    public void watchJobHeadroom(io.hetgpu.extender.service.WholeJobs jobs) {
+        io.micrometer.core.instrument.FunctionCounter.builder("hetgpu.extender.job.headroom.waits", jobs,
+                        io.hetgpu.extender.service.WholeJobs::heldBackForHeadroom)
+                .description("filter calls in which jobHeadroom kept a job of several pods waiting for room").register(registry);
+    }
+
     /** The GPUs the live job plans hold now, for pods not bound yet ({@code gpusHeld} counts them when scraped). */
     public void watchPlans(java.util.function.IntSupplier gpusHeld) {
         // Held strongly: the gauge is the only holder of the supplier, and a gauge's object is held weakly by default.

@@ -28,6 +28,7 @@ import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 
@@ -83,6 +84,7 @@ public final class WholeJobs {
     private final BiConsumer<PodRequest, ScoreTable> onPlanned;
     /** The nodes' assessments from one plan to the next (used under {@code this}, as plans are made one at a time). */
     private final AssessmentsBetweenPlans assessments = new AssessmentsBetweenPlans();
+    private final LongAdder heldBackForHeadroom = new LongAdder();
     /** Whether the jobs a restart left half-bound have been seated (once, at the first filter). */
     private volatile boolean reseated;
 
@@ -247,6 +249,11 @@ public final class WholeJobs {
         return holds.gpusHeld(uid -> !bound(uid));
     }
 
+    /** Filter calls in which the policy's job headroom kept a job waiting: how often big jobs yield to the room kept. */
+    public long heldBackForHeadroom() {
+        return heldBackForHeadroom.sum();
+    }
+
     /** The bind verb's question: the hold of this pod, or null when it has none (a pod alone, or a plan that ended). */
     public JobHolds.Hold holdOf(String podUid) {
         return holds.holdOf(podUid);
@@ -395,6 +402,7 @@ public final class WholeJobs {
         if (waiting.size() == members.size()) {
             var heldBack = planner.heldBack(whole, states);
             if (!heldBack.isEmpty()) {
+                heldBackForHeadroom.increment();
                 return new Refused(heldBack);
             }
         }

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.hetgpu.extender.BindingApiServer;
 import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.cluster.ApiServerPodBinder;
+import io.hetgpu.extender.http.ExtenderMetrics;
 import io.hetgpu.extender.cluster.InformerClusterView;
 import io.hetgpu.extender.job.JobHolds;
 import io.hetgpu.extender.job.JobSizes;
@@ -399,6 +400,8 @@ class WholeJobsTest {
         urgent("u", "u-1", 2, 2);
         synced(4);
         var verbs = verbs(Duration.ofMinutes(1), PolicySettings.DEFAULTS.withJobHeadroom(new JobHeadroom(4)));
+        var metrics = new ExtenderMetrics();
+        metrics.watchJobHeadroom(verbs.service().jobs());
 
         var waits = verbs.service().filter(askAbout(a0));
         assertThat(waits.nodeNames()).isEmpty();
@@ -410,6 +413,7 @@ class WholeJobsTest {
         // 8 free, 4 needed: an urgent job starts whatever it leaves (it preempts where the cluster is full).
         assertThat(verbs.service().filter(askAbout(u0)).nodeNames()).hasSize(1);
         assertThat(verbs.service().jobs().holds().plans()).singleElement().satisfies(plan -> assertThat(plan.jobKey()).isEqualTo("ml/u"));
+        assertThat(metrics.scrape()).contains("hetgpu_extender_job_headroom_waits_total 1.0");
     }
 
     @Test
