@@ -413,7 +413,10 @@ class WholeJobsTest {
         // 8 free, 4 needed: an urgent job starts whatever it leaves (it preempts where the cluster is full).
         assertThat(verbs.service().filter(askAbout(u0)).nodeNames()).hasSize(1);
         assertThat(verbs.service().jobs().holds().plans()).singleElement().satisfies(plan -> assertThat(plan.jobKey()).isEqualTo("ml/u"));
-        assertThat(metrics.scrape()).contains("hetgpu_extender_job_headroom_waits_total 1.0");
+        // The urgent job's plan holds its 4 GPUs for its pods not bound yet: they are not free for job a's headroom.
+        assertThat(verbs.service().filter(askAbout(a0)).failedAndUnresolvableNodes().values()).singleElement().asString()
+                .contains("job ml/a: 2 pods need 8 GPUs, 4 free in all");
+        assertThat(metrics.scrape()).contains("hetgpu_extender_job_headroom_waits_total 2.0");
     }
 
     @Test
