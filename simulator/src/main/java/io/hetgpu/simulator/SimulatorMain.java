@@ -50,8 +50,8 @@ public final class SimulatorMain implements Callable<Integer> {
     Others others = Others.low;
 
     @Option(names = "--config", paramLabel = "FILE", description = "an extender configuration file (version v1, as the ConfigMap's "
-            + "extender.yaml): its policy.priority and policy.weights for every hetgpu run; default the extender's built-in defaults, "
-            + "which manifests/ ships")
+            + "extender.yaml): its policy (priority, weights, evictForFasterCards, jobHeadroom) for every hetgpu run, each run's "
+            + "workload table and reserve its own; default the extender's built-in defaults, which manifests/ ships")
     Path config;
 
     private ExtenderConfig extenderConfig = ExtenderConfig.DEFAULTS;
