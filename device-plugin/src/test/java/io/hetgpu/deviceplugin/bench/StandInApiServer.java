@@ -34,8 +34,15 @@ final class StandInApiServer implements AutoCloseable {
         requestLog.setLevel(Level.WARNING);
         var server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), true);
         server.init(InetAddress.getLoopbackAddress(), 0);
+        boolean holdsNode = false;
         try (var client = server.createClient()) {
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName(nodeName).endMetadata().build()).create();
+            holdsNode = true;
+        } finally {
+            if (!holdsNode) {
+                // Its threads would otherwise keep the benchmark's JVM alive after the failure is printed.
+                server.destroy();
+            }
         }
         return new StandInApiServer(server, requestLog);
     }
