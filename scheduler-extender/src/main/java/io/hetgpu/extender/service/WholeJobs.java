@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
@@ -149,18 +150,12 @@ public final class WholeJobs {
         var job = membership.get();
         var members = members(job, pod);
         var known = sizes.membersOf(job);
-        if (known.isEmpty() && GANG_GROUPS.contains(job.source())) {
-            // A group a gang scheduler holds all or nothing names the minimum itself: placing the pods that exist
-            // instead could start a part of it, which is what the group is there to prevent.
-            return new Refused("job " + job.key() + ": its member count cannot be read (" + sizes.whyUnknown(job).orElse(job.size().describe())
-                    + "); it is placed once it can, and holds no GPU until then");
+        var notYet = notYetPlanned(job, known, members.size());
+        if (!notYet.isEmpty()) {
+            return new Refused(notYet);
         }
         if (known.isPresent() && known.getAsInt() <= 1 || known.isEmpty() && members.size() <= 1) {
             return ALONE;
-        }
-        if (known.isPresent() && members.size() < known.getAsInt()) {
-            return new Refused("job " + job.key() + ": " + members.size() + " of its " + known.getAsInt() + " pods exist ("
-                    + job.source().label() + "); it is placed once all exist, and holds no GPU until then");
         }
         synchronized (this) {
             holds.sweep(this::bound);
@@ -218,9 +213,7 @@ public final class WholeJobs {
             if (membership.isEmpty() || !ofSeveral(membership.get(), members.getFirst())) {
                 continue;
             }
-            var known = sizes.membersOf(membership.get());
-            // As the filter would judge the job: a gang whose count cannot be read, or a job not all created, waits.
-            if (known.isEmpty() && GANG_GROUPS.contains(membership.get().source()) || known.isPresent() && members.size() < known.getAsInt()) {
+            if (!notYetPlanned(membership.get(), sizes.membersOf(membership.get()), members.size()).isEmpty()) {
                 continue;
             }
             List<PodRequest> waiting;
@@ -238,6 +231,24 @@ public final class WholeJobs {
                 hold(key, planned);
             }
         }
+    }
+
+    /**
+     * Why a job is not planned yet whatever the nodes hold, or "": a gang group whose member count cannot be read, or a
+     * job of a known count of which fewer pods exist. The filter refuses its pods with it; a restart re-seats no such job.
+     */
+    private String notYetPlanned(JobMembership job, OptionalInt known, int members) {
+        if (known.isEmpty() && GANG_GROUPS.contains(job.source())) {
+            // A group a gang scheduler holds all or nothing names the minimum itself: placing the pods that exist
+            // instead could start a part of it, which is what the group is there to prevent.
+            return "job " + job.key() + ": its member count cannot be read (" + sizes.whyUnknown(job).orElse(job.size().describe())
+                    + "); it is placed once it can, and holds no GPU until then";
+        }
+        if (known.isPresent() && members < known.getAsInt()) {
+            return "job " + job.key() + ": " + members + " of its " + known.getAsInt() + " pods exist ("
+                    + job.source().label() + "); it is placed once all exist, and holds no GPU until then";
+        }
+        return "";
     }
 
     /**
@@ -392,10 +403,6 @@ public final class WholeJobs {
         } catch (UnreadableMember e) {
             return new Refused("job " + job.key() + ": " + e.getMessage());
         }
-        var offeredNames = new HashSet<String>();
-        for (var state : offered) {
-            offeredNames.add(state.name());
-        }
         var states = clusterStates();
         var whole = new JobPlanner.Job(job.key(), waiting, cluster::contextOf, closed);
         // Only a job with no member on a node waits for room: one with members bound would hold their GPUs meanwhile.
@@ -405,6 +412,10 @@ public final class WholeJobs {
                 heldBackForHeadroom.increment();
                 return new Refused(heldBack);
             }
+        }
+        var offeredNames = new HashSet<String>();
+        for (var state : offered) {
+            offeredNames.add(state.name());
         }
         var outcome = planner.plan(whole, states,
                 (member, node, seats) -> member != request || offeredNames.contains(node), assessments);
