@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -25,12 +27,14 @@ record ShippedJvm(List<String> entrypointOptions, String javaToolOptions, String
     static final String CACHE_OPTION = "-XX:AOTCache=";
 
     /**
-     * The image build's training run: {@code java OPTIONS -jar JAR ARGUMENTS}, as the Dockerfile's RUN line has it.
+     * The image build's training run: {@code [NAME=VALUE ...] timeout ... java OPTIONS -jar JAR ARGUMENTS}, as the
+     * Dockerfile's RUN line has it.
      *
-     * @param cache  the cache file it writes ({@code -XX:AOTCacheOutput=})
-     * @param folder the folder it serves its plugin socket in
+     * @param environment the variables the RUN line sets for it
+     * @param cache       the cache file it writes ({@code -XX:AOTCacheOutput=})
+     * @param folder      the folder it serves its plugin socket in
      */
-    record AotTraining(List<String> options, List<String> arguments, String cache, String folder) {
+    record AotTraining(Map<String, String> environment, List<String> options, List<String> arguments, String cache, String folder) {
 
         /** The run with the cache written to {@code cache} and the socket folder {@code folder} instead of the image's paths. */
         List<String> command(String java, Path jar, Path cache, Path folder) {
@@ -40,8 +44,16 @@ record ShippedJvm(List<String> entrypointOptions, String javaToolOptions, String
             arguments.forEach(argument -> command.add(argument.replace(this.folder, folder.toString())));
             return command;
         }
+
+        /** Its environment with the training folder moved to {@code folder}. */
+        Map<String, String> environment(Path folder) {
+            var moved = new LinkedHashMap<String, String>();
+            environment.forEach((name, value) -> moved.put(name, value.replace(this.folder, folder.toString())));
+            return moved;
+        }
     }
 
+    private static final Pattern ASSIGNMENT = Pattern.compile("([A-Z_][A-Z0-9_]*)=(\\S*)");
     private static final Pattern QUOTED = Pattern.compile("\"([^\"]*)\"");
     private static final Pattern TOOL_OPTIONS =
             Pattern.compile("- name: JAVA_TOOL_OPTIONS\\s+value: \"([^\"]*)\"");
@@ -74,7 +86,16 @@ record ShippedJvm(List<String> entrypointOptions, String javaToolOptions, String
         var text = Files.readString(dockerfile).replace("\\\n", " ");
         var run = text.lines().filter(line -> line.startsWith("RUN ") && line.contains("-XX:AOTCacheOutput=")).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException(dockerfile + ": no RUN line that writes an AOT cache (-XX:AOTCacheOutput=)"));
-        var command = run.substring(run.indexOf(" java ") + " java ".length());
+        var java = run.indexOf(" java ");
+        var environment = new LinkedHashMap<String, String>();
+        var before = run.substring(run.lastIndexOf("&&", java) + 2, java);
+        for (var word : before.trim().split("\\s+")) {
+            var assignment = ASSIGNMENT.matcher(word);
+            if (assignment.matches()) {
+                environment.put(assignment.group(1), assignment.group(2));
+            }
+        }
+        var command = run.substring(java + " java ".length());
         command = command.substring(0, command.indexOf(';'));
         var words = List.of(command.trim().split("\\s+"));
         int jar = words.indexOf("-jar");
@@ -85,7 +106,7 @@ record ShippedJvm(List<String> entrypointOptions, String javaToolOptions, String
         var folder = arguments.stream().filter(a -> a.startsWith("--device-plugin-dir=")).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException(dockerfile + ": the training run names no --device-plugin-dir"))
                 .substring("--device-plugin-dir=".length());
-        return new AotTraining(options, arguments, cache, folder);
+        return new AotTraining(environment, options, arguments, cache, folder);
     }
 
     private static String find(Pattern pattern, String text, Path file, String what) {

@@ -3,6 +3,7 @@ package io.hetgpu.deviceplugin.bench;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,8 +38,32 @@ class ShippedJvmTest {
         var command = training.command("java", Path.of("plugin.jar"), Path.of("/tmp/x/plugin.aot"), Path.of("/tmp/x/sockets"));
         assertThat(command).contains("-XX:AOTCacheOutput=/tmp/x/plugin.aot", "--device-plugin-dir=/tmp/x/sockets")
                 .containsSubsequence("java", "-jar", "plugin.jar").noneMatch(word -> word.startsWith("/opt/"));
+        // Its API server address and kubeconfig, so that it loads the publishing classes a pod loads.
+        assertThat(training.environment(Path.of("/tmp/x/sockets"))).containsKey("KUBERNETES_MASTER")
+                .hasEntrySatisfying("KUBECONFIG", path -> assertThat(path).startsWith("/tmp/x/sockets/"));
         // The cache is made with the header layout the ENTRYPOINT runs with, or the JVM refuses it.
         assertThat(training.options()).containsAll(shipped.entrypointOptions().stream()
                 .filter(option -> option.matches("-XX:[+-]UseCompactObjectHeaders")).toList());
+    }
+
+    /**
+     * The JVM loads every class of the cache at start, so a training run that loads classes the pod does not (another
+     * collector, JIT compilers, Netty's pooled buffers) costs the pod memory: each of its options is an AOT option,
+     * or the ENTRYPOINT's, or the DaemonSet's.
+     */
+    @Test
+    void trainsTheCacheWithTheOptionsThePodRunsWith() {
+        var podOptions = List.of(shipped.javaToolOptions().split("\\s+"));
+        assertThat(shipped.aotTraining().options())
+                .filteredOn(option -> !option.matches("-XX:[+-]?(AOT\\w*|UnlockDiagnosticVMOptions)(=.*)?"))
+                .isNotEmpty()
+                .allSatisfy(option -> assertThat(option).as("a training option the pod does not run with")
+                        .isIn(concat(shipped.entrypointOptions(), podOptions)));
+        assertThat(shipped.aotTraining().options()).as("the options that decide which classes load")
+                .contains("-Xint", "-XX:+UseSerialGC", "-Dio.grpc.netty.shaded.io.netty.allocator.type=unpooled");
+    }
+
+    private static List<String> concat(List<String> first, List<String> second) {
+        return java.util.stream.Stream.concat(first.stream(), second.stream()).toList();
     }
 }
