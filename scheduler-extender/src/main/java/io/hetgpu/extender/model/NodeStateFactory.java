@@ -65,6 +65,12 @@ public final class NodeStateFactory {
     private final Clock clock;
     private final FreeDevicesCodec freeCodec = new FreeDevicesCodec();
     private final ConcurrentHashMap<String, Cached> cache = new ConcurrentHashMap<>();
+    /**
+     * One String per rack and zone name, shared by every node state of that place: the job score looks a node's rack and
+     * zone up for thousands of nodes per member of a planned job, and a few hundred shared names stay in the CPU's cache
+     * where a copy per node is a cache miss per node.
+     */
+    private final ConcurrentHashMap<String, String> placeNames = new ConcurrentHashMap<>();
     private final LongAdder unreadable = new LongAdder();
 
     /**
@@ -239,9 +245,18 @@ public final class NodeStateFactory {
         }
         // A free list that cannot be read says nothing of which devices pods hold: the node cannot be judged.
         var judged = freeList.problem().isEmpty() ? gpus : NodeGpus.unreadable(freeList.problem());
-        var base = new NodeState(node.name(), node.labels().getOrDefault(rackLabel, ""),
-                node.labels().getOrDefault(HetgpuKeys.LABEL_ZONE, ""), judged, freeMask(judged, freeList, List.of()));
+        var base = new NodeState(node.name(), placeName(node.labels().getOrDefault(rackLabel, "")),
+                placeName(node.labels().getOrDefault(HetgpuKeys.LABEL_ZONE, "")), judged, freeMask(judged, freeList, List.of()));
         return new Cached(node, gpus, freeList, base);
+    }
+
+    private String placeName(String name) {
+        if (placeNames.size() >= MAX_CACHED_NODES) {
+            // More places than nodes can only be churn: start over rather than grow.
+            placeNames.clear();
+        }
+        var shared = placeNames.putIfAbsent(name, name);
+        return shared == null ? name : shared;
     }
 
     /**

@@ -11,12 +11,20 @@ import java.util.List;
  * @param node         the node
  * @param set          the GPU set the shared allocator would pick (empty for a pod without GPUs)
  * @param tierRank     the tier of the weakest card in that set (0 when the set is empty)
- * @param eligibleMask the node's healthy GPUs that pass the pod's device filters, taken or not (every healthy GPU for a
- *                     pod without GPUs): the cards the job's other pods, asking alike, could have there
+ * @param spareMask the node's healthy GPUs that pass the pod's device filters, taken or not (every healthy GPU for a
+ *                  pod without GPUs), less the set: the cards the job's other pods, asking alike, could have there
  */
-public record Candidate(NodeState node, GpuSet set, int tierRank, long eligibleMask) {
+public record Candidate(NodeState node, GpuSet set, int tierRank, long spareMask) {
 
     static final GpuSet NO_GPUS = new GpuSet(List.of(), 0, 0, false);
+
+    /**
+     * @param eligibleMask the node's healthy GPUs that pass the pod's device filters, taken or not
+     */
+    static Candidate of(NodeState node, GpuSet set, int tierRank, long eligibleMask) {
+        // The set's mask once per assessment: the job score asks for the spare GPUs of every candidate for every member.
+        return new Candidate(node, set, tierRank, eligibleMask & ~DeviceMask.of(set.positions()));
+    }
 
     public String name() {
         return node.name();
@@ -32,6 +40,6 @@ public record Candidate(NodeState node, GpuSet set, int tierRank, long eligibleM
      * the room left there for the job's pods that still wait.
      */
     public int spareGpus(NodeState state) {
-        return Long.bitCount(eligibleMask & state.freeMask() & ~DeviceMask.of(set.positions()));
+        return Long.bitCount(spareMask & state.freeMask());
     }
 }

@@ -119,7 +119,7 @@ public final class PlacementPolicy {
      */
     private Assessment assess(PodRequest pod, NodeState node, Map<NodeGpus.DeviceKind, Boolean> admitted, ClosedTier closed) {
         if (!pod.needsGpus()) {
-            return new Fit(new Candidate(node, Candidate.NO_GPUS, 0, node.gpus().healthyMask()));
+            return new Fit(Candidate.of(node, Candidate.NO_GPUS, 0, node.gpus().healthyMask()));
         }
         var gpus = node.gpus();
         if (!gpus.problem().isEmpty()) {
@@ -200,7 +200,7 @@ public final class PlacementPolicy {
         for (int position : offer.positions()) {
             weakest = Math.min(weakest, gpus.tiers().get(position).rank());
         }
-        return new Fit(new Candidate(node, offer, weakest, eligible));
+        return new Fit(Candidate.of(node, offer, weakest, eligible));
     }
 
     /** Every node judged for a pod that may not take the cards of the closed tier. */

@@ -2,7 +2,7 @@ package io.hetgpu.extender.bench;
 
 import io.hetgpu.extender.KubeJson;
 import io.hetgpu.extender.http.ExtenderArgsReader;
-import io.hetgpu.extender.service.ExtenderService;
+import io.hetgpu.extender.service.ExtenderVerbs;
 import io.hetgpu.extender.http.WireWriter;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequestParser;
@@ -31,9 +31,10 @@ public final class InProcessProfile {
         double seconds = Double.parseDouble(args[1]);
         var cluster = new BenchCluster(size, 42);
         var catalog = CardCatalog.defaults();
-        var service = new ExtenderService(cluster.view(), new PodRequestParser("nvidia.com/gpu", catalog),
+        // Wired as the extender wires its verbs (whole jobs on), as the HTTP benchmark's server is.
+        var service = ExtenderVerbs.of(cluster.view(), new PodRequestParser("nvidia.com/gpu", catalog),
                 new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
-                new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> { });
+                new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> { }).service();
         var reader = new ExtenderArgsReader(ExtenderArgsReader.kubernetesMapper());
         var writer = new WireWriter();
         var pod = KubeJson.text("pod-pytorch-worker.json")
