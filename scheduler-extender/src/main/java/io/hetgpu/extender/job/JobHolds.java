@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Predicate;
@@ -177,6 +178,11 @@ public final class JobHolds {
             }
         }
         return mask;
+    }
+
+    /** The nodes any plan holds devices on (some of those plans may be past their deadline): see {@link #heldOn}. */
+    public Set<String> nodesHeld() {
+        return byNode.keySet();
     }
 
     /** Whether any plan holds anything: the verbs skip the per-node subtraction when none does. */

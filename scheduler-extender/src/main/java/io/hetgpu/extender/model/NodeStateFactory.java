@@ -128,6 +128,19 @@ public final class NodeStateFactory {
     }
 
     /**
+     * Whether {@link #state} of a node with these pods may change with time alone: a bind in flight holds its devices
+     * only while its record is fresh. Otherwise the same facts and pods give the same state.
+     */
+    public static boolean changesWithTime(List<BoundPod> boundPods) {
+        for (var pod : boundPods) {
+            if (pod.binding()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * The pods that hold GPUs here: the bound ones, and binds in flight whose record is fresh and names this node's
      * devices (a stale or unreadable record holds nothing). The same list when there is no bind in flight.
      */

@@ -3,6 +3,7 @@ package io.hetgpu.extender.service;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hetgpu.extender.cluster.BoundPods;
 import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.cluster.NodeSnapshot;
 import io.hetgpu.extender.job.ArrivalOrder;
 import io.hetgpu.extender.job.AssessmentsBetweenPlans;
 import io.hetgpu.extender.job.JobHolds;
@@ -86,6 +87,7 @@ public final class WholeJobs {
     /** The nodes' assessments from one plan to the next (used under {@code this}, as plans are made one at a time). */
     private final AssessmentsBetweenPlans assessments = new AssessmentsBetweenPlans();
     private final LongAdder heldBackForHeadroom = new LongAdder();
+    private volatile SnapshotStates snapshotStates = SnapshotStates.NONE;
     /** Whether the jobs a restart left half-bound have been seated (once, at the first filter). */
     private volatile boolean reseated;
 
@@ -442,12 +444,45 @@ public final class WholeJobs {
     /** Every node the view knows, with the GPUs of other jobs' plans taken. */
     private List<NodeState> clusterStates() {
         var snapshot = cluster.nodes();
-        var states = new ArrayList<NodeState>(snapshot.size());
-        for (int i = 0; i < snapshot.size(); i++) {
-            var state = nodes.state(snapshot.facts(i), snapshot.boundPods(i));
-            states.add(state.withTaken(holds.heldOn(state.name(), "")));
+        var known = snapshotStates;
+        if (known.snapshot() != snapshot) {
+            known = SnapshotStates.of(snapshot, nodes);
+            snapshotStates = known;
+        }
+        var states = new ArrayList<>(known.states());
+        for (int at : known.changingWithTime()) {
+            states.set(at, nodes.state(snapshot.facts(at), snapshot.boundPods(at)));
+        }
+        for (var node : holds.nodesHeld()) {
+            int at = snapshot.positionOf(node);
+            if (at >= 0) {
+                states.set(at, states.get(at).withTaken(holds.heldOn(node, "")));
+            }
         }
         return states;
+    }
+
+    /**
+     * Every node's state in one cluster snapshot, before plans take their GPUs: the same until the snapshot changes, but
+     * for the nodes with a bind in flight, whose state changes as its record ages. A 5,000-node filter of a job's pod
+     * then takes the states as they are instead of looking each node up by name.
+     *
+     * @param changingWithTime the positions of the nodes with a bind in flight, whose states are made anew each time
+     */
+    private record SnapshotStates(NodeSnapshot snapshot, List<NodeState> states, int[] changingWithTime) {
+        static final SnapshotStates NONE = new SnapshotStates(NodeSnapshot.EMPTY, List.of(), new int[0]);
+
+        static SnapshotStates of(NodeSnapshot snapshot, NodeStateFactory nodes) {
+            var states = new ArrayList<NodeState>(snapshot.size());
+            var changing = new ArrayList<Integer>();
+            for (int i = 0; i < snapshot.size(); i++) {
+                states.add(nodes.state(snapshot.facts(i), snapshot.boundPods(i)));
+                if (NodeStateFactory.changesWithTime(snapshot.boundPods(i))) {
+                    changing.add(i);
+                }
+            }
+            return new SnapshotStates(snapshot, List.copyOf(states), changing.stream().mapToInt(Integer::intValue).toArray());
+        }
     }
 
     /** How a steered pod's other nodes are refused, when a reason is given at all. */

@@ -22,10 +22,13 @@ import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.wire.ExtenderArgs;
 import io.hetgpu.extender.wire.ExtenderBindingArgs;
 import io.hetgpu.extender.wire.FilterResult;
+import io.hetgpu.gpu.inventory.DeviceAssignment;
 import io.hetgpu.gpu.inventory.DeviceAssignmentCodec;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.tier.CardCatalog;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -62,7 +65,10 @@ class WholeJobsTest {
     }
 
     private ExtenderVerbs verbs(Duration deadline, PolicySettings settings) {
-        var nodes = new NodeStateFactory(CATALOG, "topology.hetgpu.io/rack", "nvidia.com/gpu");
+        return verbs(deadline, settings, new NodeStateFactory(CATALOG, "topology.hetgpu.io/rack", "nvidia.com/gpu"));
+    }
+
+    private ExtenderVerbs verbs(Duration deadline, PolicySettings settings, NodeStateFactory nodes) {
         return ExtenderVerbs.of(view, parser, nodes, new PlacementPolicy(settings),
                 (pod, table) -> explained.add(pod.name() + " -> " + table.best().node()), advice -> { },
                 new ApiServerPodBinder(api.client()), report -> { }, BindVerb.Limits.DEFAULTS,
@@ -338,6 +344,33 @@ class WholeJobsTest {
         assertThat(ended).containsExactly("ml/a EXPIRED");
         assertThat(verbs.service().jobs().holds().plans()).isEmpty();
         keptNode(verbs.service().filter(askAbout(a0)));
+        assertThat(verbs.service().jobs().holds().plans()).singleElement().extracting(JobHolds.HeldPlan::jobKey).isEqualTo("ml/a");
+    }
+
+    /**
+     * Plans take the nodes' states from the cluster snapshot as long as it is unchanged, but a bind in flight holds its
+     * devices only while its record is fresh: the record ages with no event to make a new snapshot.
+     */
+    @Test
+    void aBindInFlightKeepsAJobFromItsDevicesOnlyWhileItsRecordIsFresh() {
+        node("n1");
+        node("n2");
+        var n1 = TestTopologies.v100Pcie("n1", 4);
+        var a0 = member("a", "a-0", 4, 2);
+        member("a", "a-1", 4, 2);
+        // Another replica is binding a pod to all of n1: its record is written, its Binding not yet.
+        var record = new DeviceAssignmentCodec().encode(new DeviceAssignment("n1",
+                List.of(n1.device(0).uuid(), n1.device(1).uuid(), n1.device(2).uuid(), n1.device(3).uuid()), Instant.now()));
+        api.client().pods().inNamespace("ml").resource(new PodBuilder(alone("other", 4)).editMetadata()
+                .addToAnnotations(HetgpuKeys.POD_GPU_DEVICES, record).endMetadata().build()).update();
+        synced(3);
+        var verbs = verbs(WholeJobs.Settings.DEFAULT_DEADLINE, PolicySettings.DEFAULTS,
+                new NodeStateFactory(CATALOG, "topology.hetgpu.io/rack", "nvidia.com/gpu", Duration.ofSeconds(3), Clock.systemUTC()));
+
+        assertThat(verbs.service().filter(askAbout(a0)).nodeNames()).isEmpty();
+        assertThat(verbs.service().jobs().holds().plans()).isEmpty();
+        // Nothing changes on the API server: the record only grows old, and then holds nothing.
+        await().atMost(Duration.ofSeconds(15)).until(() -> !verbs.service().filter(askAbout(a0)).nodeNames().isEmpty());
         assertThat(verbs.service().jobs().holds().plans()).singleElement().extracting(JobHolds.HeldPlan::jobKey).isEqualTo("ml/a");
     }
 
