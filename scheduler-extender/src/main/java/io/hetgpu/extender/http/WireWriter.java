@@ -3,6 +3,7 @@ package io.hetgpu.extender.http;
 import io.hetgpu.extender.wire.AlikeRefusal;
 import io.hetgpu.extender.wire.FilterResult;
 import io.hetgpu.extender.wire.HostPriority;
+import io.hetgpu.extender.wire.NodeReasons;
 import io.hetgpu.extender.wire.RequestedNames;
 import io.hetgpu.extender.wire.RequestedPriorities;
 
@@ -55,11 +56,12 @@ public final class WireWriter {
         // a guessed size was half again as much, all of it garbage once sent.
         var asked = result.nodeNames() instanceof RequestedNames bytes ? bytes : null;
         var names = asked == null ? encodeAll(result.nodeNames()) : null;
-        var failed = encodeAll(result.failedNodes());
+        var failedReasons = result.failedNodes() instanceof NodeReasons reasons && reasons.requested() != null ? reasons : null;
+        var failed = failedReasons == null ? encodeAll(result.failedNodes()) : encodeReasons(failedReasons);
         var unresolvable = encodeAll(AlikeRefusal.grouped(result.failedAndUnresolvableNodes()));
         var error = encoded(result.error());
         int size = FILTER_START.length + NODE_NAMES.length + FAILED.length + UNRESOLVABLE.length + ERROR.length + error.length + 1
-                + (asked == null ? arraySize(names, 1) : arraySize(asked)) + arraySize(failed, 2) + arraySize(unresolvable, 2);
+                + (asked == null ? arraySize(names, 1) : arraySize(asked)) + objectSize(failed, failedReasons) + arraySize(unresolvable, 2);
         if (result.nodes() == null) {
             size += NULL.length;
         } else {
@@ -92,7 +94,7 @@ public final class WireWriter {
             writeArray(out, names);
         }
         out.put(FAILED);
-        writeObject(out, failed);
+        writeObject(out, failed, failedReasons);
         out.put(UNRESOLVABLE);
         writeObject(out, unresolvable);
         out.put(ERROR);
@@ -121,6 +123,46 @@ public final class WireWriter {
             all[next[0]++] = encoded(value);
         });
         return all;
+    }
+
+    /**
+     * Each entry's name and reason as quoted JSON, but a name the request sent as bytes left null: it is copied from them,
+     * with no lookup of its JSON form (a cache miss per refused node, of thousands). Reasons are few and shared.
+     */
+    private byte[][] encodeReasons(NodeReasons reasons) {
+        var all = new byte[reasons.size() * 2][];
+        String lastReason = null;
+        byte[] lastEncoded = null;
+        for (int i = 0; i < reasons.size(); i++) {
+            if (reasons.requestIndex(i) < 0) {
+                all[2 * i] = encoded(reasons.name(i));
+            }
+            var reason = reasons.reason(i);
+            if (reason != lastReason) {
+                lastReason = reason;
+                lastEncoded = encoded(reason);
+            }
+            all[2 * i + 1] = lastEncoded;
+        }
+        return all;
+    }
+
+    /** Bytes of a JSON object of these keys and values, a null key being {@code from}'s requested name. */
+    private static int objectSize(byte[][] keysAndValues, NodeReasons from) {
+        if (from == null) {
+            return arraySize(keysAndValues, 2);
+        }
+        int items = keysAndValues.length / 2;
+        int size = 2 + Math.max(0, items - 1) + items;
+        for (int i = 0; i < keysAndValues.length; i++) {
+            if (keysAndValues[i] != null) {
+                size += keysAndValues[i].length;
+            } else {
+                int at = from.requestIndex(i / 2);
+                size += from.requested().end(at) - from.requested().start(at) + 2;
+            }
+        }
+        return size;
     }
 
     /**
@@ -172,12 +214,24 @@ public final class WireWriter {
     }
 
     private static void writeObject(Out out, byte[][] keysAndValues) {
+        writeObject(out, keysAndValues, null);
+    }
+
+    /** A null key is {@code from}'s requested name, copied as the request had it (a JSON string's content). */
+    private static void writeObject(Out out, byte[][] keysAndValues, NodeReasons from) {
         out.put((byte) '{');
         for (int i = 0; i < keysAndValues.length; i += 2) {
             if (i > 0) {
                 out.put((byte) ',');
             }
-            out.put(keysAndValues[i]).put((byte) ':').put(keysAndValues[i + 1]);
+            if (keysAndValues[i] != null) {
+                out.put(keysAndValues[i]);
+            } else {
+                var names = from.requested();
+                int at = from.requestIndex(i / 2);
+                out.put((byte) '"').put(names.body(), names.start(at), names.end(at) - names.start(at)).put((byte) '"');
+            }
+            out.put((byte) ':').put(keysAndValues[i + 1]);
         }
         out.put((byte) '}');
     }

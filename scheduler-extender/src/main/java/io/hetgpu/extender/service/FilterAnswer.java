@@ -43,7 +43,7 @@ final class FilterAnswer {
             switch (assessments[i]) {
                 case PlacementPolicy.Fit fit -> fits(i);
                 case PlacementPolicy.Misfit misfit -> (misfit.rejection().unresolvable() ? unresolvable : failed)
-                        .add(misfit.node(), misfit.rejection().reason());
+                        .add(misfit.node(), misfit.rejection().reason(), nodes.indexes() == null ? -1 : nodes.indexes()[i]);
             }
         }
     }
@@ -118,16 +118,21 @@ final class FilterAnswer {
         private final LinkedHashMap<String, String> byName;
 
         Refusals(ResolvedNodes nodes) {
-            byPosition = nodes.byName() ? NodeReasons.builder(nodes.size()) : null;
+            byPosition = nodes.byName() ? NodeReasons.builder(nodes.size(), nodes.asked()) : null;
             byName = nodes.byName() ? null : new LinkedHashMap<>();
         }
 
         /** @param reason cut and printable already ({@link Verdict.Rejected} cuts the policy's) */
         void add(String node, String reason) {
+            add(node, reason, -1);
+        }
+
+        /** @param requestIndex the node's index among the request's names as bytes, or -1 */
+        void add(String node, String reason, int requestIndex) {
             if (byName != null) {
                 byName.put(node, reason);
             } else {
-                byPosition.put(node, reason);
+                byPosition.put(node, reason, requestIndex);
             }
         }
 

@@ -3,6 +3,7 @@ package io.hetgpu.extender.http;
 import io.hetgpu.extender.wire.AlikeRefusal;
 import io.hetgpu.extender.wire.FilterResult;
 import io.hetgpu.extender.wire.HostPriority;
+import io.hetgpu.extender.wire.NodeReasons;
 import io.hetgpu.extender.wire.RequestedNames;
 import io.hetgpu.extender.wire.RequestedPriorities;
 
@@ -74,6 +75,23 @@ class WireWriterTest {
         priorities.add("ghost", 0);
         assertThat(JSON.readTree(writer.hostPriorities(priorities).getBytes()).toString())
                 .isEqualTo("[{\"Host\":\"gpu-1\",\"Score\":7},{\"Host\":\"ghost\",\"Score\":0}]");
+    }
+
+    @Test
+    void refusedNodesARequestSentAsBytesAreAnsweredAsTheSameBytesWithTheirReasons() throws Exception {
+        var reader = new ExtenderArgsReader(ExtenderArgsReader.kubernetesMapper());
+        var asked = (RequestedNames) reader.read(("{\"Pod\":{},\"NodeNames\":[\"gpu-1\",\"g\\u0070u-2\",\"gpu-3\"]}")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8)).nodeNames();
+        var tooFew = "no set of 4 free \"V100\" GPUs";
+        var failed = NodeReasons.builder(3, asked).put("gpu-2", tooFew, 1).put("gpu-3", tooFew, 2)
+                .put("ghost", "node unknown", -1).build();
+
+        var raw = new String(writer.filterResult(new FilterResult(null, asked.subset(new int[] {0}, 1), failed, Map.of(), "")).getBytes(),
+                java.nio.charset.StandardCharsets.UTF_8);
+        // The escaped name goes back escaped, as kube-scheduler wrote it; a name from elsewhere is encoded.
+        assertThat(raw).contains("\"FailedNodes\":{\"g\\u0070u-2\":\"no set of 4 free \\\"V100\\\" GPUs\",\"gpu-3\":");
+        assertThat(JSON.convertValue(JSON.readTree(raw).get("FailedNodes"), Map.class))
+                .containsExactly(Map.entry("gpu-2", tooFew), Map.entry("gpu-3", tooFew), Map.entry("ghost", "node unknown"));
     }
 
     @Test
