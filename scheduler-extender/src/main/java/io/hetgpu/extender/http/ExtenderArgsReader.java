@@ -62,7 +62,22 @@ public final class ExtenderArgsReader {
                 } else if (field.equalsIgnoreCase("Nodes")) {
                     nodes = token == JsonToken.VALUE_NULL ? null : nodeList(parser, body);
                 } else if (field.equalsIgnoreCase("NodeNames")) {
-                    names = token == JsonToken.VALUE_NULL ? null : nodeNames(parser, body);
+                    if (token == JsonToken.VALUE_NULL) {
+                        names = null;
+                    } else {
+                        var scanned = token == JsonToken.START_ARRAY ? scan(body, (int) parser.currentTokenLocation().getByteOffset()) : null;
+                        if (scanned != null && endsObject(body, scanned.close() + 1)) {
+                            // The last field, as kube-scheduler writes them (Pod, Nodes, NodeNames): the object ends with
+                            // the scanned array, and the parser need not skip thousands of names once more.
+                            return new ExtenderArgs(pod, nodes, scanned.names());
+                        }
+                        names = scanned != null ? scanned.names() : null;
+                        if (scanned != null) {
+                            parser.skipChildren();
+                        } else {
+                            names = strings(parser, "NodeNames");
+                        }
+                    }
                 } else {
                     parser.skipChildren();
                 }
@@ -267,24 +282,21 @@ public final class ExtenderArgsReader {
     }
 
     /**
-     * The names as ranges of the body ({@link RequestedNames}): an array of strings, as kube-scheduler sends, is scanned
-     * here and skipped by the parser; anything else (a number, a nested value) is read by the parser, which says what
-     * is wrong with it.
+     * The names as ranges of the body ({@link RequestedNames}) and where their array closes: an array of strings, as
+     * kube-scheduler sends, is scanned here; anything else (a number, a nested value) is read by the parser, which says
+     * what is wrong with it.
      */
-    private List<String> nodeNames(JsonParser parser, byte[] body) throws IOException, WireFormatException {
-        if (parser.currentToken() != JsonToken.START_ARRAY) {
-            return strings(parser, "NodeNames");
-        }
-        var names = scan(body, (int) parser.currentTokenLocation().getByteOffset());
-        if (names == null) {
-            return strings(parser, "NodeNames");
-        }
-        parser.skipChildren();
-        return names;
+    private record Scanned(RequestedNames names, int close) {
+    }
+
+    /** Whether only blanks, the object's closing brace and blanks follow from {@code at} to the body's end. */
+    private static boolean endsObject(byte[] body, int at) {
+        at = skipBlanks(body, at);
+        return at < body.length && body[at] == '}' && skipBlanks(body, at + 1) == body.length;
     }
 
     /** The array of strings opening at {@code open}, or null when it holds anything else. */
-    private RequestedNames scan(byte[] body, int open) {
+    private Scanned scan(byte[] body, int open) {
         if (open < 0 || open >= body.length || body[open] != '[') {
             return null;
         }
@@ -295,7 +307,7 @@ public final class ExtenderArgsReader {
         int count = 0;
         int at = skipBlanks(body, open + 1);
         if (at < body.length && body[at] == ']') {
-            return new RequestedNames(body, new int[0], new int[0], new boolean[0], index -> "");
+            return new Scanned(new RequestedNames(body, new int[0], new int[0], new boolean[0], index -> ""), at);
         }
         while (at < body.length && body[at] == '"') {
             int start = at + 1;
@@ -328,7 +340,7 @@ public final class ExtenderArgsReader {
             if (at < body.length && body[at] == ']') {
                 var first = Arrays.copyOf(starts, count);
                 var last = Arrays.copyOf(ends, count);
-                return new RequestedNames(body, first, last, Arrays.copyOf(plain, count), index -> decode(body, first[index], last[index]));
+                return new Scanned(new RequestedNames(body, first, last, Arrays.copyOf(plain, count), index -> decode(body, first[index], last[index])), at);
             }
             if (at >= body.length || body[at] != ',') {
                 return null;

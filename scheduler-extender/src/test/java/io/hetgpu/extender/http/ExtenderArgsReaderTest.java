@@ -79,6 +79,22 @@ class ExtenderArgsReaderTest {
         assertThat(catchThrowableOfRead("{\"Pod\":" + pod + ",\"NodeNames\":[\"a\"")).isInstanceOf(WireFormatException.class);
     }
 
+    /**
+     * kube-scheduler writes NodeNames last, and the reader then ends with the scanned array; a field after it, or
+     * anything but the object's end, is still read or refused by the parser.
+     */
+    @Test
+    void nodeNamesEndTheRequestOrAreFollowedByFieldsStillRead() throws Exception {
+        var last = reader.read(body("{\"Pod\":" + pod + ",\"Nodes\":null,\"NodeNames\":[\"a\",\"b\"] \n} \n"));
+        var first = reader.read(body("{\"NodeNames\":[\"a\",\"b\"],\"Nodes\":null,\"Pod\":" + pod + "}"));
+
+        assertThat(last.nodeNames()).containsExactly("a", "b");
+        assertThat(first.nodeNames()).containsExactly("a", "b");
+        assertThat(first.pod()).isSameAs(last.pod()).isNotNull();
+        assertThat(catchThrowableOfRead("{\"Pod\":" + pod + ",\"NodeNames\":[\"a\"],}")).isInstanceOf(WireFormatException.class);
+        assertThat(catchThrowableOfRead("{\"Pod\":" + pod + ",\"NodeNames\":[\"a\"] \"x\"}")).isInstanceOf(WireFormatException.class);
+    }
+
     private Throwable catchThrowableOfRead(String json) {
         return org.assertj.core.api.Assertions.catchThrowable(() -> reader.read(body(json)));
     }
