@@ -71,11 +71,11 @@ public final class ExtenderArgsReader {
                             // the scanned array, and the parser need not skip thousands of names once more.
                             return new ExtenderArgs(pod, nodes, scanned.names());
                         }
-                        names = scanned != null ? scanned.names() : null;
-                        if (scanned != null) {
-                            parser.skipChildren();
-                        } else {
+                        if (scanned == null) {
                             names = strings(parser, "NodeNames");
+                        } else {
+                            names = scanned.names();
+                            parser.skipChildren();
                         }
                     }
                 } else {

@@ -8,9 +8,9 @@ import java.util.List;
 /**
  * A node that passed the filters, with what it would give the pod.
  *
- * @param node         the node
- * @param set          the GPU set the shared allocator would pick (empty for a pod without GPUs)
- * @param tierRank     the tier of the weakest card in that set (0 when the set is empty)
+ * @param node      the node
+ * @param set       the GPU set the shared allocator would pick (empty for a pod without GPUs)
+ * @param tierRank  the tier of the weakest card in that set (0 when the set is empty)
  * @param spareMask the node's healthy GPUs that pass the pod's device filters, taken or not (every healthy GPU for a
  *                  pod without GPUs), less the set: the cards the job's other pods, asking alike, could have there
  */
