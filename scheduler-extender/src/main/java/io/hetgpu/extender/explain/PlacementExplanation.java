@@ -26,7 +26,8 @@ public final class PlacementExplanation {
     }
 
     public static String of(ScoreTable table) {
-        var fitting = table.ranked().stream().filter(row -> row.candidate() != null).toList();
+        // No sort: the prioritize verb and every member of a planned job explain themselves from thousands of rows.
+        var fitting = table.bestFitting(ALTERNATIVES + 1);
         if (fitting.isEmpty()) {
             return "no node fits: " + table.rows().stream().limit(ALTERNATIVES + 1)
                     .map(row -> row.node() + ": " + row.rejection()).reduce((a, b) -> a + "; " + b).orElse("no nodes");
@@ -34,12 +35,12 @@ public final class PlacementExplanation {
         var best = fitting.getFirst();
         var text = new StringBuilder("best: ").append(best.node()).append(" scores ").append(best.score()).append("/10 (")
                 .append(offer(best)).append(')');
-        for (var other : fitting.subList(1, Math.min(fitting.size(), ALTERNATIVES + 1))) {
+        for (var other : fitting.subList(1, fitting.size())) {
             text.append("; ").append(other.node()).append(' ').append(other.score()).append("/10");
             var behind = behind(table.scorers(), best, other);
             text.append(behind.isEmpty() ? " (tied with the best on every preference)" : " (" + String.join(", ", behind) + ")");
         }
-        int refused = table.rows().size() - fitting.size();
+        long refused = table.rows().stream().filter(row -> row.candidate() == null).count();
         if (refused > 0) {
             text.append("; ").append(refused).append(refused == 1 ? " node does not fit" : " nodes do not fit");
         }

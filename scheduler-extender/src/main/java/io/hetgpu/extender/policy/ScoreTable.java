@@ -1,5 +1,6 @@
 package io.hetgpu.extender.policy;
 
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
@@ -37,6 +38,30 @@ public record ScoreTable(List<String> scorers, List<Row> rows) {
         for (var row : rows) {
             if (best == null || row.score() > best.score()) {
                 best = row;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * The first {@code count} rows of nodes that fit, as {@link #ranked()} orders them (best first, ties in request
+     * order), in one pass: a planned job explains each of its members from a table of thousands of rows.
+     */
+    public List<Row> bestFitting(int count) {
+        var best = new ArrayList<Row>(count + 1);
+        for (var row : rows) {
+            if (row.candidate() == null) {
+                continue;
+            }
+            int at = best.size();
+            while (at > 0 && best.get(at - 1).score() < row.score()) {
+                at--;
+            }
+            if (at < count) {
+                best.add(at, row);
+                if (best.size() > count) {
+                    best.removeLast();
+                }
             }
         }
         return best;
