@@ -446,7 +446,7 @@ public final class WholeJobs {
         var snapshot = cluster.nodes();
         var known = snapshotStates;
         if (known.snapshot() != snapshot) {
-            known = SnapshotStates.of(snapshot, nodes);
+            known = SnapshotStates.of(snapshot, nodes, known);
             snapshotStates = known;
         }
         var states = new ArrayList<>(known.states());
@@ -465,18 +465,22 @@ public final class WholeJobs {
     /**
      * Every node's state in one cluster snapshot, before plans take their GPUs: the same until the snapshot changes, but
      * for the nodes with a bind in flight, whose state changes as its record ages. A 5,000-node filter of a job's pod
-     * then takes the states as they are instead of looking each node up by name.
+     * then takes the states as they are instead of looking each node up by name. A new snapshot with the same positions
+     * (a pod bound, a node's facts replaced) keeps the states of the nodes whose facts and pods it still holds.
      *
      * @param changingWithTime the positions of the nodes with a bind in flight, whose states are made anew each time
      */
     private record SnapshotStates(NodeSnapshot snapshot, List<NodeState> states, int[] changingWithTime) {
         static final SnapshotStates NONE = new SnapshotStates(NodeSnapshot.EMPTY, List.of(), new int[0]);
 
-        static SnapshotStates of(NodeSnapshot snapshot, NodeStateFactory nodes) {
+        static SnapshotStates of(NodeSnapshot snapshot, NodeStateFactory nodes, SnapshotStates before) {
             var states = new ArrayList<NodeState>(snapshot.size());
             var changing = new ArrayList<Integer>();
+            var old = before.snapshot();
+            boolean samePositions = snapshot.samePositions(old);
             for (int i = 0; i < snapshot.size(); i++) {
-                states.add(nodes.state(snapshot.facts(i), snapshot.boundPods(i)));
+                boolean unchanged = samePositions && old.facts(i) == snapshot.facts(i) && old.boundPods(i) == snapshot.boundPods(i);
+                states.add(unchanged ? before.states().get(i) : nodes.state(snapshot.facts(i), snapshot.boundPods(i)));
                 if (NodeStateFactory.changesWithTime(snapshot.boundPods(i))) {
                     changing.add(i);
                 }
