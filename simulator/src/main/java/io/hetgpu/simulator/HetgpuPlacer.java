@@ -144,10 +144,9 @@ final class HetgpuPlacer implements Placer, PreemptVerb, JobPlacing {
         // its filter. A reserve weighs the whole cluster's free top-tier GPUs, as the extender counts them from its informers.
         var request = request(job, podIndex, namesWorkload);
         var table = PolicyStep.scores(policy, request, states, closedTier(request, cluster), context(job, podIndex, earlier, cluster));
-        var rows = table.rows();
         var fitting = new ArrayList<Integer>();
-        for (int r = 0; r < rows.size(); r++) {
-            if (rows.get(r).candidate() != null) {
+        for (int r = 0; r < table.size(); r++) {
+            if (table.candidate(r) != null) {
                 fitting.add(r);
             }
         }
@@ -157,12 +156,12 @@ final class HetgpuPlacer implements Placer, PreemptVerb, JobPlacing {
         var selection = new HostSelection<Integer>(ties);
         for (int r : fitting) {
             // With one node left kube-scheduler scores nothing; a single offer is chosen whatever its score.
-            long score = fitting.size() == 1 ? 0 : KubeScore.of(cluster, feasible.get(r), pod) + 10L * KubeScore.EXTENDER_WEIGHT * rows.get(r).score();
+            long score = fitting.size() == 1 ? 0 : KubeScore.of(cluster, feasible.get(r), pod) + 10L * KubeScore.EXTENDER_WEIGHT * table.score(r);
             selection.offer(r, score);
         }
         int row = selection.chosen();
         // The bind handshake: the extender binds and records the set it offered; the device plugin gives exactly that.
-        return new PodPlacement(feasible.get(row), rows.get(row).candidate().set());
+        return new PodPlacement(feasible.get(row), table.candidate(row).set());
     }
 
     /**
@@ -184,7 +183,7 @@ final class HetgpuPlacer implements Placer, PreemptVerb, JobPlacing {
         }
         var request = request(job, podIndex, namesWorkload);
         var table = PolicyStep.scores(policy, request, List.of(cluster.state(node)), closedTier(request, cluster), context(job, podIndex, earlier, cluster));
-        var candidate = table.rows().getFirst().candidate();
+        var candidate = table.candidate(0);
         return candidate == null ? null : new PodPlacement(node, candidate.set());
     }
 

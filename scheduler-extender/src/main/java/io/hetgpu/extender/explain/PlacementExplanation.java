@@ -40,7 +40,7 @@ public final class PlacementExplanation {
             var behind = behind(table.scorers(), best, other);
             text.append(behind.isEmpty() ? " (tied with the best on every preference)" : " (" + String.join(", ", behind) + ")");
         }
-        long refused = table.rows().stream().filter(row -> row.candidate() == null).count();
+        int refused = table.refusedCount();
         if (refused > 0) {
             text.append("; ").append(refused).append(refused == 1 ? " node does not fit" : " nodes do not fit");
         }

@@ -5,6 +5,7 @@ import io.hetgpu.extender.model.PeerLocation;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.WaitingPeer;
+import io.hetgpu.extender.policy.Candidate;
 import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.ScoreTable;
@@ -184,19 +185,21 @@ public final class JobPlanner {
                 }
                 assessed.put(key, assessments);
             }
-            var usable = new ArrayList<PlacementPolicy.Assessment>(states.size());
+            var usable = new ArrayList<Candidate>(states.size());
             for (int i = 0; i < states.size(); i++) {
                 if (assessments[i] == null) {
                     assessments[i] = policy.assess(member, states.get(i), closed);
                 }
-                if (assessments[i] instanceof PlacementPolicy.Fit && fit.fits(member, states.get(i).name(), seats)) {
-                    usable.add(assessments[i]);
+                var candidate = assessments[i] instanceof PlacementPolicy.Fit fits ? fits.candidate() : null;
+                // ANY asks nothing, not even the node's name: a memory load per node for each member.
+                if (candidate != null && (fit == MemberFit.ANY || fit.fits(member, states.get(i).name(), seats))) {
+                    usable.add(candidate);
                 }
             }
             if (usable.isEmpty()) {
                 return new Lacking(need(job, order, nodes), detail(seats, member, states, refusals(member, states, assessments, fit, seats)));
             }
-            var table = policy.score(member, usable, context(job, member, seats, order.subList(m + 1, order.size())));
+            var table = policy.scoreCandidates(member, usable, context(job, member, seats, order.subList(m + 1, order.size())));
             ScoreTable.Row best = table.best();
             var seat = new Seat(member, best.candidate().node(), best.candidate().set(), table);
             seats.add(seat);

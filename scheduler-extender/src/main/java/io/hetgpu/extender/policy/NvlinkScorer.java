@@ -29,8 +29,8 @@ public final class NvlinkScorer implements NodeScorer {
         }
         long best = 0;
         for (var candidate : candidates) {
-            if (candidate.node().gpus().source().knowsNvlink()) {
-                best = Math.max(best, candidate.set().linkScore());
+            if (candidate.linksKnown()) {
+                best = Math.max(best, candidate.linkScore());
             }
         }
         if (best == 0) {
@@ -39,7 +39,7 @@ public final class NvlinkScorer implements NodeScorer {
         for (int i = 0; i < scores.length; i++) {
             var candidate = candidates.get(i);
             // Unknown links score 0, as the worst: a set hetgpu measured as NVLink is worth more than a guess.
-            scores[i] = candidate.node().gpus().source().knowsNvlink() ? candidate.set().linkScore() / (double) best : 0;
+            scores[i] = candidate.linksKnown() ? candidate.linkScore() / (double) best : 0;
         }
         return scores;
     }

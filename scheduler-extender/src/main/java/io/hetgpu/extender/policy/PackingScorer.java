@@ -48,7 +48,7 @@ public final class PackingScorer implements NodeScorer {
         var toData = Objects.requireNonNullElseGet(earlier.apply(dataLocality.name()), () -> dataLocality.score(pod, candidates, context));
         var groups = new Groups(candidates, toJob, toData);
         for (int i = 0; i < scores.length; i++) {
-            scores[i] = takenAfter(candidates.get(i));
+            scores[i] = candidates.get(i).takenAfter();
             groups.widen(i, scores[i]);
         }
         for (int i = 0; i < scores.length; i++) {
@@ -119,25 +119,18 @@ public final class PackingScorer implements NodeScorer {
         private boolean alike(int a, int b) {
             var x = candidates.get(a);
             var y = candidates.get(b);
-            return x.tierRank() == y.tierRank() && x.set().linkScore() == y.set().linkScore()
+            return x.tierRank() == y.tierRank() && x.linkScore() == y.linkScore()
                     && Double.compare(toJob[a], toJob[b]) == 0 && Double.compare(toData[a], toData[b]) == 0;
         }
 
         private int hash(int i) {
             var candidate = candidates.get(i);
-            long h = candidate.tierRank() * 0x9E3779B97F4A7C15L + candidate.set().linkScore();
+            long h = candidate.tierRank() * 0x9E3779B97F4A7C15L + candidate.linkScore();
             h = h * 31 + Double.doubleToLongBits(toJob[i]);
             h = h * 31 + Double.doubleToLongBits(toData[i]);
             h ^= h >>> 33;
             h *= 0xFF51AFD7ED558CCDL;
             return (int) (h ^ (h >>> 29));
         }
-    }
-
-    /** The share of the node's GPUs that no pod could be given once this one holds its set. */
-    private static double takenAfter(Candidate candidate) {
-        var node = candidate.node();
-        int size = node.gpus().size();
-        return size == 0 ? 0 : (size - node.freeCount() + candidate.set().size()) / (double) size;
     }
 }

@@ -33,9 +33,6 @@ public final class PlacementPolicy {
     private final EvictionFloor evictionFloor;
     private final JobHeadroom jobHeadroom;
     private final WorkloadThroughputs throughputs;
-    /** The parts of a node that does not fit: none, the same empty array for all of them. */
-    private static final double[] NO_PARTS = new double[0];
-
     /** The score of every fitting node when no scorer can tell them apart. */
     static final int NEUTRAL_SCORE = 5;
 
@@ -213,7 +210,7 @@ public final class PlacementPolicy {
         return assessments;
     }
 
-    /** Scores from assessments made earlier for this pod. */
+    /** Scores from assessments made earlier for this pod: a row per assessment, in their order. */
     public ScoreTable score(PodRequest pod, List<Assessment> assessments, PlacementContext context) {
         var candidates = new ArrayList<Candidate>(assessments.size());
         for (var assessment : assessments) {
@@ -221,6 +218,23 @@ public final class PlacementPolicy {
                 candidates.add(fit.candidate());
             }
         }
+        var fitting = scoreCandidates(pod, candidates, context);
+        if (candidates.size() == assessments.size()) {
+            return fitting;
+        }
+        var refusedNodes = new String[assessments.size()];
+        var rejections = new String[assessments.size()];
+        for (int i = 0; i < refusedNodes.length; i++) {
+            if (assessments.get(i) instanceof Misfit misfit) {
+                refusedNodes[i] = misfit.node();
+                rejections[i] = misfit.rejection().reason();
+            }
+        }
+        return ScoreTable.withRefusals(fitting, refusedNodes, rejections);
+    }
+
+    /** Scores of nodes that fit, a row per candidate in their order: what a planner that kept the candidates asks. */
+    public ScoreTable scoreCandidates(PodRequest pod, List<Candidate> candidates, PlacementContext context) {
         var columns = new double[scorers.size()][];
         int activeWeight = 0;
         var active = new boolean[scorers.size()];
@@ -239,28 +253,19 @@ public final class PlacementPolicy {
         }
         var orders = scorers.stream().map(scorer -> scorer.order(pod, candidates)).filter(order -> order != NodeScorer.ScoreOrder.NONE).toList();
 
-        var rows = new ArrayList<ScoreTable.Row>(assessments.size());
-        int next = 0;
-        for (var assessment : assessments) {
-            switch (assessment) {
-                case Misfit misfit -> rows.add(new ScoreTable.Row(misfit.node(), 0, NO_PARTS, null, misfit.rejection().reason()));
-                case Fit fit -> {
-                    int index = next++;
-                    var parts = new double[scorers.size()];
-                    double sum = 0;
-                    for (int s = 0; s < parts.length; s++) {
-                        parts[s] = columns[s][index];
-                        sum += active[s] ? weights[s] * parts[s] : 0;
-                    }
-                    int score = activeWeight == 0 ? NEUTRAL_SCORE : (int) Math.round(10 * sum / activeWeight);
-                    for (var order : orders) {
-                        score = order.apply(fit.candidate(), score);
-                    }
-                    rows.add(new ScoreTable.Row(fit.candidate().name(), Math.clamp(score, 0, 10), parts, fit.candidate(), ""));
-                }
+        var scores = new int[candidates.size()];
+        for (int index = 0; index < scores.length; index++) {
+            double sum = 0;
+            for (int s = 0; s < columns.length; s++) {
+                sum += active[s] ? weights[s] * columns[s][index] : 0;
             }
+            int score = activeWeight == 0 ? NEUTRAL_SCORE : (int) Math.round(10 * sum / activeWeight);
+            for (var order : orders) {
+                score = order.apply(candidates.get(index), score);
+            }
+            scores[index] = Math.clamp(score, 0, 10);
         }
-        return new ScoreTable(scorerNames, rows);
+        return ScoreTable.ofFitting(scorerNames, columns, scores, candidates.toArray(Candidate[]::new));
     }
 
     private static boolean spread(double[] column) {

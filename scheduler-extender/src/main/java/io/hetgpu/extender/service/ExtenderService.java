@@ -157,9 +157,8 @@ public final class ExtenderService {
         }
         var table = policy.score(pod, Arrays.asList(assess(pod, nodes)), cluster.contextOf(pod));
         // One row per resolved node, in their order.
-        var rows = table.rows();
-        for (int i = 0; i < rows.size(); i++) {
-            priorities.score(i, rows.get(i).score());
+        for (int i = 0; i < table.size(); i++) {
+            priorities.score(i, table.score(i));
         }
         onPrioritized.accept(pod, table);
         return new Priorities(priorities.withUnjudged(), "");
