@@ -3,6 +3,7 @@ package io.hetgpu.extender.service;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hetgpu.extender.cluster.ClusterView;
 import io.hetgpu.extender.cluster.NodeSnapshot;
+import io.hetgpu.extender.model.BoundPod;
 import io.hetgpu.extender.model.InvalidPodRequestException;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.NodeState;
@@ -59,13 +60,30 @@ final class MemoizingCache implements RequestCache {
     }
 
     /**
-     * A node's assessment for one shape, and (while the node is unchanged) those for the shapes before it.
+     * A node's state, its assessment for one shape (none yet where {@code shape} is null), and (while the node is
+     * unchanged) those for the shapes before it.
      *
-     * @param facts the facts the state was built from when no GPU pod was bound to the node, else null: while
-     *              the cluster view hands out the same facts and still no pod, the state is this one again, and
-     *              a 5,000-node request skips the node-state cache (one hash lookup per node fewer)
+     * @param facts the facts the state was built from, or null where it cannot be built again from them alone (no bind
+     *              in flight ages it): while the cluster view hands out the same facts and the same bound pods, the state
+     *              is this one again, and a 5,000-node request skips building each node's state (a few hash lookups
+     *              and cache misses per node)
+     * @param bound the node's bound pods the state was built from (compared by identity, as the facts are)
      */
-    private record Memo(NodeFacts facts, NodeState state, Judging shape, PlacementPolicy.Assessment assessment, Memo older) {
+    private record Memo(NodeFacts facts, List<BoundPod> bound, NodeState state, Judging shape, PlacementPolicy.Assessment assessment,
+                        Memo older) {
+
+        /** The state these facts and pods give, where this memo was made from the very same ones; else null. */
+        NodeState stateOf(NodeFacts current, List<BoundPod> pods) {
+            return facts != null && facts == current && bound == pods ? state : null;
+        }
+
+        /** This memo under a new key: its assessments kept where the state is the same, else none. */
+        Memo rekeyed(NodeFacts newFacts, List<BoundPod> newBound, NodeState current) {
+            if (state != current && !sameState(state, current)) {
+                return new Memo(newFacts, newBound, current, null, null, null);
+            }
+            return new Memo(newFacts, newBound, current, shape, assessment, older);
+        }
 
         PlacementPolicy.Assessment find(NodeState current, Judging wanted) {
             if (state != current && !sameState(state, current)) {
@@ -80,16 +98,16 @@ final class MemoizingCache implements RequestCache {
         }
 
         /** This memo with another shape's assessment in front; the oldest beyond the limit dropped. */
-        Memo plus(NodeFacts from, NodeState current, Judging newShape, PlacementPolicy.Assessment newAssessment) {
+        Memo plus(NodeFacts from, List<BoundPod> pods, NodeState current, Judging newShape, PlacementPolicy.Assessment newAssessment) {
             if (state != current && !sameState(state, current)) {
-                return new Memo(from, current, newShape, newAssessment, null);
+                return new Memo(from, pods, current, newShape, newAssessment, null);
             }
-            return new Memo(from, current, newShape, newAssessment, keep(this, SHAPES_PER_NODE - 1));
+            return new Memo(from, pods, current, newShape, newAssessment, keep(shape == null ? older : this, SHAPES_PER_NODE - 1));
         }
 
         private static Memo keep(Memo memo, int count) {
             return memo == null || count == 0 ? null
-                    : new Memo(memo.facts, memo.state, memo.shape, memo.assessment, keep(memo.older, count - 1));
+                    : new Memo(memo.facts, memo.bound, memo.state, memo.shape, memo.assessment, keep(memo.older, count - 1));
         }
     }
 
@@ -113,16 +131,19 @@ final class MemoizingCache implements RequestCache {
     }
 
     /**
-     * Per resolved node: the facts its memo is kept under (null when a GPU pod is bound, or for a Nodes request),
-     * its memo as found while resolving it, and its position in {@code byPosition}'s snapshot (NodeNames only).
+     * Per resolved node: the facts and bound pods its memo is kept under (null facts when a bind in flight ages its
+     * state, or for a Nodes request), its memo as found while resolving it, and its position in {@code byPosition}'s
+     * snapshot (NodeNames only).
      */
-    private record Found(NodeFacts[] facts, Memo[] memos, int[] positions, PositionMemos byPosition, NodeState[] resolved) implements Trace {
+    private record Found(NodeFacts[] facts, List<?>[] bound, Memo[] memos, int[] positions, PositionMemos byPosition,
+                         NodeState[] resolved) implements Trace {
     }
 
     @Override
     public ResolvedNodes resolve(ExtenderArgs args) {
         return NodeResolution.resolve(args, cluster, new NodeResolution.States() {
             private NodeFacts[] facts;
+            private List<?>[] bound;
             private Memo[] memos;
             private int[] positions;
             private PositionMemos snapshotMemos;
@@ -131,6 +152,7 @@ final class MemoizingCache implements RequestCache {
             @Override
             public void begin(NodeSnapshot snapshot, int capacity) {
                 facts = new NodeFacts[capacity];
+                bound = new List<?>[capacity];
                 memos = new Memo[capacity];
                 resolved = new NodeState[capacity];
                 if (snapshot != null) {
@@ -150,21 +172,31 @@ final class MemoizingCache implements RequestCache {
             @Override
             public NodeState ofClusterNode(NodeSnapshot snapshot, int position, int index) {
                 var nodeFacts = snapshot.facts(position);
-                var bound = snapshot.boundPods(position);
+                var pods = snapshot.boundPods(position);
                 var memo = snapshotMemos.memos().get(position);
-                var key = bound.isEmpty() ? nodeFacts : null;
-                facts[index] = key;
-                memos[index] = memo;
                 positions[index] = position;
-                // With no pod bound, a node's state depends on its facts alone: the same facts, the same state.
-                var state = key != null && memo != null && memo.facts() == key ? memo.state() : nodes.state(nodeFacts, bound);
+                // Without a bind in flight, a node's state depends on its facts and bound pods alone: the same, the same state.
+                var state = memo == null ? null : memo.stateOf(nodeFacts, pods);
+                boolean timeless = true;
+                if (state == null) {
+                    state = nodes.state(nodeFacts, pods);
+                    timeless = !NodeStateFactory.changesWithTime(pods);
+                    if (timeless) {
+                        // Kept at once, not only once assessed: a whole job's filter judges no node here, and asks again.
+                        memo = memo == null ? new Memo(nodeFacts, pods, state, null, null, null) : memo.rekeyed(nodeFacts, pods, state);
+                        snapshotMemos.memos().set(position, memo);
+                    }
+                }
+                facts[index] = timeless ? nodeFacts : null;
+                bound[index] = pods;
+                memos[index] = memo;
                 resolved[index] = state;
                 return state;
             }
 
             @Override
             public Trace end(int kept) {
-                return new Found(Arrays.copyOf(facts, kept), Arrays.copyOf(memos, kept),
+                return new Found(Arrays.copyOf(facts, kept), Arrays.copyOf(bound, kept), Arrays.copyOf(memos, kept),
                         positions == null ? null : Arrays.copyOf(positions, kept), snapshotMemos, Arrays.copyOf(resolved, kept));
             }
         });
@@ -249,7 +281,9 @@ final class MemoizingCache implements RequestCache {
             result[at] = assessment;
             // A state the service changed after resolving it (GPUs a job's plan holds taken) is not what the facts alone give.
             var facts = state == found.resolved()[at] ? found.facts()[at] : null;
-            var next = memo == null ? new Memo(facts, state, shape, assessment, null) : memo.plus(facts, state, shape, assessment);
+            @SuppressWarnings("unchecked")
+            var pods = (List<BoundPod>) found.bound()[at];
+            var next = memo == null ? new Memo(facts, pods, state, shape, assessment, null) : memo.plus(facts, pods, state, shape, assessment);
             if (found.positions() != null) {
                 found.byPosition().memos().set(found.positions()[at], next);
             } else {

@@ -1,5 +1,7 @@
 package io.hetgpu.extender.explain;
 
+import io.hetgpu.extender.MutableClock;
+
 import io.hetgpu.extender.policy.PolicyAnswers;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,10 +21,8 @@ import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -42,7 +42,7 @@ class PlacementEventsTest {
         events.accept(pod, table);
         assertThat(client.v1().events().inNamespace("default").list().getItems()).hasSize(1);
 
-        clock.now = clock.now.plusSeconds(61);
+        clock.advance(Duration.ofSeconds(61));
         events.accept(pod, table);
         var posted = client.v1().events().inNamespace("default").list().getItems();
         assertThat(posted).hasSize(2);
@@ -96,28 +96,5 @@ class PlacementEventsTest {
             assertThat(event.getMetadata().getNamespace()).isEqualTo("ml");
             assertThat(event.getInvolvedObject().getUid()).isEqualTo("uid-train-0");
         });
-    }
-
-    private static final class MutableClock extends Clock {
-        Instant now;
-
-        MutableClock(Instant now) {
-            this.now = now;
-        }
-
-        @Override
-        public ZoneOffset getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
     }
 }

@@ -108,6 +108,25 @@ class ExtenderServiceTest {
     }
 
     @Test
+    void aBindInFlightHoldsItsDevicesForNodeNamesOnlyWhileItsRecordIsFresh() {
+        // The same facts and pods throughout: nothing but time tells the record has outlived every bind that wrote it.
+        var facts = new NodeFacts("dgx", "1", Map.of(), TestTopologies.inventory(dgx), TestTopologies.allFree(dgx));
+        var clock = new io.hetgpu.extender.MutableClock(TestTopologies.READ_AT.plusSeconds(60));
+        var lifetime = java.time.Duration.ofSeconds(30);
+        var inFlight = List.of(BoundPod.binding("their-uid", List.of(0, 1, 2, 3, 4, 5).stream().map(p -> dgx.device(p).uuid()).toList(),
+                clock.instant(), 0));
+        var snapshot = NodeSnapshot.of(List.of(facts), Map.of("dgx", inFlight));
+        var withCluster = new ExtenderService(new SnapshotClusterView(() -> snapshot), parser,
+                new NodeStateFactory(catalog, "topology.hetgpu.io/rack", "nvidia.com/gpu", lifetime, clock), policy, (pod, table) -> { });
+        var args = new ExtenderArgs(KubeJson.trainingPod(), null, List.of("dgx"));
+
+        assertThat(withCluster.filter(args).failedNodes()).containsEntry("dgx", "2 free V100, pod needs 4");
+        assertThat(withCluster.filter(args).failedNodes()).as("asked again, the record still fresh").containsEntry("dgx", "2 free V100, pod needs 4");
+        clock.advance(lifetime.plusSeconds(1));
+        assertThat(withCluster.filter(args).nodeNames()).as("the record stale").containsExactly("dgx");
+    }
+
+    @Test
     void aRemovedNodeIsForgottenAndTheNodeMovedIntoItsPlaceIsJudgedAsItself() {
         var a = dgxFacts("dgx-a", TestTopologies.allFree(TestTopologies.dgx1V100("dgx-a")));
         var b = dgxFacts("dgx-b", TestTopologies.free(TestTopologies.dgx1V100("dgx-b"), 7));
