@@ -42,9 +42,27 @@ public final class JobPlanner {
      */
     @FunctionalInterface
     public interface MemberFit {
-        MemberFit ANY = (member, node, planned) -> true;
+        MemberFit ANY = new MemberFit() {
+            @Override
+            public boolean fits(PodRequest member, String node, List<Seat> planned) {
+                return true;
+            }
+
+            @Override
+            public boolean judges(PodRequest member) {
+                return false;
+            }
+        };
 
         boolean fits(PodRequest member, String node, List<Seat> planned);
+
+        /**
+         * Whether {@link #fits} may refuse any node to this member: where not, the planner does not ask for each node
+         * (not even its name, a memory load per node for each member).
+         */
+        default boolean judges(PodRequest member) {
+            return true;
+        }
     }
 
     /**
@@ -186,13 +204,13 @@ public final class JobPlanner {
                 assessed.put(key, assessments);
             }
             var usable = new ArrayList<Candidate>(states.size());
+            boolean judged = fit.judges(member);
             for (int i = 0; i < states.size(); i++) {
                 if (assessments[i] == null) {
                     assessments[i] = policy.assess(member, states.get(i), closed);
                 }
                 var candidate = assessments[i] instanceof PlacementPolicy.Fit fits ? fits.candidate() : null;
-                // ANY asks nothing, not even the node's name: a memory load per node for each member.
-                if (candidate != null && (fit == MemberFit.ANY || fit.fits(member, states.get(i).name(), seats))) {
+                if (candidate != null && (!judged || fit.fits(member, states.get(i).name(), seats))) {
                     usable.add(candidate);
                 }
             }

@@ -28,6 +28,8 @@ public final class JobCloseness {
     private final int counted;
     /** The peers on each node, by node name (a node's own peers are few, and its count is corrected by them). */
     private final Map<String, List<PeerLocation>> byNode;
+    /** The hashes of {@link #byNode}'s names: a node whose name hashes to none of them holds no peer. */
+    private final int[] peerNodeHashes;
     private final Map<String, Integer> inRack;
     private final Map<String, Integer> inZone;
     /** Per zone, the peers of each rack of it. */
@@ -57,6 +59,7 @@ public final class JobCloseness {
                 }
             }
         }
+        peerNodeHashes = byNode.keySet().stream().mapToInt(String::hashCode).toArray();
         // A waiting pod without GPUs fits anywhere and follows the others: it tells no node from another.
         gpusWaiting = context.waiting().stream().mapToInt(WaitingPeer::gpus).filter(gpus -> gpus > 0).toArray();
         counted = peers.size() + gpusWaiting.length;
@@ -74,12 +77,33 @@ public final class JobCloseness {
      * those in the zone but neither are the zone's less the zone's of this rack, less the node's own in another rack.
      */
     public double of(NodeState node, int spareGpus) {
+        return counted == 0 ? 0 : of(byNode.getOrDefault(node.name(), List.of()), node.rack(), node.zone(), spareGpus);
+    }
+
+    /**
+     * The same for a candidate on its node as it was assessed, from the candidate's own copy of the node's place: the
+     * node's name is read only when a peer may be on it (a plan asks this of thousands of candidates for each member).
+     */
+    public double of(Candidate candidate) {
         if (counted == 0) {
             return 0;
         }
-        var rack = labelled(node.rack()) ? node.rack() : null;
-        var zone = labelled(node.zone()) ? node.zone() : null;
-        var own = byNode.getOrDefault(node.name(), List.of());
+        var own = mayHoldPeers(candidate.nameHash()) ? byNode.getOrDefault(candidate.name(), List.of()) : List.<PeerLocation>of();
+        return of(own, candidate.rack(), candidate.zone(), candidate.spareGpus());
+    }
+
+    private boolean mayHoldPeers(int nameHash) {
+        for (int hash : peerNodeHashes) {
+            if (hash == nameHash) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private double of(List<PeerLocation> own, String nodeRack, String nodeZone, int spareGpus) {
+        var rack = labelled(nodeRack) ? nodeRack : null;
+        var zone = labelled(nodeZone) ? nodeZone : null;
         int sameNode = own.size();
         int sameRack = 0;
         int sameZone = 0;

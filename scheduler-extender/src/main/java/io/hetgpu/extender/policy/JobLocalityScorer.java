@@ -28,8 +28,7 @@ public final class JobLocalityScorer implements NodeScorer {
         }
         var closeness = JobCloseness.of(context);
         for (int i = 0; i < scores.length; i++) {
-            var candidate = candidates.get(i);
-            scores[i] = closeness.of(candidate.node(), candidate.spareGpus(candidate.node()));
+            scores[i] = closeness.of(candidates.get(i));
         }
         return scores;
     }

@@ -419,8 +419,7 @@ public final class WholeJobs {
         for (var state : offered) {
             offeredNames.add(state.name());
         }
-        var outcome = planner.plan(whole, states,
-                (member, node, seats) -> member != request || offeredNames.contains(node), assessments);
+        var outcome = planner.plan(whole, states, new OfferedTo(request, offeredNames), assessments);
         return switch (outcome) {
             // Said before the detail, which can be long: a node's reason is cut at a few hundred characters.
             case JobPlanner.Lacking lacking -> new Refused(lacking.need() + "; no GPU is held for it; " + lacking.detail());
@@ -493,5 +492,23 @@ public final class WholeJobs {
     static String steeredElsewhere(Steered steered) {
         return "job " + Quote.of(steered.jobKey()) + " is planned whole: pod " + steered.hold().podName() + " goes to node "
                 + steered.hold().node();
+    }
+
+    /**
+     * The nodes kube-scheduler offered the pod that asks: only one of them can be its seat (the others passed its own
+     * filters, which the extender does not judge). The other members are not judged here; kube-scheduler judges each when
+     * it comes.
+     */
+    private record OfferedTo(PodRequest request, Set<String> offered) implements JobPlanner.MemberFit {
+
+        @Override
+        public boolean fits(PodRequest member, String node, List<JobPlanner.Seat> planned) {
+            return member != request || offered.contains(node);
+        }
+
+        @Override
+        public boolean judges(PodRequest member) {
+            return member == request;
+        }
     }
 }

@@ -62,8 +62,27 @@ class JobClosenessTest {
                 int spare = random.nextInt(10);
                 assertThat(closeness.of(node, spare)).as("%s on %s with %d spare", context, node, spare)
                         .isCloseTo(peerByPeer(node, spare, context), within(1e-12));
+                // A candidate on a node with GPUs, some of them free: its own copy of the place and the spare GPUs.
+                int[] free = random.ints(0, 8).distinct().limit(random.nextInt(9)).toArray();
+                var gpuNode = io.hetgpu.extender.TestNodes.placed(io.hetgpu.extender.TestNodes.gpu("n" + n,
+                        io.hetgpu.extender.TestTopologies::dgxA100, free), node.rack(), node.zone());
+                var candidate = Candidate.of(gpuNode, Candidate.NO_GPUS, 0, gpuNode.gpus().healthyMask());
+                assertThat(closeness.of(candidate)).as("%s on a candidate on %s", context, gpuNode)
+                        .isEqualTo(closeness.of(gpuNode, candidate.spareGpus(gpuNode)))
+                        .isCloseTo(peerByPeer(gpuNode, free.length, context), within(1e-12));
             }
         }
+    }
+
+    @Test
+    void aCandidateOnANodeWhoseNameHashesAlikeToAPeersNodeIsNotTakenForIt() {
+        assertThat("Aa".hashCode()).isEqualTo("BB".hashCode());
+        var closeness = JobCloseness.of(new PlacementContext(List.of(new PeerLocation("a", "Aa", "", "")), List.of()));
+        var alike = new NodeState("BB", "", "", NodeGpus.NONE, 0);
+        var own = new NodeState("Aa", "", "", NodeGpus.NONE, 0);
+
+        assertThat(closeness.of(Candidate.of(alike, Candidate.NO_GPUS, 0, 0))).isZero();
+        assertThat(closeness.of(Candidate.of(own, Candidate.NO_GPUS, 0, 0))).isEqualTo(Proximity.SAME_NODE);
     }
 
     @Test
