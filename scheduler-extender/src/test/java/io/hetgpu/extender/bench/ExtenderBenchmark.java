@@ -67,6 +67,8 @@ public final class ExtenderBenchmark {
 
     private static final long SEED = 42;
     static final int HETGPU_PORT = 18899;
+    /** The probes' and metrics' port, as the shipped Deployment has one (--metrics-port) and kubelet probes it. */
+    static final int HETGPU_METRICS_PORT = 18900;
     private static final int FLOOR_PORT = 18888;
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -316,7 +318,7 @@ public final class ExtenderBenchmark {
         var verbs = ExtenderVerbs.of(view, new PodRequestParser("nvidia.com/gpu", catalog), new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
                 new PlacementPolicy(PolicySettings.DEFAULTS), placed, advice -> { }, PodBinder.NONE, report -> { }, BindVerb.Limits.DEFAULTS, jobs);
         // Whole 5,000-node requests pass 16 MiB and 15,000 nodes are about 85 MB: such clusters raise bodyLimitBytes, as this does.
-        ExtenderServer.start(Vertx.vertx(), new ServerOptions("127.0.0.1", HETGPU_PORT, 256L * 1024 * 1024, null, null),
-                verbs, metrics).toCompletionStage().toCompletableFuture().join();
+        ExtenderServer.start(Vertx.vertx(), new ServerOptions("127.0.0.1", HETGPU_PORT, 256L * 1024 * 1024, null, null)
+                        .withMetrics("127.0.0.1", HETGPU_METRICS_PORT), verbs, metrics).toCompletionStage().toCompletableFuture().join();
     }
 }

@@ -126,7 +126,7 @@ final class Soak {
     private static java.util.concurrent.CompletableFuture<List<Double>> probe(CountDownLatch done) {
         return java.util.concurrent.CompletableFuture.supplyAsync(() -> {
             var times = new ArrayList<Double>();
-            var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ExtenderBenchmark.HETGPU_PORT + "/healthz"))
+            var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ExtenderBenchmark.HETGPU_METRICS_PORT + "/healthz"))
                     .timeout(Duration.ofSeconds(1)).build();
             try {
                 while (!done.await(250, java.util.concurrent.TimeUnit.MILLISECONDS)) {
