@@ -48,8 +48,8 @@ import org.slf4j.LoggerFactory;
  * run on a worker pool of one thread per core. With a metrics port, the probes come there, to a server on an event loop
  * of its own, and every filter and prioritize is answered on the verbs' event loop: the hand-off to the pool and back
  * (a system call to wake a thread each way) cost a tenth of a 5,000-name request, and more at the 99th percentile.
- * Preemption and a filter that plans a whole job weigh the whole cluster and still run on the pool; binds, which wait on
- * the API server, on a pool of their own.
+ * Preemption weighs the whole cluster and still runs on the pool; binds, which wait on the API server, on a pool of
+ * their own.
  *
  * <p>What one caller can hold is bounded: bodies above the body limit are refused (413); bodies beyond the bytes
  * in flight are refused at once (429, Retry-After), before they are read, since kube-scheduler retries a failed
@@ -206,10 +206,13 @@ public final class ExtenderServer implements AutoCloseable {
             ctx.request().headers().remove(HttpHeaders.CONTENT_TYPE);
             bodyLimit.handle(ctx);
         };
-        router.post("/filter").handler(this::admit).handler(body).handler(ctx -> work(ctx, "filter", this::filter, this::plansNoJob));
+        router.post("/filter").handler(this::admit).handler(body).handler(ctx -> work(ctx, "filter", this::filter,
+                // Without a probe port, a filter that plans a whole job weighs every node of the cluster, whatever its size.
+                request -> options.hasMetricsPort() || small(request) && plansNoJob(request)));
         // Prioritize scores the nodes it is given and plans nothing; a preemption weighs the whole cluster.
-        router.post("/prioritize").handler(this::admit).handler(body).handler(ctx -> work(ctx, "prioritize", this::prioritize, small -> true));
-        router.post("/preempt").handler(this::admit).handler(body).handler(ctx -> work(ctx, "preempt", this::preempt, small -> false));
+        router.post("/prioritize").handler(this::admit).handler(body).handler(ctx -> work(ctx, "prioritize", this::prioritize,
+                request -> options.hasMetricsPort() || small(request)));
+        router.post("/preempt").handler(this::admit).handler(body).handler(ctx -> work(ctx, "preempt", this::preempt, request -> false));
         router.post("/bind").handler(this::admit).handler(body).handler(ctx -> work(ctx, "bind", this::bind, binds));
         probes(router);
         // Whatever goes wrong before a verb's handler (no such path, wrong method, body too large) is
@@ -300,14 +303,16 @@ public final class ExtenderServer implements AutoCloseable {
      */
     static final int INLINE_BODY_BYTES = 16 * 1024;
 
+    private static boolean small(RoutingContext ctx) {
+        return ctx.body().length() <= INLINE_BODY_BYTES;
+    }
+
     /**
-     * Runs a verb and answers: on the event loop a request whose work is bounded by its size, and small unless the probes
-     * have a port of their own; any other on the worker pool (the answer written from the event loop either way).
-     *
-     * @param bounded whether the request's work is bounded by its size (a filter that plans a whole job is not)
+     * Runs a verb and answers: on the event loop that read it where {@code inline} says so, else on the worker pool (the
+     * answer written from the event loop either way).
      */
-    private void work(RoutingContext ctx, String verb, Function<RoutingContext, Answer> answer, Predicate<RoutingContext> bounded) {
-        if ((options.hasMetricsPort() || ctx.body().length() <= INLINE_BODY_BYTES) && bounded.test(ctx)) {
+    private void work(RoutingContext ctx, String verb, Function<RoutingContext, Answer> answer, Predicate<RoutingContext> inline) {
+        if (inline.test(ctx)) {
             var sample = metrics.start();
             Answer result;
             try {
