@@ -107,10 +107,12 @@ public final class JobCloseness {
         int sameNode = own.size();
         int sameRack = 0;
         int sameZone = 0;
+        // The loops over the node's own peers are skipped when it has none, as nearly every node: an iterator over an
+        // empty list was the plan's largest allocation.
         if (rack != null) {
             sameRack = inRack.getOrDefault(rack, 0);
-            for (var peer : own) {
-                sameRack -= rack.equals(peer.rack()) ? 1 : 0;
+            for (int i = 0; i < sameNode; i++) {
+                sameRack -= rack.equals(own.get(i).rack()) ? 1 : 0;
             }
         }
         if (zone != null) {
@@ -119,7 +121,8 @@ public final class JobCloseness {
                 if (rack != null) {
                     sameZone -= inZoneAndRack.getOrDefault(zone, Map.of()).getOrDefault(rack, 0);
                 }
-                for (var peer : own) {
+                for (int i = 0; i < sameNode; i++) {
+                    var peer = own.get(i);
                     sameZone -= zone.equals(peer.zone()) && (rack == null || !rack.equals(peer.rack())) ? 1 : 0;
                 }
             }

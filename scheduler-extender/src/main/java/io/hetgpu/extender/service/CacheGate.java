@@ -28,7 +28,9 @@ public final class CacheGate {
     /** Why {@code verb} must not act now, counted; empty when the caches are synced. */
     Optional<String> refusal(String verb) {
         var why = cluster.unsynced();
-        why.ifPresent(reason -> refusals.get(verb).increment());
+        if (why.isPresent()) {
+            refusals.get(verb).increment();
+        }
         return why;
     }
 
