@@ -144,9 +144,20 @@ public final class ExtenderArgsReader {
             return new PodBytes(Arrays.copyOfRange(bytes, start, end), 0, end - start, hash);
         }
 
+        /** Bytes of a pod's JSON the hash reads, spread over it; equality compares them all. */
+        private static final int HASHED_BYTES = 256;
+
+        /**
+         * The length and a few hundred bytes spread evenly over the pod: equal pods hash alike, and two pods that differ
+         * where it does not look (pods of one job, differing in their names) only meet in {@link #equals}, whose
+         * comparison of every byte is vectorised. Hashing each of a pod's 5 KB byte by byte was a tenth of a 100-name
+         * request on the event loop.
+         */
         private static int hash(byte[] bytes, int start, int end) {
-            int hash = 1;
-            for (int i = start; i < end; i++) {
+            int length = end - start;
+            int step = Math.max(1, length / HASHED_BYTES);
+            int hash = length;
+            for (int i = start; i < end; i += step) {
                 hash = 31 * hash + bytes[i];
             }
             return hash;

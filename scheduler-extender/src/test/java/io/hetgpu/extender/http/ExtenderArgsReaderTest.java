@@ -32,6 +32,22 @@ class ExtenderArgsReaderTest {
     }
 
     @Test
+    void podsThatDifferInAnyOneByteAreReadAsTheirOwn() throws Exception {
+        // The same length, one character apart, at every position of the pod's name: the hash reads only some bytes.
+        var name = "\"name\": \"";
+        int at = pod.indexOf(name) + name.length();
+        var first = reader.read(body("{\"Pod\":" + pod + ",\"NodeNames\":[\"a\"]}")).pod();
+        for (int i = at; i < pod.indexOf('"', at); i++) {
+            var changed = pod.substring(0, i) + (pod.charAt(i) == 'x' ? 'y' : 'x') + pod.substring(i + 1);
+            var read = reader.read(body("{\"Pod\":" + changed + ",\"NodeNames\":[\"a\"]}")).pod();
+
+            assertThat(read).isNotSameAs(first);
+            assertThat(read.getMetadata().getName()).isNotEqualTo(first.getMetadata().getName()).hasSameSizeAs(first.getMetadata().getName());
+            assertThat(reader.read(body("{\"Pod\":" + pod + ",\"NodeNames\":[\"a\"]}")).pod()).isSameAs(first);
+        }
+    }
+
+    @Test
     void aPodOfTheWrongShapeIsStillAWireFormatErrorAndIsNotKept() {
         var bad = body("{\"Pod\":{\"spec\":{\"containers\":5}},\"NodeNames\":[\"a\"]}");
         for (int attempt = 0; attempt < 2; attempt++) {
