@@ -415,7 +415,7 @@ public final class WholeJobs {
                 return new Refused(heldBack);
             }
         }
-        var offeredNames = new HashSet<String>();
+        var offeredNames = HashSet.<String>newHashSet(offered.length);
         for (var state : offered) {
             offeredNames.add(state.name());
         }
