@@ -26,6 +26,14 @@ import io.hetgpu.gpu.inventory.DeviceAssignment;
 import io.hetgpu.gpu.inventory.DeviceAssignmentCodec;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.tier.CardCatalog;
+import io.hetgpu.extender.KubeJson;
+import io.hetgpu.extender.http.ExtenderServer;
+import io.hetgpu.extender.http.ServerOptions;
+import io.vertx.core.Vertx;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -345,6 +353,47 @@ class WholeJobsTest {
         assertThat(verbs.service().jobs().holds().plans()).isEmpty();
         keptNode(verbs.service().filter(askAbout(a0)));
         assertThat(verbs.service().jobs().holds().plans()).singleElement().extracting(JobHolds.HeldPlan::jobKey).isEqualTo("ml/a");
+    }
+
+    /**
+     * A filter that plans a whole job weighs every node of the cluster: where the probes come to the verbs' port it runs
+     * on the worker pool, so that a probe never waits behind it; with a metrics port, whose server has an event loop of
+     * its own, on the verbs' event loop that read it.
+     */
+    @Test
+    void aFilterThatPlansAJobRunsOnThePoolUnlessTheProbesHaveAPortOfTheirOwn() throws Exception {
+        var a = twoNodesAndJobA();
+        var threads = new CopyOnWriteArrayList<String>();
+        // Each plan ends as soon as it is made, so that each filter plans the job again; its members are told on the thread that plans.
+        var verbs = ExtenderVerbs.of(view, parser, new NodeStateFactory(CATALOG, "topology.hetgpu.io/rack", "nvidia.com/gpu"),
+                new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> threads.add(Thread.currentThread().getName()), advice -> { },
+                new ApiServerPodBinder(api.client()), report -> { }, BindVerb.Limits.DEFAULTS,
+                new WholeJobs.Settings(JobSizes.STATED_ONLY, Duration.ofNanos(1), (plan, ending, why) -> { }));
+        var body = "{\"Pod\":" + KubeJson.MAPPER.writeValueAsString(a.a0()) + ",\"NodeNames\":[\"n1\",\"n2\"]}";
+        var vertx = Vertx.vertx();
+        var where = new ArrayList<String>();
+        try (var client = HttpClient.newHttpClient()) {
+            var plain = new ServerOptions("127.0.0.1", 0, 1024 * 1024, null, null);
+            for (var options : List.of(plain, plain.withMetrics("127.0.0.1", 0))) {
+                var server = ExtenderServer.start(vertx, options, verbs, new ExtenderMetrics())
+                        .toCompletionStage().toCompletableFuture().join();
+                try {
+                    threads.clear();
+                    var answer = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/filter"))
+                            .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+                    assertThat(answer.statusCode()).isEqualTo(200);
+                    assertThat(answer.body()).contains("\"NodeNames\":[\"n");
+                    assertThat(threads).as("the job's two members planned").hasSize(2);
+                    where.add(threads.getFirst().replaceAll("-\\d+.*", ""));
+                } finally {
+                    server.close();
+                }
+            }
+        } finally {
+            vertx.close().toCompletionStage().toCompletableFuture().join();
+        }
+
+        assertThat(where).containsExactly("hetgpu-verbs", "vert.x-eventloop-thread");
     }
 
     /**
