@@ -136,6 +136,10 @@ public final class ExtenderServer implements AutoCloseable {
             return Future.failedFuture(e);
         }
         extender.port = port;
+        if (options.hasMetricsPort()) {
+            // Made here, on the caller's thread: made on one of the verbs' event loops, Vert.x warns of a second instance.
+            extender.probeLoop = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(1).setInternalBlockingPoolSize(1));
+        }
         return extender.deploy(httpOptions.setPort(port), options.eventLoops(), extender::router)
                 .compose(verbsUp -> options.hasMetricsPort() ? extender.deployMetricsPort() : Future.succeededFuture())
                 .map(extender).recover(failure ->
@@ -152,8 +156,7 @@ public final class ExtenderServer implements AutoCloseable {
                 .setIdleTimeout((int) options.idleTimeout().toMillis()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
         // Its own event loop, guaranteed rather than hoped for from the shared pool's turn: the verbs' event loops
         // answer filter and prioritize calls themselves, and a probe must never queue behind one.
-        var loop = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(1).setInternalBlockingPoolSize(1));
-        probeLoop = loop;
+        var loop = probeLoop;
         return loop.deployVerticle(new AbstractVerticle() {
             @Override
             public void start(Promise<Void> started) {
