@@ -1,5 +1,7 @@
 package io.hetgpu.nvml;
 
+import io.hetgpu.gpu.MutableClock;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -11,16 +13,12 @@ import io.hetgpu.nvml.NvmlDriver.HealthEvent;
 import io.hetgpu.nvml.NvmlDriver.RemoteEnd;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,7 +28,7 @@ class NvmlGpuSourceTest {
     /** Probes every 50 ms of real time; recovery counted on the test's own clock. */
     private static final NvmlOptions OPTIONS = NvmlOptions.defaults().withProbeInterval(Duration.ofMillis(50));
 
-    private final TestClock clock = new TestClock();
+    private final MutableClock clock = new MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
     private final FakeNvmlDriver driver = FakeNvmlDriver.dgx1V100(RemoteEnd.GPU);
     private final List<HealthChange> seen = new CopyOnWriteArrayList<>();
     private NvmlGpuSource source;
@@ -194,28 +192,5 @@ class NvmlGpuSourceTest {
                 .isInstanceOf(GpuDiscoveryException.class)
                 .hasMessage("NVML discovery failed: nvmlDeviceGetNvLinkState failed: GPU is lost (NVML error 15)");
         assertThat(broken.closed).isTrue();
-    }
-
-    private static final class TestClock extends Clock {
-        private final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2025-01-01T00:00:00Z"));
-
-        void advance(Duration duration) {
-            now.updateAndGet(t -> t.plus(duration));
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now.get();
-        }
     }
 }

@@ -1,6 +1,6 @@
 package io.hetgpu.extender.explain;
 
-import io.hetgpu.extender.MutableClock;
+import io.hetgpu.gpu.MutableClock;
 
 import io.hetgpu.extender.policy.PolicyAnswers;
 import static org.assertj.core.api.Assertions.assertThat;

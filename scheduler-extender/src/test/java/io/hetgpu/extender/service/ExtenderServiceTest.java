@@ -13,6 +13,7 @@ import io.hetgpu.extender.cluster.ClusterView;
 import io.hetgpu.extender.cluster.NodeSnapshot;
 import io.hetgpu.extender.cluster.SnapshotClusterView;
 import io.hetgpu.extender.model.BoundPod;
+import io.hetgpu.gpu.MutableClock;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequestParser;
@@ -111,7 +112,7 @@ class ExtenderServiceTest {
     void aBindInFlightHoldsItsDevicesForNodeNamesOnlyWhileItsRecordIsFresh() {
         // The same facts and pods throughout: nothing but time tells the record has outlived every bind that wrote it.
         var facts = new NodeFacts("dgx", "1", Map.of(), TestTopologies.inventory(dgx), TestTopologies.allFree(dgx));
-        var clock = new io.hetgpu.extender.MutableClock(TestTopologies.READ_AT.plusSeconds(60));
+        var clock = new MutableClock(TestTopologies.READ_AT.plusSeconds(60));
         var lifetime = java.time.Duration.ofSeconds(30);
         var inFlight = List.of(BoundPod.binding("their-uid", List.of(0, 1, 2, 3, 4, 5).stream().map(p -> dgx.device(p).uuid()).toList(),
                 clock.instant(), 0));

@@ -1,4 +1,4 @@
-package io.hetgpu.extender;
+package io.hetgpu.gpu;
 
 import java.time.Clock;
 import java.time.Duration;
