@@ -105,6 +105,73 @@ class CacheEquivalenceTest {
         assertThat(cached.service().heldByReserve()).isEqualTo(uncached.service().heldByReserve());
     }
 
+    /**
+     * Two callers at once (kube-scheduler's filter and prioritize of different pods, or a second scheduler) while the
+     * cluster changes under them: whatever the cache keeps from those races, once the cluster stands still the cached
+     * service answers every pod and every node as the uncached one.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {4, 5})
+    void twoCallersAtOnceWhileTheClusterChangesLeaveNothingStale(long seed) throws Exception {
+        var random = new Random(seed);
+        var policy = new PlacementPolicy(PolicySettings.DEFAULTS);
+        var cluster = new Cluster(random);
+        var view = new SnapshotClusterView(cluster.snapshot::get);
+        var cached = Side.of(view, policy, true);
+        var pods = pods();
+        var done = new java.util.concurrent.atomic.AtomicBoolean();
+        var answered = new java.util.concurrent.atomic.AtomicInteger();
+        var callers = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            var calls = new ArrayList<java.util.concurrent.Future<?>>();
+            for (int c = 0; c < 2; c++) {
+                var own = new Random(seed * 31 + c);
+                calls.add(callers.submit(() -> {
+                    while (!done.get()) {
+                        var pod = pods.get(own.nextInt(pods.size()));
+                        var all = cluster.snapshot.get();
+                        var names = new ArrayList<String>();
+                        for (int i = 0; i < all.size(); i++) {
+                            names.add(all.facts(i).name());
+                        }
+                        var args = new ExtenderArgs(pod, null, names);
+                        filter(cached, args);
+                        prioritize(cached, args);
+                        answered.incrementAndGet();
+                    }
+                    return null;
+                }));
+            }
+            for (int step = 0; step < STEPS; step++) {
+                cluster.change(step);
+                // Each change lands between calls in flight: the next waits until a caller has answered since this one.
+                int before = answered.get();
+                while (answered.get() == before && calls.stream().noneMatch(java.util.concurrent.Future::isDone)) {
+                    Thread.onSpinWait();
+                }
+            }
+            done.set(true);
+            for (var call : calls) {
+                call.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            assertThat(answered.get()).as("calls answered while the cluster changed").isGreaterThanOrEqualTo(STEPS);
+        } finally {
+            callers.shutdownNow();
+        }
+
+        var uncached = Side.of(view, policy, false);
+        var all = cluster.snapshot.get();
+        var names = new ArrayList<String>();
+        for (int i = 0; i < all.size(); i++) {
+            names.add(all.facts(i).name());
+        }
+        for (var pod : pods) {
+            var args = new ExtenderArgs(pod, null, names);
+            assertThat(filter(cached, args)).as("filter of %s after the burst", pod.getMetadata().getName()).isEqualTo(filter(uncached, args));
+            assertThat(prioritize(cached, args)).as("prioritize of %s after the burst", pod.getMetadata().getName()).isEqualTo(prioritize(uncached, args));
+        }
+    }
+
     private String filter(Side side, ExtenderArgs args) {
         return writer.filterResult(side.service().filter(args)).toString(StandardCharsets.UTF_8);
     }
