@@ -29,6 +29,7 @@ import io.vertx.ext.web.handler.BodyHandler;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -137,11 +138,13 @@ public final class ExtenderServer implements AutoCloseable {
         }
         extender.port = port;
         if (options.hasMetricsPort()) {
-            // Made here, on the caller's thread: made on one of the verbs' event loops, Vert.x warns of a second instance.
+            // The probes' own event loop, guaranteed rather than hoped for from the shared pool's turn: the verbs' event
+            // loops answer filter and prioritize calls themselves, and a probe must never queue behind one. Made here, on
+            // the caller's thread: made on one of the verbs' event loops, Vert.x warns of a second instance.
             extender.probeLoop = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(1).setInternalBlockingPoolSize(1));
         }
         return extender.deploy(httpOptions.setPort(port), options.eventLoops(), extender::router)
-                .compose(verbsUp -> options.hasMetricsPort() ? extender.deployMetricsPort() : Future.succeededFuture())
+                .compose(verbsUp -> extender.probeLoop != null ? extender.deployMetricsPort() : Future.succeededFuture())
                 .map(extender).recover(failure ->
                         extender.undeployAll().transform(undone -> Future.<ExtenderServer>failedFuture(failure)));
     }
@@ -154,8 +157,6 @@ public final class ExtenderServer implements AutoCloseable {
         var httpOptions = new HttpServerOptions().setHost(options.metricsHost()).setPort(options.metricsPort())
                 .setCompressionSupported(false)
                 .setIdleTimeout((int) options.idleTimeout().toMillis()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
-        // Its own event loop, guaranteed rather than hoped for from the shared pool's turn: the verbs' event loops
-        // answer filter and prioritize calls themselves, and a probe must never queue behind one.
         var loop = probeLoop;
         return loop.deployVerticle(new AbstractVerticle() {
             @Override
@@ -188,7 +189,7 @@ public final class ExtenderServer implements AutoCloseable {
     }
 
     private Future<Void> undeployAll() {
-        var undeployed = new java.util.ArrayList<Future<Void>>(deployments.stream().map(vertx::undeploy).toList());
+        var undeployed = new ArrayList<Future<Void>>(deployments.stream().map(vertx::undeploy).toList());
         deployments.clear();
         verbs.close();
         binds.close();
