@@ -22,6 +22,7 @@ import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.gpu.tier.CardCatalog;
 import io.vertx.core.Vertx;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -62,6 +63,8 @@ public final class ExtenderBenchmark {
                                     16-pod job whose plan ends at once, so every filter plans the whole job (default same)
               --floor DIR           build the Go floor in DIR and run it instead of scheduler-extender/bench/extender-floor
               --server-jvm "OPTS"   the extender's JVM options (default: the Deployment's)
+              --client netty|jdk    the benchmark's HTTP client: Netty's (default), or the JDK's java.net.http, which
+                                    adds about 0.1 ms of its own to every request of both targets
               --soak CLIENTS        instead: CLIENTS clients at once on the largest size, no floor (--soak-seconds, default 60)
             Figures, not pass/fail; each row is printed with the one-minute load average it was taken at.""";
 
@@ -91,6 +94,7 @@ public final class ExtenderBenchmark {
         // Heap 60% of 1536Mi and the capped native pools, as the Deployment's JAVA_TOOL_OPTIONS set them.
         var serverJvm = List.of("-Xmx922m", "-XX:+UseSerialGC", "-XX:MaxMetaspaceSize=128m", "-XX:ReservedCodeCacheSize=64m",
                 "-XX:MaxDirectMemorySize=128m", "-XX:+ExitOnOutOfMemoryError");
+        var clientKind = "netty";
         int soakClients = 0;
         double soakSeconds = 60;
         for (int i = 0; i < args.length - 1; i += 2) {
@@ -106,6 +110,12 @@ public final class ExtenderBenchmark {
                     }
                 }
                 case "--server-jvm" -> serverJvm = List.of(args[i + 1].split(" "));
+                case "--client" -> {
+                    clientKind = args[i + 1];
+                    if (!List.of("netty", "jdk").contains(clientKind)) {
+                        throw new IllegalArgumentException("--client must be netty or jdk, got " + clientKind + "\n" + USAGE);
+                    }
+                }
                 case "--soak" -> soakClients = Integer.parseInt(args[i + 1]);
                 case "--soak-seconds" -> soakSeconds = Double.parseDouble(args[i + 1]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + "\n" + USAGE);
@@ -138,9 +148,13 @@ public final class ExtenderBenchmark {
             return;
         }
         var floor = new ProcessBuilder(floorBinary, "-addr", "127.0.0.1:" + FLOOR_PORT).inheritIO().start();
-        try {
-            var client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
-            waitFor(client, "http://127.0.0.1:" + HETGPU_PORT + "/readyz");
+        try (var netty = new BenchClient();
+             var jdk = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build()) {
+            waitFor(jdk, "http://127.0.0.1:" + HETGPU_PORT + "/readyz");
+            Post client = clientKind.equals("jdk") ? (port, path, body) -> post(jdk, port, path, body).body()
+                    : (port, path, body) -> netty.post(port, path, io.vertx.core.buffer.Buffer.buffer(body));
+            System.out.println("client: " + (clientKind.equals("jdk") ? "the JDK's java.net.http" : "Netty's (Vert.x)")
+                    + ", one kept-alive connection per target, one request at a time");
             var cluster = new BenchCluster(largest, SEED);
             System.out.printf("%-6s %-9s %-6s %-10s %9s %9s %8s %11s %11s %6s%n",
                     "nodes", "form", "target", "verb", "p50 ms", "p99 ms", "req/s", "req bytes", "resp bytes", "load");
@@ -165,14 +179,20 @@ public final class ExtenderBenchmark {
      *             different shapes in turn, so that the extender's per-node assessments from the previous pod never apply
      *             (its slow path); {@code job16}: the first pod of a 16-pod job, planned whole by every filter
      */
-    private static void run(HttpClient client, BenchCluster cluster, int size, String form, double seconds, String pods,
+    /** One request, answered 200; its answer's body. */
+    @FunctionalInterface
+    private interface Post {
+        byte[] post(int port, String path, byte[] body) throws Exception;
+    }
+
+    private static void run(Post client, BenchCluster cluster, int size, String form, double seconds, String pods,
                             boolean measure) throws Exception {
         boolean alternating = pods.equals("alternating");
         var training = pods.equals("job16") ? BenchJob.member(0) : BenchJob.TRAINING;
         var small = training.replace("\"hetgpu.io/gpu-models\": \"V100,A100,H100\",", "")
                 .replace("\"hetgpu.io/interconnect\": \"nvlink\",", "").replace("\"nvidia.com/gpu\": \"4\"", "\"nvidia.com/gpu\": \"2\"");
-        var filterBodies = new ArrayList<String>();
-        var prioritizeBodies = new ArrayList<String>();
+        var filterBodies = new ArrayList<byte[]>();
+        var prioritizeBodies = new ArrayList<byte[]>();
         int kept = 0;
         for (var pod : alternating ? List.of(training, small) : List.of(training)) {
             String filterBody;
@@ -182,11 +202,13 @@ public final class ExtenderBenchmark {
                 filterBody = "{\"Pod\":" + pod + ",\"Nodes\":null,\"NodeNames\":" + BenchCluster.json(cluster.names.subList(0, size)) + "}";
             }
             // kube-scheduler prioritizes the nodes that passed filter: both targets get hetgpu's survivors.
-            var filtered = JSON.readTree(post(client, HETGPU_PORT, "/filter", filterBody).body());
-            filterBodies.add(filterBody);
-            prioritizeBodies.add(form.equals("Nodes")
+            // Encoded once, so that neither target's clock holds the client's encoding.
+            var encoded = filterBody.getBytes(StandardCharsets.UTF_8);
+            var filtered = JSON.readTree(client.post(HETGPU_PORT, "/filter", encoded));
+            filterBodies.add(encoded);
+            prioritizeBodies.add((form.equals("Nodes")
                     ? "{\"Pod\":" + pod + ",\"Nodes\":" + filtered.get("Nodes") + ",\"NodeNames\":null}"
-                    : "{\"Pod\":" + pod + ",\"Nodes\":null,\"NodeNames\":" + filtered.get("NodeNames") + "}");
+                    : "{\"Pod\":" + pod + ",\"Nodes\":null,\"NodeNames\":" + filtered.get("NodeNames") + "}").getBytes(StandardCharsets.UTF_8));
             if (kept == 0) {
                 kept = form.equals("Nodes") ? filtered.get("Nodes").get("items").size() : filtered.get("NodeNames").size();
             }
@@ -205,8 +227,8 @@ public final class ExtenderBenchmark {
             long warmUntil = System.nanoTime() + 5_000_000_000L;
             for (int warm = 0; warm < 3 || System.nanoTime() < warmUntil; warm++) {
                 try {
-                    post(client, port, "/filter", filterBodies.get(warm % filterBodies.size()));
-                    post(client, port, "/prioritize", prioritizeBodies.get(warm % filterBodies.size()));
+                    client.post(port, "/filter", filterBodies.get(warm % filterBodies.size()));
+                    client.post(port, "/prioritize", prioritizeBodies.get(warm % filterBodies.size()));
                 } catch (java.io.IOException e) {
                     // The JDK client now and then drops a kept-alive connection ("Data received while in pool"); go on.
                 }
@@ -220,13 +242,13 @@ public final class ExtenderBenchmark {
             while (rounds < 10 || System.nanoTime() < until) {
                 int which = rounds % filterBodies.size();
                 long t0 = System.nanoTime();
-                HttpResponse<byte[]> f;
-                HttpResponse<byte[]> p;
+                byte[] f;
+                byte[] p;
                 long t1;
                 try {
-                    f = post(client, port, "/filter", filterBodies.get(which));
+                    f = client.post(port, "/filter", filterBodies.get(which));
                     t1 = System.nanoTime();
-                    p = post(client, port, "/prioritize", prioritizeBodies.get(which));
+                    p = client.post(port, "/prioritize", prioritizeBodies.get(which));
                 } catch (java.io.IOException e) {
                     // A connection the JDK client dropped: the round measures the client, not the target; leave it out.
                     if (++dropped > 10) {
@@ -238,14 +260,14 @@ public final class ExtenderBenchmark {
                 filter.add((t1 - t0) / 1e6);
                 prioritize.add((t2 - t1) / 1e6);
                 both.add((t2 - t0) / 1e6);
-                filterBytes = f.body().length;
-                prioritizeBytes = p.body().length;
+                filterBytes = f.length;
+                prioritizeBytes = p.length;
                 rounds++;
             }
             var target = port == HETGPU_PORT ? "hetgpu" : "floor";
-            print(size, form, target, "filter", filter, filterBody.length(), filterBytes);
-            print(size, form, target, "prioritize", prioritize, prioritizeBody.length(), prioritizeBytes);
-            print(size, form, target, "both", both, filterBody.length() + prioritizeBody.length(), filterBytes + prioritizeBytes);
+            print(size, form, target, "filter", filter, filterBody.length, filterBytes);
+            print(size, form, target, "prioritize", prioritize, prioritizeBody.length, prioritizeBytes);
+            print(size, form, target, "both", both, filterBody.length + prioritizeBody.length, filterBytes + prioritizeBytes);
             results.add(new double[] {percentile(both, 50), percentile(both, 99)});
         }
         if (!measure) {
@@ -274,9 +296,9 @@ public final class ExtenderBenchmark {
         return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
     }
 
-    private static HttpResponse<byte[]> post(HttpClient client, int port, String path, String body) throws Exception {
+    private static HttpResponse<byte[]> post(HttpClient client, int port, String path, byte[] body) throws Exception {
         var response = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
                 HttpResponse.BodyHandlers.ofByteArray());
         if (response.statusCode() != 200) {
             throw new IllegalStateException(path + " on port " + port + " answered " + response.statusCode() + ": "
