@@ -47,47 +47,173 @@ public final class ExtenderArgsReader {
     }
 
     public ExtenderArgs read(byte[] body) throws WireFormatException {
-        try (var parser = mapper.getFactory().createParser(body)) {
-            if (parser.nextToken() != JsonToken.START_OBJECT) {
-                throw new WireFormatException("expected a JSON object with Pod and Nodes or NodeNames");
+        int at = skipBlanks(body, 0);
+        if (at >= body.length || body[at] != '{') {
+            throw new WireFormatException("expected a JSON object with Pod and Nodes or NodeNames");
+        }
+        Pod pod = null;
+        List<WireNode> nodes = null;
+        List<String> names = null;
+        at = skipBlanks(body, at + 1);
+        if (at < body.length && body[at] == '}') {
+            return new ExtenderArgs(null, null, null);
+        }
+        while (true) {
+            if (at >= body.length || body[at] != '"') {
+                throw invalid(body, at, "expected a field name");
             }
-            Pod pod = null;
-            List<WireNode> nodes = null;
-            List<String> names = null;
-            while (parser.nextToken() == JsonToken.FIELD_NAME) {
-                var field = parser.currentName();
-                var token = parser.nextToken();
-                if (field.equalsIgnoreCase("Pod")) {
-                    pod = token == JsonToken.VALUE_NULL ? null : pod(parser, body);
-                } else if (field.equalsIgnoreCase("Nodes")) {
-                    nodes = token == JsonToken.VALUE_NULL ? null : nodeList(parser, body);
-                } else if (field.equalsIgnoreCase("NodeNames")) {
-                    if (token == JsonToken.VALUE_NULL) {
-                        names = null;
-                    } else {
-                        var scanned = token == JsonToken.START_ARRAY ? scan(body, (int) parser.currentTokenLocation().getByteOffset()) : null;
-                        if (scanned != null && endsObject(body, scanned.close() + 1)) {
-                            // The last field, as kube-scheduler writes them (Pod, Nodes, NodeNames): the object ends with
-                            // the scanned array, and the parser need not skip thousands of names once more.
-                            return new ExtenderArgs(pod, nodes, scanned.names());
-                        }
-                        if (scanned == null) {
-                            names = strings(parser, "NodeNames");
-                        } else {
-                            names = scanned.names();
-                            parser.skipChildren();
-                        }
-                    }
-                } else {
-                    parser.skipChildren();
+            int keyEnd = endOfString(body, at);
+            var field = Field.of(body, at, keyEnd, this);
+            at = skipBlanks(body, keyEnd);
+            if (at >= body.length || body[at] != ':') {
+                throw invalid(body, at, "expected ':' after a field name");
+            }
+            int value = skipBlanks(body, at + 1);
+            int end = endOfValue(body, value);
+            boolean isNull = end - value == 4 && body[value] == 'n' && body[value + 1] == 'u' && body[value + 2] == 'l' && body[value + 3] == 'l';
+            switch (field) {
+                case POD -> pod = isNull ? null : pod(body, value, end);
+                case NODES -> nodes = isNull ? null : nodeList(body, value, end);
+                case NODE_NAMES -> names = isNull ? null : nodeNames(body, value, end);
+                case OTHER -> skip(body, value, end);
+            }
+            at = skipBlanks(body, end);
+            if (at < body.length && body[at] == ',') {
+                at = skipBlanks(body, at + 1);
+            } else if (at < body.length && body[at] == '}') {
+                return new ExtenderArgs(pod, nodes, names);
+            } else {
+                throw invalid(body, at, "expected ',' or '}' after a field's value");
+            }
+        }
+    }
+
+    /**
+     * The fields of ExtenderArgs the extender reads, matched as Go's encoding/json matches them: without regard to
+     * case. A name with escapes or beyond ASCII is decoded first; kube-scheduler writes {@code "Pod"} as is.
+     */
+    private enum Field {
+        POD, NODES, NODE_NAMES, OTHER;
+
+        static Field of(byte[] body, int open, int end, ExtenderArgsReader reader) throws WireFormatException {
+            boolean plain = true;
+            for (int i = open + 1; i < end - 1 && plain; i++) {
+                plain = body[i] != '\\' && body[i] > 0;
+            }
+            if (plain) {
+                return asciiEquals(body, open + 1, end - 1, "Pod") ? POD
+                        : asciiEquals(body, open + 1, end - 1, "Nodes") ? NODES
+                        : asciiEquals(body, open + 1, end - 1, "NodeNames") ? NODE_NAMES : OTHER;
+            }
+            var name = reader.decode(body, open + 1, end - 1);
+            return name.equalsIgnoreCase("Pod") ? POD : name.equalsIgnoreCase("Nodes") ? NODES
+                    : name.equalsIgnoreCase("NodeNames") ? NODE_NAMES : OTHER;
+        }
+
+        private static boolean asciiEquals(byte[] body, int start, int end, String name) {
+            if (end - start != name.length()) {
+                return false;
+            }
+            for (int i = 0; i < name.length(); i++) {
+                if ((body[start + i] | 0x20) != (name.charAt(i) | 0x20)) {
+                    return false;
                 }
             }
-            return new ExtenderArgs(pod, nodes, names);
+            return true;
+        }
+    }
+
+    /**
+     * Where the JSON value starting at {@code at} ends: its strings are stepped over and its brackets counted, nothing
+     * more. Whatever the extender then reads from the value is parsed whole by Jackson, which says what is wrong with it;
+     * a pod's bytes the reader has already parsed once need no second look.
+     */
+    private static int endOfValue(byte[] body, int at) throws WireFormatException {
+        if (at >= body.length) {
+            throw invalid(body, at, "expected a value");
+        }
+        byte first = body[at];
+        if (first == '"') {
+            return endOfString(body, at);
+        }
+        if (first != '{' && first != '[') {
+            int end = at;
+            while (end < body.length && body[end] != ',' && body[end] != '}' && body[end] != ']' && !blank(body[end])) {
+                end++;
+            }
+            if (end == at) {
+                throw invalid(body, at, "expected a value");
+            }
+            return end;
+        }
+        int depth = 0;
+        int i = at;
+        while (i < body.length) {
+            byte c = body[i];
+            if (c == '"') {
+                i = endOfString(body, i);
+                continue;
+            }
+            if (c == '{' || c == '[') {
+                depth++;
+            } else if ((c == '}' || c == ']') && --depth == 0) {
+                return i + 1;
+            }
+            i++;
+        }
+        throw invalid(body, at, (first == '{' ? "an object" : "an array") + " that does not end");
+    }
+
+    /** Just past the closing quote of the string whose opening quote is at {@code open}. */
+    private static int endOfString(byte[] body, int open) throws WireFormatException {
+        for (int i = open + 1; i < body.length; i++) {
+            if (body[i] == '\\') {
+                i++;
+            } else if (body[i] == '"') {
+                return i + 1;
+            }
+        }
+        throw invalid(body, open, "a string that does not end");
+    }
+
+    private static boolean blank(byte b) {
+        return b == ' ' || b == '\n' || b == '\r' || b == '\t';
+    }
+
+    /** A malformed request, named by where in it: the line and column as an editor counts them. */
+    private static WireFormatException invalid(byte[] body, int at, String problem) {
+        int line = 1;
+        int lineStart = 0;
+        for (int i = 0; i < Math.min(at, body.length); i++) {
+            if (body[i] == '\n') {
+                line++;
+                lineStart = i + 1;
+            }
+        }
+        return new WireFormatException("request body is not valid ExtenderArgs JSON at line " + line + ", column "
+                + (at - lineStart + 1) + ": " + problem);
+    }
+
+    /** Jackson's complaint about the value at {@code start}, with its place in the whole request. */
+    private static WireFormatException invalid(byte[] body, int start, JsonProcessingException e) {
+        var location = e.getLocation();
+        long offset = location == null || location.getByteOffset() < 0 ? 0 : location.getByteOffset();
+        return invalid(body, (int) Math.min(body.length, start + offset), e.getOriginalMessage());
+    }
+
+    /** A parser over one value of the request, at its first token; its byte offsets count from {@code start}. */
+    private JsonParser parser(byte[] body, int start, int end) throws IOException {
+        var parser = mapper.getFactory().createParser(body, start, end - start);
+        parser.nextToken();
+        return parser;
+    }
+
+    /** A field the extender does not read, still refused when it is not JSON, as Go's decoder would refuse it. */
+    private void skip(byte[] body, int start, int end) throws WireFormatException {
+        try (var parser = parser(body, start, end)) {
+            parser.skipChildren();
         } catch (JsonProcessingException e) {
-            var location = e.getLocation();
-            throw new WireFormatException("request body is not valid ExtenderArgs JSON"
-                    + (location == null ? "" : " at line " + location.getLineNr() + ", column " + location.getColumnNr())
-                    + ": " + e.getOriginalMessage());
+            throw invalid(body, start, e);
         } catch (IOException e) {
             throw new WireFormatException("request body could not be read: " + e.getMessage());
         }
@@ -99,24 +225,46 @@ public final class ExtenderArgsReader {
      * sends it (status, managed fields) costs more to build than some NodeNames answers; a byte-identical
      * body is the same object, which nothing here modifies.
      */
-    private Pod pod(JsonParser parser, byte[] body) throws IOException {
-        if (parser.currentToken() != JsonToken.START_OBJECT) {
-            return mapper.readValue(parser, Pod.class);
-        }
-        int start = (int) parser.currentTokenLocation().getByteOffset();
-        parser.skipChildren();
-        int end = (int) parser.currentTokenLocation().getByteOffset() + 1;
+    private Pod pod(byte[] body, int start, int end) throws WireFormatException {
         var key = new PodBytes(body, start, end);
         var known = recentPods.get(key);
         if (known != null) {
             return known;
         }
-        var pod = mapper.readValue(body, start, end - start, Pod.class);
+        Pod pod;
+        try {
+            pod = mapper.readValue(body, start, end - start, Pod.class);
+        } catch (JsonProcessingException e) {
+            throw invalid(body, start, e);
+        } catch (IOException e) {
+            throw new WireFormatException("request body could not be read: " + e.getMessage());
+        }
+        if (body[start] != '{') {
+            return pod;
+        }
         if (recentPods.size() >= MAX_RECENT_PODS) {
             recentPods.clear();
         }
         recentPods.put(key.copy(), pod);
         return pod;
+    }
+
+    /**
+     * The names as ranges of the body ({@link RequestedNames}) when they are an array of strings, as kube-scheduler sends
+     * them; anything else is read by the parser, which says what is wrong with it.
+     */
+    private List<String> nodeNames(byte[] body, int start, int end) throws WireFormatException {
+        var scanned = scan(body, start);
+        if (scanned != null && scanned.close() == end - 1) {
+            return scanned.names();
+        }
+        try (var parser = parser(body, start, end)) {
+            return strings(parser, "NodeNames");
+        } catch (JsonProcessingException e) {
+            throw invalid(body, start, e);
+        } catch (IOException e) {
+            throw new WireFormatException("request body could not be read: " + e.getMessage());
+        }
     }
 
     private static final int MAX_RECENT_PODS = 64;
@@ -175,7 +323,18 @@ public final class ExtenderArgsReader {
         }
     }
 
-    private List<WireNode> nodeList(JsonParser parser, byte[] body) throws IOException, WireFormatException {
+    private List<WireNode> nodeList(byte[] body, int start, int end) throws WireFormatException {
+        try (var parser = parser(body, start, end)) {
+            return nodeList(parser, body, start);
+        } catch (JsonProcessingException e) {
+            throw invalid(body, start, e);
+        } catch (IOException e) {
+            throw new WireFormatException("request body could not be read: " + e.getMessage());
+        }
+    }
+
+    /** @param base where in the body the parser's input starts */
+    private List<WireNode> nodeList(JsonParser parser, byte[] body, int base) throws IOException, WireFormatException {
         expect(parser, JsonToken.START_OBJECT, "Nodes");
         var nodes = new ArrayList<WireNode>();
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
@@ -183,7 +342,7 @@ public final class ExtenderArgsReader {
             var token = parser.nextToken();
             if (field.equalsIgnoreCase("items") && token == JsonToken.START_ARRAY) {
                 while (parser.nextToken() == JsonToken.START_OBJECT) {
-                    nodes.add(node(parser, body, nodes.size()));
+                    nodes.add(node(parser, body, base));
                 }
                 expect(parser, JsonToken.END_ARRAY, "Nodes.items");
             } else {
@@ -193,8 +352,8 @@ public final class ExtenderArgsReader {
         return nodes;
     }
 
-    private WireNode node(JsonParser parser, byte[] body, int index) throws IOException, WireFormatException {
-        int start = (int) parser.currentTokenLocation().getByteOffset();
+    private WireNode node(JsonParser parser, byte[] body, int base) throws IOException, WireFormatException {
+        int start = base + (int) parser.currentTokenLocation().getByteOffset();
         String name = null;
         String resourceVersion = "";
         Map<String, String> labels = Map.of();
@@ -238,7 +397,7 @@ public final class ExtenderArgsReader {
                 }
             }
         }
-        int end = (int) parser.currentTokenLocation().getByteOffset() + 1;
+        int end = base + (int) parser.currentTokenLocation().getByteOffset() + 1;
         // A node without a name is refused by the service, that node only: not the whole request.
         return new WireNode(new NodeFacts(name == null ? "" : name, resourceVersion, labels, inventory, free, allocatable), body, start, end);
     }
@@ -300,12 +459,6 @@ public final class ExtenderArgsReader {
     private record Scanned(RequestedNames names, int close) {
     }
 
-    /** Whether only blanks, the object's closing brace and blanks follow from {@code at} to the body's end. */
-    private static boolean endsObject(byte[] body, int at) {
-        at = skipBlanks(body, at);
-        return at < body.length && body[at] == '}' && skipBlanks(body, at + 1) == body.length;
-    }
-
     /** The array of strings opening at {@code open}, or null when it holds anything else. */
     private Scanned scan(byte[] body, int open) {
         if (open < 0 || open >= body.length || body[open] != '[') {
@@ -362,7 +515,7 @@ public final class ExtenderArgsReader {
     }
 
     private static int skipBlanks(byte[] body, int at) {
-        while (at < body.length && (body[at] == ' ' || body[at] == '\n' || body[at] == '\r' || body[at] == '\t')) {
+        while (at < body.length && blank(body[at])) {
             at++;
         }
         return at;

@@ -115,7 +115,7 @@ public final class ExtenderServer implements AutoCloseable {
      *         and key cannot be read or do not match, so that a bad pair stops the start rather than every handshake
      */
     public static Future<ExtenderServer> start(Vertx vertx, ServerOptions options, ExtenderVerbs verbs, ExtenderMetrics metrics) {
-        var httpOptions = new HttpServerOptions().setHost(options.host()).setPort(options.port())
+        var httpOptions = withoutWebSockets(new HttpServerOptions()).setHost(options.host()).setPort(options.port())
                 .setCompressionSupported(false).setMaxFormAttributeSize(-1)
                 .setIdleTimeout((int) options.idleTimeout().toMillis()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
         if (options.tls()) {
@@ -154,7 +154,7 @@ public final class ExtenderServer implements AutoCloseable {
      * probes and scrapes a minute need no more than one event loop, and one server may bind port 0 itself.
      */
     private Future<String> deployMetricsPort() {
-        var httpOptions = new HttpServerOptions().setHost(options.metricsHost()).setPort(options.metricsPort())
+        var httpOptions = withoutWebSockets(new HttpServerOptions()).setHost(options.metricsHost()).setPort(options.metricsPort())
                 .setCompressionSupported(false)
                 .setIdleTimeout((int) options.idleTimeout().toMillis()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
         var loop = probeLoop;
@@ -199,6 +199,14 @@ public final class ExtenderServer implements AutoCloseable {
             undeployed.add(loop.close());
         }
         return Future.join(undeployed).mapEmpty();
+    }
+
+    /**
+     * Nothing here speaks WebSocket. Without WebSocket compression on offer, Vert.x puts no handler in each connection's
+     * pipeline that looks at every request for an upgrade.
+     */
+    private static HttpServerOptions withoutWebSockets(HttpServerOptions options) {
+        return options.setPerMessageWebSocketCompressionSupported(false).setPerFrameWebSocketCompressionSupported(false);
     }
 
     private Router router() {

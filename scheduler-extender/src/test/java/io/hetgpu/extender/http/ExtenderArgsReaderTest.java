@@ -111,6 +111,51 @@ class ExtenderArgsReaderTest {
         assertThat(catchThrowableOfRead("{\"Pod\":" + pod + ",\"NodeNames\":[\"a\"] \"x\"}")).isInstanceOf(WireFormatException.class);
     }
 
+    /** The reader finds a pod's end by its brackets: brackets and escaped quotes inside its strings are text. */
+    @Test
+    void aPodWhoseStringsHoldBracketsAndEscapedQuotesIsReadWhole() throws Exception {
+        // On the wire: "note": "a } ] \" { [ \\"
+        var withNote = pod.replace("\"annotations\": {", "\"annotations\": {\"note\": \"a } ] \\\" { [ \\\\\",");
+        var args = reader.read(body("{\"Pod\":" + withNote + ",\"NodeNames\":[\"a\"]}"));
+
+        assertThat(args.pod().getMetadata().getAnnotations()).containsEntry("note", "a } ] \" { [ \\")
+                .containsEntry("hetgpu.io/gpu-models", "V100,A100");
+        assertThat(args.nodeNames()).containsExactly("a");
+    }
+
+    /** Go's decoder matches field names without regard to case, escapes decoded; so does the reader. */
+    @Test
+    void fieldNamesMatchInAnyCaseAndWithEscapes() throws Exception {
+        var args = reader.read(body("{\"pOD\":" + pod + ",\"node\\u004eames\":[\"a\"],\"nodes\":null}"));
+
+        assertThat(args.pod().getMetadata().getName()).isNotEmpty();
+        assertThat(args.nodeNames()).containsExactly("a");
+        assertThat(args.nodes()).isNull();
+    }
+
+    /** Whatever breaks, and wherever: a wire-format error that says at which line and column, never a wrong read. */
+    @Test
+    void malformedRequestsAreRefusedNamingWhereTheyBreak() {
+        assertThat(catchThrowableOfRead("{\"Pod\":{\"metadata\":{\"name\":\"p\"}"))
+                .isInstanceOf(WireFormatException.class).hasMessageContaining("line 1, column 8").hasMessageContaining("does not end");
+        assertThat(catchThrowableOfRead("{\"Pod\" {}}")).isInstanceOf(WireFormatException.class)
+                .hasMessageContaining("line 1, column 8: expected ':'");
+        assertThat(catchThrowableOfRead("{\n  \"Pod\": nul,\n  \"NodeNames\": [\"a\"]}")).isInstanceOf(WireFormatException.class)
+                .hasMessageContaining("line 2");
+        assertThat(catchThrowableOfRead("{\"Extra\": [1, }], \"NodeNames\": [\"a\"]}")).as("a field the extender does not read")
+                .isInstanceOf(WireFormatException.class).hasMessageContaining("line 1");
+        // A node past the pod's many lines: the place is counted in the whole request, not in the node.
+        var broken = "{\"Pod\":" + pod + ",\n\"Nodes\": {\"items\": [{\"metadata\": ]}]}}";
+        int at = broken.indexOf(": ]") + 2;
+        long line = broken.substring(0, at).chars().filter(c -> c == '\n').count() + 1;
+        assertThat(catchThrowableOfRead(broken)).isInstanceOf(WireFormatException.class)
+                .hasMessageContaining("line " + line + ", column " + (at - broken.lastIndexOf('\n', at)));
+        assertThat(catchThrowableOfRead("{\"Pod\":" + pod + " \"NodeNames\":[]}")).isInstanceOf(WireFormatException.class)
+                .hasMessageContaining("expected ',' or '}'");
+        assertThat(catchThrowableOfRead("{\"NodeNames\":[\"a\"]")).isInstanceOf(WireFormatException.class);
+        assertThat(catchThrowableOfRead("[]")).isInstanceOf(WireFormatException.class).hasMessageContaining("expected a JSON object");
+    }
+
     private Throwable catchThrowableOfRead(String json) {
         return org.assertj.core.api.Assertions.catchThrowable(() -> reader.read(body(json)));
     }
