@@ -69,13 +69,32 @@ public final class ExtenderArgsReader {
                 throw invalid(body, at, "expected ':' after a field name");
             }
             int value = skipBlanks(body, at + 1);
-            int end = endOfValue(body, value);
-            boolean isNull = end - value == 4 && body[value] == 'n' && body[value + 1] == 'u' && body[value + 2] == 'l' && body[value + 3] == 'l';
-            switch (field) {
-                case POD -> pod = isNull ? null : pod(body, value, end);
-                case NODES -> nodes = isNull ? null : nodeList(body, value, end);
-                case NODE_NAMES -> names = isNull ? null : nodeNames(body, value, end);
-                case OTHER -> skip(body, value, end);
+            int end;
+            if (isNull(body, value)) {
+                end = value + 4;
+                switch (field) {
+                    case POD -> pod = null;
+                    case NODES -> nodes = null;
+                    case NODE_NAMES -> names = null;
+                    case OTHER -> { }
+                }
+            } else if (field == Field.POD) {
+                end = endOfValue(body, value);
+                pod = pod(body, value, end);
+            } else if (field == Field.NODE_NAMES && scan(body, value) instanceof Scanned scanned) {
+                // Thousands of names: scanned once, where they are read.
+                end = scanned.close() + 1;
+                names = scanned.names();
+            } else {
+                // Whole nodes, names that are not all strings, a field the extender does not read: Jackson reads the value
+                // and says where it ends.
+                var parsed = parsed(body, value, field);
+                end = parsed.end();
+                if (field == Field.NODES) {
+                    nodes = parsed.nodes();
+                } else if (field == Field.NODE_NAMES) {
+                    names = parsed.names();
+                }
             }
             at = skipBlanks(body, end);
             if (at < body.length && body[at] == ',') {
@@ -201,17 +220,35 @@ public final class ExtenderArgsReader {
         return invalid(body, (int) Math.min(body.length, start + offset), e.getOriginalMessage());
     }
 
-    /** A parser over one value of the request, at its first token; its byte offsets count from {@code start}. */
-    private JsonParser parser(byte[] body, int start, int end) throws IOException {
-        var parser = mapper.getFactory().createParser(body, start, end - start);
-        parser.nextToken();
-        return parser;
+    private static boolean isNull(byte[] body, int at) {
+        return at + 4 <= body.length && body[at] == 'n' && body[at + 1] == 'u' && body[at + 2] == 'l' && body[at + 3] == 'l'
+                && (at + 4 == body.length || !Character.isLetterOrDigit(body[at + 4]));
     }
 
-    /** A field the extender does not read, still refused when it is not JSON, as Go's decoder would refuse it. */
-    private void skip(byte[] body, int start, int end) throws WireFormatException {
-        try (var parser = parser(body, start, end)) {
-            parser.skipChildren();
+    /** A value Jackson read, and where in the body it ended. */
+    private record Parsed(int end, List<WireNode> nodes, List<String> names) {
+    }
+
+    /**
+     * The value at {@code start} read by Jackson; an object or array from there to the body's end, where the parser stops
+     * at its last token and what follows is read here.
+     */
+    private Parsed parsed(byte[] body, int start, Field field) throws WireFormatException {
+        // A number or a word at the top of a parser must be followed by a blank: such a value is read alone.
+        boolean structured = start < body.length && (body[start] == '{' || body[start] == '[');
+        int limit = structured ? body.length : endOfValue(body, start);
+        try (var parser = mapper.getFactory().createParser(body, start, limit - start)) {
+            parser.nextToken();
+            List<WireNode> nodes = null;
+            List<String> names = null;
+            switch (field) {
+                case NODES -> nodes = nodeList(parser, body, start);
+                case NODE_NAMES -> names = strings(parser, "NodeNames");
+                default -> parser.skipChildren();
+            }
+            // A string is read lazily: finished, the parser stands just past its last byte, as past a bracket or a number.
+            parser.finishToken();
+            return new Parsed(structured ? start + (int) parser.currentLocation().getByteOffset() : limit, nodes, names);
         } catch (JsonProcessingException e) {
             throw invalid(body, start, e);
         } catch (IOException e) {
@@ -247,24 +284,6 @@ public final class ExtenderArgsReader {
         }
         recentPods.put(key.copy(), pod);
         return pod;
-    }
-
-    /**
-     * The names as ranges of the body ({@link RequestedNames}) when they are an array of strings, as kube-scheduler sends
-     * them; anything else is read by the parser, which says what is wrong with it.
-     */
-    private List<String> nodeNames(byte[] body, int start, int end) throws WireFormatException {
-        var scanned = scan(body, start);
-        if (scanned != null && scanned.close() == end - 1) {
-            return scanned.names();
-        }
-        try (var parser = parser(body, start, end)) {
-            return strings(parser, "NodeNames");
-        } catch (JsonProcessingException e) {
-            throw invalid(body, start, e);
-        } catch (IOException e) {
-            throw new WireFormatException("request body could not be read: " + e.getMessage());
-        }
     }
 
     private static final int MAX_RECENT_PODS = 64;
@@ -320,16 +339,6 @@ public final class ExtenderArgsReader {
         @Override
         public int hashCode() {
             return hash;
-        }
-    }
-
-    private List<WireNode> nodeList(byte[] body, int start, int end) throws WireFormatException {
-        try (var parser = parser(body, start, end)) {
-            return nodeList(parser, body, start);
-        } catch (JsonProcessingException e) {
-            throw invalid(body, start, e);
-        } catch (IOException e) {
-            throw new WireFormatException("request body could not be read: " + e.getMessage());
         }
     }
 

@@ -159,10 +159,7 @@ public final class PlacementPolicy {
             var kind = kinds.get(k);
             var pass = admitted.get(kind);
             if (pass == null) {
-                // GPUs of unknown model take only pods that ask nothing of the card: nothing can be checked.
-                pass = gpus.source().knowsModel()
-                        ? deviceFilters.stream().allMatch(filter -> filter.admits(pod, kind))
-                        : deviceFilters.stream().noneMatch(filter -> filter.appliesTo(pod));
+                pass = admits(pod, kind, gpus.source().knowsModel());
                 admitted.put(kind, pass);
             }
             if (pass) {
@@ -170,6 +167,20 @@ public final class PlacementPolicy {
             }
         }
         return eligible & gpus.healthyMask();
+    }
+
+    /**
+     * Whether cards of this kind pass every device filter for the pod. GPUs of unknown model take only pods that ask
+     * nothing of the card: nothing can be checked. A loop, not a stream: a plan asks it of each node a seat changes.
+     */
+    private boolean admits(PodRequest pod, NodeGpus.DeviceKind kind, boolean modelKnown) {
+        for (int f = 0; f < deviceFilters.size(); f++) {
+            var filter = deviceFilters.get(f);
+            if (modelKnown ? !filter.admits(pod, kind) : filter.appliesTo(pod)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The node for the pod, given its GPUs that pass every device filter. */

@@ -123,6 +123,20 @@ class ExtenderArgsReaderTest {
         assertThat(args.nodeNames()).containsExactly("a");
     }
 
+    /** Fields the extender does not read are stepped over whatever they hold, and the fields after them still read. */
+    @Test
+    void fieldsTheExtenderDoesNotReadAreSkippedWhateverTheyHold() throws Exception {
+        for (var extra : java.util.List.of("123", "-1.5e3", "\"text, with } and ]\"", "true", "null", "[1, {\"a\": [\"]\"]}]", "{}")) {
+            var args = reader.read(body("{\"Extra\": " + extra + ", \"Pod\":" + pod + ", \"Other\":" + extra + " ,\"NodeNames\":[\"a\"]}"));
+
+            assertThat(args.nodeNames()).as(extra).containsExactly("a");
+            assertThat(args.pod()).as(extra).isNotNull();
+        }
+        var names = reader.read(body("{\"NodeNames\": [\"a\", \"b\"]  , \"Pod\": null}"));
+        assertThat(names.nodeNames()).containsExactly("a", "b");
+        assertThat(names.pod()).isNull();
+    }
+
     /** Go's decoder matches field names without regard to case, escapes decoded; so does the reader. */
     @Test
     void fieldNamesMatchInAnyCaseAndWithEscapes() throws Exception {
