@@ -12,6 +12,8 @@ import io.hetgpu.extender.policy.ScoreTable;
 import io.hetgpu.gpu.allocation.DeviceMask;
 import io.hetgpu.gpu.allocation.GpuSet;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -182,40 +184,47 @@ public final class JobPlanner {
         order.sort(Comparator.comparingInt(PodRequest::gpuCount).reversed().thenComparing(PodRequest::name));
         var states = new ArrayList<>(nodes);
         // Assessments per pod shape and closed tier, kept across members: a seat changes one node, judged again alone.
-        var assessed = new HashMap<List<Object>, PlacementPolicy.Assessment[]>();
+        var assessed = new HashMap<List<Object>, Judged>();
         var seats = new ArrayList<Seat>(order.size());
         for (int m = 0; m < order.size(); m++) {
             var member = order.get(m);
             var closed = job.closed().apply(member);
             var key = List.<Object>of(member.shape(), closed);
-            var assessments = assessed.get(key);
-            if (assessments == null) {
-                assessments = kept.known(member.shape(), closed, nodes);
+            var judged = assessed.get(key);
+            if (judged == null) {
+                var assessments = kept.known(member.shape(), closed, nodes);
                 for (int i = 0; i < nodes.size(); i++) {
                     if (assessments[i] == null) {
                         assessments[i] = policy.assess(member, nodes.get(i), closed);
                     }
                 }
                 kept.made(member.shape(), closed, nodes, assessments);
+                judged = new Judged(assessments);
                 // The seats taken so far changed their nodes: those are judged again below.
                 for (var seat : seats) {
-                    assessments[indexOf(states, seat.nodeName())] = null;
+                    judged.changed(indexOf(states, seat.nodeName()));
                 }
-                assessed.put(key, assessments);
+                assessed.put(key, judged);
             }
-            var usable = new ArrayList<Candidate>(states.size());
-            boolean judged = fit.judges(member);
-            for (int i = 0; i < states.size(); i++) {
-                if (assessments[i] == null) {
-                    assessments[i] = policy.assess(member, states.get(i), closed);
-                }
-                var candidate = assessments[i] instanceof PlacementPolicy.Fit fits ? fits.candidate() : null;
-                if (candidate != null && (!judged || fit.fits(member, states.get(i).name(), seats))) {
-                    usable.add(candidate);
-                }
+            for (int i = judged.changed.nextSetBit(0); i >= 0; i = judged.changed.nextSetBit(i + 1)) {
+                judged.assessments[i] = policy.assess(member, states.get(i), closed);
             }
+            List<Candidate> usable;
+            if (fit.judges(member)) {
+                judged.forgetUsable();
+                usable = new ArrayList<>(states.size());
+                for (int i = 0; i < states.size(); i++) {
+                    var candidate = judged.assessments[i] instanceof PlacementPolicy.Fit fits ? fits.candidate() : null;
+                    if (candidate != null && fit.fits(member, states.get(i).name(), seats)) {
+                        usable.add(candidate);
+                    }
+                }
+            } else {
+                usable = judged.usable();
+            }
+            judged.changed.clear();
             if (usable.isEmpty()) {
-                return new Lacking(need(job, order, nodes), detail(seats, member, states, refusals(member, states, assessments, fit, seats)));
+                return new Lacking(need(job, order, nodes), detail(seats, member, states, refusals(member, states, judged.assessments, fit, seats)));
             }
             var table = policy.scoreCandidates(member, usable, context(job, member, seats, order.subList(m + 1, order.size())));
             ScoreTable.Row best = table.best();
@@ -224,10 +233,67 @@ public final class JobPlanner {
             int at = indexOf(states, seat.nodeName());
             states.set(at, states.get(at).withTaken(seat.mask()));
             for (var each : assessed.values()) {
-                each[at] = null;
+                each.changed(at);
             }
         }
         return new Planned(seats);
+    }
+
+    /**
+     * Every node judged for one pod shape and closed tier, and the nodes a seat changed since (judged again before the
+     * next member of that shape). The candidates that fit, in node order, are kept too and mended only where a node
+     * changed: a 5,000-node plan otherwise walked every node's assessment again for each member.
+     */
+    private static final class Judged {
+        final PlacementPolicy.Assessment[] assessments;
+        final BitSet changed = new BitSet();
+        /** The fitting candidates and their nodes' indices, ascending; null until asked for. */
+        private List<Candidate> usable;
+        private int[] usableNodes;
+
+        Judged(PlacementPolicy.Assessment[] assessments) {
+            this.assessments = assessments;
+        }
+
+        void changed(int node) {
+            changed.set(node);
+        }
+
+        /** The changes are judged without mending the kept candidates: they are listed afresh when next asked for. */
+        void forgetUsable() {
+            usable = null;
+        }
+
+        /** The candidates of the nodes that fit, in node order, with the changed nodes' new assessments. */
+        List<Candidate> usable() {
+            if (usable == null) {
+                usable = new ArrayList<>(assessments.length);
+                usableNodes = new int[assessments.length];
+                for (int i = 0; i < assessments.length; i++) {
+                    if (assessments[i] instanceof PlacementPolicy.Fit fits) {
+                        usableNodes[usable.size()] = i;
+                        usable.add(fits.candidate());
+                    }
+                }
+                return usable;
+            }
+            for (int node = changed.nextSetBit(0); node >= 0; node = changed.nextSetBit(node + 1)) {
+                int at = Arrays.binarySearch(usableNodes, 0, usable.size(), node);
+                var candidate = assessments[node] instanceof PlacementPolicy.Fit fits ? fits.candidate() : null;
+                if (at >= 0 && candidate != null) {
+                    usable.set(at, candidate);
+                } else if (at >= 0) {
+                    System.arraycopy(usableNodes, at + 1, usableNodes, at, usable.size() - at - 1);
+                    usable.remove(at);
+                } else if (candidate != null) {
+                    int insert = -at - 1;
+                    System.arraycopy(usableNodes, insert, usableNodes, insert + 1, usable.size() - insert);
+                    usableNodes[insert] = node;
+                    usable.add(insert, candidate);
+                }
+            }
+            return usable;
+        }
     }
 
     /** Why each node refuses the member, counted by reason: worked out only for a member that fits no node. */

@@ -30,33 +30,77 @@ public final class JobCloseness {
     private final Map<String, List<PeerLocation>> byNode;
     /** The hashes of {@link #byNode}'s names: a node whose name hashes to none of them holds no peer. */
     private final int[] peerNodeHashes;
-    private final Map<String, Integer> inRack;
-    private final Map<String, Integer> inZone;
-    /** Per zone, the peers of each rack of it. */
-    private final Map<String, Map<String, Integer>> inZoneAndRack;
+    /** The racks that hold peers, with their names' hashes and how many peers each holds. */
+    private final Places racks;
+    /** The zones that hold peers, likewise. */
+    private final Places zones;
+    /** Peers in zone z and rack r, at {@code z * racks.size() + r}. */
+    private final int[] inZoneAndRack;
     private final int[] gpusWaiting;
     /** How many waiting pods fit in a number of spare GPUs, by that number (-1: not worked out yet). */
     private int[] fittingBySpare = new int[0];
 
+    /**
+     * The few places (racks or zones) a job's peers are in, looked up by a scan of their hashes: a job of 16 pods is in a
+     * handful of racks, and a scan of a few ints per node is cheaper than the hash map lookups it replaced, three or four
+     * for each of thousands of nodes for each member of a planned job.
+     */
+    private static final class Places {
+        private final List<String> names = new ArrayList<>();
+        private int[] hashes = new int[0];
+        private int[] peers = new int[0];
+
+        /** One more peer in the place; its index. */
+        int count(String name) {
+            int at = indexOf(name);
+            if (at < 0) {
+                at = names.size();
+                names.add(name);
+                hashes = Arrays.copyOf(hashes, at + 1);
+                hashes[at] = name.hashCode();
+                peers = Arrays.copyOf(peers, at + 1);
+            }
+            peers[at]++;
+            return at;
+        }
+
+        /** The place's index, or -1 when no peer is there. */
+        int indexOf(String name) {
+            int hash = name.hashCode();
+            for (int i = 0; i < hashes.length; i++) {
+                if (hashes[i] == hash && names.get(i).equals(name)) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        int size() {
+            return hashes.length;
+        }
+    }
+
     private JobCloseness(PlacementContext context) {
         var peers = context.peers();
         byNode = new HashMap<>();
-        inRack = new HashMap<>();
-        inZone = new HashMap<>();
-        inZoneAndRack = new HashMap<>();
+        racks = new Places();
+        zones = new Places();
         // Empty labels name no rack or zone: a node without one shares it with nobody.
         for (var peer : peers) {
             if (peer.node() != null) {
                 byNode.computeIfAbsent(peer.node(), node -> new ArrayList<>()).add(peer);
             }
             if (labelled(peer.rack())) {
-                inRack.merge(peer.rack(), 1, Integer::sum);
+                racks.count(peer.rack());
             }
             if (labelled(peer.zone())) {
-                inZone.merge(peer.zone(), 1, Integer::sum);
-                if (labelled(peer.rack())) {
-                    inZoneAndRack.computeIfAbsent(peer.zone(), zone -> new HashMap<>()).merge(peer.rack(), 1, Integer::sum);
-                }
+                zones.count(peer.zone());
+            }
+        }
+        inZoneAndRack = new int[zones.size() * racks.size()];
+        for (var peer : peers) {
+            if (labelled(peer.rack()) && labelled(peer.zone())) {
+                inZoneAndRack[zones.indexOf(peer.zone()) * racks.size() + racks.indexOf(peer.rack())]++;
             }
         }
         peerNodeHashes = byNode.keySet().stream().mapToInt(String::hashCode).toArray();
@@ -104,28 +148,18 @@ public final class JobCloseness {
     private double of(List<PeerLocation> own, String nodeRack, String nodeZone, int spareGpus) {
         var rack = labelled(nodeRack) ? nodeRack : null;
         var zone = labelled(nodeZone) ? nodeZone : null;
+        int r = rack == null ? -1 : racks.indexOf(rack);
+        int z = zone == null ? -1 : zones.indexOf(zone);
         int sameNode = own.size();
-        int sameRack = 0;
-        int sameZone = 0;
-        // The loops over the node's own peers are skipped when it has none, as nearly every node: an iterator over an
+        int sameRack = r < 0 ? 0 : racks.peers[r];
+        int sameZone = z < 0 ? 0 : zones.peers[z] - (r < 0 ? 0 : inZoneAndRack[z * racks.size() + r]);
+        // The loop over the node's own peers is skipped when it has none, as nearly every node: an iterator over an
         // empty list was the plan's largest allocation.
-        if (rack != null) {
-            sameRack = inRack.getOrDefault(rack, 0);
-            for (int i = 0; i < sameNode; i++) {
-                sameRack -= rack.equals(own.get(i).rack()) ? 1 : 0;
-            }
-        }
-        if (zone != null) {
-            sameZone = inZone.getOrDefault(zone, 0);
-            if (sameZone > 0) {
-                if (rack != null) {
-                    sameZone -= inZoneAndRack.getOrDefault(zone, Map.of()).getOrDefault(rack, 0);
-                }
-                for (int i = 0; i < sameNode; i++) {
-                    var peer = own.get(i);
-                    sameZone -= zone.equals(peer.zone()) && (rack == null || !rack.equals(peer.rack())) ? 1 : 0;
-                }
-            }
+        for (int i = 0; i < sameNode; i++) {
+            var peer = own.get(i);
+            boolean inRack = rack != null && rack.equals(peer.rack());
+            sameRack -= inRack ? 1 : 0;
+            sameZone -= zone != null && zone.equals(peer.zone()) && !inRack ? 1 : 0;
         }
         double sum = sameNode * Proximity.SAME_NODE + sameRack * Proximity.SAME_RACK + sameZone * Proximity.SAME_ZONE
                 + fitting(spareGpus) * Proximity.SAME_NODE;

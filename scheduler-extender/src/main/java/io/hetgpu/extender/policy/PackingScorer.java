@@ -46,9 +46,17 @@ public final class PackingScorer implements NodeScorer {
         }
         var toJob = Objects.requireNonNullElseGet(earlier.apply(jobLocality.name()), () -> jobLocality.score(pod, candidates, context));
         var toData = Objects.requireNonNullElseGet(earlier.apply(dataLocality.name()), () -> dataLocality.score(pod, candidates, context));
-        var groups = new Groups(candidates, toJob, toData);
+        // Each candidate read once, into arrays the groups compare: a plan scores thousands of candidates for each member.
+        var tiers = new int[scores.length];
+        var links = new long[scores.length];
         for (int i = 0; i < scores.length; i++) {
-            scores[i] = candidates.get(i).takenAfter();
+            var candidate = candidates.get(i);
+            tiers[i] = candidate.tierRank();
+            links[i] = candidate.linkScore();
+            scores[i] = candidate.takenAfter();
+        }
+        var groups = new Groups(tiers, links, toJob, toData);
+        for (int i = 0; i < scores.length; i++) {
             groups.widen(i, scores[i]);
         }
         for (int i = 0; i < scores.length; i++) {
@@ -65,7 +73,8 @@ public final class PackingScorer implements NodeScorer {
      * was a fifth of a 5,000-node filter and prioritize.
      */
     private static final class Groups {
-        private final List<Candidate> candidates;
+        private final int[] tiers;
+        private final long[] links;
         private final double[] toJob;
         private final double[] toData;
         /** Each candidate's group. */
@@ -76,11 +85,12 @@ public final class PackingScorer implements NodeScorer {
         private final double[] emptiest;
         private int groups;
 
-        Groups(List<Candidate> candidates, double[] toJob, double[] toData) {
-            this.candidates = candidates;
+        Groups(int[] tiers, long[] links, double[] toJob, double[] toData) {
+            this.tiers = tiers;
+            this.links = links;
             this.toJob = toJob;
             this.toData = toData;
-            int n = candidates.size();
+            int n = tiers.length;
             groupOf = new int[n];
             first = new int[n];
             fullest = new double[n];
@@ -117,15 +127,12 @@ public final class PackingScorer implements NodeScorer {
         }
 
         private boolean alike(int a, int b) {
-            var x = candidates.get(a);
-            var y = candidates.get(b);
-            return x.tierRank() == y.tierRank() && x.linkScore() == y.linkScore()
+            return tiers[a] == tiers[b] && links[a] == links[b]
                     && Double.compare(toJob[a], toJob[b]) == 0 && Double.compare(toData[a], toData[b]) == 0;
         }
 
         private int hash(int i) {
-            var candidate = candidates.get(i);
-            long h = candidate.tierRank() * 0x9E3779B97F4A7C15L + candidate.linkScore();
+            long h = tiers[i] * 0x9E3779B97F4A7C15L + links[i];
             h = h * 31 + Double.doubleToLongBits(toJob[i]);
             h = h * 31 + Double.doubleToLongBits(toData[i]);
             h ^= h >>> 33;

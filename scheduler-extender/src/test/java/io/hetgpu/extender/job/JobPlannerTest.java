@@ -173,4 +173,51 @@ class JobPlannerTest {
             }
         }
     }
+
+    /**
+     * The planner keeps each shape's fitting candidates from one member to the next and mends them where a seat changed a
+     * node; a member kube-scheduler's verdict judges gets them listed afresh. Both ways, the same plan, seat for seat and
+     * score for score.
+     */
+    @Test
+    void candidatesMendedSeatBySeatPlanAsCandidatesListedAfresh() {
+        var everyNode = new JobPlanner.MemberFit() {
+            @Override
+            public boolean fits(PodRequest member, String node, List<JobPlanner.Seat> planned) {
+                return true;
+            }
+        };
+        var random = new Random(11);
+        int planned = 0;
+        for (int round = 0; round < 300; round++) {
+            var nodes = new ArrayList<NodeState>();
+            for (int n = 0; n < 3 + random.nextInt(10); n++) {
+                int[] free = IntStream.range(0, 8).filter(position -> random.nextInt(3) > 0).toArray();
+                var name = "n" + n;
+                nodes.add(TestNodes.placed(random.nextBoolean() ? TestNodes.gpu(name, TestTopologies::dgxA100, free)
+                        : TestNodes.gpu(name, node -> TestTopologies.v100Pcie(node, 4)), "r" + random.nextInt(3), "z" + random.nextInt(2)));
+            }
+            var members = IntStream.range(0, 1 + random.nextInt(8))
+                    .mapToObj(i -> member("x", "x-" + i, random.nextInt(5), 1000 * random.nextInt(3), "worker", List.of())).toList();
+
+            var mended = planner.plan(job("ml/x", members), nodes, JobPlanner.MemberFit.ANY);
+            var afresh = planner.plan(job("ml/x", members), nodes, everyNode);
+
+            if (mended instanceof JobPlanner.Planned mendedPlan) {
+                planned++;
+                var afreshPlan = (JobPlanner.Planned) afresh;
+                assertThat(mendedPlan.seats()).extracting(seat -> seat.member().name() + "@" + seat.nodeName() + "/" + seat.mask())
+                        .containsExactlyElementsOf(afreshPlan.seats().stream().map(seat -> seat.member().name() + "@" + seat.nodeName() + "/" + seat.mask()).toList());
+                for (int m = 0; m < mendedPlan.seats().size(); m++) {
+                    var one = mendedPlan.seats().get(m).scores();
+                    var other = afreshPlan.seats().get(m).scores();
+                    assertThat(IntStream.range(0, one.size()).mapToObj(i -> one.candidate(i).name() + "=" + one.score(i)).toList())
+                            .containsExactlyElementsOf(IntStream.range(0, other.size()).mapToObj(i -> other.candidate(i).name() + "=" + other.score(i)).toList());
+                }
+            } else {
+                assertThat(afresh).isEqualTo(mended);
+            }
+        }
+        assertThat(planned).as("rounds planned whole").isGreaterThan(100);
+    }
 }
