@@ -26,6 +26,8 @@ public final class Candidate {
     private final int spareGpus;
     private final String rack;
     private final String zone;
+    private final int rackHash;
+    private final int zoneHash;
     private final int nameHash;
 
     private Candidate(NodeState node, GpuSet set, int tierRank, long spareMask) {
@@ -40,6 +42,8 @@ public final class Candidate {
         this.spareGpus = spareGpus(node);
         this.rack = node.rack();
         this.zone = node.zone();
+        this.rackHash = rack.hashCode();
+        this.zoneHash = zone.hashCode();
         this.nameHash = node.name().hashCode();
     }
 
@@ -117,6 +121,16 @@ public final class Candidate {
     /** The node's zone label, as {@link NodeState#zone()}. */
     String zone() {
         return zone;
+    }
+
+    /** The hash of {@link #rack()}: tells without reading the label that a node is in none of a few racks. */
+    int rackHash() {
+        return rackHash;
+    }
+
+    /** The hash of {@link #zone()}, likewise. */
+    int zoneHash() {
+        return zoneHash;
     }
 
     /** The hash of the node's name: tells without reading the name that a node holds none of a few named ones. */

@@ -66,7 +66,11 @@ public final class JobCloseness {
 
         /** The place's index, or -1 when no peer is there. */
         int indexOf(String name) {
-            int hash = name.hashCode();
+            return indexOf(name, name.hashCode());
+        }
+
+        /** The same, given the name's hash: the name is read only where a peer's place hashes alike. */
+        int indexOf(String name, int hash) {
             for (int i = 0; i < hashes.length; i++) {
                 if (hashes[i] == hash && names.get(i).equals(name)) {
                     return i;
@@ -121,7 +125,8 @@ public final class JobCloseness {
      * those in the zone but neither are the zone's less the zone's of this rack, less the node's own in another rack.
      */
     public double of(NodeState node, int spareGpus) {
-        return counted == 0 ? 0 : of(byNode.getOrDefault(node.name(), List.of()), node.rack(), node.zone(), spareGpus);
+        return counted == 0 ? 0 : of(byNode.getOrDefault(node.name(), List.of()), node.rack(), node.rack().hashCode(), node.zone(),
+                node.zone().hashCode(), spareGpus);
     }
 
     /**
@@ -133,7 +138,7 @@ public final class JobCloseness {
             return 0;
         }
         var own = mayHoldPeers(candidate.nameHash()) ? byNode.getOrDefault(candidate.name(), List.of()) : List.<PeerLocation>of();
-        return of(own, candidate.rack(), candidate.zone(), candidate.spareGpus());
+        return of(own, candidate.rack(), candidate.rackHash(), candidate.zone(), candidate.zoneHash(), candidate.spareGpus());
     }
 
     private boolean mayHoldPeers(int nameHash) {
@@ -145,11 +150,12 @@ public final class JobCloseness {
         return false;
     }
 
-    private double of(List<PeerLocation> own, String nodeRack, String nodeZone, int spareGpus) {
-        var rack = labelled(nodeRack) ? nodeRack : null;
-        var zone = labelled(nodeZone) ? nodeZone : null;
-        int r = rack == null ? -1 : racks.indexOf(rack);
-        int z = zone == null ? -1 : zones.indexOf(zone);
+    /** @param rackHash {@code nodeRack}'s hash, and {@code zoneHash} {@code nodeZone}'s: "" hashes to 0 */
+    private double of(List<PeerLocation> own, String nodeRack, int rackHash, String nodeZone, int zoneHash, int spareGpus) {
+        var rack = rackHash == 0 && !labelled(nodeRack) ? null : nodeRack;
+        var zone = zoneHash == 0 && !labelled(nodeZone) ? null : nodeZone;
+        int r = rack == null ? -1 : racks.indexOf(rack, rackHash);
+        int z = zone == null ? -1 : zones.indexOf(zone, zoneHash);
         int sameNode = own.size();
         int sameRack = r < 0 ? 0 : racks.peers[r];
         int sameZone = z < 0 ? 0 : zones.peers[z] - (r < 0 ? 0 : inZoneAndRack[z * racks.size() + r]);

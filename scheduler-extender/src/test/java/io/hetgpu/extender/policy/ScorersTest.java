@@ -123,6 +123,46 @@ class ScorersTest {
         assertThat(score(new PackingScorer(), TestPods.gpus(1), h100, twin)).containsExactly(1.0, 1.0);
     }
 
+    /**
+     * Many groups (closeness to the job and to the data set apart): each candidate scores by the fullest and emptiest of
+     * the candidates alike to it, as a plain grouping of all of them says, however many groups there are.
+     */
+    @Test
+    void packingRanksEachCandidateWithinItsOwnGroupHoweverManyGroupsThereAre() {
+        var random = new java.util.Random(5);
+        var pod = TestPods.gpus(1);
+        var candidates = new java.util.ArrayList<Candidate>();
+        for (int i = 0; i < 400; i++) {
+            int[] free = java.util.stream.IntStream.range(0, 8).filter(position -> random.nextInt(3) > 0).toArray();
+            if (free.length == 0) {
+                continue;
+            }
+            var node = random.nextBoolean() ? TestNodes.gpu("a" + i, TestTopologies::dgxA100, free)
+                    : TestNodes.gpu("h" + i, TestTopologies::dgxH100, free);
+            candidates.add(((PlacementPolicy.Fit) PolicyAnswers.assess(POLICY, pod, node)).candidate());
+        }
+        var toJob = candidates.stream().mapToDouble(candidate -> random.nextInt(40) / 40.0).toArray();
+        var toData = candidates.stream().mapToDouble(candidate -> random.nextInt(3) / 2.0).toArray();
+        java.util.Map<String, double[]> earlier = java.util.Map.of("job", toJob, "data", toData);
+
+        var scores = new PackingScorer().score(pod, candidates, PlacementContext.EMPTY, earlier::get);
+
+        for (int i = 0; i < candidates.size(); i++) {
+            double high = Double.NEGATIVE_INFINITY;
+            double low = Double.POSITIVE_INFINITY;
+            for (int j = 0; j < candidates.size(); j++) {
+                var x = candidates.get(i);
+                var y = candidates.get(j);
+                if (x.tierRank() == y.tierRank() && x.linkScore() == y.linkScore() && toJob[i] == toJob[j] && toData[i] == toData[j]) {
+                    high = Math.max(high, y.takenAfter());
+                    low = Math.min(low, y.takenAfter());
+                }
+            }
+            double expected = high == low ? 1 : (candidates.get(i).takenAfter() - low) / (high - low);
+            assertThat(scores[i]).as("candidate %d", i).isEqualTo(expected);
+        }
+    }
+
     static double[] score(NodeScorer scorer, PodRequest pod, NodeState... nodes) {
         return score(scorer, pod, PlacementContext.EMPTY, nodes);
     }
