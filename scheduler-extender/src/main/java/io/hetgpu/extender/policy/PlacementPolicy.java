@@ -264,13 +264,21 @@ public final class PlacementPolicy {
         }
         var orders = scorers.stream().map(scorer -> scorer.order(pod, candidates)).filter(order -> order != NodeScorer.ScoreOrder.NONE).toList();
 
+        // Column by column, in the scorers' order: each candidate's sum is added up as it would be row by row, and the
+        // loops are over plain arrays (a plan sums thousands of candidates for each member).
+        var sums = new double[candidates.size()];
+        for (int s = 0; s < columns.length; s++) {
+            if (active[s]) {
+                var column = columns[s];
+                double weight = weights[s];
+                for (int index = 0; index < sums.length; index++) {
+                    sums[index] += weight * column[index];
+                }
+            }
+        }
         var scores = new int[candidates.size()];
         for (int index = 0; index < scores.length; index++) {
-            double sum = 0;
-            for (int s = 0; s < columns.length; s++) {
-                sum += active[s] ? weights[s] * columns[s][index] : 0;
-            }
-            int score = activeWeight == 0 ? NEUTRAL_SCORE : (int) Math.round(10 * sum / activeWeight);
+            int score = activeWeight == 0 ? NEUTRAL_SCORE : (int) Math.round(10 * sums[index] / activeWeight);
             for (var order : orders) {
                 score = order.apply(candidates.get(index), score);
             }
