@@ -48,6 +48,8 @@ public final class NodeInventorySync implements AutoCloseable {
     private String apiProblem = "not started";
     private String podResourcesProblem = "not started";
     private GpuInventory.Watch watch;
+    /** Set by {@link #close}: a round it cuts short (interrupted mid-call) is the stop, not a problem to warn of. */
+    private volatile boolean closing;
 
     /**
      * @param heldDevices device IDs of our resource held by pods; throws when kubelet cannot be asked
@@ -102,6 +104,10 @@ public final class NodeInventorySync implements AutoCloseable {
             apiProblem = report(apiProblem, "", "Publishing the GPU inventory on node " + publisher.nodeName());
         } catch (RuntimeException e) {
             known = null; // read the Node again next time: it may have changed or be back
+            if (closing) {
+                log.debug("Stopped while publishing the GPU inventory on node {}: {}", publisher.nodeName(), e.getMessage());
+                return;
+            }
             apiProblem = report(apiProblem, String.valueOf(e.getMessage()), "Cannot publish the GPU inventory on node " + publisher.nodeName());
         }
     }
@@ -112,6 +118,10 @@ public final class NodeInventorySync implements AutoCloseable {
             podResourcesProblem = report(podResourcesProblem, "", "Reading free devices from kubelet's PodResources API");
             return Optional.of(held);
         } catch (RuntimeException e) {
+            if (closing) {
+                log.debug("Stopped while reading kubelet's PodResources API: {}", e.getMessage());
+                return Optional.empty();
+            }
             podResourcesProblem = report(podResourcesProblem, String.valueOf(e.getMessage()),
                     "Cannot read kubelet's PodResources API; the free-device annotation is left as it is");
             return Optional.empty();
@@ -132,6 +142,7 @@ public final class NodeInventorySync implements AutoCloseable {
 
     @Override
     public void close() {
+        closing = true;
         if (watch != null) {
             watch.close();
         }

@@ -79,6 +79,50 @@ class NodeInventorySyncTest {
         transport.close();
     }
 
+    /**
+     * A round that closing cuts short (kubelet's PodResources call interrupted, as gRPC reports it) is the plugin
+     * stopping, not a problem: no warning at every shutdown that happens to land on a round. The same failure while
+     * running is still one.
+     */
+    @Test
+    void aRoundCutShortByCloseIsNoWarningButTheSameFailureWhileRunningIs() throws Exception {
+        var asked = new java.util.concurrent.CountDownLatch(1);
+        var failNow = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.function.Supplier<Set<String>> blocking = () -> {
+            if (failNow.get()) {
+                throw new IllegalStateException("UNAVAILABLE: kubelet is away");
+            }
+            asked.countDown();
+            try {
+                new java.util.concurrent.CountDownLatch(1).await();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException("CANCELLED: Thread interrupted", e);
+            }
+            return Set.of();
+        };
+        var stderr = System.err;
+        var captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            var stopping = new NodeInventorySync(inventory, new NodeInventory(CardCatalog.defaults(), Duration.ofHours(1)),
+                    new NodeInventoryPublisher(client, NODE), blocking, Clock.systemUTC(), Duration.ofHours(1), PluginMetrics.unscraped(inventory));
+            stopping.start();
+            assertThat(asked.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            stopping.close();
+            assertThat(captured.toString(java.nio.charset.StandardCharsets.UTF_8)).doesNotContain("WARN").doesNotContain("PodResources");
+
+            failNow.set(true);
+            var running = new NodeInventorySync(inventory, new NodeInventory(CardCatalog.defaults(), Duration.ofHours(1)),
+                    new NodeInventoryPublisher(client, NODE), blocking, Clock.systemUTC(), Duration.ofHours(1), PluginMetrics.unscraped(inventory));
+            running.refreshNow().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            running.close();
+            assertThat(captured.toString(java.nio.charset.StandardCharsets.UTF_8))
+                    .contains("WARN").contains("Cannot read kubelet's PodResources API").contains("kubelet is away");
+        } finally {
+            System.setErr(stderr);
+        }
+    }
+
     @Test
     void publishesLabelsAndAnnotationsAndKeepsEveryoneElses() throws Exception {
         sync.start();
