@@ -213,12 +213,20 @@ public final class ExtenderArgsReader {
                 + (at - lineStart + 1) + ": " + problem);
     }
 
-    /** Jackson's complaint about the value at {@code start}, with its place in the whole request. */
+    /**
+     * Jackson's complaint about the value at {@code start}, with its place in the whole request. Jackson counts lines and
+     * columns from the value's start, so where its message names a place of its own (an array's or object's start), that
+     * part is left out rather than given wrong.
+     */
     private static WireFormatException invalid(byte[] body, int start, JsonProcessingException e) {
         var location = e.getLocation();
         long offset = location == null || location.getByteOffset() < 0 ? 0 : location.getByteOffset();
-        return invalid(body, (int) Math.min(body.length, start + offset), e.getOriginalMessage());
+        var message = JACKSON_PLACE.matcher(String.valueOf(e.getOriginalMessage())).replaceAll("");
+        return invalid(body, (int) Math.min(body.length, start + offset), message);
     }
+
+    /** " (for Array starting at [Source: ...; line: 1, column: 52])" in Jackson's messages. */
+    private static final java.util.regex.Pattern JACKSON_PLACE = java.util.regex.Pattern.compile("\\s*\\(for \\w+ starting at \\[Source: [^\\]]*\\]\\)");
 
     private static boolean isNull(byte[] body, int at) {
         return at + 4 <= body.length && body[at] == 'n' && body[at + 1] == 'u' && body[at + 2] == 'l' && body[at + 3] == 'l'

@@ -168,6 +168,11 @@ class ExtenderArgsReaderTest {
                 .hasMessageContaining("expected ',' or '}'");
         assertThat(catchThrowableOfRead("{\"NodeNames\":[\"a\"]")).isInstanceOf(WireFormatException.class);
         assertThat(catchThrowableOfRead("[]")).isInstanceOf(WireFormatException.class).hasMessageContaining("expected a JSON object");
+        // Jackson counts from the value's start: a place it names of its own would be wrong in the whole request.
+        var unclosed = "{\"NodeNames\": [], \"Pod\": {\"spec\": {\"containers\": [}}}";
+        assertThat(catchThrowableOfRead(unclosed)).isInstanceOf(WireFormatException.class)
+                .hasMessageStartingWith("request body is not valid ExtenderArgs JSON at line 1, column " + (unclosed.indexOf("[}") + 2) + ": ")
+                .hasMessageContaining("Unexpected close marker").hasMessageNotContaining("Source").hasMessageNotContaining("starting at");
     }
 
     private Throwable catchThrowableOfRead(String json) {
