@@ -209,20 +209,17 @@ public final class JobPlanner {
             for (int i = judged.changed.nextSetBit(0); i >= 0; i = judged.changed.nextSetBit(i + 1)) {
                 judged.assessments[i] = policy.assess(member, states.get(i), closed);
             }
-            List<Candidate> usable;
+            var usable = judged.usable();
+            judged.changed.clear();
             if (fit.judges(member)) {
-                judged.forgetUsable();
-                usable = new ArrayList<>(states.size());
-                for (int i = 0; i < states.size(); i++) {
-                    var candidate = judged.assessments[i] instanceof PlacementPolicy.Fit fits ? fits.candidate() : null;
-                    if (candidate != null && fit.fits(member, states.get(i).name(), seats)) {
-                        usable.add(candidate);
+                var allowed = new ArrayList<Candidate>(usable.size());
+                for (var candidate : usable) {
+                    if (fit.fits(member, candidate.name(), seats)) {
+                        allowed.add(candidate);
                     }
                 }
-            } else {
-                usable = judged.usable();
+                usable = allowed;
             }
-            judged.changed.clear();
             if (usable.isEmpty()) {
                 return new Lacking(need(job, order, nodes), detail(seats, member, states, refusals(member, states, judged.assessments, fit, seats)));
             }
@@ -242,7 +239,8 @@ public final class JobPlanner {
     /**
      * Every node judged for one pod shape and closed tier, and the nodes a seat changed since (judged again before the
      * next member of that shape). The candidates that fit, in node order, are kept too and mended only where a node
-     * changed: a 5,000-node plan otherwise walked every node's assessment again for each member.
+     * changed: a 5,000-node plan otherwise walked every node's assessment again for each member. kube-scheduler's verdict
+     * on a member is asked of these candidates only.
      */
     private static final class Judged {
         final PlacementPolicy.Assessment[] assessments;
@@ -257,11 +255,6 @@ public final class JobPlanner {
 
         void changed(int node) {
             changed.set(node);
-        }
-
-        /** The changes are judged without mending the kept candidates: they are listed afresh when next asked for. */
-        void forgetUsable() {
-            usable = null;
         }
 
         /** The candidates of the nodes that fit, in node order, with the changed nodes' new assessments. */

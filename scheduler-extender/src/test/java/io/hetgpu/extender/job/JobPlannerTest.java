@@ -176,11 +176,13 @@ class JobPlannerTest {
 
     /**
      * The planner keeps each shape's fitting candidates from one member to the next and mends them where a seat changed a
-     * node; a member kube-scheduler's verdict judges gets them listed afresh. Both ways, the same plan, seat for seat and
-     * score for score.
+     * node. Replayed seat by seat, every member was scored over exactly the nodes a fresh judgement of the nodes as the
+     * seats before it left them finds fitting, with the same sets, in node order; and a verdict that judges every member
+     * but refuses nothing plans the same, seat for seat and score for score.
      */
     @Test
-    void candidatesMendedSeatBySeatPlanAsCandidatesListedAfresh() {
+    void candidatesMendedSeatBySeatAreThoseAFreshJudgementFinds() {
+        var policy = new PlacementPolicy(PolicySettings.DEFAULTS);
         var everyNode = new JobPlanner.MemberFit() {
             @Override
             public boolean fits(PodRequest member, String node, List<JobPlanner.Seat> planned) {
@@ -201,21 +203,34 @@ class JobPlannerTest {
                     .mapToObj(i -> member("x", "x-" + i, random.nextInt(5), 1000 * random.nextInt(3), "worker", List.of())).toList();
 
             var mended = planner.plan(job("ml/x", members), nodes, JobPlanner.MemberFit.ANY);
-            var afresh = planner.plan(job("ml/x", members), nodes, everyNode);
+            var judgedEach = planner.plan(job("ml/x", members), nodes, everyNode);
 
-            if (mended instanceof JobPlanner.Planned mendedPlan) {
-                planned++;
-                var afreshPlan = (JobPlanner.Planned) afresh;
-                assertThat(mendedPlan.seats()).extracting(seat -> seat.member().name() + "@" + seat.nodeName() + "/" + seat.mask())
-                        .containsExactlyElementsOf(afreshPlan.seats().stream().map(seat -> seat.member().name() + "@" + seat.nodeName() + "/" + seat.mask()).toList());
-                for (int m = 0; m < mendedPlan.seats().size(); m++) {
-                    var one = mendedPlan.seats().get(m).scores();
-                    var other = afreshPlan.seats().get(m).scores();
-                    assertThat(IntStream.range(0, one.size()).mapToObj(i -> one.candidate(i).name() + "=" + one.score(i)).toList())
-                            .containsExactlyElementsOf(IntStream.range(0, other.size()).mapToObj(i -> other.candidate(i).name() + "=" + other.score(i)).toList());
-                }
-            } else {
-                assertThat(afresh).isEqualTo(mended);
+            if (!(mended instanceof JobPlanner.Planned plan)) {
+                assertThat(judgedEach).isEqualTo(mended);
+                continue;
+            }
+            planned++;
+            var states = new ArrayList<>(nodes);
+            for (var seat : plan.seats()) {
+                var expected = states.stream()
+                        .map(state -> policy.assess(seat.member(), state, ClosedTier.NONE))
+                        .filter(PlacementPolicy.Fit.class::isInstance)
+                        .map(fit -> ((PlacementPolicy.Fit) fit).candidate())
+                        .map(candidate -> candidate.name() + "/" + candidate.set().positions())
+                        .toList();
+                var table = seat.scores();
+                assertThat(IntStream.range(0, table.size()).mapToObj(i -> table.candidate(i).name() + "/" + table.candidate(i).set().positions()).toList())
+                        .as("member %s's candidates", seat.member().name()).containsExactlyElementsOf(expected);
+                int at = IntStream.range(0, states.size()).filter(i -> states.get(i).name().equals(seat.nodeName())).findFirst().orElseThrow();
+                states.set(at, states.get(at).withTaken(seat.mask()));
+            }
+            var other = (JobPlanner.Planned) judgedEach;
+            for (int m = 0; m < plan.seats().size(); m++) {
+                var one = plan.seats().get(m);
+                var two = other.seats().get(m);
+                assertThat(two.member().name() + "@" + two.nodeName() + "/" + two.mask()).isEqualTo(one.member().name() + "@" + one.nodeName() + "/" + one.mask());
+                assertThat(IntStream.range(0, two.scores().size()).map(two.scores()::score).toArray())
+                        .containsExactly(IntStream.range(0, one.scores().size()).map(one.scores()::score).toArray());
             }
         }
         assertThat(planned).as("rounds planned whole").isGreaterThan(100);
