@@ -104,10 +104,6 @@ public final class NodeInventorySync implements AutoCloseable {
             apiProblem = report(apiProblem, "", "Publishing the GPU inventory on node " + publisher.nodeName());
         } catch (RuntimeException e) {
             known = null; // read the Node again next time: it may have changed or be back
-            if (closing) {
-                log.debug("Stopped while publishing the GPU inventory on node {}: {}", publisher.nodeName(), e.getMessage());
-                return;
-            }
             apiProblem = report(apiProblem, String.valueOf(e.getMessage()), "Cannot publish the GPU inventory on node " + publisher.nodeName());
         }
     }
@@ -118,18 +114,21 @@ public final class NodeInventorySync implements AutoCloseable {
             podResourcesProblem = report(podResourcesProblem, "", "Reading free devices from kubelet's PodResources API");
             return Optional.of(held);
         } catch (RuntimeException e) {
-            if (closing) {
-                log.debug("Stopped while reading kubelet's PodResources API: {}", e.getMessage());
-                return Optional.empty();
-            }
             podResourcesProblem = report(podResourcesProblem, String.valueOf(e.getMessage()),
                     "Cannot read kubelet's PodResources API; the free-device annotation is left as it is");
             return Optional.empty();
         }
     }
 
-    /** Logs when a problem appears, changes or goes away; returns the problem now current ("" for none). */
-    private static String report(String previous, String now, String message) {
+    /**
+     * Logs when a problem appears, changes or goes away; returns the problem now current ("" for none). A failure while
+     * closing is the close cutting a call short: logged at debug, and the problem stays as it was.
+     */
+    private String report(String previous, String now, String message) {
+        if (closing && !now.isEmpty()) {
+            log.debug("Stopped: {}: {}", message, now);
+            return previous;
+        }
         if (!previous.equals(now)) {
             if (now.isEmpty()) {
                 log.info("{}", message);
