@@ -130,6 +130,7 @@ public final class ExtenderServer implements AutoCloseable {
             }
         }
         var extender = new ExtenderServer(vertx, options, verbs.service(), verbs.preemption(), verbs.binding(), metrics);
+        extender.reader.prepare();
         int port;
         try {
             port = options.port() == 0 ? freePort(options.host()) : options.port();

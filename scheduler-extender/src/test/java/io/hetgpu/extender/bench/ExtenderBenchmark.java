@@ -156,6 +156,13 @@ public final class ExtenderBenchmark {
             System.out.println("client: " + (clientKind.equals("jdk") ? "the JDK's java.net.http" : "Netty's (Vert.x)")
                     + ", one kept-alive connection per target, one request at a time");
             var cluster = new BenchCluster(largest, SEED);
+            // What the first pod after a restart waits for: the extender's first request, once it says it is ready.
+            var firstPod = pods.equals("job16") ? BenchJob.member(0) : BenchJob.TRAINING;
+            long firstStart = System.nanoTime();
+            client.post(HETGPU_PORT, "/filter", ("{\"Pod\":" + firstPod + ",\"Nodes\":null,\"NodeNames\":"
+                    + BenchCluster.json(cluster.names.subList(0, Math.min(100, largest))) + "}").getBytes(StandardCharsets.UTF_8));
+            System.out.printf("hetgpu's first filter once ready (100 node names, a new connection): %.1f ms%n",
+                    (System.nanoTime() - firstStart) / 1e6);
             System.out.printf("%-6s %-9s %-6s %-10s %9s %9s %8s %11s %11s %6s%n",
                     "nodes", "form", "target", "verb", "p50 ms", "p99 ms", "req/s", "req bytes", "resp bytes", "load");
             // A first pass over every case, measuring nothing: a JVM's first seconds (class loading, heap

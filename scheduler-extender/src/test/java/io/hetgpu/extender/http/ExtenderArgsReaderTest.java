@@ -47,6 +47,54 @@ class ExtenderArgsReaderTest {
         }
     }
 
+    /**
+     * The pod read last is known by its bytes, so that prioritize does not scan it for its end: by all of them, and only
+     * where the body holds all of them.
+     */
+    @Test
+    void thePodReadLastIsKnownByAllOfItsBytesAndOnlyByThem() throws Exception {
+        var whole = pod.strip();
+        var first = reader.read(body("{\"Pod\":" + whole + ",\"NodeNames\":[\"a\"]}")).pod();
+
+        var again = reader.read(body("{\"Pod\":" + whole + " \n ,\"NodeNames\":[\"b\"]}"));
+        assertThat(again.pod()).isSameAs(first);
+        assertThat(again.nodeNames()).containsExactly("b");
+
+        // The same bytes but for its last: one more field before the close makes another pod.
+        var longer = whole.substring(0, whole.length() - 1) + ",\"status\":{\"phase\":\"Pending\"}}";
+        var other = reader.read(body("{\"Pod\":" + longer + ",\"NodeNames\":[\"a\"]}")).pod();
+        assertThat(other).isNotSameAs(first);
+        assertThat(other.getStatus().getPhase()).isEqualTo("Pending");
+
+        // Cut short of its close: refused, not taken for the pod it begins as.
+        reader.read(body("{\"Pod\":" + whole + ",\"NodeNames\":[\"a\"]}"));
+        assertThat(catchThrowableOfRead("{\"Pod\":" + whole.substring(0, whole.length() - 1))).isInstanceOf(WireFormatException.class)
+                .hasMessageContaining("line");
+    }
+
+    /** The reader of Pods is built by {@link ExtenderArgsReader#prepare}, so that the first request does not wait for it. */
+    @Test
+    void preparingBuildsTheReaderOfPodsBeforeTheFirstRequest() {
+        var mapper = new RootReaders();
+        var prepared = new ExtenderArgsReader(mapper);
+        assertThat(mapper.built()).isEmpty();
+
+        prepared.prepare();
+
+        assertThat(mapper.built()).contains(io.fabric8.kubernetes.api.model.Pod.class);
+    }
+
+    /** The mapper the server's reader uses, telling which types it has built a root reader for. */
+    private static final class RootReaders extends com.fasterxml.jackson.databind.ObjectMapper {
+        RootReaders() {
+            disable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+        }
+
+        java.util.List<Class<?>> built() {
+            return _rootDeserializers.keySet().stream().<Class<?>>map(type -> type.getRawClass()).toList();
+        }
+    }
+
     @Test
     void aPodOfTheWrongShapeIsStillAWireFormatErrorAndIsNotKept() {
         var bad = body("{\"Pod\":{\"spec\":{\"containers\":5}},\"NodeNames\":[\"a\"]}");
