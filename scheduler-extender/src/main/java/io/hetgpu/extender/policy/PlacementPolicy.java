@@ -262,7 +262,14 @@ public final class PlacementPolicy {
             active[s] = weights[s] > 0 && spread(columns[s]);
             activeWeight += active[s] ? weights[s] : 0;
         }
-        var orders = scorers.stream().map(scorer -> scorer.order(pod, candidates)).filter(order -> order != NodeScorer.ScoreOrder.NONE).toList();
+        // A loop, not a stream: this runs for every request and every member of a planned job.
+        var orders = new ArrayList<NodeScorer.ScoreOrder>(0);
+        for (var scorer : scorers) {
+            var order = scorer.order(pod, candidates);
+            if (order != NodeScorer.ScoreOrder.NONE) {
+                orders.add(order);
+            }
+        }
 
         // Column by column, in the scorers' order: each candidate's sum is added up as it would be row by row, and the
         // loops are over plain arrays (a plan sums thousands of candidates for each member).
@@ -279,8 +286,8 @@ public final class PlacementPolicy {
         var scores = new int[candidates.size()];
         for (int index = 0; index < scores.length; index++) {
             int score = activeWeight == 0 ? NEUTRAL_SCORE : (int) Math.round(10 * sums[index] / activeWeight);
-            for (var order : orders) {
-                score = order.apply(candidates.get(index), score);
+            for (int o = 0; o < orders.size(); o++) {
+                score = orders.get(o).apply(candidates.get(index), score);
             }
             scores[index] = Math.clamp(score, 0, 10);
         }

@@ -101,8 +101,9 @@ final class NodeResolution {
         var indexes = asked == null ? null : new int[names.size()];
         var unknown = new ArrayList<String>();
         HashSet<String> unknownSeen = null;
-        // One flag per snapshot position: a BitSet's bounds checks and growth showed in the profile at 5,000 names.
-        var seen = new boolean[snapshot.size()];
+        // One bit per snapshot position, in plain longs: a BitSet's bounds checks and growth showed in the profile at 5,000
+        // names, and a flag per position cleared 15 KB (a third of the first-level cache) for a 100-name request.
+        var seen = new long[(snapshot.size() + 63) >>> 6];
         boolean unnamed = false;
         int known = 0;
         for (int i = 0; i < names.size(); i++) {
@@ -131,8 +132,8 @@ final class NodeResolution {
                 if (unknownSeen.add(name)) {
                     unknown.add(name);
                 }
-            } else if (!seen[position]) {
-                seen[position] = true;
+            } else if ((seen[position >>> 6] & 1L << position) == 0) {
+                seen[position >>> 6] |= 1L << position;
                 states[known] = lookup.ofClusterNode(snapshot, position, known);
                 if (indexes != null) {
                     indexes[known] = i;

@@ -145,11 +145,10 @@ public final class WholeJobs {
         if (!cluster.knowsNodes() || request.uid().isEmpty()) {
             return ALONE;
         }
-        var membership = JobMembershipReader.read(pod, new ArrayList<>());
-        if (membership.isEmpty()) {
+        var job = membershipOf(pod);
+        if (job == null) {
             return ALONE;
         }
-        var job = membership.get();
         var members = members(job, pod);
         var known = sizes.membersOf(job);
         var notYet = notYetPlanned(job, known, members.size());
@@ -344,13 +343,42 @@ public final class WholeJobs {
     private List<Pod> members(JobMembership job, Pod asking) {
         var members = members(job.key());
         var uid = asking.getMetadata() == null ? null : asking.getMetadata().getUid();
-        if (uid == null || members.stream().noneMatch(pod -> uid.equals(pod.getMetadata().getUid()))) {
+        if (uid == null || !holdsUid(members, uid)) {
             // The informer may not hold the pod yet: the request does.
             members.add(asking);
             members.sort(ArrivalOrder.PODS);
         }
         return members;
     }
+
+    private static boolean holdsUid(List<Pod> pods, String uid) {
+        for (var pod : pods) {
+            if (uid.equals(pod.getMetadata().getUid())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The job the pod says it is in, or null. The pod read last is asked again: the request reader hands out the same Pod
+     * for the same JSON, and kube-scheduler asks filter of a pod again and again while it waits.
+     */
+    private JobMembership membershipOf(Pod pod) {
+        var last = lastMembership;
+        if (last.pod() == pod) {
+            return last.job();
+        }
+        var job = JobMembershipReader.read(pod, new ArrayList<>()).orElse(null);
+        lastMembership = new Membership(pod, job);
+        return job;
+    }
+
+    /** @param job null where the pod is in no job */
+    private record Membership(Pod pod, JobMembership job) {
+    }
+
+    private volatile Membership lastMembership = new Membership(null, null);
 
     /** A member that cannot be read as a pod request: its job cannot be planned until it can. */
     private static final class UnreadableMember extends Exception {
