@@ -63,8 +63,10 @@ public final class ExtenderBenchmark {
                                     16-pod job whose plan ends at once, so every filter plans the whole job (default same)
               --floor DIR           build the Go floor in DIR and run it instead of scheduler-extender/bench/extender-floor
               --server-jvm "OPTS"   the extender's JVM options (default: the Deployment's)
-              --client netty|jdk    the benchmark's HTTP client: Netty's (default), or the JDK's java.net.http, which
-                                    adds about 0.1 ms of its own to every request of both targets
+              --client go|netty|jdk the client that sends the timed requests: Go's net/http, as kube-scheduler's
+                                    HTTPExtender sends them (scheduler-extender/bench/extender-client; the default);
+                                    Netty's, in this JVM; or the JDK's java.net.http, which adds about 0.1 ms of its
+                                    own to every request of both targets
               --soak CLIENTS        instead: CLIENTS clients at once on the largest size, no floor (--soak-seconds, default 60)
             Figures, not pass/fail; each row is printed with the one-minute load average it was taken at.""";
 
@@ -94,7 +96,8 @@ public final class ExtenderBenchmark {
         // Heap 60% of 1536Mi and the capped native pools, as the Deployment's JAVA_TOOL_OPTIONS set them.
         var serverJvm = List.of("-Xmx922m", "-XX:+UseSerialGC", "-XX:MaxMetaspaceSize=128m", "-XX:ReservedCodeCacheSize=64m",
                 "-XX:MaxDirectMemorySize=128m", "-XX:+ExitOnOutOfMemoryError");
-        var clientKind = "netty";
+        var clientKind = "go";
+        String clientBinary = null;
         int soakClients = 0;
         double soakSeconds = 60;
         for (int i = 0; i < args.length - 1; i += 2) {
@@ -112,16 +115,21 @@ public final class ExtenderBenchmark {
                 case "--server-jvm" -> serverJvm = List.of(args[i + 1].split(" "));
                 case "--client" -> {
                     clientKind = args[i + 1];
-                    if (!List.of("netty", "jdk").contains(clientKind)) {
-                        throw new IllegalArgumentException("--client must be netty or jdk, got " + clientKind + "\n" + USAGE);
+                    if (!List.of("go", "netty", "jdk").contains(clientKind)) {
+                        throw new IllegalArgumentException("--client must be go, netty or jdk, got " + clientKind + "\n" + USAGE);
                     }
                 }
+                case "--client-binary" -> clientBinary = args[i + 1];
                 case "--soak" -> soakClients = Integer.parseInt(args[i + 1]);
                 case "--soak-seconds" -> soakSeconds = Double.parseDouble(args[i + 1]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + "\n" + USAGE);
             }
         }
         int largest = Arrays.stream(sizes).max().orElseThrow();
+        if (clientKind.equals("go") && clientBinary == null && soakClients == 0) {
+            throw new IllegalArgumentException("--client go needs --client-binary (./hetgpu bench extender builds it from "
+                    + "scheduler-extender/bench/extender-client)");
+        }
         if (forms == null) {
             // The soak sends what the shipped configuration (nodeCacheCapable: true) has kube-scheduler send.
             forms = soakClients > 0 ? List.of("NodeNames") : List.of("Nodes", "NodeNames");
@@ -153,8 +161,12 @@ public final class ExtenderBenchmark {
             waitFor(jdk, "http://127.0.0.1:" + HETGPU_PORT + "/readyz");
             Post client = clientKind.equals("jdk") ? (port, path, body) -> post(jdk, port, path, body).body()
                     : (port, path, body) -> netty.post(port, path, io.vertx.core.buffer.Buffer.buffer(body));
-            System.out.println("client: " + (clientKind.equals("jdk") ? "the JDK's java.net.http" : "Netty's (Vert.x)")
-                    + ", one kept-alive connection per target, one request at a time");
+            var go = clientKind.equals("go") ? new GoClient(clientBinary) : null;
+            System.out.println("client: " + switch (clientKind) {
+                case "go" -> "Go's net/http, as kube-scheduler's HTTPExtender (" + clientBinary + ")";
+                case "jdk" -> "the JDK's java.net.http";
+                default -> "Netty's (Vert.x)";
+            } + ", one kept-alive connection per target, one request at a time");
             var cluster = new BenchCluster(largest, SEED);
             // What the first pod after a restart waits for: the extender's first request, once it says it is ready.
             var firstPod = pods.equals("job16") ? BenchJob.member(0) : BenchJob.TRAINING;
@@ -171,7 +183,7 @@ public final class ExtenderBenchmark {
             for (boolean measure : new boolean[] {false, true}) {
                 for (int size : sizes) {
                     for (var form : forms) {
-                        run(client, cluster, size, form, seconds, pods, measure);
+                        run(client, go, cluster, size, form, seconds, pods, measure);
                     }
                 }
             }
@@ -192,7 +204,11 @@ public final class ExtenderBenchmark {
         byte[] post(int port, String path, byte[] body) throws Exception;
     }
 
-    private static void run(Post client, BenchCluster cluster, int size, String form, double seconds, String pods,
+    /**
+     * @param client sends the requests that set the case up (hetgpu's filter answer makes the prioritize bodies), and
+     *               the timed ones where {@code go} is null
+     */
+    private static void run(Post client, GoClient go, BenchCluster cluster, int size, String form, double seconds, String pods,
                             boolean measure) throws Exception {
         boolean alternating = pods.equals("alternating");
         var training = pods.equals("job16") ? BenchJob.member(0) : BenchJob.TRAINING;
@@ -225,52 +241,19 @@ public final class ExtenderBenchmark {
 
         var results = new ArrayList<double[]>();
         for (int port : new int[] {HETGPU_PORT, FLOOR_PORT}) {
-            var filter = new ArrayList<Double>();
-            var prioritize = new ArrayList<Double>();
-            var both = new ArrayList<Double>();
-            long filterBytes = 0;
-            long prioritizeBytes = 0;
-            // Warm up (JIT, connection, buffers): 5 s, and at least 3 rounds.
-            long warmUntil = System.nanoTime() + 5_000_000_000L;
-            for (int warm = 0; warm < 3 || System.nanoTime() < warmUntil; warm++) {
-                try {
-                    client.post(port, "/filter", filterBodies.get(warm % filterBodies.size()));
-                    client.post(port, "/prioritize", prioritizeBodies.get(warm % filterBodies.size()));
-                } catch (java.io.IOException e) {
-                    // The JDK client now and then drops a kept-alive connection ("Data received while in pool"); go on.
-                }
-            }
+            var rounds = go != null ? go.rounds(port, filterBodies, prioritizeBodies, measure ? seconds : 0)
+                    : inThisJvm(client, port, filterBodies, prioritizeBodies, measure ? seconds : 0);
             if (!measure) {
                 continue;
             }
-            long until = System.nanoTime() + (long) (seconds * 1e9);
-            int rounds = 0;
-            int dropped = 0;
-            while (rounds < 10 || System.nanoTime() < until) {
-                int which = rounds % filterBodies.size();
-                long t0 = System.nanoTime();
-                byte[] f;
-                byte[] p;
-                long t1;
-                try {
-                    f = client.post(port, "/filter", filterBodies.get(which));
-                    t1 = System.nanoTime();
-                    p = client.post(port, "/prioritize", prioritizeBodies.get(which));
-                } catch (java.io.IOException e) {
-                    // A connection the JDK client dropped: the round measures the client, not the target; leave it out.
-                    if (++dropped > 10) {
-                        throw e;
-                    }
-                    continue;
-                }
-                long t2 = System.nanoTime();
-                filter.add((t1 - t0) / 1e6);
-                prioritize.add((t2 - t1) / 1e6);
-                both.add((t2 - t0) / 1e6);
-                filterBytes = f.length;
-                prioritizeBytes = p.length;
-                rounds++;
+            var filter = rounds.filter();
+            var prioritize = rounds.prioritize();
+            var both = new ArrayList<Double>(filter.size());
+            for (int i = 0; i < filter.size(); i++) {
+                both.add(filter.get(i) + prioritize.get(i));
             }
+            long filterBytes = rounds.filterBytes();
+            long prioritizeBytes = rounds.prioritizeBytes();
             var target = port == HETGPU_PORT ? "hetgpu" : "floor";
             print(size, form, target, "filter", filter, filterBody.length, filterBytes);
             print(size, form, target, "prioritize", prioritize, prioritizeBody.length, prioritizeBytes);
@@ -287,6 +270,59 @@ public final class ExtenderBenchmark {
                     case "job16" -> "a pod of a 16-pod job, planned whole at each filter";
                     default -> "one pod shape";
                 }, LoadAverage.now());
+    }
+
+    /** One target's rounds: each round's filter and prioritize times in ms, and the sizes of the last answers. */
+    record Rounds(List<Double> filter, List<Double> prioritize, long filterBytes, long prioritizeBytes) {
+    }
+
+    /** The rounds sent by this JVM's client: 5 s untimed (at least 3 rounds), then {@code seconds} timed (at least 10 rounds). */
+    private static Rounds inThisJvm(Post client, int port, List<byte[]> filterBodies, List<byte[]> prioritizeBodies,
+                                             double seconds) throws Exception {
+        long warmUntil = System.nanoTime() + 5_000_000_000L;
+        for (int warm = 0; warm < 3 || System.nanoTime() < warmUntil; warm++) {
+            try {
+                client.post(port, "/filter", filterBodies.get(warm % filterBodies.size()));
+                client.post(port, "/prioritize", prioritizeBodies.get(warm % filterBodies.size()));
+            } catch (java.io.IOException e) {
+                // The JDK client now and then drops a kept-alive connection ("Data received while in pool"); go on.
+            }
+        }
+        var filter = new ArrayList<Double>();
+        var prioritize = new ArrayList<Double>();
+        long filterBytes = 0;
+        long prioritizeBytes = 0;
+        if (seconds == 0) {
+            return new Rounds(filter, prioritize, 0, 0);
+        }
+        long until = System.nanoTime() + (long) (seconds * 1e9);
+        int rounds = 0;
+        int dropped = 0;
+        while (rounds < 10 || System.nanoTime() < until) {
+            int which = rounds % filterBodies.size();
+            long t0 = System.nanoTime();
+            byte[] f;
+            byte[] p;
+            long t1;
+            try {
+                f = client.post(port, "/filter", filterBodies.get(which));
+                t1 = System.nanoTime();
+                p = client.post(port, "/prioritize", prioritizeBodies.get(which));
+            } catch (java.io.IOException e) {
+                // A connection the JDK client dropped: the round measures the client, not the target; leave it out.
+                if (++dropped > 10) {
+                    throw e;
+                }
+                continue;
+            }
+            long t2 = System.nanoTime();
+            filter.add((t1 - t0) / 1e6);
+            prioritize.add((t2 - t1) / 1e6);
+            filterBytes = f.length;
+            prioritizeBytes = p.length;
+            rounds++;
+        }
+        return new Rounds(filter, prioritize, filterBytes, prioritizeBytes);
     }
 
     /** req/s is what one connection sustains for that verb alone (for "both": filter+prioritize rounds, i.e. pods/s). */

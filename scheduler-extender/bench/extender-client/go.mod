@@ -1,0 +1,3 @@
+module hetgpu.io/extender-client
+
+go 1.19
