@@ -25,7 +25,6 @@ import io.vertx.core.http.ClientAuth;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import io.vertx.ext.web.handler.BodyHandler;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -212,13 +211,7 @@ public final class ExtenderServer implements AutoCloseable {
 
     private Router router() {
         var router = Router.router(vertx);
-        var bodyLimit = BodyHandler.create(false).setBodyLimit(options.bodyLimitBytes());
-        // kube-scheduler speaks JSON only. Whatever Content-Type a request names (a form, text, none), its
-        // body is read as JSON: dropping the header keeps the body handler from decoding a form instead.
-        Handler<RoutingContext> body = ctx -> {
-            ctx.request().headers().remove(HttpHeaders.CONTENT_TYPE);
-            bodyLimit.handle(ctx);
-        };
+        var body = new RequestBody(options.bodyLimitBytes());
         router.post("/filter").handler(this::admit).handler(body).handler(ctx -> work(ctx, "filter", this::filter,
                 // Without a probe port, a filter that plans a whole job weighs every node of the cluster, whatever its size.
                 request -> options.hasMetricsPort() || small(request) && plansNoJob(request)));
@@ -296,7 +289,7 @@ public final class ExtenderServer implements AutoCloseable {
         ctx.next();
     }
 
-    private static long contentLength(HttpServerRequest request) {
+    static long contentLength(HttpServerRequest request) {
         var header = request.getHeader(HttpHeaders.CONTENT_LENGTH);
         if (header == null) {
             return -1;
@@ -317,7 +310,7 @@ public final class ExtenderServer implements AutoCloseable {
     static final int INLINE_BODY_BYTES = 16 * 1024;
 
     private static boolean small(RoutingContext ctx) {
-        return ctx.body().length() <= INLINE_BODY_BYTES;
+        return RequestBody.of(ctx).length <= INLINE_BODY_BYTES;
     }
 
     /**
@@ -473,8 +466,7 @@ public final class ExtenderServer implements AutoCloseable {
     private static final String READ_ARGS = "hetgpu.args";
 
     private static byte[] bytes(RoutingContext ctx) {
-        var body = ctx.body().buffer();
-        return body == null ? new byte[0] : body.getBytes();
+        return RequestBody.of(ctx);
     }
 
     /**

@@ -219,6 +219,56 @@ class ExtenderServerTest {
         assertThat(response.bodyAsString()).contains("\"Error\":\"POST /filter: the body is larger than the extender's body limit\"");
     }
 
+    /**
+     * kube-scheduler always sends a Content-Length; a body without one (chunked) is read as it comes, in an array that
+     * grows, and refused as soon as its bytes pass the limit.
+     */
+    @Test
+    void aChunkedBodyIsReadWholeAndRefusedOnceItsBytesPassTheLimit() throws Exception {
+        var under = "{\"Pod\":" + POD + ",\"Nodes\":{\"items\":[" + String.join(",", java.util.Collections.nCopies(20, DGX)) + "]}}";
+        assertThat(under.length()).as("past the first array, under the limit").isBetween(64 * 1024, 1024 * 1024);
+        var read = chunked("/filter", under);
+        assertThat(read).startsWith("HTTP/1.1 200");
+        assertThat(JSON.readTree(read.substring(read.indexOf("\r\n\r\n") + 4)).get("Nodes").get("items")).hasSize(1);
+
+        var over = "{\"Pod\":" + POD + ",\"Nodes\":{\"items\":[" + String.join(",", java.util.Collections.nCopies(200, DGX)) + "]}}";
+        assertThat(chunked("/filter", over)).startsWith("HTTP/1.1 413")
+                .contains("\"Error\":\"POST /filter: the body is larger than the extender's body limit\"");
+    }
+
+    /** Sends {@code body} in 8 KiB chunks with no Content-Length; the answer's head and body as they came. */
+    private String chunked(String path, String body) throws java.io.IOException {
+        try (var socket = new java.net.Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(10_000);
+            var out = socket.getOutputStream();
+            out.write(("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            var bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            try {
+                for (int at = 0; at < bytes.length; at += 8192) {
+                    int length = Math.min(8192, bytes.length - at);
+                    out.write((Integer.toHexString(length) + "\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                    out.write(bytes, at, length);
+                    out.write("\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                }
+                out.write("0\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                out.flush();
+            } catch (java.io.IOException refusedMidway) {
+                // The extender answered 413 and closed before the rest was sent: its answer is still there to read.
+            }
+            var in = new java.io.DataInputStream(socket.getInputStream());
+            var head = new StringBuilder();
+            while (!head.toString().endsWith("\r\n\r\n")) {
+                head.append((char) in.readUnsignedByte());
+            }
+            var lengthHeader = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
+            assertThat(lengthHeader.find()).as(head.toString()).isTrue();
+            var answer = new byte[Integer.parseInt(lengthHeader.group(1))];
+            in.readFully(answer);
+            return head + new String(answer, java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+
     @Test
     void healthReadinessAndMetrics() {
         assertThat(get("/healthz").statusCode()).isEqualTo(200);
