@@ -8,6 +8,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hetgpu.extender.KubeJson;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ExtenderArgsReaderTest {
@@ -70,6 +72,42 @@ class ExtenderArgsReaderTest {
         reader.read(body("{\"Pod\":" + whole + ",\"NodeNames\":[\"a\"]}"));
         assertThat(catchThrowableOfRead("{\"Pod\":" + whole.substring(0, whole.length() - 1))).isInstanceOf(WireFormatException.class)
                 .hasMessageContaining("line");
+    }
+
+    /**
+     * The event loops share one reader and its pod read last: a loop that finds another's pod there must still read its
+     * own. Four threads read three pods that differ only in their names, in turn, all at once.
+     */
+    @Test
+    void readersOnSeveralThreadsEachGetTheirOwnPod() throws Exception {
+        var names = List.of("worker-a", "worker-b", "worker-c");
+        var bodies = names.stream().map(name -> body("{\"Pod\":" + pod.replaceFirst("\"name\": \"[^\"]*\"", "\"name\": \"" + name + "\"")
+                + ",\"NodeNames\":[\"" + name + "\"]}")).toList();
+        var start = new java.util.concurrent.CountDownLatch(1);
+        var threads = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            var done = new ArrayList<java.util.concurrent.Future<Integer>>();
+            for (int t = 0; t < 4; t++) {
+                int first = t;
+                done.add(threads.submit(() -> {
+                    start.await();
+                    int read = 0;
+                    for (int i = 0; i < 3_000; i++) {
+                        int which = (first + i) % bodies.size();
+                        var args = reader.read(bodies.get(which));
+                        assertThat(args.pod().getMetadata().getName()).isEqualTo(names.get(which)).isEqualTo(args.nodeNames().getFirst());
+                        read++;
+                    }
+                    return read;
+                }));
+            }
+            start.countDown();
+            for (var each : done) {
+                assertThat(each.get(60, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(3_000);
+            }
+        } finally {
+            threads.shutdownNow();
+        }
     }
 
     /** The reader of Pods is built by {@link ExtenderArgsReader#prepare}, so that the first request does not wait for it. */
