@@ -169,9 +169,8 @@ public final class ExtenderBenchmark {
             } + ", one kept-alive connection per target, one request at a time");
             var cluster = new BenchCluster(largest, SEED);
             // What the first pod after a restart waits for: the extender's first request, once it says it is ready.
-            var firstPod = pods.equals("job16") ? BenchJob.member(0) : BenchJob.TRAINING;
             long firstStart = System.nanoTime();
-            client.post(HETGPU_PORT, "/filter", ("{\"Pod\":" + firstPod + ",\"Nodes\":null,\"NodeNames\":"
+            client.post(HETGPU_PORT, "/filter", ("{\"Pod\":" + measuredPod(pods) + ",\"Nodes\":null,\"NodeNames\":"
                     + BenchCluster.json(cluster.names.subList(0, Math.min(100, largest))) + "}").getBytes(StandardCharsets.UTF_8));
             System.out.printf("hetgpu's first filter once ready (100 node names, a new connection): %.1f ms%n",
                     (System.nanoTime() - firstStart) / 1e6);
@@ -211,7 +210,7 @@ public final class ExtenderBenchmark {
     private static void run(Post client, GoClient go, BenchCluster cluster, int size, String form, double seconds, String pods,
                             boolean measure) throws Exception {
         boolean alternating = pods.equals("alternating");
-        var training = pods.equals("job16") ? BenchJob.member(0) : BenchJob.TRAINING;
+        var training = measuredPod(pods);
         var small = training.replace("\"hetgpu.io/gpu-models\": \"V100,A100,H100\",", "")
                 .replace("\"hetgpu.io/interconnect\": \"nvlink\",", "").replace("\"nvidia.com/gpu\": \"4\"", "\"nvidia.com/gpu\": \"2\"");
         var filterBodies = new ArrayList<byte[]>();
@@ -270,6 +269,11 @@ public final class ExtenderBenchmark {
                     case "job16" -> "a pod of a 16-pod job, planned whole at each filter";
                     default -> "one pod shape";
                 }, LoadAverage.now());
+    }
+
+    /** The pod each case sends first: the training pod, or the first member of the 16-pod job. */
+    private static String measuredPod(String pods) {
+        return pods.equals("job16") ? BenchJob.member(0) : BenchJob.TRAINING;
     }
 
     /** One target's rounds: each round's filter and prioritize times in ms, and the sizes of the last answers. */
