@@ -10,6 +10,7 @@ import io.hetgpu.extender.cluster.NodeSnapshot;
 import io.hetgpu.extender.explain.PlacementEvents;
 import io.hetgpu.extender.http.ExtenderMetrics;
 import io.hetgpu.extender.http.ExtenderServer;
+import io.hetgpu.extender.http.PollingEventLoops;
 import io.hetgpu.extender.http.ServerOptions;
 import io.hetgpu.extender.service.ExtenderService;
 import io.hetgpu.extender.job.JobSizes;
@@ -118,7 +119,7 @@ public final class Extender implements AutoCloseable {
         if (settings.jobHeadroom().isOn()) {
             metrics.watchJobHeadroom(service.jobs());
         }
-        var vertx = Vertx.vertx();
+        var vertx = PollingEventLoops.vertx(options.eventLoopPoll());
         try {
             var server = ExtenderServer.start(vertx, options, verbs, metrics)
                     .toCompletionStage().toCompletableFuture().join();

@@ -9,6 +9,7 @@ import io.hetgpu.gpu.release.ReleaseVersion;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -57,6 +58,11 @@ public final class ExtenderMain implements Callable<Integer> {
     @Option(names = "--metrics-host", defaultValue = ServerOptions.ANY_ADDRESS,
             description = "Address the metrics port listens on (default ${DEFAULT-VALUE}).")
     String metricsHost;
+
+    @Option(names = "--event-loop-poll-us", paramLabel = "MICROS",
+            description = "How long an event loop with nothing to do polls its sockets before it sleeps, so that a call that "
+                    + "follows an answer at once (prioritize after filter) finds it awake (default 100; 0: sleep at once; at most 10000).")
+    Integer eventLoopPollMicros;
 
     @Option(names = "--resource-name", description = "The GPU resource pods request (default nvidia.com/gpu).")
     String resourceName;
@@ -119,6 +125,10 @@ public final class ExtenderMain implements Callable<Integer> {
             throw new ExtenderConfig.ConfigException("--tls-client-ca " + tlsClientCa
                     + " needs --tls-cert and --tls-key: client certificates are asked for in the TLS handshake");
         }
+        if (eventLoopPollMicros != null && (eventLoopPollMicros < 0 || eventLoopPollMicros > ServerOptions.MAX_EVENT_LOOP_POLL.toNanos() / 1000)) {
+            throw new ExtenderConfig.ConfigException("--event-loop-poll-us: expected 0.." + ServerOptions.MAX_EVENT_LOOP_POLL.toNanos() / 1000
+                    + " (microseconds), got " + eventLoopPollMicros);
+        }
         var files = new java.util.LinkedHashMap<String, Path>();
         files.put("--tls-cert", tlsCert);
         files.put("--tls-key", tlsKey);
@@ -172,6 +182,9 @@ public final class ExtenderMain implements Callable<Integer> {
         var options = new ServerOptions(host, settings.port(), settings.bodyLimitBytes(), tlsCert, tlsKey)
                 .withTlsClientCa(tlsClientCa)
                 .withMetrics(metricsHost, settings.metricsPort() == 0 ? ServerOptions.NO_METRICS_PORT : settings.metricsPort());
+        if (eventLoopPollMicros != null) {
+            options = options.withEventLoopPoll(Duration.ofNanos(eventLoopPollMicros * 1000L));
+        }
         Extender extender;
         try {
             extender = Extender.start(settings, options, Optional.ofNullable(client));

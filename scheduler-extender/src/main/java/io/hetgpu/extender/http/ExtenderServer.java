@@ -478,6 +478,8 @@ public final class ExtenderServer implements AutoCloseable {
         Future<Void> sent;
         try {
             sent = response.setStatusCode(status).putHeader("content-type", JSON).end(body);
+            // kube-scheduler's next call (prioritize after filter) may follow at once.
+            PollingEventLoops.awaitNextCall();
         } catch (IllegalStateException e) {
             // A response Vert.x already closed with its connection refuses headers at once rather than failing the future.
             sent = Future.failedFuture(e);

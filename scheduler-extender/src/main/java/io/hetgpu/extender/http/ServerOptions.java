@@ -21,10 +21,12 @@ import java.time.Duration;
  * @param metricsHost        address of the metrics port
  * @param metricsPort        a second, plain-HTTP port that serves only {@code /metrics}, {@code /healthz} and
  *                           {@code /readyz}: {@link #NO_METRICS_PORT} (-1) for none, 0 for any free port (tests)
+ * @param eventLoopPoll      how long an event loop with nothing to do polls its sockets before it blocks
+ *                           ({@link PollingEventLoops}); zero blocks at once
  */
 public record ServerOptions(String host, int port, long bodyLimitBytes, Path tlsCert, Path tlsKey,
                             long bytesInFlightLimit, Duration readTimeout, Duration idleTimeout, int eventLoops,
-                            Path tlsClientCa, String metricsHost, int metricsPort) {
+                            Path tlsClientCa, String metricsHost, int metricsPort, Duration eventLoopPoll) {
 
     /** {@link #metricsPort()} when there is no metrics port: the probes and metrics are on the verbs' port only. */
     public static final int NO_METRICS_PORT = -1;
@@ -38,6 +40,13 @@ public record ServerOptions(String host, int port, long bodyLimitBytes, Path tls
      * before the extender does, and never sends a request on a connection the extender is closing.
      */
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(120);
+    /**
+     * Long enough to catch kube-scheduler's prioritize when it follows the filter's answer at once, as for a pod with
+     * few candidate nodes; short enough that the CPU spent polling stays a small share of the answer's own.
+     */
+    public static final Duration DEFAULT_EVENT_LOOP_POLL = Duration.ofNanos(100_000);
+    /** The longest poll allowed: beyond it an event loop would spin through gaps that are not a caller's round trip. */
+    public static final Duration MAX_EVENT_LOOP_POLL = Duration.ofMillis(10);
 
     public ServerOptions {
         if (bytesInFlightLimit < bodyLimitBytes) {
@@ -54,19 +63,23 @@ public record ServerOptions(String host, int port, long bodyLimitBytes, Path tls
             throw new IllegalArgumentException("metricsPort: expected -1 (none), 0 (any free port) or 1..65535, got " + metricsPort);
         }
         java.util.Objects.requireNonNull(metricsHost, "metricsHost");
+        if (eventLoopPoll.isNegative() || eventLoopPoll.compareTo(MAX_EVENT_LOOP_POLL) > 0) {
+            throw new IllegalArgumentException("eventLoopPoll: expected 0 to " + MAX_EVENT_LOOP_POLL.toMillis() + " ms, got "
+                    + eventLoopPoll.toNanos() / 1000 + " µs");
+        }
     }
 
     /** Without mutual TLS or a metrics port, as before either existed. */
     public ServerOptions(String host, int port, long bodyLimitBytes, Path tlsCert, Path tlsKey,
                          long bytesInFlightLimit, Duration readTimeout, Duration idleTimeout, int eventLoops) {
         this(host, port, bodyLimitBytes, tlsCert, tlsKey, bytesInFlightLimit, readTimeout, idleTimeout, eventLoops,
-                null, ANY_ADDRESS, NO_METRICS_PORT);
+                null, ANY_ADDRESS, NO_METRICS_PORT, DEFAULT_EVENT_LOOP_POLL);
     }
 
     /** The defaults for what callers may hold: bytes in flight from the heap, timeouts, one event loop per core. */
     public ServerOptions(String host, int port, long bodyLimitBytes, Path tlsCert, Path tlsKey) {
         this(host, port, bodyLimitBytes, tlsCert, tlsKey, defaultBytesInFlight(bodyLimitBytes, Runtime.getRuntime().maxMemory()),
-                DEFAULT_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT, Runtime.getRuntime().availableProcessors(), null, ANY_ADDRESS, NO_METRICS_PORT);
+                DEFAULT_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT, Runtime.getRuntime().availableProcessors(), null, ANY_ADDRESS, NO_METRICS_PORT, DEFAULT_EVENT_LOOP_POLL);
     }
 
     /**
@@ -80,24 +93,29 @@ public record ServerOptions(String host, int port, long bodyLimitBytes, Path tls
 
     public ServerOptions withBytesInFlightLimit(long bytes) {
         return new ServerOptions(host, port, bodyLimitBytes, tlsCert, tlsKey, bytes, readTimeout, idleTimeout, eventLoops,
-                tlsClientCa, metricsHost, metricsPort);
+                tlsClientCa, metricsHost, metricsPort, eventLoopPoll);
     }
 
     public ServerOptions withTimeouts(Duration read, Duration idle) {
         return new ServerOptions(host, port, bodyLimitBytes, tlsCert, tlsKey, bytesInFlightLimit, read, idle, eventLoops,
-                tlsClientCa, metricsHost, metricsPort);
+                tlsClientCa, metricsHost, metricsPort, eventLoopPoll);
     }
 
     /** The verbs' port asks every caller for a client certificate issued by {@code caPem}'s CA, and refuses those without. */
     public ServerOptions withTlsClientCa(Path caPem) {
         return new ServerOptions(host, port, bodyLimitBytes, tlsCert, tlsKey, bytesInFlightLimit, readTimeout, idleTimeout, eventLoops,
-                caPem, metricsHost, metricsPort);
+                caPem, metricsHost, metricsPort, eventLoopPoll);
     }
 
     /** A metrics port on {@code host}: {@code port} 0 for any free port, {@link #NO_METRICS_PORT} for none. */
     public ServerOptions withMetrics(String host, int port) {
         return new ServerOptions(this.host, this.port, bodyLimitBytes, tlsCert, tlsKey, bytesInFlightLimit, readTimeout, idleTimeout, eventLoops,
-                tlsClientCa, host, port);
+                tlsClientCa, host, port, eventLoopPoll);
+    }
+
+    public ServerOptions withEventLoopPoll(Duration poll) {
+        return new ServerOptions(host, port, bodyLimitBytes, tlsCert, tlsKey, bytesInFlightLimit, readTimeout, idleTimeout, eventLoops,
+                tlsClientCa, metricsHost, metricsPort, poll);
     }
 
     public boolean tls() {

@@ -12,6 +12,7 @@ import io.hetgpu.extender.explain.PlacementEvents;
 import io.hetgpu.extender.http.ExtenderMetrics;
 import io.hetgpu.extender.http.ExtenderServer;
 import io.hetgpu.extender.service.ExtenderVerbs;
+import io.hetgpu.extender.http.PollingEventLoops;
 import io.hetgpu.extender.http.ServerOptions;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequestParser;
@@ -20,7 +21,6 @@ import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.gpu.tier.CardCatalog;
-import io.vertx.core.Vertx;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.net.http.HttpClient;
@@ -63,6 +63,9 @@ public final class ExtenderBenchmark {
                                     16-pod job whose plan ends at once, so every filter plans the whole job (default same)
               --floor DIR           build the Go floor in DIR and run it instead of scheduler-extender/bench/extender-floor
               --server-jvm "OPTS"   the extender's JVM options (default: the Deployment's)
+              --event-loop-poll-us N
+                                    how long the extender's event loops poll before they sleep, as its flag of that
+                                    name sets it (default: the extender's own, 100; 0 sleeps at once)
               --client go|netty|jdk the client that sends the timed requests: Go's net/http, as kube-scheduler's
                                     HTTPExtender sends them (scheduler-extender/bench/extender-client; the default);
                                     Netty's, in this JVM; or the JDK's java.net.http, which adds about 0.1 ms of its
@@ -79,7 +82,7 @@ public final class ExtenderBenchmark {
 
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("serve")) {
-            serve(Integer.parseInt(args[1]), args.length > 2 && args[2].equals("job16"));
+            serve(Integer.parseInt(args[1]), args[2].equals("job16"), Duration.ofNanos(Long.parseLong(args[3]) * 1000));
             return;
         }
         if (List.of(args).contains("--help")) {
@@ -98,6 +101,7 @@ public final class ExtenderBenchmark {
                 "-XX:MaxDirectMemorySize=128m", "-XX:+ExitOnOutOfMemoryError");
         var clientKind = "go";
         String clientBinary = null;
+        long pollMicros = ServerOptions.DEFAULT_EVENT_LOOP_POLL.toNanos() / 1000;
         int soakClients = 0;
         double soakSeconds = 60;
         for (int i = 0; i < args.length - 1; i += 2) {
@@ -113,6 +117,7 @@ public final class ExtenderBenchmark {
                     }
                 }
                 case "--server-jvm" -> serverJvm = List.of(args[i + 1].split(" "));
+                case "--event-loop-poll-us" -> pollMicros = Long.parseLong(args[i + 1]);
                 case "--client" -> {
                     clientKind = args[i + 1];
                     if (!List.of("go", "netty", "jdk").contains(clientKind)) {
@@ -140,8 +145,8 @@ public final class ExtenderBenchmark {
         command.addAll(List.of("-XX:+IgnoreUnrecognizedVMOptions", "--sun-misc-unsafe-memory-access=allow"));
         command.addAll(serverJvm);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), ExtenderBenchmark.class.getName(), "serve",
-                Integer.toString(largest), pods));
-        System.out.println("hetgpu extender JVM: " + String.join(" ", serverJvm));
+                Integer.toString(largest), pods, Long.toString(pollMicros)));
+        System.out.println("hetgpu extender JVM: " + String.join(" ", serverJvm) + "; event loops poll " + pollMicros + " µs before they sleep");
         var server = new ProcessBuilder(command).inheritIO();
         server.environment().put("MALLOC_ARENA_MAX", "2");
         var hetgpu = server.start();
@@ -226,7 +231,12 @@ public final class ExtenderBenchmark {
             // kube-scheduler prioritizes the nodes that passed filter: both targets get hetgpu's survivors.
             // Encoded once, so that neither target's clock holds the client's encoding.
             var encoded = filterBody.getBytes(StandardCharsets.UTF_8);
-            var filtered = JSON.readTree(client.post(HETGPU_PORT, "/filter", encoded));
+            var answer = client.post(HETGPU_PORT, "/filter", encoded);
+            var filtered = JSON.readTree(answer);
+            if (!filtered.has(form)) {
+                throw new IllegalStateException("hetgpu's filter of " + size + " " + form + " answered without " + form + ": "
+                        + new String(answer, 0, Math.min(answer.length, 500), StandardCharsets.UTF_8));
+            }
             filterBodies.add(encoded);
             prioritizeBodies.add((form.equals("Nodes")
                     ? "{\"Pod\":" + pod + ",\"Nodes\":" + filtered.get("Nodes") + ",\"NodeNames\":null}"
@@ -372,7 +382,7 @@ public final class ExtenderBenchmark {
      * The child process: the extender with the generated cluster as its node cache; with {@code job}, the 16 pods of
      * {@link BenchJob} in its pod cache too, and job plans that end as soon as they are made.
      */
-    private static void serve(int size, boolean job) {
+    private static void serve(int size, boolean job, Duration poll) {
         var cluster = new BenchCluster(size, SEED);
         var catalog = CardCatalog.defaults();
         var metrics = new ExtenderMetrics();
@@ -387,7 +397,8 @@ public final class ExtenderBenchmark {
         var verbs = ExtenderVerbs.of(view, new PodRequestParser("nvidia.com/gpu", catalog), new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
                 new PlacementPolicy(PolicySettings.DEFAULTS), placed, advice -> { }, PodBinder.NONE, report -> { }, BindVerb.Limits.DEFAULTS, jobs);
         // Whole 5,000-node requests pass 16 MiB and 15,000 nodes are about 85 MB: such clusters raise bodyLimitBytes, as this does.
-        ExtenderServer.start(Vertx.vertx(), new ServerOptions("127.0.0.1", HETGPU_PORT, 256L * 1024 * 1024, null, null)
-                        .withMetrics("127.0.0.1", HETGPU_METRICS_PORT), verbs, metrics).toCompletionStage().toCompletableFuture().join();
+        var options = new ServerOptions("127.0.0.1", HETGPU_PORT, 256L * 1024 * 1024, null, null)
+                .withMetrics("127.0.0.1", HETGPU_METRICS_PORT).withEventLoopPoll(poll);
+        ExtenderServer.start(PollingEventLoops.vertx(options.eventLoopPoll()), options, verbs, metrics).toCompletionStage().toCompletableFuture().join();
     }
 }
