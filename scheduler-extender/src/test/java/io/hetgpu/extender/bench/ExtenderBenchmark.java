@@ -94,10 +94,10 @@ public final class ExtenderBenchmark {
         double seconds = 20;
         List<String> forms = null;
         var pods = "same";
-        // The JVM of manifests/base/scheduler-extender.yaml: MaxRAMPercentage=75 of its 1536Mi limit, and the serial
-        // collector that the JVM picks by itself in a container with under 1792 MB.
-        // Heap 60% of 1536Mi and the capped native pools, as the Deployment's JAVA_TOOL_OPTIONS set them.
-        var serverJvm = List.of("-Xmx922m", "-XX:+UseSerialGC", "-XX:MaxMetaspaceSize=128m", "-XX:ReservedCodeCacheSize=64m",
+        // The JVM of manifests/base/hetgpu-scheduler.yaml: a heap of 60% of its 1536Mi limit from the start and the capped
+        // native pools, as the Deployment's JAVA_TOOL_OPTIONS set them, and the serial collector that the JVM picks by
+        // itself in a container with under 1792 MB.
+        var serverJvm = List.of("-Xms922m", "-Xmx922m", "-XX:+UseSerialGC", "-XX:MaxMetaspaceSize=128m", "-XX:ReservedCodeCacheSize=64m",
                 "-XX:MaxDirectMemorySize=128m", "-XX:+ExitOnOutOfMemoryError");
         var clientKind = "go";
         String clientBinary = null;
