@@ -151,6 +151,9 @@ public final class ExtenderMain implements Callable<Integer> {
         if (metricsPort != ServerOptions.NO_METRICS_PORT) {
             line.append(", metrics and probes also on http://").append(options.metricsHost()).append(':').append(metricsPort);
         }
+        if (!options.eventLoopPoll().isZero()) {
+            line.append("; event loops poll ").append(options.eventLoopPoll().toNanos() / 1000).append(" microseconds after an answer before they sleep");
+        }
         return line.toString();
     }
 

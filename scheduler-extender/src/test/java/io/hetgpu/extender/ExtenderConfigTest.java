@@ -138,6 +138,21 @@ class ExtenderConfigTest {
     }
 
     @Test
+    void theEventLoopPollFlagIsChecked() throws Exception {
+        var tooLong = new ExtenderMain();
+        new CommandLine(tooLong).parseArgs("--event-loop-poll-us", "20000");
+        assertThatThrownBy(tooLong::settings).hasMessage("--event-loop-poll-us: expected 0..10000 (microseconds), got 20000");
+
+        var negative = new ExtenderMain();
+        new CommandLine(negative).parseArgs("--event-loop-poll-us", "-5");
+        assertThatThrownBy(negative::settings).hasMessage("--event-loop-poll-us: expected 0..10000 (microseconds), got -5");
+
+        var off = new ExtenderMain();
+        new CommandLine(off).parseArgs("--event-loop-poll-us", "0");
+        assertThat(off.settings()).isNotNull();
+    }
+
+    @Test
     void aClientCaNeedsTheServersCertificateAndMustBeReadable() throws Exception {
         var noServerCertificate = new ExtenderMain();
         new CommandLine(noServerCertificate).parseArgs("--tls-client-ca", "/tmp/ca.pem");
@@ -156,8 +171,9 @@ class ExtenderConfigTest {
         var options = new io.hetgpu.extender.http.ServerOptions("127.0.0.1", 8888, 1024, java.nio.file.Path.of("tls.crt"), java.nio.file.Path.of("tls.key"))
                 .withTlsClientCa(java.nio.file.Path.of("ca.crt")).withMetrics("0.0.0.0", 8889);
         assertThat(ExtenderMain.listening(options, 8888, 8889)).isEqualTo("hetgpu scheduler extender listening on https://127.0.0.1:8888"
-                + " (client certificates from ca.crt required), metrics and probes also on http://0.0.0.0:8889");
-        var plain = new io.hetgpu.extender.http.ServerOptions("0.0.0.0", 8888, 1024, null, null);
+                + " (client certificates from ca.crt required), metrics and probes also on http://0.0.0.0:8889"
+                + "; event loops poll 100 microseconds after an answer before they sleep");
+        var plain = new io.hetgpu.extender.http.ServerOptions("0.0.0.0", 8888, 1024, null, null).withEventLoopPoll(java.time.Duration.ZERO);
         assertThat(ExtenderMain.listening(plain, 8888, io.hetgpu.extender.http.ServerOptions.NO_METRICS_PORT))
                 .isEqualTo("hetgpu scheduler extender listening on http://0.0.0.0:8888");
     }

@@ -65,7 +65,7 @@ public record ServerOptions(String host, int port, long bodyLimitBytes, Path tls
         java.util.Objects.requireNonNull(metricsHost, "metricsHost");
         if (eventLoopPoll.isNegative() || eventLoopPoll.compareTo(MAX_EVENT_LOOP_POLL) > 0) {
             throw new IllegalArgumentException("eventLoopPoll: expected 0 to " + MAX_EVENT_LOOP_POLL.toMillis() + " ms, got "
-                    + eventLoopPoll.toNanos() / 1000 + " µs");
+                    + eventLoopPoll.toNanos() / 1000 + " microseconds");
         }
     }
 

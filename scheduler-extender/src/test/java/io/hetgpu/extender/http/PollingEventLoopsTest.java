@@ -142,9 +142,9 @@ class PollingEventLoopsTest {
         var options = new ServerOptions("127.0.0.1", 0, 1024, null, null);
         assertThat(options.eventLoopPoll()).isEqualTo(Duration.ofNanos(100_000));
         assertThatThrownBy(() -> options.withEventLoopPoll(Duration.ofMillis(11)))
-                .hasMessage("eventLoopPoll: expected 0 to 10 ms, got 11000 µs");
+                .hasMessage("eventLoopPoll: expected 0 to 10 ms, got 11000 microseconds");
         assertThatThrownBy(() -> options.withEventLoopPoll(Duration.ofNanos(-1000)))
-                .hasMessage("eventLoopPoll: expected 0 to 10 ms, got -1 µs");
+                .hasMessage("eventLoopPoll: expected 0 to 10 ms, got -1 microseconds");
         assertThatThrownBy(() -> PollingEventLoops.vertx(Duration.ofNanos(-1)))
                 .hasMessageStartingWith("eventLoopPoll: expected 0 or more");
     }

@@ -57,7 +57,7 @@ class ExtenderJarPortsTest {
             var metrics = "http://127.0.0.1:" + metricsPort;
             awaitHealthy(extender, metrics);
             assertThat(extender.output()).as("start-up line").contains("listening on http://127.0.0.1:" + port,
-                    "metrics and probes also on http://0.0.0.0:" + metricsPort);
+                    "metrics and probes also on http://0.0.0.0:" + metricsPort, "event loops poll 100 microseconds after an answer before they sleep");
 
             // Bound to 127.0.0.1 only: another loopback address of the same machine is refused.
             try (var socket = new Socket()) {
