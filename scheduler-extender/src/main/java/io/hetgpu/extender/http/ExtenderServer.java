@@ -309,9 +309,8 @@ public final class ExtenderServer implements AutoCloseable {
     static final int INLINE_BODY_BYTES = 16 * 1024;
 
     /**
-     * The largest answer after which the event loop polls for the caller's next call (about 1,000 node names). A caller
-     * reading a larger answer takes longer than the poll's window to come back, and polling then only takes a core
-     * from it: at 5,000 names (answers of 118 KB) polling after every answer raised the p99.
+     * The largest answer after which the event loop polls for the caller's next call (about 1,000 node names): a caller
+     * reading a larger answer comes back after the poll's window, and polling then only takes a core from it.
      */
     static final int POLL_AFTER_ANSWER_BYTES = 32 * 1024;
 
@@ -487,7 +486,7 @@ public final class ExtenderServer implements AutoCloseable {
             sent = response.setStatusCode(status).putHeader("content-type", JSON).end(body);
             if (body.length() <= POLL_AFTER_ANSWER_BYTES) {
                 // kube-scheduler's next call (prioritize after filter) may follow at once.
-                PollingEventLoops.awaitNextCall();
+                PollingEventLoops.expectBytes();
             }
         } catch (IllegalStateException e) {
             // A response Vert.x already closed with its connection refuses headers at once rather than failing the future.

@@ -77,7 +77,7 @@ class PollingEventLoopsTest {
                 // Each hand-off finds the loop polling after the one before: a select clears the wake-up the task sent.
                 var ran = new CompletableFuture<Void>();
                 context.runOnContext(v -> {
-                    PollingEventLoops.awaitNextCall();
+                    PollingEventLoops.expectBytes();
                     ran.complete(null);
                 });
                 ran.get(5, TimeUnit.SECONDS);
@@ -114,7 +114,7 @@ class PollingEventLoopsTest {
             var left = new AtomicInteger((int) ticks);
             // Set from the context, so that the timer fires on the loop measured.
             context.runOnContext(v -> vertx.setPeriodic(every.toMillis(), periodic -> {
-                PollingEventLoops.awaitNextCall();
+                PollingEventLoops.expectBytes();
                 if (left.decrementAndGet() == 0) {
                     vertx.cancelTimer(periodic);
                     timer.complete(null);
