@@ -58,9 +58,6 @@ final class RequestBody implements Handler<RoutingContext> {
             if (!body.refused && !body.append(chunk, limit)) {
                 body.refused = true;
                 ctx.fail(413);
-            } else if (body.size < declared) {
-                // The rest is on its way: read it as it lands rather than wake for each piece.
-                PollingEventLoops.expectBytes();
             }
         }).endHandler(ended -> {
             if (!body.refused) {

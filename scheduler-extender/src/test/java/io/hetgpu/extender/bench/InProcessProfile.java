@@ -21,7 +21,9 @@ import java.util.Arrays;
  *
  * <pre>
  *   java -XX:StartFlightRecording=filename=extender.jfr,settings=profile -cp ... \
- *       io.hetgpu.extender.bench.InProcessProfile 5000 6     # nodes, seconds per pass
+ *       io.hetgpu.extender.bench.InProcessProfile 5000 6 [15000 [16]]
+ *   # names per request, seconds per pass, [nodes in the cluster (default: the names), [MiB written over between calls,
+ *   # as the client and the kernel do to the caches between requests over HTTP (default 0)]]
  *   jfr print --events jdk.ExecutionSample extender.jfr
  * </pre>
  */
