@@ -60,8 +60,8 @@ public final class ExtenderMain implements Callable<Integer> {
     String metricsHost;
 
     @Option(names = "--event-loop-poll-us", paramLabel = "MICROS",
-            description = "How long an event loop with nothing to do polls its sockets before it sleeps, so that a call that "
-                    + "follows an answer at once (prioritize after filter) finds it awake (default 100; 0: sleep at once; at most 10000).")
+            description = "After an answer of at most 32 KiB and between the pieces of a body, how long an event loop polls its "
+                    + "sockets before it sleeps, so that kube-scheduler's next call finds it awake (default 100; 0: sleep at once; at most 10000).")
     Integer eventLoopPollMicros;
 
     @Option(names = "--resource-name", description = "The GPU resource pods request (default nvidia.com/gpu).")

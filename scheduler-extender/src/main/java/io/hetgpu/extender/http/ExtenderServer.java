@@ -309,21 +309,18 @@ public final class ExtenderServer implements AutoCloseable {
     static final int INLINE_BODY_BYTES = 16 * 1024;
 
     /**
-     * The largest filter answer after which the event loop polls for the prioritize of the same scheduling cycle (about
-     * 1,000 node names): a caller reading a larger answer comes back after the poll's window, and polling then only
-     * takes a core from it.
+     * The largest answer after which the event loop polls for the caller's next call (about 1,000 node names): a caller
+     * reading a larger answer comes back after the poll's window, and polling then only takes a core from it.
      */
     static final int POLL_AFTER_ANSWER_BYTES = 32 * 1024;
 
     /**
-     * After a filter's answer, kube-scheduler's prioritize of the same pod may follow at once: the event loop polls for
-     * it before it sleeps. Not after the other verbs: the next pod's filter comes only once kube-scheduler has bound
-     * this one, and a loop polling then read the first piece of a large request that followed at once in the benchmark,
-     * slept, and was woken again for each of the rest (a 16-pod job's 69 KB filter at 5,000 names: 2.1-2.9 ms p50
-     * instead of 1.8).
+     * After a small answer, kube-scheduler's next call may follow within microseconds: the prioritize of the same pod
+     * once its score plugins have run, the next pod's filter once its filter plugins have (binding runs apart). The
+     * event loop polls for it before it sleeps.
      */
-    private static void expectPrioritize(String verb, Answer answer) {
-        if (verb.equals("filter") && answer.body().length() <= POLL_AFTER_ANSWER_BYTES) {
+    private static void expectNextCall(Answer answer) {
+        if (answer.body().length() <= POLL_AFTER_ANSWER_BYTES) {
             PollingEventLoops.expectBytes();
         }
     }
@@ -346,7 +343,7 @@ public final class ExtenderServer implements AutoCloseable {
                 result = new Answer(400, writer.error("hetgpu extender internal error: " + e));
             }
             reply(ctx, result.status(), result.body());
-            expectPrioritize(verb, result);
+            expectNextCall(result);
             metrics.record(sample, verb, result.status());
             return;
         }
@@ -369,7 +366,7 @@ public final class ExtenderServer implements AutoCloseable {
             var result = done.succeeded() ? done.result()
                     : new Answer(400, writer.error("hetgpu extender internal error: " + done.cause()));
             reply(ctx, result.status(), result.body());
-            expectPrioritize(verb, result);
+            expectNextCall(result);
             metrics.record(sample, verb, result.status());
         });
     }

@@ -25,23 +25,22 @@ import java.time.Duration;
 import java.util.concurrent.ThreadFactory;
 
 /**
- * Vert.x's own NIO transport, except that an event loop that expects more bytes at once polls its sockets for a short
- * while before it blocks in {@code epoll_wait}, so that they find it awake.
+ * Vert.x's own NIO transport, except that an event loop that expects bytes at once polls its sockets for a short while
+ * before it blocks in {@code epoll_wait}, so that they find it awake.
  *
- * <p>kube-scheduler calls prioritize as soon as it has read the filter's answer, one call at a time. An event loop that
- * blocks at once is asleep when that call lands, and waking a sleeping thread on another core (an interrupt between
- * cores, through the hypervisor on a cloud VM) cost about as much as answering a 100-node filter: on the 2-core
- * development machine a Netty server answering fixed bodies took 0.23 ms a filter+prioritize round blocking at once,
- * 0.15-0.17 ms polling for 100 µs first. Go's runtime, which the benchmark's floor and kube-scheduler run on, also
- * lets a thread spin for work a while before it parks.
+ * <p>kube-scheduler sends its calls one at a time, each as soon as it has read the answer before and run its own
+ * plugins. An event loop that blocks at once is asleep when the call lands, and waking a sleeping thread on another core
+ * (an interrupt between cores, through the hypervisor on a cloud VM) cost about as much as answering a 100-node filter:
+ * on the 2-core development machine a Netty server answering fixed bodies took 0.23 ms a filter+prioritize round
+ * blocking at once, 0.15-0.17 ms polling for 100 µs after every answer. Go's runtime, which kube-scheduler runs on,
+ * also lets a thread spin for work a while before it parks.
  *
  * <p>The server says when to poll ({@link #expectBytes()}): after an answer small enough that its caller comes back
  * within the window, and after each piece of a body whose rest is on its way. Armed by answers alone, a loop read the
- * first piece of the large request that followed, then slept and was woken again for each of the rest: a 16-pod job's
- * 69 KB filter at 5,000 names took 2.11-2.93 ms p50 instead of 1.84. The cost is CPU, at most one window per arming and
- * none while the extender is idle. Polling stops as soon as a socket is ready or another thread hands the loop a task
- * (an answer from the worker pool), so neither waits for the window to end; a timer may fire up to one window late. The
- * acceptor loop blocks at once, as Vert.x's does.
+ * first piece of a large request that followed at once, slept, and was woken again for each of the rest. The cost is
+ * CPU, at most one window each time and none while the extender is idle. Polling stops as soon as a socket is ready
+ * or another thread hands the loop a task (an answer from the worker pool), so neither waits for the window to end; a
+ * timer may fire up to one window late. The acceptor loop blocks at once, as Vert.x's does.
  */
 public final class PollingEventLoops implements Transport {
 
@@ -70,7 +69,7 @@ public final class PollingEventLoops implements Transport {
 
     /**
      * Has the polling event loop running this code poll before it next sleeps, as bytes are expected at once (the
-     * caller's next call after an answer, the rest of a body). Nothing on any other thread.
+     * caller's next call after a small answer, the rest of a body). Nothing on any other thread.
      */
     public static void expectBytes() {
         var strategy = LOOP_STRATEGY.get();

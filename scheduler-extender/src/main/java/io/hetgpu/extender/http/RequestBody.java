@@ -58,6 +58,9 @@ final class RequestBody implements Handler<RoutingContext> {
             if (!body.refused && !body.append(chunk, limit)) {
                 body.refused = true;
                 ctx.fail(413);
+            } else if (body.size < declared) {
+                // The rest is on its way: read each piece as it lands, rather than sleep and be woken for each.
+                PollingEventLoops.expectBytes();
             }
         }).endHandler(ended -> {
             if (!body.refused) {

@@ -57,9 +57,9 @@ final class BenchClient implements AutoCloseable {
     }
 
     private static byte[] check(int port, String path, HttpClientResponse response, Buffer body) {
-        if (response.statusCode() != 200) {
-            throw new IllegalStateException(path + " on port " + port + " answered " + response.statusCode() + ": "
-                    + body.getString(0, Math.min(300, body.length())));
+        if (response.statusCode() != 200 || body.length() == 0) {
+            throw new IllegalStateException(path + " on port " + port + " answered " + response.statusCode() + " (Content-Length "
+                    + response.getHeader("Content-Length") + ", " + body.length() + " bytes read): " + body.getString(0, Math.min(300, body.length())));
         }
         return body.getBytes();
     }

@@ -147,7 +147,7 @@ public final class ExtenderBenchmark {
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), ExtenderBenchmark.class.getName(), "serve",
                 Integer.toString(largest), pods, Long.toString(pollMicros)));
         System.out.println("hetgpu extender JVM: " + String.join(" ", serverJvm) + "; event loops poll " + pollMicros
-                + " µs before they sleep, after an answer of at most 32 KiB or a piece of a body");
+                + " µs before they sleep, after an answer of at most 32 KiB and between the pieces of a body");
         var server = new ProcessBuilder(command).inheritIO();
         server.environment().put("MALLOC_ARENA_MAX", "2");
         var hetgpu = server.start();
