@@ -36,8 +36,10 @@ import java.util.concurrent.ThreadFactory;
  * also lets a thread spin for work a while before it parks.
  *
  * <p>The server says when to poll ({@link #expectBytes()}): after an answer small enough that its caller comes back
- * within the window, and after each piece of a body whose rest is on its way. Armed by answers alone, a loop read the
- * first piece of a large request that followed at once, slept, and was woken again for each of the rest. The cost is
+ * within the window, and after each piece of a body whose first pieces a poll caught ({@link #expectMoreIfPolled()}).
+ * Armed by answers alone, a loop read the first piece of a large request that followed at once, slept, and was woken
+ * again for each of the rest; armed by every piece of every body, it read large requests piece by piece even where it
+ * had slept until they came, and the p99 at 5,000 names rose. The cost is
  * CPU, at most one window each time and none while the extender is idle. Polling stops as soon as a socket is ready
  * or another thread hands the loop a task (an answer from the worker pool), so neither waits for the window to end; a
  * timer may fire up to one window late. The acceptor loop blocks at once, as Vert.x's does.
@@ -78,6 +80,18 @@ public final class PollingEventLoops implements Transport {
         }
     }
 
+    /**
+     * Has the polling event loop running this code poll again before it next sleeps if a poll is what woke it: the rest
+     * of a body whose first pieces a poll caught is on its way. A loop that slept until the bytes woke it read what had
+     * gathered meanwhile, and sleeps again until more has. Nothing on any other thread.
+     */
+    public static void expectMoreIfPolled() {
+        var strategy = LOOP_STRATEGY.get();
+        if (strategy != null && strategy.polled) {
+            strategy.arm();
+        }
+    }
+
     @Override
     public EventLoopGroup eventLoopGroup(int type, int threads, ThreadFactory threadFactory, int ioRatio) {
         if (type == ACCEPTOR_EVENT_LOOP_GROUP) {
@@ -96,6 +110,8 @@ public final class PollingEventLoops implements Transport {
         private final long pollNanos;
         private boolean armed;
         private boolean known;
+        /** Whether a poll, not a blocking select, found the sockets ready last. */
+        private boolean polled;
 
         PollFirst(long pollNanos) {
             this.pollNanos = pollNanos;
@@ -114,6 +130,7 @@ public final class PollingEventLoops implements Transport {
             if (hasTasks) {
                 return selectNow.get();
             }
+            polled = false;
             if (!armed) {
                 return SelectStrategy.SELECT;
             }
@@ -123,6 +140,7 @@ public final class PollingEventLoops implements Transport {
                 int ready = selectNow.get();
                 // A select clears the wake-up another thread sent with a task: look at the queue instead.
                 if (ready > 0 || tasksWaiting()) {
+                    polled = ready > 0;
                     return ready;
                 }
                 Thread.onSpinWait();

@@ -59,8 +59,9 @@ final class RequestBody implements Handler<RoutingContext> {
                 body.refused = true;
                 ctx.fail(413);
             } else if (body.size < declared) {
-                // The rest is on its way: read each piece as it lands, rather than sleep and be woken for each.
-                PollingEventLoops.expectBytes();
+                // The rest is on its way: where a poll caught this body's start, read each piece as it lands rather
+                // than sleep and be woken for each.
+                PollingEventLoops.expectMoreIfPolled();
             }
         }).endHandler(ended -> {
             if (!body.refused) {

@@ -60,6 +60,24 @@ class PollingEventLoopsTest {
     }
 
     @Test
+    void theRestOfABodyIsPolledForOnlyWhereAPollCaughtItsStart() throws Exception {
+        var selects = new AtomicInteger();
+        var poll = armed();
+        // This thread runs the strategy, so it is the loop that the server's calls below arm.
+        assertThat(poll.calculateStrategy(() -> 1, false)).as("a poll catches the first piece").isEqualTo(1);
+        PollingEventLoops.expectMoreIfPolled();
+        assertThat(poll.calculateStrategy(() -> selects.incrementAndGet() == 2 ? 1 : 0, false)).as("and polls for the next").isEqualTo(1);
+        assertThat(selects).hasValue(2);
+
+        // Woken by a blocking select instead: the loop sleeps until what has gathered wakes it again.
+        assertThat(poll.calculateStrategy(selects::incrementAndGet, false)).isEqualTo(SelectStrategy.SELECT);
+        PollingEventLoops.expectMoreIfPolled();
+        selects.set(0);
+        assertThat(poll.calculateStrategy(selects::incrementAndGet, false)).isEqualTo(SelectStrategy.SELECT);
+        assertThat(selects).hasValue(0);
+    }
+
+    @Test
     void withoutAnAnswerTheLoopBlocksAtOnce() throws Exception {
         // Between the pieces of a large request nothing is answered: the loop sleeps until what has gathered wakes it.
         var selects = new AtomicInteger();
