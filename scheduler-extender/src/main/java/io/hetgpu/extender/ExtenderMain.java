@@ -60,7 +60,7 @@ public final class ExtenderMain implements Callable<Integer> {
     String metricsHost;
 
     @Option(names = "--event-loop-poll-us", paramLabel = "MICROS",
-            description = "After an answer of at most 32 KiB and between the pieces of a body, how long an event loop polls its "
+            description = "After an answer of at most 32 KiB, and between the pieces of a body whose start a poll caught, how long an event loop polls its "
                     + "sockets before it sleeps, so that kube-scheduler's next call finds it awake (default 100; 0: sleep at once; at most 10000).")
     Integer eventLoopPollMicros;
 
