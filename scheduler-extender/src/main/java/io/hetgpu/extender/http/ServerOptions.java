@@ -21,8 +21,8 @@ import java.time.Duration;
  * @param metricsHost        address of the metrics port
  * @param metricsPort        a second, plain-HTTP port that serves only {@code /metrics}, {@code /healthz} and
  *                           {@code /readyz}: {@link #NO_METRICS_PORT} (-1) for none, 0 for any free port (tests)
- * @param eventLoopPoll      how long an event loop with nothing to do polls its sockets before it blocks
- *                           ({@link PollingEventLoops}); zero blocks at once
+ * @param eventLoopPoll      how long an event loop polls its sockets before it blocks, after a small answer or a piece
+ *                           of a body whose start a poll caught ({@link PollingEventLoops}); zero blocks at once
  */
 public record ServerOptions(String host, int port, long bodyLimitBytes, Path tlsCert, Path tlsKey,
                             long bytesInFlightLimit, Duration readTimeout, Duration idleTimeout, int eventLoops,
@@ -41,8 +41,8 @@ public record ServerOptions(String host, int port, long bodyLimitBytes, Path tls
      */
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(120);
     /**
-     * Long enough to catch kube-scheduler's prioritize when it follows the filter's answer at once, as for a pod with
-     * few candidate nodes; short enough that the CPU spent polling stays a small share of the answer's own.
+     * Long enough to catch kube-scheduler's next call when it follows a small answer at once, as the benchmark's client
+     * sends it; short enough that the CPU spent polling stays a small share of the answer's own.
      */
     public static final Duration DEFAULT_EVENT_LOOP_POLL = Duration.ofNanos(100_000);
     /** The longest poll allowed: beyond it an event loop would spin through gaps that are not a caller's round trip. */
