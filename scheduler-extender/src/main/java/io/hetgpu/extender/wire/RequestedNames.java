@@ -3,6 +3,7 @@ package io.hetgpu.extender.wire;
 import java.nio.charset.StandardCharsets;
 import java.util.AbstractList;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.RandomAccess;
 import java.util.function.IntFunction;
 
@@ -21,26 +22,35 @@ public final class RequestedNames extends AbstractList<String> implements Random
     private final int[] ends;
     /** Per name, whether its bytes are its characters (ASCII, no escape), so that bytes compare as the name would. */
     private final boolean[] plain;
+    /** How many names: the arrays may be longer, as sized before the names were counted. */
+    private final int size;
     /** Decodes the name of an index that is not plain (JSON escapes, UTF-8). */
     private final IntFunction<String> decoder;
 
-    public RequestedNames(byte[] body, int[] starts, int[] ends, boolean[] plain, IntFunction<String> decoder) {
+    /** The first {@code size} entries of the arrays, which the list owns from now on. */
+    public RequestedNames(byte[] body, int[] starts, int[] ends, boolean[] plain, int size, IntFunction<String> decoder) {
+        if (size > starts.length || size > ends.length || size > plain.length) {
+            throw new IllegalArgumentException("size " + size + " is past the arrays' lengths " + starts.length + ", " + ends.length
+                    + ", " + plain.length);
+        }
         this.body = body;
         this.starts = starts;
         this.ends = ends;
         this.plain = plain;
+        this.size = size;
         this.decoder = decoder;
     }
 
     @Override
     public String get(int index) {
+        Objects.checkIndex(index, size);
         return plain[index] ? new String(body, starts[index], ends[index] - starts[index], StandardCharsets.ISO_8859_1)
                 : decoder.apply(index);
     }
 
     @Override
     public int size() {
-        return starts.length;
+        return size;
     }
 
     /** Whether the name's bytes are its characters, one each. */
@@ -71,6 +81,6 @@ public final class RequestedNames extends AbstractList<String> implements Random
             subPlain[i] = plain[indexes[i]];
         }
         var map = Arrays.copyOf(indexes, count);
-        return new RequestedNames(body, subStarts, subEnds, subPlain, i -> decoder.apply(map[i]));
+        return new RequestedNames(body, subStarts, subEnds, subPlain, count, i -> decoder.apply(map[i]));
     }
 }

@@ -174,6 +174,36 @@ class ExtenderArgsReaderTest {
         assertThat(asked.subset(new int[] {3, 0}, 2)).containsExactly("gpu-\u00e9", "node-1");
     }
 
+    /**
+     * Room for the names is guessed from the first name's length; names longer than the first outgrow the guess, shorter
+     * ones leave room unused, and neither shows in the list.
+     */
+    @Test
+    void nodeNamesOfMixedLengthsAreReadWhateverTheFirstNameGuessed() throws Exception {
+        var longAfterShort = new ArrayList<String>(List.of("n"));
+        var shortAfterLong = new ArrayList<String>(List.of("a-node-name-much-longer-than-the-others-in-its-rack-0"));
+        for (int i = 0; i < 20_000; i++) {
+            longAfterShort.add("gpu-node-in-rack-" + i % 40 + "-number-" + i);
+            shortAfterLong.add("n" + i);
+        }
+        for (var names : List.of(longAfterShort, shortAfterLong)) {
+            var json = "[" + String.join(",", names.stream().map(name -> "\"" + name + "\"").toList()) + "]";
+            var args = reader.read(body("{\"Pod\":" + pod + ",\"Nodes\":null,\"NodeNames\":" + json + "}"));
+
+            assertThat(args.nodeNames()).hasSize(names.size()).containsExactlyElementsOf(names);
+            assertThatThrownBy(() -> args.nodeNames().get(names.size())).isInstanceOf(IndexOutOfBoundsException.class);
+        }
+    }
+
+    @Test
+    void theRoomGuessedForNamesIsBoundedByTheBytesLeftAndACap() {
+        // 5,000 names of 10 characters, each 13 bytes with its quotes and comma: room for them all and an eighth more.
+        assertThat(ExtenderArgsReader.expectedNames(5_000 * 13, 10)).isBetween(5_000, 5_000 + 5_000 / 8 + 16);
+        // A one-character name followed by a large Pod: no more than three bytes a name, and no more than the cap.
+        assertThat(ExtenderArgsReader.expectedNames(30, 1)).isEqualTo(11);
+        assertThat(ExtenderArgsReader.expectedNames(1_500_000, 1)).isEqualTo(ExtenderArgsReader.MOST_NAMES_EXPECTED);
+    }
+
     @Test
     void nodeNamesThatAreNotAllStringsAreRefusedNamingTheEntry() {
         assertThatThrownBy(() -> reader.read(body("{\"Pod\":" + pod + ",\"NodeNames\":[\"a\",7]}")))
