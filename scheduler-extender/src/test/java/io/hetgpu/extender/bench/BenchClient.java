@@ -27,7 +27,7 @@ final class BenchClient implements AutoCloseable {
     /**
      * Where every request is made and answered. Called from a thread outside Vert.x, the client makes each request on a
      * context of its own, on whichever event loop comes next, while the kept-alive connection reads on its own loop: now
-     * and then the answer's body arrived before its handler was set and was lost, a 200 read as empty (13 in 8,000
+     * and then the answer's body arrived before its handler was set and was lost, a 200 read as empty (7 to 13 in 8,000
      * filters; a Python client on the same server, none).
      */
     private final Context context = vertx.getOrCreateContext();
