@@ -72,8 +72,8 @@ public final class RegistrationBenchmark {
                 apiServer = standIn.url();
             }
             var launch = new Launch(shipped, java, jar, gpuSource, publish ? apiServer : null, restarts, settle, standIn);
-            launch.measure("without the AOT cache", List.of(), temp.resolve("without"));
-            launch.measure("with the image's AOT cache", List.of(ShippedJvm.CACHE_OPTION + cache), temp.resolve("with"));
+            launch.measure("without the AOT cache", null, temp.resolve("without"));
+            launch.measure("with the image's AOT cache", cache, temp.resolve("with"));
         } finally {
             if (standIn != null) {
                 standIn.close();
@@ -111,11 +111,14 @@ public final class RegistrationBenchmark {
     private record Launch(ShippedJvm shipped, String java, Path jar, String gpuSource, String apiServer, int restarts, Duration settle,
                           StandInApiServer standIn) {
 
-        void measure(String label, List<String> extraOptions, Path dir) throws Exception {
+        /** @param cache the AOT cache to start with, or null for none */
+        void measure(String label, Path cache, Path dir) throws Exception {
             var folder = Files.createDirectories(dir.resolve("device-plugins"));
             var podResources = dir.resolve("pod-resources.sock");
             var command = new ArrayList<>(shipped.command(java, jar));
-            command.addAll(1, extraOptions);
+            if (cache != null) {
+                command.add(1, ShippedJvm.CACHE_OPTION + cache);
+            }
             System.out.printf("%n== %s%nplugin JVM (java %d): %s, JAVA_TOOL_OPTIONS=\"%s\"%n", label, Runtime.version().feature(),
                     String.join(" ", command.subList(1, command.size() - 2)), shipped.javaToolOptions()
                             + (shipped.mallocArenaMax() == null ? "" : "\", MALLOC_ARENA_MAX=" + shipped.mallocArenaMax()));
@@ -159,6 +162,7 @@ public final class RegistrationBenchmark {
                 System.out.printf("RSS after registration: %.1f MiB (peak %.1f MiB) with the manifest's JVM options, %d s later (limit %d Mi; %s)%n",
                         mib(status, "VmRSS:"), mib(status, "VmHWM:"), settle.toSeconds(), shipped.memoryLimitMiB(),
                         apiServer == null ? "not publishing the node inventory: no API server" : "publishing the node inventory to " + apiServer);
+                System.out.printf("  resident, MiB: %s%n", ResidentMemory.of(plugin.pid(), cache, Path.of(System.getProperty("java.home")).toRealPath()));
 
                 System.out.printf("CPU once settled: %d ms in the last %d s%n", cpuMillis(plugin.pid()) - cpuBefore, settle.toSeconds() / 2);
                 if (standIn != null) {
