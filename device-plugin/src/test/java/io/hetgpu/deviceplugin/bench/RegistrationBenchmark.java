@@ -1,6 +1,8 @@
 package io.hetgpu.deviceplugin.bench;
 
 import io.hetgpu.deviceplugin.kubelet.KubeletStandIn;
+import io.hetgpu.gpu.bench.BenchCommandLine;
+import io.hetgpu.gpu.release.ReleaseVersion;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -8,8 +10,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * Figures, not a test: how long the shaded jar takes from process launch to kubelet's Register call,
@@ -27,40 +35,59 @@ import java.util.regex.Pattern;
  * does not publish; {@code --gpu-source nvml} measures the plugin on the machine's real GPUs instead of a simulated
  * DGX A100.
  */
-public final class RegistrationBenchmark {
+@Command(name = "./hetgpu bench registration", mixinStandardHelpOptions = true, versionProvider = ReleaseVersion.class, sortOptions = false,
+        description = "The device plugin's shaded jar, without and with the image's AOT cache: launch to registered with kubelet, "
+                + "re-registration after kubelet restarts, RSS and what holds it, CPU once settled, SIGTERM to exit.",
+        footer = "Figures, not pass/fail.")
+public final class RegistrationBenchmark implements Callable<Integer> {
 
     private static final Pattern KIB = Pattern.compile("\\s*(\\d+) kB");
 
-    public static void main(String[] args) throws Exception {
-        if (List.of(args).contains("--help")) {
-            System.out.println("""
-                    ./hetgpu bench registration [RESTARTS] [--settle SECONDS] [--java-tool-options "OPTIONS"]
-                                                [--api-server URL | --no-api-server] [--gpu-source SOURCE]
-                      RESTARTS             kubelet restarts to time re-registration after (default 5)
-                      --settle             seconds to let the plugin settle before its RSS and CPU are read (default 12)
-                      --java-tool-options  instead of the DaemonSet's JAVA_TOOL_OPTIONS
-                      --api-server URL     publish the node inventory there (default: a stand-in over TLS)
-                      --no-api-server      publish nothing
-                      --gpu-source SOURCE  nvml on a GPU machine (default simulated:dgx-a100)""");
-            return;
-        }
-        var jar = Path.of(args.length > 0 ? args[0] : "device-plugin/target/hetgpu-device-plugin.jar").toAbsolutePath();
-        int restarts = 5;
-        var settle = Duration.ofSeconds(12);
-        String apiServer = null;
-        boolean publish = true;
-        String gpuSource = "simulated:dgx-a100";
+    @Parameters(index = "0", arity = "0..1", paramLabel = "RESTARTS", defaultValue = "5",
+            description = "kubelet restarts to time re-registration after (default: ${DEFAULT-VALUE})")
+    int restarts;
+
+    @Option(names = "--settle", paramLabel = "SECONDS", defaultValue = "12",
+            description = "seconds to let the plugin settle before its RSS and CPU are read (default: ${DEFAULT-VALUE})")
+    int settleSeconds;
+
+    @Option(names = "--java-tool-options", paramLabel = "OPTIONS", description = "instead of the DaemonSet's JAVA_TOOL_OPTIONS")
+    String javaToolOptions;
+
+    @Option(names = "--api-server", paramLabel = "URL", description = "publish the node inventory there (default: a stand-in over TLS)")
+    String apiServer;
+
+    @Option(names = "--no-api-server", description = "publish nothing")
+    boolean noApiServer;
+
+    @Option(names = "--gpu-source", paramLabel = "SOURCE", defaultValue = "simulated:dgx-a100",
+            description = "nvml on a GPU machine (default: ${DEFAULT-VALUE})")
+    String gpuSource;
+
+    @Option(names = "--jar", hidden = true, defaultValue = "device-plugin/target/hetgpu-device-plugin.jar")
+    Path jarPath;
+
+    @Spec
+    CommandSpec spec;
+
+    public static void main(String[] args) {
+        BenchCommandLine.run(new RegistrationBenchmark(), args);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        BenchCommandLine.require(spec, restarts >= 0, "RESTARTS must be 0 or more, got " + restarts);
+        BenchCommandLine.require(spec, settleSeconds >= 2, "--settle must be at least 2 seconds (CPU is read over its second half), got "
+                + settleSeconds);
+        BenchCommandLine.require(spec, apiServer == null || !noApiServer, "--api-server " + apiServer + " and --no-api-server: give one");
+        var jar = jarPath.toAbsolutePath();
+        var settle = Duration.ofSeconds(settleSeconds);
+        boolean publish = !noApiServer;
+        String apiServer = this.apiServer;
         var shipped = ShippedJvm.read(Path.of("device-plugin/Dockerfile"), Path.of("manifests/base/device-plugin.yaml"));
-        for (int i = 1; i < args.length; i++) {
-            switch (args[i]) {
-                case "--settle" -> settle = Duration.ofSeconds(Long.parseLong(args[++i]));
-                case "--api-server" -> apiServer = args[++i];
-                case "--no-api-server" -> publish = false;
-                case "--gpu-source" -> gpuSource = args[++i];
-                case "--java-tool-options" -> shipped = new ShippedJvm(shipped.entrypointOptions(), args[++i], shipped.mallocArenaMax(),
-                        shipped.memoryLimitMiB(), shipped.aotTraining());
-                default -> restarts = Integer.parseInt(args[i]);
-            }
+        if (javaToolOptions != null) {
+            shipped = new ShippedJvm(shipped.entrypointOptions(), javaToolOptions, shipped.mallocArenaMax(), shipped.memoryLimitMiB(),
+                    shipped.aotTraining());
         }
         var temp = Files.createTempDirectory("hetgpu-bench");
         var java = ProcessHandle.current().info().command().orElse("java");
@@ -79,6 +106,7 @@ public final class RegistrationBenchmark {
                 standIn.close();
             }
         }
+        return 0;
     }
 
     /**

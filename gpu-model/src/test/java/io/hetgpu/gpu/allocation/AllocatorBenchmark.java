@@ -1,8 +1,16 @@
 package io.hetgpu.gpu.allocation;
 
+import io.hetgpu.gpu.LinkMatrix;
+import io.hetgpu.gpu.bench.BenchCommandLine;
 import io.hetgpu.gpu.profile.ProfileLoader;
+import io.hetgpu.gpu.release.ReleaseVersion;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Random;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
 
 /**
  * How long {@link GpuSetAllocator#choose} takes on every shipped profile, per request size, from an
@@ -10,27 +18,39 @@ import java.util.Random;
  * asserts nothing. Two cases per size: every GPU free (the largest search) and a random half-to-all free
  * with the NVLink requirement on.
  *
- * <pre>./hetgpu mvn -q -pl gpu-model test-compile exec:java -Dexec.classpathScope=test \
- *     -Dexec.mainClass=io.hetgpu.gpu.allocation.AllocatorBenchmark</pre>
+ * <pre>./hetgpu bench allocator [PROFILE...]</pre>
  */
-public final class AllocatorBenchmark {
+@Command(name = "./hetgpu bench allocator", mixinStandardHelpOptions = true, versionProvider = ReleaseVersion.class, sortOptions = false,
+        description = "Microseconds per choice of the GPU set allocator, per request size, on each profile.",
+        footer = "Figures, not pass/fail.")
+public final class AllocatorBenchmark implements Callable<Integer> {
 
     private static final int WARM_UP_CALLS = 20_000;
     private static final int MEASURED_CALLS = 2_000;
 
-    private AllocatorBenchmark() {
+    @Parameters(paramLabel = "PROFILE", arity = "0..*",
+            description = "shipped profiles by name, or profile files by path (default: every shipped profile)")
+    List<String> profiles = ProfileLoader.SHIPPED;
+
+    public static void main(String[] args) {
+        BenchCommandLine.run(new AllocatorBenchmark(), args);
     }
 
-    public static void main(String[] args) throws Exception {
-        var profiles = args.length > 0 ? Arrays.asList(args) : ProfileLoader.SHIPPED;
+    @Override
+    public Integer call() throws Exception {
+        // Every profile read before any is timed: a wrong name fails at once, not after minutes of figures.
+        var links = new LinkedHashMap<String, LinkMatrix>();
+        for (var name : profiles) {
+            links.put(name, ProfileLoader.load(name).links());
+        }
         long sink = 0;
         System.out.printf("%-14s %4s | %-28s | %-28s%n", "", "", "all free", "random free, requireNvlink");
         System.out.printf("%-14s %4s | %8s %8s %10s | %8s %8s %10s   (microseconds)%n",
                 "profile", "size", "p50", "p99", "max", "p50", "p99", "max");
-        for (var name : profiles) {
-            var links = ProfileLoader.load(name).links();
-            var allocator = new GpuSetAllocator(links);
-            int n = links.size();
+        for (var profile : links.entrySet()) {
+            var name = profile.getKey();
+            var allocator = new GpuSetAllocator(profile.getValue());
+            int n = profile.getValue().size();
             long all = DeviceMask.all(n);
             var random = new Random(1);
             for (int i = 0; i < WARM_UP_CALLS; i++) {
@@ -54,6 +74,7 @@ public final class AllocatorBenchmark {
         }
         // Printed so the JIT cannot drop the calls whose results nobody reads.
         System.out.println("(checksum " + sink + ")");
+        return 0;
     }
 
     private static String percentiles(long[] nanos) {

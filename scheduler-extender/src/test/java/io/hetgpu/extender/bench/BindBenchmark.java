@@ -13,6 +13,8 @@ import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.service.BindVerb;
 import io.hetgpu.extender.service.ExtenderVerbs;
 import io.hetgpu.extender.wire.ExtenderBindingArgs;
+import io.hetgpu.gpu.bench.BenchCommandLine;
+import io.hetgpu.gpu.release.ReleaseVersion;
 import io.hetgpu.gpu.tier.CardCatalog;
 import io.vertx.core.Vertx;
 import java.net.URI;
@@ -23,11 +25,16 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * The bind verb at 5,000 nodes: p50/p99 of one bind (read the pod, choose its GPUs on the node with the filter's rules,
@@ -46,24 +53,38 @@ import java.util.concurrent.locks.LockSupport;
  * counted and timed apart from the binds (they skip the record and the Binding, so mixed in they would flatter p50),
  * and the verb's log line for each is kept below the benchmark's output (warnings only).
  */
-public final class BindBenchmark {
+@Command(name = "./hetgpu bench bind", mixinStandardHelpOptions = true, versionProvider = ReleaseVersion.class, sortOptions = false,
+        description = "The bind verb: p50/p99 per bind, in process and over HTTP, one at a time and 16 at once, the API server stood in.",
+        footer = "Figures, not pass/fail; refused binds (no_fit) are timed apart.")
+public final class BindBenchmark implements Callable<Integer> {
 
     private static final int PORT = 18898;
 
-    public static void main(String[] args) throws Exception {
-        if (List.of(args).contains("--help")) {
-            System.out.println("""
-                    ./hetgpu bench bind [--nodes N] [--binds N] [--api-ms MS,MS...]
-                      --nodes   nodes in the generated cluster (default 5000)
-                      --binds   binds per row (default 20000)
-                      --api-ms  the stand-in API server's delay per call, one set of rows each (default 0,2)""");
-            return;
-        }
+    @Option(names = "--nodes", paramLabel = "N", defaultValue = "5000", description = "nodes in the generated cluster (default: ${DEFAULT-VALUE})")
+    int size;
+
+    @Option(names = "--binds", paramLabel = "N", defaultValue = "20000", description = "binds per row (default: ${DEFAULT-VALUE})")
+    int binds;
+
+    @Option(names = "--api-ms", paramLabel = "MS", split = ",", defaultValue = "0,2",
+            description = "the stand-in API server's delay per call, one set of rows each (default: ${DEFAULT-VALUE})")
+    int[] latencies;
+
+    @Spec
+    CommandSpec spec;
+
+    public static void main(String[] args) {
+        BenchCommandLine.run(new BindBenchmark(), args);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        BenchCommandLine.require(spec, size >= 1, "--nodes must be at least 1, got " + size);
+        BenchCommandLine.require(spec, binds >= 1, "--binds must be at least 1, got " + binds);
+        BenchCommandLine.require(spec, Arrays.stream(latencies).allMatch(ms -> ms >= 0), "--api-ms must be 0 or more, got "
+                + Arrays.toString(latencies));
         // One log line per refused bind would bury the figures: the benchmark shows warnings only.
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        int size = intOption(args, "--nodes", 5000);
-        int binds = intOption(args, "--binds", 20000);
-        var latencies = Arrays.stream(option(args, "--api-ms", "0,2").split(",")).mapToInt(Integer::parseInt).toArray();
         var cluster = new BenchCluster(size, 42);
         var gpuNodes = cluster.names.stream().filter(name -> cluster.facts.get(name).inventory() != null).toList();
         var pod = KubeJson.read("pod-pytorch-worker.json", Pod.class);
@@ -91,7 +112,7 @@ public final class BindBenchmark {
                         row.p99(), row.perSecond(), row.noFit(), row.refusedP50(), row.refusedP99(), LoadAverage.now());
             }
         }
-        System.exit(0);
+        return 0;
     }
 
     private static ExtenderVerbs verbs(BenchCluster cluster, StandInApi api) {
@@ -224,18 +245,5 @@ public final class BindBenchmark {
                 LockSupport.parkNanos(latencyNanos);
             }
         }
-    }
-
-    private static String option(String[] args, String name, String otherwise) {
-        for (int i = 0; i + 1 < args.length; i++) {
-            if (args[i].equals(name)) {
-                return args[i + 1];
-            }
-        }
-        return otherwise;
-    }
-
-    private static int intOption(String[] args, String name, int otherwise) {
-        return Integer.parseInt(option(args, name, Integer.toString(otherwise)));
     }
 }

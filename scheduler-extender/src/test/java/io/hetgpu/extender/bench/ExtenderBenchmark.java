@@ -20,6 +20,8 @@ import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
+import io.hetgpu.gpu.bench.BenchCommandLine;
+import io.hetgpu.gpu.release.ReleaseVersion;
 import io.hetgpu.gpu.tier.CardCatalog;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -30,15 +32,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
 import java.util.function.BiConsumer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * Drives the hetgpu extender and a Go floor (by default the project's own, {@code scheduler-extender/bench/extender-floor}:
  * Go's net/http and encoding/json reading the request, keeping every node and scoring it 0) over HTTP with the same
  * kube-scheduler-shaped requests, one connection and one request at a time as kube-scheduler does, and prints p50/p99
  * per verb, requests/s, payload sizes and hetgpu/floor ratios, each row beside the load average it was taken at. Every
- * ratio is of two figures from the same run. Not a test. {@code ./hetgpu bench extender --help} lists the options
- * ({@link #USAGE}).
+ * ratio is of two figures from the same run. Not a test. {@code ./hetgpu bench extender --help} lists the options.
  *
  * <p>The soak ({@code --soak CLIENTS}) has that many clients send filter and prioritize for the largest size
  * without pause (node names, as the shipped nodeCacheCapable configuration sends; {@code --forms Nodes,NodeNames}
@@ -52,26 +59,31 @@ import java.util.function.BiConsumer;
  * The extender runs in a child JVM (mode {@code serve}) holding the generated cluster as its informer
  * cache would, so the client's garbage never lands on the server's clock.
  */
-public final class ExtenderBenchmark {
+@Command(name = "./hetgpu bench extender", mixinStandardHelpOptions = true, versionProvider = ReleaseVersion.class, sortOptions = false,
+        description = "The extender against a Go floor that does no work, over HTTP with kube-scheduler's requests: p50/p99 per verb, "
+                + "requests/s, payload sizes, and the ratio of the two from the same run.",
+        footer = "Figures, not pass/fail; each row is printed with the one-minute load average it was taken at.")
+public final class ExtenderBenchmark implements Callable<Integer> {
 
-    static final String USAGE = """
-            ./hetgpu bench extender [OPTIONS]
-              --sizes N,N...        cluster sizes, in nodes (default 100,1000,5000)
-              --forms F,F...        Nodes (whole nodes, nodeCacheCapable: false) and/or NodeNames (default both)
-              --seconds S           measured seconds per size and form, for each target (default 20), after a 5 s warm-up
-              --pods same|alternating|job16  one pod shape; two in turn so no assessment is remembered; or a pod of a
-                                    16-pod job whose plan ends at once, so every filter plans the whole job (default same)
-              --floor DIR           build the Go floor in DIR and run it instead of scheduler-extender/bench/extender-floor
-              --server-jvm "OPTS"   the extender's JVM options (default: the Deployment's)
-              --event-loop-poll-us N
-                                    how long the extender's event loops poll before they sleep, as its flag of that
-                                    name sets it (default: the extender's own, 100; 0 sleeps at once)
-              --client go|netty|jdk the client that sends the timed requests: Go's net/http, as kube-scheduler's
-                                    HTTPExtender sends them (scheduler-extender/bench/extender-client; the default);
-                                    Netty's, in this JVM; or the JDK's java.net.http, which adds about 0.1 ms of its
-                                    own to every request of both targets
-              --soak CLIENTS        instead: CLIENTS clients at once on the largest size, no floor (--soak-seconds, default 60)
-            Figures, not pass/fail; each row is printed with the one-minute load average it was taken at.""";
+    /** A pod shape the timed requests carry. */
+    enum PodShape {
+        /** the same pod every time, as for the pods of one job */
+        SAME,
+        /** two pods of different shapes in turn, so that the extender's assessments from the previous pod never apply (its slow path) */
+        ALTERNATING,
+        /** the first pod of a 16-pod job whose plan ends at once, so that every filter plans the whole job */
+        JOB16;
+
+        String flag() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** Who sends the timed requests. */
+    enum ClientKind { GO, NETTY, JDK }
+
+    /** The two forms of a request's nodes. */
+    enum Form { Nodes, NodeNames }
 
     private static final long SEED = 42;
     static final int HETGPU_PORT = 18899;
@@ -80,72 +92,95 @@ public final class ExtenderBenchmark {
     private static final int FLOOR_PORT = 18888;
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    @Option(names = "--sizes", paramLabel = "N", split = ",", defaultValue = "100,1000,5000",
+            description = "cluster sizes, in nodes (default: ${DEFAULT-VALUE})")
+    int[] sizes;
+
+    @Option(names = "--forms", paramLabel = "FORM", split = ",",
+            description = "Nodes (whole nodes, nodeCacheCapable: false) and/or NodeNames (default: both; NodeNames for the soak)")
+    List<Form> forms;
+
+    @Option(names = "--seconds", paramLabel = "S", defaultValue = "20",
+            description = "measured seconds per size and form, for each target, after a 5 s warm-up (default: ${DEFAULT-VALUE})")
+    double seconds;
+
+    @Option(names = "--pods", paramLabel = "SHAPE", defaultValue = "same",
+            description = "same: one pod shape; alternating: two in turn, so that no assessment is remembered; job16: a pod of a "
+                    + "16-pod job whose plan ends at once, so that every filter plans the whole job (default: ${DEFAULT-VALUE})")
+    PodShape pods;
+
+    @Option(names = "--floor", paramLabel = "DIR", defaultValue = "scheduler-extender/bench/extender-floor",
+            description = "the Go floor's main package, which ./hetgpu builds and this runs (default: ${DEFAULT-VALUE})")
+    String floor;
+
+    @Option(names = "--server-jvm", paramLabel = "OPTS", description = "the extender's JVM options (default: the Deployment's)")
+    String serverJvmOptions;
+
+    @Option(names = "--event-loop-poll-us", paramLabel = "N",
+            description = "how long the extender's event loops poll before they sleep, as its flag of that name sets it "
+                    + "(default: the extender's own, 100; 0 sleeps at once)")
+    Long pollMicros;
+
+    @Option(names = "--client", paramLabel = "CLIENT", defaultValue = "go",
+            description = "who sends the timed requests: go, Go's net/http as kube-scheduler's HTTPExtender sends them "
+                    + "(scheduler-extender/bench/extender-client); netty, in this JVM; jdk, the JDK's java.net.http, which adds "
+                    + "about 0.1 ms of its own to every request of both targets (default: ${DEFAULT-VALUE})")
+    ClientKind clientKind;
+
+    @Option(names = "--soak", paramLabel = "CLIENTS", defaultValue = "0",
+            description = "instead: CLIENTS clients at once on the largest size, no floor")
+    int soakClients;
+
+    @Option(names = "--soak-seconds", paramLabel = "S", defaultValue = "60", description = "how long the soak runs (default: ${DEFAULT-VALUE})")
+    double soakSeconds;
+
+    /** Built by ./hetgpu from --floor. */
+    @Option(names = "--floor-binary", hidden = true, defaultValue = "/tmp/extender-floor")
+    String floorBinary;
+
+    /** Built by ./hetgpu from scheduler-extender/bench/extender-client. */
+    @Option(names = "--client-binary", hidden = true)
+    String clientBinary;
+
+    @Spec
+    CommandSpec spec;
+
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("serve")) {
-            serve(Integer.parseInt(args[1]), args[2].equals("job16"), Duration.ofNanos(Long.parseLong(args[3]) * 1000));
+            serve(Integer.parseInt(args[1]), args[2].equals(PodShape.JOB16.flag()), Duration.ofNanos(Long.parseLong(args[3]) * 1000));
             return;
         }
-        if (List.of(args).contains("--help")) {
-            System.out.println(USAGE);
-            return;
-        }
-        var floorBinary = "/tmp/extender-floor";
-        var sizes = new int[] {100, 1000, 5000};
-        double seconds = 20;
-        List<String> forms = null;
-        var pods = "same";
+        BenchCommandLine.run(new ExtenderBenchmark(), args);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        BenchCommandLine.require(spec, Arrays.stream(sizes).allMatch(size -> size >= 1), "--sizes must each be at least 1, got "
+                + Arrays.toString(sizes));
+        BenchCommandLine.require(spec, seconds > 0, "--seconds must be more than 0, got " + seconds);
+        BenchCommandLine.require(spec, soakClients >= 0, "--soak must be 0 (no soak) or more, got " + soakClients);
+        BenchCommandLine.require(spec, soakSeconds > 0, "--soak-seconds must be more than 0, got " + soakSeconds);
+        BenchCommandLine.require(spec, pollMicros == null || pollMicros >= 0, "--event-loop-poll-us must be 0 or more, got " + pollMicros);
+        BenchCommandLine.require(spec, clientKind != ClientKind.GO || clientBinary != null || soakClients > 0,
+                "--client go needs --client-binary (./hetgpu bench extender builds it from scheduler-extender/bench/extender-client)");
         // The JVM of manifests/base/hetgpu-scheduler.yaml: a heap of 60% of its 1536Mi limit from the start and the capped
         // native pools, as the Deployment's JAVA_TOOL_OPTIONS set them, and the serial collector that the JVM picks by
         // itself in a container with under 1792 MB.
-        var serverJvm = List.of("-Xms922m", "-Xmx922m", "-XX:+UseSerialGC", "-XX:MaxMetaspaceSize=128m", "-XX:ReservedCodeCacheSize=64m",
-                "-XX:MaxDirectMemorySize=128m", "-XX:+ExitOnOutOfMemoryError");
-        var clientKind = "go";
-        String clientBinary = null;
-        long pollMicros = ServerOptions.DEFAULT_EVENT_LOOP_POLL.toNanos() / 1000;
-        int soakClients = 0;
-        double soakSeconds = 60;
-        for (int i = 0; i < args.length - 1; i += 2) {
-            switch (args[i]) {
-                case "--floor-binary" -> floorBinary = args[i + 1];
-                case "--sizes" -> sizes = Arrays.stream(args[i + 1].split(",")).mapToInt(Integer::parseInt).toArray();
-                case "--seconds" -> seconds = Double.parseDouble(args[i + 1]);
-                case "--forms" -> forms = List.of(args[i + 1].split(","));
-                case "--pods" -> {
-                    pods = args[i + 1];
-                    if (!List.of("same", "alternating", "job16").contains(pods)) {
-                        throw new IllegalArgumentException("--pods must be same, alternating or job16, got " + pods + "\n" + USAGE);
-                    }
-                }
-                case "--server-jvm" -> serverJvm = List.of(args[i + 1].split(" "));
-                case "--event-loop-poll-us" -> pollMicros = Long.parseLong(args[i + 1]);
-                case "--client" -> {
-                    clientKind = args[i + 1];
-                    if (!List.of("go", "netty", "jdk").contains(clientKind)) {
-                        throw new IllegalArgumentException("--client must be go, netty or jdk, got " + clientKind + "\n" + USAGE);
-                    }
-                }
-                case "--client-binary" -> clientBinary = args[i + 1];
-                case "--soak" -> soakClients = Integer.parseInt(args[i + 1]);
-                case "--soak-seconds" -> soakSeconds = Double.parseDouble(args[i + 1]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i] + "\n" + USAGE);
-            }
-        }
+        var serverJvm = serverJvmOptions != null ? List.of(serverJvmOptions.split(" "))
+                : List.of("-Xms922m", "-Xmx922m", "-XX:+UseSerialGC", "-XX:MaxMetaspaceSize=128m", "-XX:ReservedCodeCacheSize=64m",
+                        "-XX:MaxDirectMemorySize=128m", "-XX:+ExitOnOutOfMemoryError");
+        long pollMicros = this.pollMicros != null ? this.pollMicros : ServerOptions.DEFAULT_EVENT_LOOP_POLL.toNanos() / 1000;
         int largest = Arrays.stream(sizes).max().orElseThrow();
-        if (clientKind.equals("go") && clientBinary == null && soakClients == 0) {
-            throw new IllegalArgumentException("--client go needs --client-binary (./hetgpu bench extender builds it from "
-                    + "scheduler-extender/bench/extender-client)");
-        }
-        if (forms == null) {
-            // The soak sends what the shipped configuration (nodeCacheCapable: true) has kube-scheduler send.
-            forms = soakClients > 0 ? List.of("NodeNames") : List.of("Nodes", "NodeNames");
-        }
+        // The soak sends what the shipped configuration (nodeCacheCapable: true) has kube-scheduler send.
+        var forms = (this.forms != null ? this.forms : soakClients > 0 ? List.of(Form.NodeNames) : List.of(Form.values()))
+                .stream().map(Form::name).toList();
         var java = ProcessHandle.current().info().command().orElse("java");
         var command = new ArrayList<String>(List.of(java));
         // As the image's ENTRYPOINT: Netty's sun.misc.Unsafe use allowed, so JDK 23+ prints no warning.
         command.addAll(List.of("-XX:+IgnoreUnrecognizedVMOptions", "--sun-misc-unsafe-memory-access=allow"));
         command.addAll(serverJvm);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), ExtenderBenchmark.class.getName(), "serve",
-                Integer.toString(largest), pods, Long.toString(pollMicros)));
+                Integer.toString(largest), pods.flag(), Long.toString(pollMicros)));
         System.out.println("hetgpu extender JVM: " + String.join(" ", serverJvm) + "; event loops poll " + pollMicros
                 + " µs before they sleep, after an answer of at most 32 KiB and between the pieces of a body");
         var server = new ProcessBuilder(command).inheritIO();
@@ -159,20 +194,21 @@ public final class ExtenderBenchmark {
             } finally {
                 hetgpu.destroy();
             }
-            return;
+            return 0;
         }
-        var floor = new ProcessBuilder(floorBinary, "-addr", "127.0.0.1:" + FLOOR_PORT).inheritIO().start();
+        var floorServer = new ProcessBuilder(floorBinary, "-addr", "127.0.0.1:" + FLOOR_PORT).inheritIO().start();
         try (var netty = new BenchClient();
              var jdk = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build()) {
             waitFor(jdk, "http://127.0.0.1:" + HETGPU_PORT + "/readyz");
-            Post client = clientKind.equals("jdk") ? (port, path, body) -> post(jdk, port, path, body).body()
+            Post client = clientKind == ClientKind.JDK ? (port, path, body) -> post(jdk, port, path, body).body()
                     : (port, path, body) -> netty.post(port, path, io.vertx.core.buffer.Buffer.buffer(body));
-            var go = clientKind.equals("go") ? new GoClient(clientBinary) : null;
+            var go = clientKind == ClientKind.GO ? new GoClient(clientBinary) : null;
             System.out.println("client: " + switch (clientKind) {
-                case "go" -> "Go's net/http, as kube-scheduler's HTTPExtender (" + clientBinary + ")";
-                case "jdk" -> "the JDK's java.net.http";
-                default -> "Netty's (Vert.x)";
+                case GO -> "Go's net/http, as kube-scheduler's HTTPExtender (" + clientBinary + ")";
+                case JDK -> "the JDK's java.net.http";
+                case NETTY -> "Netty's (Vert.x)";
             } + ", one kept-alive connection per target, one request at a time");
+            System.out.println("floor: Go's, built from " + floor);
             var cluster = new BenchCluster(largest, SEED);
             var firstBody = ("{\"Pod\":" + measuredPod(pods) + ",\"Nodes\":null,\"NodeNames\":"
                     + BenchCluster.json(cluster.names.subList(0, Math.min(100, largest))) + "}").getBytes(StandardCharsets.UTF_8);
@@ -199,15 +235,11 @@ public final class ExtenderBenchmark {
             }
         } finally {
             hetgpu.destroy();
-            floor.destroy();
+            floorServer.destroy();
         }
+        return 0;
     }
 
-    /**
-     * @param pods {@code same}: the same pod every time, as for the pods of one job; {@code alternating}: two pods of
-     *             different shapes in turn, so that the extender's per-node assessments from the previous pod never apply
-     *             (its slow path); {@code job16}: the first pod of a 16-pod job, planned whole by every filter
-     */
     /** One request, answered 200; its answer's body. */
     @FunctionalInterface
     private interface Post {
@@ -218,9 +250,9 @@ public final class ExtenderBenchmark {
      * @param client sends the requests that set the case up (hetgpu's filter answer makes the prioritize bodies), and
      *               the timed ones where {@code go} is null
      */
-    private static void run(Post client, GoClient go, BenchCluster cluster, int size, String form, double seconds, String pods,
+    private static void run(Post client, GoClient go, BenchCluster cluster, int size, String form, double seconds, PodShape pods,
                             boolean measure) throws Exception {
-        boolean alternating = pods.equals("alternating");
+        boolean alternating = pods == PodShape.ALTERNATING;
         var training = measuredPod(pods);
         var small = training.replace("\"hetgpu.io/gpu-models\": \"V100,A100,H100\",", "")
                 .replace("\"hetgpu.io/interconnect\": \"nvlink\",", "").replace("\"nvidia.com/gpu\": \"4\"", "\"nvidia.com/gpu\": \"2\"");
@@ -281,15 +313,15 @@ public final class ExtenderBenchmark {
         System.out.printf("%-6d %-9s ratio hetgpu/floor (filter+prioritize): p50 %.2f, p99 %.2f  (%d of %d nodes pass filter; %s; load %s)%n%n",
                 size, form, results.get(0)[0] / results.get(1)[0], results.get(0)[1] / results.get(1)[1], kept, size,
                 switch (pods) {
-                    case "alternating" -> "two pod shapes in turn";
-                    case "job16" -> "a pod of a 16-pod job, planned whole at each filter";
-                    default -> "one pod shape";
+                    case ALTERNATING -> "two pod shapes in turn";
+                    case JOB16 -> "a pod of a 16-pod job, planned whole at each filter";
+                    case SAME -> "one pod shape";
                 }, LoadAverage.now());
     }
 
     /** The pod each case sends first: the training pod, or the first member of the 16-pod job. */
-    private static String measuredPod(String pods) {
-        return pods.equals("job16") ? BenchJob.member(0) : BenchJob.TRAINING;
+    private static String measuredPod(PodShape pods) {
+        return pods == PodShape.JOB16 ? BenchJob.member(0) : BenchJob.TRAINING;
     }
 
     /** One target's rounds: each round's filter and prioritize times in ms, and the sizes of the last answers. */
