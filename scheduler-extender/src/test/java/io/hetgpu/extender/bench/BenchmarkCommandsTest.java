@@ -10,7 +10,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** What `./hetgpu bench extender` and `./hetgpu bench bind` answer to their arguments, before they start anything. */
+/**
+ * What `./hetgpu bench extender` and `./hetgpu bench bind`, and the in-process profiles of docs/performance.md, answer to
+ * their arguments before they start anything.
+ */
 class BenchmarkCommandsTest {
 
     @ParameterizedTest
@@ -75,6 +78,21 @@ class BenchmarkCommandsTest {
         var answer = BenchCommandLine.answer(new BindBenchmark(), args.split(" "));
         assertThat(answer.status()).isEqualTo(2);
         assertThat(answer.err()).isEqualTo("./hetgpu bench bind: " + message + " (see --help)" + System.lineSeparator());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "InProcessProfile | 5000                  | Missing required parameter: 'SECONDS'",
+            "InProcessProfile | 5000 4 1000           | CLUSTER must hold the NAMES asked for, at least 5000, got 1000",
+            "InProcessProfile | 5000 4 15000 lots     | Invalid value for positional parameter at index 3 (EVICT_MIB): 'lots' is not an int",
+            "InProcessProfile | 0 4                   | NAMES must be at least 1, got 0",
+            "JobPlanProfile   | 5000 four             | Invalid value for positional parameter at index 1 (SECONDS): 'four' is not a double",
+            "JobPlanProfile   | 5000 0                | SECONDS must be more than 0, got 0.0"})
+    void theProfilesWrongArgumentIsOneLineNamingItAndItsValue(String profile, String args, String message) {
+        var answer = BenchCommandLine.answer(profile.equals("JobPlanProfile") ? new JobPlanProfile() : new InProcessProfile(),
+                args.split(" "));
+        assertThat(answer.status()).isEqualTo(2);
+        assertThat(answer.err()).isEqualTo(profile + ": " + message + " (see --help)" + System.lineSeparator());
     }
 
     @Test

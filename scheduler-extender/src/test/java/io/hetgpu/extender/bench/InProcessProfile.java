@@ -10,9 +10,16 @@ import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
+import io.hetgpu.gpu.bench.BenchCommandLine;
+import io.hetgpu.gpu.release.ReleaseVersion;
 import io.hetgpu.gpu.tier.CardCatalog;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * The NodeNames path without HTTP: request reading, filter (answer written) and prioritize (request read,
@@ -27,12 +34,37 @@ import java.util.Arrays;
  *   jfr print --events jdk.ExecutionSample extender.jfr
  * </pre>
  */
-public final class InProcessProfile {
-    public static void main(String[] args) throws Exception {
-        int size = Integer.parseInt(args[0]);
-        double seconds = Double.parseDouble(args[1]);
-        int clusterSize = args.length > 2 ? Integer.parseInt(args[2]) : size;
-        int evictedMiB = args.length > 3 ? Integer.parseInt(args[3]) : 0;
+@Command(name = "InProcessProfile", mixinStandardHelpOptions = true, versionProvider = ReleaseVersion.class,
+        description = "The NodeNames path without HTTP: p50/p99 per stage and the bytes each allocates, for a profiler to look at.")
+public final class InProcessProfile implements Callable<Integer> {
+
+    @Parameters(index = "0", paramLabel = "NAMES", description = "node names per request")
+    int size;
+
+    @Parameters(index = "1", paramLabel = "SECONDS", description = "seconds per pass (a warm-up, then a measured one)")
+    double seconds;
+
+    @Parameters(index = "2", arity = "0..1", paramLabel = "CLUSTER", description = "nodes in the cluster (default: NAMES)")
+    Integer cluster;
+
+    @Parameters(index = "3", arity = "0..1", paramLabel = "EVICT_MIB", defaultValue = "0",
+            description = "MiB written over between calls, as the client and the kernel do to the caches between requests over HTTP")
+    int evictedMiB;
+
+    @Spec
+    CommandSpec spec;
+
+    public static void main(String[] args) {
+        BenchCommandLine.run(new InProcessProfile(), args);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        int clusterSize = cluster != null ? cluster : size;
+        BenchCommandLine.require(spec, size >= 1, "NAMES must be at least 1, got " + size);
+        BenchCommandLine.require(spec, seconds > 0, "SECONDS must be more than 0, got " + seconds);
+        BenchCommandLine.require(spec, clusterSize >= size, "CLUSTER must hold the NAMES asked for, at least " + size + ", got " + clusterSize);
+        BenchCommandLine.require(spec, evictedMiB >= 0, "EVICT_MIB must be 0 or more, got " + evictedMiB);
         var cluster = new BenchCluster(clusterSize, 42);
         var evicted = new long[evictedMiB << 17];
         var catalog = CardCatalog.defaults();
@@ -82,6 +114,7 @@ public final class InProcessProfile {
             System.out.printf("size %d n %d read p50 %.3f filter(+write) p50 %.3f p99 %.3f prioritize(+read,write) p50 %.3f p99 %.3f ms%n", size, n,
                     pct(r, n, 50), pct(f, n, 50), pct(f, n, 99), pct(p, n, 50), pct(p, n, 99));
         }
+        return 0;
     }
 
     /** Writes over a span larger than the last-level cache, as the client and the kernel do between requests. */

@@ -13,9 +13,16 @@ import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.PolicySettings;
+import io.hetgpu.gpu.bench.BenchCommandLine;
+import io.hetgpu.gpu.release.ReleaseVersion;
 import io.hetgpu.gpu.tier.CardCatalog;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * A whole job's plan without HTTP: the {@value BenchJob#SIZE} pods of {@link BenchJob} planned over the benchmark's
@@ -28,10 +35,27 @@ import java.util.Arrays;
  *       io.hetgpu.extender.bench.JobPlanProfile 5000 6     # nodes, seconds per pass
  * </pre>
  */
-public final class JobPlanProfile {
-    public static void main(String[] args) throws Exception {
-        int size = Integer.parseInt(args[0]);
-        double seconds = Double.parseDouble(args[1]);
+@Command(name = "JobPlanProfile", mixinStandardHelpOptions = true, versionProvider = ReleaseVersion.class,
+        description = "A 16-pod job's plan without HTTP: p50/p99 of the states and the plan, and the bytes a plan allocates.")
+public final class JobPlanProfile implements Callable<Integer> {
+
+    @Parameters(index = "0", paramLabel = "NODES", description = "nodes in the cluster")
+    int size;
+
+    @Parameters(index = "1", paramLabel = "SECONDS", description = "seconds per pass (a warm-up, then a measured one)")
+    double seconds;
+
+    @Spec
+    CommandSpec spec;
+
+    public static void main(String[] args) {
+        BenchCommandLine.run(new JobPlanProfile(), args);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        BenchCommandLine.require(spec, size >= 1, "NODES must be at least 1, got " + size);
+        BenchCommandLine.require(spec, seconds > 0, "SECONDS must be more than 0, got " + seconds);
         var catalog = CardCatalog.defaults();
         var snapshot = new BenchCluster(size, 42).view().nodes();
         var factory = new NodeStateFactory(catalog, "topology.hetgpu.io/rack");
@@ -80,6 +104,7 @@ public final class JobPlanProfile {
             System.out.printf("size %d, %d plans of %d pods: states p50 %.3f ms; plan p50 %.3f ms, p99 %.3f ms, %.2f MB allocated; the members' explanations p50 %.3f ms%n",
                     size, n, BenchJob.SIZE, pct(states, n, 50), pct(plans, n, 50), pct(plans, n, 99), allocated / 1e6, pct(explanations, n, 50));
         }
+        return 0;
     }
 
     private static double pct(long[] values, int n, int percentile) {
