@@ -13,7 +13,10 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /** Runs one workload under every policy and writes the report. */
 @Command(name = "hetgpu-simulator", mixinStandardHelpOptions = true,
@@ -104,28 +107,41 @@ public final class SimulatorMain implements Callable<Integer> {
     @Option(names = "--out", description = "report folder; default ${DEFAULT-VALUE}")
     Path out = Path.of("target/sim-report");
 
+    @Spec
+    CommandSpec spec;
+
     public static void main(String[] args) {
         System.setProperty("java.awt.headless", "true");
-        System.exit(new CommandLine(new SimulatorMain()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line with hetgpu's error handling, as the device plugin and the extender have it: one line, no usage dump. */
+    static CommandLine commandLine() {
+        var commandLine = new CommandLine(new SimulatorMain());
+        commandLine.setParameterExceptionHandler((e, arguments) -> {
+            e.getCommandLine().getErr().println("hetgpu-simulator: " + e.getMessage() + " (see --help)");
+            return 2;
+        });
+        commandLine.setExecutionExceptionHandler((e, line, parsed) -> {
+            line.getErr().println("hetgpu-simulator: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+            return 1;
+        });
+        return commandLine;
     }
 
     @Override
     public Integer call() throws Exception {
         if (jobs < 1) {
-            System.err.println("--jobs: expected at least 1, got " + jobs);
-            return 2;
+            throw new ParameterException(spec.commandLine(), "--jobs: expected at least 1, got " + jobs);
         }
         if (!(share >= 0 && share < 1)) {
-            System.err.println("--minimum-speed-share: expected at least 0 and below 1, got " + share);
-            return 2;
+            throw new ParameterException(spec.commandLine(), "--minimum-speed-share: expected at least 0 and below 1, got " + share);
         }
         if (reserve < 0) {
-            System.err.println("--high-priority-reserve: expected 0 or more GPUs, got " + reserve);
-            return 2;
+            throw new ParameterException(spec.commandLine(), "--high-priority-reserve: expected 0 or more GPUs, got " + reserve);
         }
         if (jobHeadroom != null && jobHeadroom < 0) {
-            System.err.println("--job-headroom: expected 0 or more GPUs, got " + jobHeadroom);
-            return 2;
+            throw new ParameterException(spec.commandLine(), "--job-headroom: expected 0 or more GPUs, got " + jobHeadroom);
         }
         long[] range;
         Experiment experiment;
@@ -136,11 +152,9 @@ public final class SimulatorMain implements Callable<Integer> {
             range = seeds == null ? null : range(seeds);
             experiment = experiment(range == null ? seed : range[0]);
         } catch (ExtenderConfig.ConfigException e) {
-            System.err.println("--config: " + e.getMessage());
-            return 2;
+            throw new ParameterException(spec.commandLine(), "--config: " + e.getMessage());
         } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
-            return 2;
+            throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         if (range != null) {
             return seedRun(experiment, range);

@@ -11,20 +11,21 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * `./hetgpu bench` refuses what it cannot run at once, before it builds anything: a benchmark's own options are read
- * by the benchmark (its tests are beside it), the launcher only picks which one runs.
+ * `./hetgpu bench` and `./hetgpu images` refuse what they cannot run at once, before they build anything: a benchmark's
+ * own options are read by the benchmark (its tests are beside it), the launcher only picks which one runs.
  */
-class BenchLauncherTest {
+class LauncherRefusalsTest {
 
     private static final Path CHECKOUT = ShippedArtifacts.checkout();
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-            "extnder               | 2 | hetgpu: bench extnder: no such benchmark (allocator, registration, extender, bind, or all)",
-            "all --seconds 3       | 2 | hetgpu: bench all takes no options; each benchmark has its own (./hetgpu bench NAME --help)",
-            "--help                | 0 | ./hetgpu bench [allocator|registration|extender|bind|all] [OPTIONS]: figures, not pass/fail"})
+            "bench extnder         | 2 | hetgpu: bench extnder: no such benchmark (allocator, registration, extender, bind, or all)",
+            "bench all --seconds 3 | 2 | hetgpu: bench all takes no options; each benchmark has its own (./hetgpu bench NAME --help)",
+            "images bogus          | 2 | hetgpu: images bogus: expected nothing or test (./hetgpu images [test])",
+            "bench --help          | 0 | ./hetgpu bench [allocator|registration|extender|bind|all] [OPTIONS]: figures, not pass/fail"})
     void whatTheLauncherAnswersBeforeItBuildsAnything(String args, int exitCode, String output) throws Exception {
-        var command = new ArrayList<>(List.of("bash", CHECKOUT.resolve("hetgpu").toString(), "bench"));
+        var command = new ArrayList<>(List.of("bash", CHECKOUT.resolve("hetgpu").toString()));
         command.addAll(List.of(args.split(" ")));
         var process = new ProcessBuilder(command).redirectErrorStream(true).start();
         assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();

@@ -1,0 +1,31 @@
+package io.hetgpu.simulator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** What `./hetgpu simulate` answers to a wrong argument: one line naming it and its value, before any job is simulated. */
+class SimulatorCommandLineTest {
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "--bogus                        | Unknown option: '--bogus'",
+            "--jobs 0                       | --jobs: expected at least 1, got 0",
+            "--jobs many                    | Invalid value for option '--jobs': 'many' is not an int",
+            "--minimum-speed-share 1        | --minimum-speed-share: expected at least 0 and below 1, got 1.0",
+            "--seeds 10..1                  | --seeds: expected FROM..TO with FROM <= TO, such as 1..10, got \"10..1\"",
+            "--config /nonexistent/hetgpu.yaml | --config: config file /nonexistent/hetgpu.yaml does not exist"})
+    void aWrongArgumentIsOneLineNamingItAndItsValue(String args, String message) {
+        var out = new StringWriter();
+        var err = new StringWriter();
+        int status = SimulatorMain.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
+                .execute(args.split(" "));
+
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString()).isEqualTo("hetgpu-simulator: " + message + " (see --help)" + System.lineSeparator());
+        assertThat(out.toString()).isEmpty();
+    }
+}
