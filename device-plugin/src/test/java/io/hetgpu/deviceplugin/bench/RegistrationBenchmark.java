@@ -1,5 +1,6 @@
 package io.hetgpu.deviceplugin.bench;
 
+import io.hetgpu.deviceplugin.api.v1beta1.RegisterRequest;
 import io.hetgpu.deviceplugin.kubelet.KubeletStandIn;
 import io.hetgpu.gpu.bench.BenchCommandLine;
 import io.hetgpu.gpu.release.ReleaseVersion;
@@ -168,7 +169,7 @@ public final class RegistrationBenchmark implements Callable<Integer> {
                 }
                 long launched = System.nanoTime();
                 var plugin = launch.start();
-                var first = kubelet.nextRegistration();
+                var first = firstRegistration(plugin, kubelet, dir.resolve("plugin.log"));
                 System.out.printf("process launch -> Register received: %d ms (%s as %s; load %s)%n",
                         (System.nanoTime() - launched) / 1_000_000, first.getResourceName(), first.getEndpoint(), loadAverage());
 
@@ -203,6 +204,23 @@ public final class RegistrationBenchmark implements Callable<Integer> {
                         (System.nanoTime() - term) / 1_000_000, Files.exists(folder.resolve(first.getEndpoint())));
                 System.out.println("plugin log: " + dir.resolve("plugin.log"));
             }
+        }
+    }
+
+    /**
+     * The plugin's Register call; when none comes, why, from the plugin's log (on a machine without a driver,
+     * {@code --gpu-source nvml} ends here, the log saying that NVML cannot be loaded).
+     */
+    private static RegisterRequest firstRegistration(Process plugin, KubeletStandIn kubelet, Path log) throws InterruptedException, IOException {
+        try {
+            return kubelet.nextRegistration();
+        } catch (AssertionError noRegistration) {
+            var how = plugin.isAlive() ? "the plugin did not register within 10 s" : "the plugin exited with " + plugin.exitValue()
+                    + " before it registered";
+            plugin.destroyForcibly().waitFor();
+            var lines = Files.readAllLines(log);
+            var last = lines.reversed().stream().filter(line -> !line.isBlank()).findFirst().orElse("(its log is empty)");
+            throw new IllegalStateException(how + ": " + last.strip() + " (" + log + ")");
         }
     }
 
