@@ -169,7 +169,7 @@ public final class RegistrationBenchmark implements Callable<Integer> {
                 }
                 long launched = System.nanoTime();
                 var plugin = launch.start();
-                var first = firstRegistration(plugin, kubelet, dir.resolve("plugin.log"));
+                var first = firstRegistration(plugin, kubelet, dir.resolve("plugin.log"), Duration.ofSeconds(10));
                 System.out.printf("process launch -> Register received: %d ms (%s as %s; load %s)%n",
                         (System.nanoTime() - launched) / 1_000_000, first.getResourceName(), first.getEndpoint(), loadAverage());
 
@@ -208,20 +208,20 @@ public final class RegistrationBenchmark implements Callable<Integer> {
     }
 
     /**
-     * The plugin's Register call; when none comes, why, from the plugin's log (on a machine without a driver,
-     * {@code --gpu-source nvml} ends here, the log saying that NVML cannot be loaded).
+     * The plugin's Register call; when none comes within {@code time}, why, from the plugin's log (on a machine without a
+     * driver, {@code --gpu-source nvml} ends here, the log saying that NVML cannot be loaded).
      */
-    private static RegisterRequest firstRegistration(Process plugin, KubeletStandIn kubelet, Path log) throws InterruptedException, IOException {
-        try {
-            return kubelet.nextRegistration();
-        } catch (AssertionError noRegistration) {
-            var how = plugin.isAlive() ? "the plugin did not register within 10 s" : "the plugin exited with " + plugin.exitValue()
-                    + " before it registered";
-            plugin.destroyForcibly().waitFor();
-            var lines = Files.readAllLines(log);
-            var last = lines.reversed().stream().filter(line -> !line.isBlank()).findFirst().orElse("(its log is empty)");
-            throw new IllegalStateException(how + ": " + last.strip() + " (" + log + ")");
+    static RegisterRequest firstRegistration(Process plugin, KubeletStandIn kubelet, Path log, Duration time)
+            throws InterruptedException, IOException {
+        var registration = kubelet.registrationWithin(time);
+        if (registration.isPresent()) {
+            return registration.get();
         }
+        var how = plugin.isAlive() ? "the plugin did not register within " + time.toSeconds() + " s"
+                : "the plugin exited with " + plugin.exitValue() + " before it registered";
+        plugin.destroyForcibly().waitFor();
+        var last = Files.readAllLines(log).reversed().stream().filter(line -> !line.isBlank()).findFirst().orElse("(its log is empty)");
+        throw new IllegalStateException(how + ": " + last.strip() + " (" + log + ")");
     }
 
     /** The one-minute load average the figures were taken at ("?" off Linux). */

@@ -17,7 +17,9 @@ import io.hetgpu.deviceplugin.api.v1beta1.RegistrationGrpc;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -126,11 +128,12 @@ public final class KubeletStandIn implements AutoCloseable {
     }
 
     public RegisterRequest nextRegistration() throws InterruptedException {
-        var request = registrations.poll(10, TimeUnit.SECONDS);
-        if (request == null) {
-            throw new AssertionError("no registration within 10 s");
-        }
-        return request;
+        return registrationWithin(Duration.ofSeconds(10)).orElseThrow(() -> new AssertionError("no registration within 10 s"));
+    }
+
+    /** The next Register call, or empty when none comes within {@code time}. */
+    public Optional<RegisterRequest> registrationWithin(Duration time) throws InterruptedException {
+        return Optional.ofNullable(registrations.poll(time.toNanos(), TimeUnit.NANOSECONDS));
     }
 
     public int pendingRegistrations() {
