@@ -3,6 +3,7 @@ package io.hetgpu.deviceplugin;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.hetgpu.deviceplugin.devices.DeviceListStrategy;
+import io.hetgpu.gpu.cli.OneLineErrors;
 import io.hetgpu.gpu.discovery.GpuDiscoveryException;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.inventory.KubernetesNames;
@@ -108,17 +109,7 @@ public final class DevicePluginMain implements Callable<Integer> {
 
     /** The command line with hetgpu's error handling, for main and for tests. */
     static CommandLine commandLine() {
-        var commandLine = new CommandLine(new DevicePluginMain());
-        // Bad flags: the one line that says what is wrong, not the whole usage or a stack trace.
-        commandLine.setParameterExceptionHandler((e, arguments) -> {
-            e.getCommandLine().getErr().println("hetgpu-device-plugin: " + e.getMessage() + " (see --help)");
-            return 2;
-        });
-        commandLine.setExecutionExceptionHandler((e, cmd, parsed) -> {
-            cmd.getErr().println("hetgpu-device-plugin: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
-            return 1;
-        });
-        return commandLine;
+        return OneLineErrors.install(new CommandLine(new DevicePluginMain()), "hetgpu-device-plugin");
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.hetgpu.simulator;
 import io.hetgpu.extender.ExtenderConfig;
 import io.hetgpu.extender.policy.EvictionFloor;
 import io.hetgpu.extender.policy.JobHeadroom;
+import io.hetgpu.gpu.cli.OneLineErrors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -117,16 +118,7 @@ public final class SimulatorMain implements Callable<Integer> {
 
     /** The command line with hetgpu's error handling, as the device plugin and the extender have it: one line, no usage dump. */
     static CommandLine commandLine() {
-        var commandLine = new CommandLine(new SimulatorMain());
-        commandLine.setParameterExceptionHandler((e, arguments) -> {
-            e.getCommandLine().getErr().println("hetgpu-simulator: " + e.getMessage() + " (see --help)");
-            return 2;
-        });
-        commandLine.setExecutionExceptionHandler((e, line, parsed) -> {
-            line.getErr().println("hetgpu-simulator: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
-            return 1;
-        });
-        return commandLine;
+        return OneLineErrors.install(new CommandLine(new SimulatorMain()), "hetgpu-simulator");
     }
 
     @Override

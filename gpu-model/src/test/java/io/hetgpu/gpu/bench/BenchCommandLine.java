@@ -1,5 +1,6 @@
 package io.hetgpu.gpu.bench;
 
+import io.hetgpu.gpu.cli.OneLineErrors;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import picocli.CommandLine;
@@ -7,9 +8,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 
 /**
- * How every {@code ./hetgpu bench} program reads its options: a wrong option or value is one line naming both and exit
- * status 2, a benchmark that cannot go on is its message and status 1, never a stack trace; {@code --help} lists the
- * options. Each benchmark is a picocli command whose {@code call()} runs it.
+ * How every {@code ./hetgpu bench} program reads its options, with the errors every hetgpu program has
+ * ({@link OneLineErrors}): a wrong option or value is one line naming both and exit status 2, a benchmark that cannot
+ * go on is its message and status 1, never a stack trace; {@code --help} lists the options. Each benchmark is a picocli
+ * command whose {@code call()} runs it.
  */
 public final class BenchCommandLine {
 
@@ -19,15 +21,7 @@ public final class BenchCommandLine {
     /** The command line of {@code command}, with the error handling above; tests parse with it too. */
     public static CommandLine of(Object command) {
         var line = new CommandLine(command).setCaseInsensitiveEnumValuesAllowed(true);
-        line.setParameterExceptionHandler((e, arguments) -> {
-            e.getCommandLine().getErr().println(e.getCommandLine().getCommandName() + ": " + e.getMessage() + " (see --help)");
-            return 2;
-        });
-        line.setExecutionExceptionHandler((e, failed, parsed) -> {
-            failed.getErr().println(failed.getCommandName() + ": " + (e.getMessage() == null ? e.toString() : e.getMessage()));
-            return 1;
-        });
-        return line;
+        return OneLineErrors.install(line, line.getCommandName());
     }
 
     /** A value the option's type admits but the benchmark cannot use is refused as a malformed one is. */
