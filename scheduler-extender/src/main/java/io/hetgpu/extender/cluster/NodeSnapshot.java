@@ -58,6 +58,14 @@ public final class NodeSnapshot {
         return positions.positionOf(ascii, from, to);
     }
 
+    /**
+     * Whether the node at {@code position} is named by the ASCII bytes {@code [from, to)}: a position expected from an
+     * earlier request, checked with one compare instead of a hash lookup.
+     */
+    public boolean isNamed(int position, byte[] ascii, int from, int to) {
+        return position >= 0 && position < facts.length && positions.isNamed(position, ascii, from, to);
+    }
+
     public NodeFacts facts(int position) {
         return facts[position];
     }
@@ -206,6 +214,11 @@ public final class NodeSnapshot {
                     }
                 }
             }
+        }
+
+        boolean isNamed(int position, byte[] bytes, int from, int to) {
+            var name = ascii[position];
+            return name != null && Arrays.equals(name, 0, name.length, bytes, from, to);
         }
 
         private static boolean isAscii(String name) {

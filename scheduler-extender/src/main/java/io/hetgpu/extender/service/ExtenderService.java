@@ -114,6 +114,7 @@ public final class ExtenderService {
         } catch (InvalidPodRequestException e) {
             answer.refusedEverywhere("pod " + podName(args) + " cannot be placed: " + e.getMessage());
         }
+        answer.keptInto(cache);
         return answer.result();
     }
 
@@ -132,7 +133,7 @@ public final class ExtenderService {
             return new Priorities(List.of(), NULL_POD);
         }
         gate.check("prioritize");
-        var nodes = cache.resolve(args);
+        var nodes = cache.resolveFiltered(args);
         if (!nodes.error().isEmpty()) {
             return new Priorities(List.of(), nodes.error());
         }

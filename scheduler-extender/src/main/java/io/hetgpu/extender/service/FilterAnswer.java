@@ -23,6 +23,9 @@ final class FilterAnswer {
     private final int[] fittingAsked;
     private int fittingAskedCount;
     private final List<WireNode> kept;
+    /** The indexes of the resolved nodes that fit, in order. */
+    private final int[] fittingResolved;
+    private int fittingCount;
     private final Refusals failed;
     private final Refusals unresolvable;
     /** The pod was refused as a whole: the answer names one node (see {@link #refusedEverywhere}). */
@@ -33,6 +36,7 @@ final class FilterAnswer {
         this.fitting = nodes.byName() && nodes.asked() == null ? new ArrayList<>(nodes.size()) : null;
         this.fittingAsked = nodes.asked() == null ? null : new int[nodes.size()];
         this.kept = nodes.byName() ? null : new ArrayList<>(nodes.size());
+        this.fittingResolved = new int[nodes.size()];
         this.failed = new Refusals(nodes);
         this.unresolvable = new Refusals(nodes);
     }
@@ -83,6 +87,7 @@ final class FilterAnswer {
 
     /** The resolved node at {@code i} fits: its Node object echoed, its name, or its name's bytes as they came. */
     private void fits(int i) {
+        fittingResolved[fittingCount++] = i;
         if (kept != null) {
             kept.add(nodes.wire().get(i));
         } else if (fittingAsked != null) {
@@ -90,6 +95,11 @@ final class FilterAnswer {
         } else {
             fitting.add(nodes.states()[i].name());
         }
+    }
+
+    /** Tells the cache which nodes this answer keeps, for the prioritize call that follows it. */
+    void keptInto(RequestCache cache) {
+        cache.filtered(nodes, fittingResolved, fittingCount);
     }
 
     private List<String> fittingNames() {

@@ -51,6 +51,7 @@ final class MemoizingCache implements RequestCache {
     private volatile PositionMemos byPosition = new PositionMemos(NodeSnapshot.EMPTY, new AtomicReferenceArray<>(0));
     private volatile Headroom headroom = new Headroom(NodeSnapshot.EMPTY, TopTierHeadroom.NONE);
     private volatile Parsed lastParsed = new Parsed(null, null);
+    private volatile Filtered lastFiltered = new Filtered(NodeSnapshot.EMPTY, new int[0]);
 
     MemoizingCache(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy) {
         this.cluster = cluster;
@@ -126,6 +127,10 @@ final class MemoizingCache implements RequestCache {
     private record PositionMemos(NodeSnapshot snapshot, AtomicReferenceArray<Memo> memos) {
     }
 
+    /** The snapshot positions of the nodes the last NodeNames filter kept, in the order it answered them. */
+    private record Filtered(NodeSnapshot snapshot, int[] positions) {
+    }
+
     /** The last pod read, by identity: the request reader hands out the same Pod for byte-identical JSON. */
     private record Parsed(Pod pod, PodRequest request) {
     }
@@ -141,6 +146,26 @@ final class MemoizingCache implements RequestCache {
 
     @Override
     public ResolvedNodes resolve(ExtenderArgs args) {
+        return resolve(args, false);
+    }
+
+    @Override
+    public ResolvedNodes resolveFiltered(ExtenderArgs args) {
+        return resolve(args, true);
+    }
+
+    @Override
+    public void filtered(ResolvedNodes nodes, int[] indexes, int count) {
+        if (nodes.trace() instanceof Found found && found.positions() != null) {
+            var positions = new int[count];
+            for (int i = 0; i < count; i++) {
+                positions[i] = found.positions()[indexes[i]];
+            }
+            lastFiltered = new Filtered(found.byPosition().snapshot(), positions);
+        }
+    }
+
+    private ResolvedNodes resolve(ExtenderArgs args, boolean afterFilter) {
         return NodeResolution.resolve(args, cluster, new NodeResolution.States() {
             private NodeFacts[] facts;
             private List<?>[] bound;
@@ -159,6 +184,13 @@ final class MemoizingCache implements RequestCache {
                     positions = new int[capacity];
                     snapshotMemos = memosOf(snapshot);
                 }
+            }
+
+            @Override
+            public int[] likelyPositions() {
+                var filtered = lastFiltered;
+                // Another pod's filter may have come in between: every position is checked against its name anyway.
+                return afterFilter && filtered.snapshot().samePositions(snapshotMemos.snapshot()) ? filtered.positions() : null;
             }
 
             @Override

@@ -56,6 +56,15 @@ final class NoCache implements RequestCache {
     }
 
     @Override
+    public ResolvedNodes resolveFiltered(ExtenderArgs args) {
+        return resolve(args);
+    }
+
+    @Override
+    public void filtered(ResolvedNodes nodes, int[] indexes, int count) {
+    }
+
+    @Override
     public PodRequest parse(Pod pod) throws InvalidPodRequestException {
         return parser.parse(pod);
     }

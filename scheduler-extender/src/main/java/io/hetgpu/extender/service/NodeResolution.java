@@ -27,6 +27,14 @@ final class NodeResolution {
         /** Before the first node: the cluster snapshot of a NodeNames request (null for Nodes), and at most how many come. */
         void begin(NodeSnapshot snapshot, int capacity);
 
+        /**
+         * After {@link #begin}, for a NodeNames request: per name, the snapshot position its node most likely has (each
+         * one checked against the name before it is taken), or null for none expected.
+         */
+        default int[] likelyPositions() {
+            return null;
+        }
+
         NodeState ofRequestNode(WireNode node, int index);
 
         NodeState ofClusterNode(NodeSnapshot snapshot, int position, int index);
@@ -104,6 +112,7 @@ final class NodeResolution {
         // One bit per snapshot position, in plain longs: a BitSet's bounds checks and growth showed in the profile at 5,000
         // names, and a flag per position cleared 15 KB (a third of the first-level cache) for a 100-name request.
         var seen = new long[(snapshot.size() + 63) >>> 6];
+        var likely = lookup.likelyPositions();
         boolean unnamed = false;
         int known = 0;
         for (int i = 0; i < names.size(); i++) {
@@ -115,7 +124,9 @@ final class NodeResolution {
                     unnamed = true;
                     continue;
                 }
-                position = snapshot.positionOf(asked.body(), asked.start(i), asked.end(i));
+                int guess = likely != null && i < likely.length ? likely[i] : -1;
+                position = snapshot.isNamed(guess, asked.body(), asked.start(i), asked.end(i)) ? guess
+                        : snapshot.positionOf(asked.body(), asked.start(i), asked.end(i));
             } else {
                 name = names.get(i);
                 if (name.isEmpty()) {

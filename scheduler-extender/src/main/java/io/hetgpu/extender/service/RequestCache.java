@@ -25,6 +25,18 @@ public sealed interface RequestCache permits MemoizingCache, NoCache {
     /** The request's nodes, each name once: a name given again is the node already answered for. */
     ResolvedNodes resolve(ExtenderArgs args);
 
+    /**
+     * A prioritize's nodes, resolved as {@link #resolve} does. kube-scheduler asks prioritize about the nodes the filter
+     * just kept, in the filter's order, so a cache may look for them where that filter found them.
+     */
+    ResolvedNodes resolveFiltered(ExtenderArgs args);
+
+    /**
+     * The filter kept these of its resolved nodes, in their order: {@code indexes[0, count)} index {@code nodes}'
+     * states.
+     */
+    void filtered(ResolvedNodes nodes, int[] indexes, int count);
+
     /** The pod's request as the policy reads it. */
     PodRequest parse(Pod pod) throws InvalidPodRequestException;
 

@@ -82,6 +82,7 @@ public final class InProcessProfile implements Callable<Integer> {
         var first = service.filter(reader.read(filterBody));
         var prioritizeBody = ("{\"Pod\":" + pod + ",\"Nodes\":null,\"NodeNames\":" + BenchCluster.json(first.nodeNames()) + "}")
                 .getBytes(StandardCharsets.UTF_8);
+        System.out.printf("filter: %d names asked, %d kept (the prioritize's names)%n", size, first.nodeNames().size());
         for (int pass = 0; pass < 2; pass++) {
             long until = System.nanoTime() + (long) (seconds * 1e9);
             var f = new long[2_000_000];

@@ -55,6 +55,19 @@ class NodeSnapshotTest {
     }
 
     @Test
+    void checksAnExpectedPositionAgainstTheNameItsBytesGive() {
+        var snapshot = NodeSnapshot.of(List.of(facts("node-1", "1"), facts("node-2", "1"), facts("gpu-é", "1")), Map.of());
+        var body = "[\"node-2\",\"node-22\",\"gpu-\"]".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+        assertThat(snapshot.isNamed(1, body, 2, 8)).isTrue();
+        assertThat(snapshot.isNamed(0, body, 2, 8)).as("another node's position").isFalse();
+        assertThat(snapshot.isNamed(1, body, 11, 18)).as("a longer name that starts the same").isFalse();
+        assertThat(snapshot.isNamed(2, body, 21, 25)).as("a name beyond ASCII is never claimed by bytes").isFalse();
+        assertThat(snapshot.isNamed(-1, body, 2, 8)).as("no position expected").isFalse();
+        assertThat(snapshot.isNamed(3, body, 2, 8)).as("a position past the snapshot's end").isFalse();
+    }
+
+    @Test
     void refusesANodeGivenTwice() {
         assertThatThrownBy(() -> NodeSnapshot.of(List.of(facts("a", "1"), facts("a", "2")), Map.of()))
                 .hasMessage("node a given twice");

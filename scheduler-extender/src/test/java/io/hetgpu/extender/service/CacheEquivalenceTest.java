@@ -8,6 +8,7 @@ import io.hetgpu.extender.KubeJson;
 import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.cluster.NodeSnapshot;
 import io.hetgpu.extender.cluster.SnapshotClusterView;
+import io.hetgpu.extender.http.ExtenderArgsReader;
 import io.hetgpu.extender.http.PreemptionCodec;
 import io.hetgpu.extender.http.WireWriter;
 import io.hetgpu.extender.model.BoundPod;
@@ -29,6 +30,7 @@ import io.hetgpu.gpu.NodeTopology;
 import io.hetgpu.gpu.tier.CardCatalog;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -170,6 +172,63 @@ class CacheEquivalenceTest {
             assertThat(filter(cached, args)).as("filter of %s after the burst", pod.getMetadata().getName()).isEqualTo(filter(uncached, args));
             assertThat(prioritize(cached, args)).as("prioritize of %s after the burst", pod.getMetadata().getName()).isEqualTo(prioritize(uncached, args));
         }
+    }
+
+    /**
+     * kube-scheduler's own sequence, read from the wire as the server reads it: a filter, then a prioritize of the names
+     * the filter kept, in its order. Now and then the cluster changes in between, another pod's filter comes in between,
+     * or a name is dropped or the order changes (kube-scheduler's other extenders filter too). The cache looks for the
+     * prioritize's nodes where the filter found them; wherever that guess is wrong, the answer must not show it.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {6, 7, 8})
+    void aPrioritizeOfTheNodesTheFilterKeptAnswersAsTheUncachedOne(long seed) throws Exception {
+        var random = new Random(seed);
+        var policy = new PlacementPolicy(PolicySettings.DEFAULTS);
+        var cluster = new Cluster(random);
+        var view = new SnapshotClusterView(cluster.snapshot::get);
+        var cached = Side.of(view, policy, true);
+        var uncached = Side.of(view, policy, false);
+        var pods = pods();
+        var reader = new ExtenderArgsReader(ExtenderArgsReader.kubernetesMapper());
+        int asFiltered = 0;
+
+        for (int step = 0; step < STEPS; step++) {
+            if (random.nextInt(10) < 3) {
+                cluster.change(step);
+            }
+            var pod = pods.get(random.nextInt(pods.size()));
+            var filterArgs = reader.read(body(pod, cluster.names(random)));
+            var filtered = cached.service().filter(filterArgs);
+            var what = "seed " + seed + ", step " + step + ", pod " + pod.getMetadata().getName();
+            assertThat(writer.filterResult(filtered).toString(StandardCharsets.UTF_8)).as("filter, %s", what)
+                    .isEqualTo(filter(uncached, filterArgs));
+            var kept = new ArrayList<>(filtered.nodeNames());
+            switch (random.nextInt(6)) {
+                case 0 -> cluster.change(step);
+                case 1 -> {
+                    var other = reader.read(body(pods.get(random.nextInt(pods.size())), cluster.names(random)));
+                    assertThat(filter(cached, other)).as("filter in between, %s", what).isEqualTo(filter(uncached, other));
+                }
+                case 2 -> {
+                    if (!kept.isEmpty()) {
+                        kept.remove(random.nextInt(kept.size()));
+                    }
+                }
+                case 3 -> Collections.shuffle(kept, random);
+                default -> asFiltered++;
+            }
+            var prioritizeArgs = reader.read(body(pod, kept));
+            assertThat(prioritize(cached, prioritizeArgs)).as("prioritize of %s, %s", kept, what).isEqualTo(prioritize(uncached, prioritizeArgs));
+        }
+        assertThat(asFiltered).as("prioritize calls of exactly the names the filter kept").isGreaterThan(STEPS / 4);
+    }
+
+    /** A NodeNames request's body as kube-scheduler writes it. */
+    private static byte[] body(Pod pod, List<String> names) throws Exception {
+        var json = ExtenderArgsReader.kubernetesMapper();
+        return ("{\"Pod\":" + json.writeValueAsString(pod) + ",\"Nodes\":null,\"NodeNames\":" + json.writeValueAsString(names) + "}")
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     private String filter(Side side, ExtenderArgs args) {
