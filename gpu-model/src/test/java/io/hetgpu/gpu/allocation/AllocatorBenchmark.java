@@ -2,9 +2,9 @@ package io.hetgpu.gpu.allocation;
 
 import io.hetgpu.gpu.LinkMatrix;
 import io.hetgpu.gpu.bench.BenchCommandLine;
+import io.hetgpu.gpu.bench.Percentiles;
 import io.hetgpu.gpu.profile.ProfileLoader;
 import io.hetgpu.gpu.release.ReleaseVersion;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Random;
@@ -78,12 +78,7 @@ public final class AllocatorBenchmark implements Callable<Integer> {
     }
 
     private static String percentiles(long[] nanos) {
-        Arrays.sort(nanos);
-        return String.format("%8.1f %8.1f %10.1f", micros(nanos[nanos.length / 2]),
-                micros(nanos[(int) (nanos.length * 0.99)]), micros(nanos[nanos.length - 1]));
-    }
-
-    private static double micros(long nanos) {
-        return nanos / 1000.0;
+        return String.format("%8.1f %8.1f %10.1f", Percentiles.of(nanos, nanos.length, 50) / 1000,
+                Percentiles.of(nanos, nanos.length, 99) / 1000, Percentiles.of(nanos, nanos.length, 100) / 1000);
     }
 }

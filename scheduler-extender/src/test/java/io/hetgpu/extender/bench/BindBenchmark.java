@@ -14,6 +14,7 @@ import io.hetgpu.extender.service.BindVerb;
 import io.hetgpu.extender.service.ExtenderVerbs;
 import io.hetgpu.extender.wire.ExtenderBindingArgs;
 import io.hetgpu.gpu.bench.BenchCommandLine;
+import io.hetgpu.gpu.bench.Percentiles;
 import io.hetgpu.gpu.release.ReleaseVersion;
 import io.hetgpu.gpu.tier.CardCatalog;
 import io.vertx.core.Vertx;
@@ -188,9 +189,9 @@ public final class BindBenchmark implements Callable<Integer> {
             var bound = new ArrayList<Long>();
             var refused = new ArrayList<Long>();
             outcomes.forEach((i, outcome) -> (outcome == BindVerb.Outcome.BOUND ? bound : refused).add(timings[i]));
-            var sorted = bound.stream().mapToLong(Long::longValue).sorted().toArray();
-            var refusals = refused.stream().mapToLong(Long::longValue).sorted().toArray();
-            return new Row(percentile(sorted, 50), percentile(sorted, 99), sorted.length / seconds, refusals.length,
+            var boundTimes = bound.stream().mapToLong(Long::longValue).toArray();
+            var refusals = refused.stream().mapToLong(Long::longValue).toArray();
+            return new Row(percentile(boundTimes, 50), percentile(boundTimes, 99), boundTimes.length / seconds, refusals.length,
                     percentile(refusals, 50), percentile(refusals, 99));
         }
     }
@@ -199,8 +200,8 @@ public final class BindBenchmark implements Callable<Integer> {
     private record Row(double p50, double p99, double perSecond, int noFit, double refusedP50, double refusedP99) {
     }
 
-    private static double percentile(long[] sorted, int q) {
-        return sorted.length == 0 ? Double.NaN : sorted[Math.min(sorted.length - 1, (int) Math.ceil(q / 100.0 * sorted.length) - 1)] / 1e6;
+    private static double percentile(long[] nanos, int q) {
+        return Percentiles.of(nanos, nanos.length, q) / 1e6;
     }
 
     /** The API server's side of a bind, from memory: each call waits {@code latencyNanos}, as a round trip would. */

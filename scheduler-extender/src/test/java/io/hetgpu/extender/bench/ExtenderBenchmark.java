@@ -21,6 +21,7 @@ import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.gpu.bench.BenchCommandLine;
+import io.hetgpu.gpu.bench.Percentiles;
 import io.hetgpu.gpu.release.ReleaseVersion;
 import io.hetgpu.gpu.tier.CardCatalog;
 import java.net.URI;
@@ -305,7 +306,7 @@ public final class ExtenderBenchmark implements Callable<Integer> {
             print(size, form, target, "filter", filter, filterBody.length, filterBytes);
             print(size, form, target, "prioritize", prioritize, prioritizeBody.length, prioritizeBytes);
             print(size, form, target, "both", both, filterBody.length + prioritizeBody.length, filterBytes + prioritizeBytes);
-            results.add(new double[] {percentile(both, 50), percentile(both, 99)});
+            results.add(new double[] {Percentiles.of(both, 50), Percentiles.of(both, 99)});
         }
         if (!measure) {
             return;
@@ -381,15 +382,10 @@ public final class ExtenderBenchmark implements Callable<Integer> {
     private static void print(int size, String form, String target, String verb, List<Double> samples, long requestBytes, long responseBytes) {
         double totalMs = samples.stream().mapToDouble(Double::doubleValue).sum();
         System.out.printf("%-6d %-9s %-6s %-10s %9.2f %9.2f %8.1f %11d %11d %6s%n", size, form, target, verb,
-                percentile(samples, 50), percentile(samples, 99), samples.size() * 1000 / totalMs, requestBytes, responseBytes,
+                Percentiles.of(samples, 50), Percentiles.of(samples, 99), samples.size() * 1000 / totalMs, requestBytes, responseBytes,
                 LoadAverage.now());
     }
 
-    static double percentile(List<Double> samples, int percentile) {
-        var sorted = samples.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        int index = (int) Math.ceil(percentile / 100.0 * sorted.length) - 1;
-        return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
-    }
 
     private static HttpResponse<byte[]> post(HttpClient client, int port, String path, byte[] body) throws Exception {
         var response = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))

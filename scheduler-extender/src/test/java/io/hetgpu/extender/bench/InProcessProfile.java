@@ -11,10 +11,10 @@ import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.gpu.bench.BenchCommandLine;
+import io.hetgpu.gpu.bench.Percentiles;
 import io.hetgpu.gpu.release.ReleaseVersion;
 import io.hetgpu.gpu.tier.CardCatalog;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -125,9 +125,7 @@ public final class InProcessProfile implements Callable<Integer> {
         }
     }
 
-    private static double pct(long[] v, int n, int q) {
-        var s = Arrays.copyOf(v, n);
-        Arrays.sort(s);
-        return s[Math.max(0, (int) Math.ceil(q / 100.0 * n) - 1)] / 1e6;
+    private static double pct(long[] nanos, int n, int q) {
+        return Percentiles.of(nanos, n, q) / 1e6;
     }
 }

@@ -14,10 +14,10 @@ import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.gpu.bench.BenchCommandLine;
+import io.hetgpu.gpu.bench.Percentiles;
 import io.hetgpu.gpu.release.ReleaseVersion;
 import io.hetgpu.gpu.tier.CardCatalog;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -107,9 +107,7 @@ public final class JobPlanProfile implements Callable<Integer> {
         return 0;
     }
 
-    private static double pct(long[] values, int n, int percentile) {
-        var sorted = Arrays.copyOf(values, n);
-        Arrays.sort(sorted);
-        return sorted[Math.max(0, (int) Math.ceil(percentile / 100.0 * n) - 1)] / 1e6;
+    private static double pct(long[] nanos, int n, int q) {
+        return Percentiles.of(nanos, n, q) / 1e6;
     }
 }

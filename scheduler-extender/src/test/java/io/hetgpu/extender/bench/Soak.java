@@ -1,6 +1,7 @@
 package io.hetgpu.extender.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hetgpu.gpu.bench.Percentiles;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -82,8 +83,8 @@ final class Soak {
                             + "p50 %.1f ms, p99 %.1f ms per answered request; /healthz p50 %.0f ms, slowest %.0f ms over %d probes, %d failed; "
                             + "extender peak RSS %d MiB%n",
                     clients, seconds, size, String.join("+", forms), answered.get(), refused.get(), lost.get(),
-                    ExtenderBenchmark.percentile(latencies, 50), ExtenderBenchmark.percentile(latencies, 99),
-                    ExtenderBenchmark.percentile(probeTimes.stream().filter(t -> t >= 0).toList(), 50), probeMax,
+                    Percentiles.of(latencies, 50), Percentiles.of(latencies, 99),
+                    Percentiles.of(probeTimes.stream().filter(t -> t >= 0).toList(), 50), probeMax,
                     probeTimes.size(), probeFailures, peakRssKib(serverPid) / 1024);
             lostReasons.forEach(reason -> System.out.println("  lost: " + reason));
         }
