@@ -7,6 +7,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -23,6 +25,7 @@ class LauncherRefusalsTest {
             "bench extnder         | 2 | hetgpu: bench extnder: no such benchmark (allocator, registration, extender, bind, or all)",
             "bench all --seconds 3 | 2 | hetgpu: bench all takes no options; each benchmark has its own (./hetgpu bench NAME --help)",
             "images bogus          | 2 | hetgpu: images bogus: expected nothing or test (./hetgpu images [test])",
+            "bench extender --floor | 2 | hetgpu: --floor needs a folder (the Go floor's main package)",
             "bench --help          | 0 | ./hetgpu bench [allocator|registration|extender|bind|all] [OPTIONS]: figures, not pass/fail"})
     void whatTheLauncherAnswersBeforeItBuildsAnything(String args, int exitCode, String output) throws Exception {
         var command = new ArrayList<>(List.of("bash", CHECKOUT.resolve("hetgpu").toString()));
@@ -31,6 +34,19 @@ class LauncherRefusalsTest {
         assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(process.exitValue()).isEqualTo(exitCode);
         assertThat(new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).startsWith(output)
+                .doesNotContain("building");
+    }
+
+    /** The launcher works from the checkout, but a folder the caller names is the caller's, as in any other command. */
+    @Test
+    void aRelativeFloorIsInTheCallersFolder(@TempDir Path caller) throws Exception {
+        var process = new ProcessBuilder("bash", CHECKOUT.resolve("hetgpu").toString(), "bench", "extender", "--floor",
+                "scheduler-extender/bench/extender-floor").directory(caller.toFile()).redirectErrorStream(true).start();
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).isEqualTo(2);
+        assertThat(new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+                .startsWith("hetgpu: --floor scheduler-extender/bench/extender-floor: no such folder ("
+                        + caller.toRealPath().resolve("scheduler-extender/bench/extender-floor"))
                 .doesNotContain("building");
     }
 }
