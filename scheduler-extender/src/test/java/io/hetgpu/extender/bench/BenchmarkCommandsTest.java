@@ -28,7 +28,8 @@ class BenchmarkCommandsTest {
             "--soak -1             | --soak must be 0 (no soak) or more, got -1",
             "--event-loop-poll-us -5 --client netty | --event-loop-poll-us must be 0 or more, got -5",
             "--client go           | --client go needs --client-binary (./hetgpu bench extender builds it from scheduler-extender/bench/extender-client)",
-            "--sizes 100 extra     | Unmatched argument at index 2: 'extra'"})
+            "--sizes 100 extra     | Unmatched argument at index 2: 'extra'",
+            "serve 100 job17 100   | Invalid value for positional parameter at index 1 (PODS): expected one of [SAME, ALTERNATING, JOB16] (case-insensitive) but was 'job17'"})
     void theExtenderBenchmarksWrongArgumentIsOneLineNamingItAndItsValue(String args, String message) {
         var answer = BenchCommandLine.answer(new ExtenderBenchmark(), args.split(" "));
         assertThat(answer.status()).isEqualTo(2);
@@ -64,7 +65,8 @@ class BenchmarkCommandsTest {
         assertThat(answer.status()).isZero();
         assertThat(answer.out()).contains("--sizes=N[,N...]", "--forms=FORM[,FORM...]", "--seconds=S", "--pods=SHAPE", "--floor=DIR",
                 "--server-jvm=OPTS", "--event-loop-poll-us=N", "--client=CLIENT", "--soak=CLIENTS", "--soak-seconds=S")
-                .doesNotContain("--floor-binary", "--client-binary");
+                .doesNotContain("--floor-binary", "--client-binary")
+                .as("the child process's command is the benchmark's own").doesNotContain("Commands:");
     }
 
     @ParameterizedTest

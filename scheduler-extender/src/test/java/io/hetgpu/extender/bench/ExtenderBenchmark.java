@@ -35,10 +35,12 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.function.BiConsumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
@@ -61,6 +63,7 @@ import picocli.CommandLine.Spec;
  * cache would, so the client's garbage never lands on the server's clock.
  */
 @Command(name = "./hetgpu bench extender", mixinStandardHelpOptions = true, versionProvider = ReleaseVersion.class, sortOptions = false,
+        subcommands = ExtenderBenchmark.Serve.class,
         description = "The extender against a Go floor that does no work, over HTTP with kube-scheduler's requests: p50/p99 per verb, "
                 + "requests/s, payload sizes, and the ratio of the two from the same run.",
         footer = "Figures, not pass/fail; each row is printed with the one-minute load average it was taken at.")
@@ -146,12 +149,29 @@ public final class ExtenderBenchmark implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    public static void main(String[] args) throws Exception {
-        if (args.length > 0 && args[0].equals("serve")) {
-            serve(Integer.parseInt(args[1]), args[2].equals(PodShape.JOB16.flag()), Duration.ofNanos(Long.parseLong(args[3]) * 1000));
-            return;
-        }
+    public static void main(String[] args) {
         BenchCommandLine.run(new ExtenderBenchmark(), args);
+    }
+
+    /** The child process the benchmark starts: the extender alone, serving until the benchmark stops it. */
+    @Command(name = "serve", hidden = true, description = "the extender with the generated cluster as its node cache (the benchmark's child process)")
+    static final class Serve implements Callable<Integer> {
+
+        @Parameters(index = "0", paramLabel = "NODES", description = "nodes in the generated cluster")
+        int size;
+
+        @Parameters(index = "1", paramLabel = "PODS", description = "the pod shape the requests will carry: ${COMPLETION-CANDIDATES}")
+        PodShape pods;
+
+        @Parameters(index = "2", paramLabel = "POLL_US", description = "how long the event loops poll before they sleep, in µs")
+        long pollMicros;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            serve(size, pods == PodShape.JOB16, Duration.ofNanos(pollMicros * 1000));
+            new CountDownLatch(1).await();
+            return 0;
+        }
     }
 
     @Override
