@@ -17,4 +17,9 @@ public final class RenderedManifests {
     public static List<HasMetadata> simulatedInstall() {
         return Kubectl.kustomize(ManifestTree.SIMULATED_OVERLAY).objects();
     }
+
+    /** {@code kubectl kustomize manifests}: the install a cluster with GPUs gets, its device plugin reading NVML. */
+    public static List<HasMetadata> install() {
+        return Kubectl.kustomize(ManifestTree.ROOT).objects();
+    }
 }

@@ -66,6 +66,14 @@ final class ShippedCluster implements AutoCloseable {
                 "/var/lib/kubelet/pod-resources", folders.podResourcesSocket().getParent()));
     }
 
+    /** The device plugin pod of a real GPU node (the base DaemonSet, NVML), its host paths the simulated kubelet's folders. */
+    PodSandbox nvmlPluginPod() {
+        var folders = kubelet.folders();
+        return PodSandbox.of(RenderedManifests.install(), "DaemonSet", "hetgpu-device-plugin", GPU_NODE, dir.resolve("nvml-plugin-pod"), Map.of(
+                "/var/lib/kubelet/device-plugins", folders.devicePlugins(),
+                "/var/lib/kubelet/pod-resources", folders.podResourcesSocket().getParent()));
+    }
+
     /** The extender container of hetgpu-scheduler's pod: kube-scheduler beside it calls its verbs on loopback. */
     PodSandbox extenderPod() {
         return PodSandbox.of(manifests, "Deployment", "hetgpu-scheduler", "scheduler-extender", CPU_NODE, dir.resolve("extender-pod"),
@@ -77,7 +85,13 @@ final class ShippedCluster implements AutoCloseable {
      * {@code KUBERNETES_MASTER} instead of the service account's host, port, token and CA (it speaks plain HTTP).
      */
     JarProcess start(ShippedArtifacts program, PodSandbox pod, String log) {
+        return start(program, pod, log, Map.of());
+    }
+
+    /** As {@link #start(ShippedArtifacts, PodSandbox, String)}, with what the container runtime adds to the environment. */
+    JarProcess start(ShippedArtifacts program, PodSandbox pod, String log, Map<String, String> runtimeEnv) {
         var env = new LinkedHashMap<>(pod.env());
+        env.putAll(runtimeEnv);
         env.put("HOME", dir.toString());
         env.put("KUBERNETES_MASTER", api.url());
         env.put("KUBERNETES_AUTH_TRYKUBECONFIG", "false");
