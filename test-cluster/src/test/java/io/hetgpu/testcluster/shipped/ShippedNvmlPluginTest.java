@@ -40,15 +40,16 @@ class ShippedNvmlPluginTest {
         var libraries = StandInDriver.build(ShippedArtifacts.checkout(), driver);
         var pod = cluster.nvmlPluginPod();
         try (var plugin = cluster.start(DEVICE_PLUGIN, pod, "nvml-device-plugin.log", Map.of("LD_LIBRARY_PATH", libraries.toString()))) {
-            await("the device plugin registers with kubelet and writes its Node").atMost(START).untilAsserted(() -> {
-                assertThat(plugin.isAlive()).as(plugin::describe).isTrue();
-                assertThat(kubelet.registrations()).as(plugin::describe).isNotEmpty();
-                var node = cluster.client.nodes().withName(ShippedCluster.GPU_NODE).get();
-                assertThat(node.getMetadata().getLabels()).as(plugin::describe)
-                        .containsEntry(HetgpuKeys.LABEL_GPU_MODEL, "K80")
-                        .containsEntry(HetgpuKeys.LABEL_GPU_COUNT, "2");
-                assertThat(node.getStatus().getAllocatable()).containsEntry(HetgpuKeys.DEFAULT_RESOURCE_NAME, new Quantity("2"));
-            });
+            await("the device plugin registers with kubelet and writes its Node").atMost(START)
+                    .failFast("the device plugin exited", () -> assertThat(plugin.isAlive()).as(plugin::describe).isTrue())
+                    .untilAsserted(() -> {
+                        assertThat(kubelet.registrations()).as(plugin::describe).isNotEmpty();
+                        var node = cluster.client.nodes().withName(ShippedCluster.GPU_NODE).get();
+                        assertThat(node.getMetadata().getLabels()).as(plugin::describe)
+                                .containsEntry(HetgpuKeys.LABEL_GPU_MODEL, "K80")
+                                .containsEntry(HetgpuKeys.LABEL_GPU_COUNT, "2");
+                        assertThat(node.getStatus().getAllocatable()).containsEntry(HetgpuKeys.DEFAULT_RESOURCE_NAME, new Quantity("2"));
+                    });
             var inventory = new InventoryCodec().decode(cluster.client.nodes().withName(ShippedCluster.GPU_NODE).get()
                     .getMetadata().getAnnotations().get(HetgpuKeys.ANNOTATION_INVENTORY));
             assertThat(inventory.driverVersion()).isEqualTo("470.256.02");
