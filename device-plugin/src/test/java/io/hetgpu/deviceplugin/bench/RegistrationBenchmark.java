@@ -4,6 +4,7 @@ import io.hetgpu.deviceplugin.api.v1beta1.RegisterRequest;
 import io.hetgpu.deviceplugin.kubelet.KubeletStandIn;
 import io.hetgpu.gpu.bench.BenchCommandLine;
 import io.hetgpu.gpu.release.ReleaseVersion;
+import io.hetgpu.nvml.StandInDriver;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -65,6 +67,11 @@ public final class RegistrationBenchmark implements Callable<Integer> {
             description = "nvml on a GPU machine (default: ${DEFAULT-VALUE})")
     String gpuSource;
 
+    @Option(names = "--stand-in-driver", description = "with --gpu-source nvml on a machine without a GPU: build the stand-in NVIDIA "
+            + "driver (one K80 board, " + StandInDriver.SOURCE + ") with gcc and give it to the plugin, as the NVIDIA container "
+            + "runtime gives it the real one")
+    boolean standInDriver;
+
     @Option(names = "--jar", hidden = true, defaultValue = "device-plugin/target/hetgpu-device-plugin.jar")
     Path jarPath;
 
@@ -81,6 +88,8 @@ public final class RegistrationBenchmark implements Callable<Integer> {
         BenchCommandLine.require(spec, settleSeconds >= 2, "--settle must be at least 2 seconds (CPU is read over its second half), got "
                 + settleSeconds);
         BenchCommandLine.require(spec, apiServer == null || !noApiServer, "--api-server " + apiServer + " and --no-api-server: give one");
+        BenchCommandLine.require(spec, !standInDriver || gpuSource.equals("nvml"), "--stand-in-driver stands in for NVML: it needs "
+                + "--gpu-source nvml, got " + gpuSource);
         var jar = jarPath.toAbsolutePath();
         var settle = Duration.ofSeconds(settleSeconds);
         boolean publish = !noApiServer;
@@ -93,13 +102,19 @@ public final class RegistrationBenchmark implements Callable<Integer> {
         var temp = Files.createTempDirectory("hetgpu-bench");
         var java = ProcessHandle.current().info().command().orElse("java");
         var cache = makeCache(shipped, java, jar, temp);
+        Map<String, String> runtimeEnv = Map.of();
+        if (standInDriver) {
+            var driver = StandInDriver.build(Path.of(""), Files.createDirectory(temp.resolve("stand-in-driver")));
+            runtimeEnv = Map.of("LD_LIBRARY_PATH", driver.toAbsolutePath().toString());
+            System.out.println("NVIDIA driver: the stand-in built from " + StandInDriver.SOURCE + " (" + driver.toAbsolutePath() + ")");
+        }
         StandInApiServer standIn = null;
         try {
             if (publish && apiServer == null) {
                 standIn = StandInApiServer.started("gpu-1");
                 apiServer = standIn.url();
             }
-            var launch = new Launch(shipped, java, jar, gpuSource, publish ? apiServer : null, restarts, settle, standIn);
+            var launch = new Launch(shipped, java, jar, gpuSource, runtimeEnv, publish ? apiServer : null, restarts, settle, standIn);
             launch.measure("without the AOT cache", null, temp.resolve("without"));
             launch.measure("with the image's AOT cache", cache, temp.resolve("with"));
         } finally {
@@ -137,8 +152,9 @@ public final class RegistrationBenchmark implements Callable<Integer> {
     }
 
     /** One way of launching the shipped jar against the kubelet stand-in, measured from launch to exit. */
-    private record Launch(ShippedJvm shipped, String java, Path jar, String gpuSource, String apiServer, int restarts, Duration settle,
-                          StandInApiServer standIn) {
+    /** @param runtimeEnv what the container runtime adds to the plugin's environment (the stand-in driver's folder) */
+    private record Launch(ShippedJvm shipped, String java, Path jar, String gpuSource, Map<String, String> runtimeEnv, String apiServer,
+                          int restarts, Duration settle, StandInApiServer standIn) {
 
         /** @param cache the AOT cache to start with, or null for none */
         void measure(String label, Path cache, Path dir) throws Exception {
@@ -164,6 +180,7 @@ public final class RegistrationBenchmark implements Callable<Integer> {
                     launch.environment().put("KUBERNETES_TRUST_CERTIFICATES", "true");
                 }
                 launch.environment().put("JAVA_TOOL_OPTIONS", shipped.javaToolOptions());
+                launch.environment().putAll(runtimeEnv);
                 if (shipped.mallocArenaMax() != null) {
                     launch.environment().put("MALLOC_ARENA_MAX", shipped.mallocArenaMax());
                 }

@@ -19,7 +19,8 @@ class RegistrationBenchmarkCommandTest {
             "three                 | Invalid value for positional parameter at index 0 (RESTARTS): 'three' is not an int",
             "-1                    | RESTARTS must be 0 or more, got -1",
             "--settle 1            | --settle must be at least 2 seconds (CPU is read over its second half), got 1",
-            "--api-server https://x --no-api-server | --api-server https://x and --no-api-server: give one"})
+            "--api-server https://x --no-api-server | --api-server https://x and --no-api-server: give one",
+            "--stand-in-driver     | --stand-in-driver stands in for NVML: it needs --gpu-source nvml, got simulated:dgx-a100"})
     void aWrongArgumentIsOneLineNamingItAndItsValue(String args, String message) {
         var answer = BenchCommandLine.answer(new RegistrationBenchmark(), args.split(" "));
         assertThat(answer.status()).isEqualTo(2);
@@ -44,6 +45,6 @@ class RegistrationBenchmarkCommandTest {
         var answer = BenchCommandLine.answer(new RegistrationBenchmark(), "--help");
         assertThat(answer.status()).isZero();
         assertThat(answer.out()).contains("[RESTARTS]", "--settle=SECONDS", "--java-tool-options=OPTIONS", "--api-server=URL",
-                "--no-api-server", "--gpu-source=SOURCE").doesNotContain("--jar");
+                "--no-api-server", "--gpu-source=SOURCE", "--stand-in-driver").doesNotContain("--jar");
     }
 }
