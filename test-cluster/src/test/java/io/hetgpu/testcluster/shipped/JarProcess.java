@@ -1,5 +1,7 @@
 package io.hetgpu.testcluster.shipped;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -8,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.core.ThrowingRunnable;
 
 /**
  * A shipped jar in a process of its own ({@code java OPTIONS -jar JAR ARGS}), started with the JDK
@@ -42,6 +45,18 @@ final class JarProcess implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * For an await's {@code failFast}: fails at once, with each one's command and log, as soon as any of the processes has
+     * exited, instead of waiting out the await for a program that is gone.
+     */
+    static ThrowingRunnable stillRunning(JarProcess... processes) {
+        return () -> {
+            for (var process : processes) {
+                assertThat(process.isAlive()).as(process::describe).isTrue();
+            }
+        };
     }
 
     /** Runs to the end (for --help and bad flags); returns the exit code. */

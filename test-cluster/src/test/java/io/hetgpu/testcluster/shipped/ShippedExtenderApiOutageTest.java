@@ -57,8 +57,8 @@ class ShippedExtenderApiOutageTest {
         var base = "http://127.0.0.1:" + port;
         try (var extender = JarProcess.start(SCHEDULER_EXTENDER.jar(), SCHEDULER_EXTENDER.dockerJvmOptions(),
                 List.of("--port=" + port, "--kubeconfig=" + kubeconfig), Map.of("HOME", dir.toString()), dir.resolve("extender.log"))) {
-            await("listening, unready, refusing").atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
-                assertThat(extender.isAlive()).as(extender::describe).isTrue();
+            await("listening, unready, refusing").atMost(WAIT).ignoreExceptions()
+                    .failFast("the extender exited", JarProcess.stillRunning(extender)).untilAsserted(() -> {
                 var ready = get(base + "/readyz");
                 assertThat(ready.statusCode()).isEqualTo(503);
                 assertThat(ready.body()).startsWith("the extender is waiting for its caches");
@@ -73,8 +73,8 @@ class ShippedExtenderApiOutageTest {
 
             try (var api = ApiServer.start(apiPort); var client = api.newClient()) {
                 client.nodes().resource(new NodeBuilder().withNewMetadata().withName("cpu-1").endMetadata().build()).create();
-                await("ready once the API server answers").atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
-                    assertThat(extender.isAlive()).as(extender::describe).isTrue();
+                await("ready once the API server answers").atMost(WAIT).ignoreExceptions()
+                        .failFast("the extender exited", JarProcess.stillRunning(extender)).untilAsserted(() -> {
                     assertThat(get(base + "/readyz").statusCode()).as(extender::describe).isEqualTo(200);
                 });
                 var answer = filter(base);

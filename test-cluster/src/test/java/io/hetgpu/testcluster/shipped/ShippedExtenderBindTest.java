@@ -74,8 +74,8 @@ class ShippedExtenderBindTest {
                 List.of("--config", config.toString(), "--kubeconfig", kubeconfig.toString()), Map.of("HOME", dir.toString()),
                 dir.resolve("extender.log"))) {
             var base = "http://127.0.0.1:" + port;
-            await("the extender's informers sync").atMost(START).ignoreExceptions().untilAsserted(() -> {
-                assertThat(extender.isAlive()).as(extender::describe).isTrue();
+            await("the extender's informers sync").atMost(START).ignoreExceptions()
+                    .failFast("the extender exited", JarProcess.stillRunning(extender)).untilAsserted(() -> {
                 assertThat(get(base + "/readyz").statusCode()).as(extender::describe).isEqualTo(200);
             });
 

@@ -58,8 +58,8 @@ class ShippedExtenderBoundsTest {
         var body = request();
         assertThat(body.length()).as("the request").isBetween(1_000_000, 1_500_000);
         try (var extender = JarProcess.start(SCHEDULER_EXTENDER.jar(), options, args, env, dir.resolve("extender.log"))) {
-            await("the extender answers /readyz").atMost(Duration.ofSeconds(60)).ignoreExceptions().untilAsserted(() -> {
-                assertThat(extender.isAlive()).as(extender::describe).isTrue();
+            await("the extender answers /readyz").atMost(Duration.ofSeconds(60)).ignoreExceptions()
+                    .failFast("the extender exited", JarProcess.stillRunning(extender)).untilAsserted(() -> {
                 var ready = http.send(HttpRequest.newBuilder(URI.create(base + "/readyz")).timeout(Duration.ofSeconds(5)).GET().build(),
                         HttpResponse.BodyHandlers.ofString());
                 assertThat(ready.statusCode()).isEqualTo(200);

@@ -57,8 +57,8 @@ class ShippedJarsTest {
     void theDevicePluginJarRegistersWithKubeletAndPublishesItsNode() throws Exception {
         var pod = cluster.pluginPod();
         try (var plugin = cluster.start(DEVICE_PLUGIN, pod, "device-plugin.log")) {
-            await("the device plugin registers with kubelet and writes its Node").atMost(START).untilAsserted(() -> {
-                assertThat(plugin.isAlive()).as(plugin::describe).isTrue();
+            await("the device plugin registers with kubelet and writes its Node").atMost(START)
+                    .failFast("the device plugin exited", JarProcess.stillRunning(plugin)).untilAsserted(() -> {
                 assertThat(kubelet.registrations()).as(plugin::describe).isNotEmpty();
                 var node = client.nodes().withName(GPU_NODE).get();
                 assertThat(node.getMetadata().getLabels()).as(plugin::describe)
@@ -93,12 +93,11 @@ class ShippedJarsTest {
             var base = "http://127.0.0.1:" + pod.flagPort("--port");
             var probes = "http://127.0.0.1:" + pod.port("metrics");
             await("the extender's informers sync (readinessProbe /readyz on the metrics port)").atMost(START).ignoreExceptions()
-                    .untilAsserted(() -> {
-                        assertThat(extender.isAlive()).as(extender::describe).isTrue();
+                    .failFast("the extender exited", JarProcess.stillRunning(extender)).untilAsserted(() -> {
                         assertThat(get(probes + "/readyz").statusCode()).as(extender::describe).isEqualTo(200);
                     });
-            await("the GPU node's inventory reaches the extender").atMost(START).untilAsserted(() -> {
-                assertThat(plugin.isAlive()).as(plugin::describe).isTrue();
+            await("the GPU node's inventory reaches the extender").atMost(START)
+                    .failFast("the device plugin exited", JarProcess.stillRunning(plugin)).untilAsserted(() -> {
                 var filter = post(base + "/filter", gpuPod(2), List.of(GPU_NODE, CPU_NODE));
                 assertThat(names(filter.get("NodeNames"))).as(filter::toString).containsExactly(GPU_NODE);
                 // No GPUs at all: no eviction could help, so kube-scheduler must not try preemption there.

@@ -55,9 +55,8 @@ class ShippedMetricsTest {
             var extenderMetrics = "http://127.0.0.1:" + extenderPod.port("metrics") + "/metrics";
             var pluginMetrics = "http://127.0.0.1:" + pluginPod.port("http") + "/metrics";
             var train = create("train", 2, -100);
-            await("the GPU node's inventory reaches the extender").atMost(START).ignoreExceptions().untilAsserted(() -> {
-                assertThat(plugin.isAlive()).as(plugin::describe).isTrue();
-                assertThat(extender.isAlive()).as(extender::describe).isTrue();
+            await("the GPU node's inventory reaches the extender").atMost(START).ignoreExceptions()
+                    .failFast("a jar exited", JarProcess.stillRunning(plugin, extender)).untilAsserted(() -> {
                 var filter = cluster.post(verbs + "/filter", args(train));
                 assertThat(filter.path("NodeNames").toString()).as(filter::toString).contains(ShippedCluster.GPU_NODE);
             });

@@ -50,7 +50,7 @@ class ShippedNvmlPluginTest {
         var pod = cluster.nvmlPluginPod();
         try (var plugin = cluster.start(DEVICE_PLUGIN, pod, "nvml-device-plugin.log", Map.of("LD_LIBRARY_PATH", libraries.toString()))) {
             await("the device plugin registers with kubelet and writes its Node").atMost(START)
-                    .failFast("the device plugin exited", () -> assertThat(plugin.isAlive()).as(plugin::describe).isTrue())
+                    .failFast("the device plugin exited", JarProcess.stillRunning(plugin))
                     .untilAsserted(() -> {
                         assertThat(kubelet.registrations()).as(plugin::describe).isNotEmpty();
                         var node = cluster.client.nodes().withName(ShippedCluster.GPU_NODE).get();
