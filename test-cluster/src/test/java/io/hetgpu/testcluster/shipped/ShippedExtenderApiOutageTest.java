@@ -59,10 +59,10 @@ class ShippedExtenderApiOutageTest {
                 List.of("--port=" + port, "--kubeconfig=" + kubeconfig), Map.of("HOME", dir.toString()), dir.resolve("extender.log"))) {
             await("listening, unready, refusing").atMost(WAIT).ignoreExceptions()
                     .failFast("the extender exited", JarProcess.stillRunning(extender)).untilAsserted(() -> {
-                var ready = get(base + "/readyz");
-                assertThat(ready.statusCode()).isEqualTo(503);
-                assertThat(ready.body()).startsWith("the extender is waiting for its caches");
-            });
+                        var ready = get(base + "/readyz");
+                        assertThat(ready.statusCode()).isEqualTo(503);
+                        assertThat(ready.body()).startsWith("the extender is waiting for its caches");
+                    });
             assertThat(get(base + "/healthz").statusCode()).as("waiting for an API server is no reason to restart").isEqualTo(200);
             assertThat(filter(base).get("Error").asText()).startsWith("the extender is waiting for its caches");
 
@@ -75,8 +75,8 @@ class ShippedExtenderApiOutageTest {
                 client.nodes().resource(new NodeBuilder().withNewMetadata().withName("cpu-1").endMetadata().build()).create();
                 await("ready once the API server answers").atMost(WAIT).ignoreExceptions()
                         .failFast("the extender exited", JarProcess.stillRunning(extender)).untilAsserted(() -> {
-                    assertThat(get(base + "/readyz").statusCode()).as(extender::describe).isEqualTo(200);
-                });
+                            assertThat(get(base + "/readyz").statusCode()).as(extender::describe).isEqualTo(200);
+                        });
                 var answer = filter(base);
                 assertThat(answer.get("Error").asText()).as(answer::toString).isEmpty();
                 assertThat(answer.get("NodeNames")).as(answer::toString).hasSize(1);

@@ -76,8 +76,8 @@ class ShippedExtenderBindTest {
             var base = "http://127.0.0.1:" + port;
             await("the extender's informers sync").atMost(START).ignoreExceptions()
                     .failFast("the extender exited", JarProcess.stillRunning(extender)).untilAsserted(() -> {
-                assertThat(get(base + "/readyz").statusCode()).as(extender::describe).isEqualTo(200);
-            });
+                        assertThat(get(base + "/readyz").statusCode()).as(extender::describe).isEqualTo(200);
+                    });
 
             assertThat(bind(base, system, system.getMetadata().getUid(), "cpu-1"))
                     .contains("spec.schedulerName \"default-scheduler\"").contains("not this extender's to bind");

@@ -60,10 +60,10 @@ class ShippedExtenderBoundsTest {
         try (var extender = JarProcess.start(SCHEDULER_EXTENDER.jar(), options, args, env, dir.resolve("extender.log"))) {
             await("the extender answers /readyz").atMost(Duration.ofSeconds(60)).ignoreExceptions()
                     .failFast("the extender exited", JarProcess.stillRunning(extender)).untilAsserted(() -> {
-                var ready = http.send(HttpRequest.newBuilder(URI.create(base + "/readyz")).timeout(Duration.ofSeconds(5)).GET().build(),
-                        HttpResponse.BodyHandlers.ofString());
-                assertThat(ready.statusCode()).isEqualTo(200);
-            });
+                        var ready = http.send(HttpRequest.newBuilder(URI.create(base + "/readyz")).timeout(Duration.ofSeconds(5)).GET().build(),
+                                HttpResponse.BodyHandlers.ofString());
+                        assertThat(ready.statusCode()).isEqualTo(200);
+                    });
             for (int i = 0; i < ASKED; i++) {
                 var response = http.send(HttpRequest.newBuilder(URI.create(base + "/filter")).timeout(Duration.ofSeconds(60))
                         .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),

@@ -59,14 +59,14 @@ class ShippedJarsTest {
         try (var plugin = cluster.start(DEVICE_PLUGIN, pod, "device-plugin.log")) {
             await("the device plugin registers with kubelet and writes its Node").atMost(START)
                     .failFast("the device plugin exited", JarProcess.stillRunning(plugin)).untilAsserted(() -> {
-                assertThat(kubelet.registrations()).as(plugin::describe).isNotEmpty();
-                var node = client.nodes().withName(GPU_NODE).get();
-                assertThat(node.getMetadata().getLabels()).as(plugin::describe)
-                        .containsEntry(HetgpuKeys.LABEL_GPU_MODEL, "A100")
-                        .containsEntry(HetgpuKeys.LABEL_GPU_COUNT, "8");
-                assertThat(node.getMetadata().getAnnotations()).containsKeys(HetgpuKeys.ANNOTATION_INVENTORY, HetgpuKeys.ANNOTATION_FREE);
-                assertThat(node.getStatus().getAllocatable()).containsEntry(HetgpuKeys.DEFAULT_RESOURCE_NAME, new Quantity("8"));
-            });
+                        assertThat(kubelet.registrations()).as(plugin::describe).isNotEmpty();
+                        var node = client.nodes().withName(GPU_NODE).get();
+                        assertThat(node.getMetadata().getLabels()).as(plugin::describe)
+                                .containsEntry(HetgpuKeys.LABEL_GPU_MODEL, "A100")
+                                .containsEntry(HetgpuKeys.LABEL_GPU_COUNT, "8");
+                        assertThat(node.getMetadata().getAnnotations()).containsKeys(HetgpuKeys.ANNOTATION_INVENTORY, HetgpuKeys.ANNOTATION_FREE);
+                        assertThat(node.getStatus().getAllocatable()).containsEntry(HetgpuKeys.DEFAULT_RESOURCE_NAME, new Quantity("8"));
+                    });
             var inventory = new InventoryCodec().decode(
                     client.nodes().withName(GPU_NODE).get().getMetadata().getAnnotations().get(HetgpuKeys.ANNOTATION_INVENTORY));
             assertThat(inventory.devices()).hasSize(8);
@@ -98,11 +98,11 @@ class ShippedJarsTest {
                     });
             await("the GPU node's inventory reaches the extender").atMost(START)
                     .failFast("the device plugin exited", JarProcess.stillRunning(plugin)).untilAsserted(() -> {
-                var filter = post(base + "/filter", gpuPod(2), List.of(GPU_NODE, CPU_NODE));
-                assertThat(names(filter.get("NodeNames"))).as(filter::toString).containsExactly(GPU_NODE);
-                // No GPUs at all: no eviction could help, so kube-scheduler must not try preemption there.
-                assertThat(filter.get("FailedAndUnresolvableNodes").has(CPU_NODE)).as(filter::toString).isTrue();
-            });
+                        var filter = post(base + "/filter", gpuPod(2), List.of(GPU_NODE, CPU_NODE));
+                        assertThat(names(filter.get("NodeNames"))).as(filter::toString).containsExactly(GPU_NODE);
+                        // No GPUs at all: no eviction could help, so kube-scheduler must not try preemption there.
+                        assertThat(filter.get("FailedAndUnresolvableNodes").has(CPU_NODE)).as(filter::toString).isTrue();
+                    });
 
             // A CPU-only pod: the extender scores the CPU node above the GPU node (kube-scheduler's nodeCacheCapable form).
             var scores = post(base + "/prioritize", cpuPod(), List.of(GPU_NODE, CPU_NODE));

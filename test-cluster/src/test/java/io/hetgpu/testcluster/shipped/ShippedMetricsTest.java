@@ -57,9 +57,9 @@ class ShippedMetricsTest {
             var train = create("train", 2, -100);
             await("the GPU node's inventory reaches the extender").atMost(START).ignoreExceptions()
                     .failFast("a jar exited", JarProcess.stillRunning(plugin, extender)).untilAsserted(() -> {
-                var filter = cluster.post(verbs + "/filter", args(train));
-                assertThat(filter.path("NodeNames").toString()).as(filter::toString).contains(ShippedCluster.GPU_NODE);
-            });
+                        var filter = cluster.post(verbs + "/filter", args(train));
+                        assertThat(filter.path("NodeNames").toString()).as(filter::toString).contains(ShippedCluster.GPU_NODE);
+                    });
 
             // What kube-scheduler does for one pod: filter, prioritize, bind; kubelet then allocates its GPUs.
             cluster.post(verbs + "/prioritize", args(train));
