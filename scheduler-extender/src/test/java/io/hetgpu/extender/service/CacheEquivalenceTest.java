@@ -128,6 +128,7 @@ class CacheEquivalenceTest {
             var calls = new ArrayList<java.util.concurrent.Future<?>>();
             for (int c = 0; c < 2; c++) {
                 var own = new Random(seed * 31 + c);
+                var reader = new ExtenderArgsReader(ExtenderArgsReader.kubernetesMapper());
                 calls.add(callers.submit(() -> {
                     while (!done.get()) {
                         var pod = pods.get(own.nextInt(pods.size()));
@@ -136,9 +137,10 @@ class CacheEquivalenceTest {
                         for (int i = 0; i < all.size(); i++) {
                             names.add(all.facts(i).name());
                         }
-                        var args = new ExtenderArgs(pod, null, names);
-                        filter(cached, args);
-                        prioritize(cached, args);
+                        // As kube-scheduler sends them, read from the wire: a filter, then a prioritize of the names it kept.
+                        var filtered = cached.service().filter(reader.read(body(pod, names)));
+                        writer.filterResult(filtered);
+                        prioritize(cached, reader.read(body(pod, filtered.nodeNames() == null ? List.of() : filtered.nodeNames())));
                         answered.incrementAndGet();
                     }
                     return null;
