@@ -18,13 +18,8 @@ import java.util.Map;
 final class FilterAnswer {
 
     private final ResolvedNodes nodes;
-    private final List<String> fitting;
-    /** With a request's names as bytes: the indexes of the names that fit, answered as the bytes they came as. */
-    private final int[] fittingAsked;
-    private int fittingAskedCount;
-    private final List<WireNode> kept;
-    /** The indexes of the resolved nodes that fit, in order. */
-    private final int[] fittingResolved;
+    /** The indexes of the resolved nodes that fit, in order: what the answer keeps, in whichever form it keeps them. */
+    private final int[] fitting;
     private int fittingCount;
     private final Refusals failed;
     private final Refusals unresolvable;
@@ -33,10 +28,7 @@ final class FilterAnswer {
 
     FilterAnswer(ResolvedNodes nodes) {
         this.nodes = nodes;
-        this.fitting = nodes.byName() && nodes.asked() == null ? new ArrayList<>(nodes.size()) : null;
-        this.fittingAsked = nodes.asked() == null ? null : new int[nodes.size()];
-        this.kept = nodes.byName() ? null : new ArrayList<>(nodes.size());
-        this.fittingResolved = new int[nodes.size()];
+        this.fitting = new int[nodes.size()];
         this.failed = new Refusals(nodes);
         this.unresolvable = new Refusals(nodes);
     }
@@ -85,30 +77,50 @@ final class FilterAnswer {
         refusedEverywhere(elsewhere);
     }
 
-    /** The resolved node at {@code i} fits: its Node object echoed, its name, or its name's bytes as they came. */
+    /** The resolved node at {@code i} fits. */
     private void fits(int i) {
-        fittingResolved[fittingCount++] = i;
-        if (kept != null) {
-            kept.add(nodes.wire().get(i));
-        } else if (fittingAsked != null) {
-            fittingAsked[fittingAskedCount++] = nodes.indexes()[i];
-        } else {
-            fitting.add(nodes.states()[i].name());
-        }
+        fitting[fittingCount++] = i;
     }
 
     /** Tells the cache which nodes this answer keeps, for the prioritize call that follows it. */
     void keptInto(RequestCache cache) {
-        cache.filtered(nodes, fittingResolved, fittingCount);
+        cache.filtered(nodes, fitting, fittingCount);
     }
 
+    /** A Nodes request's answer: the Node objects that fit, echoed; null for a NodeNames request. */
+    private List<WireNode> keptNodes() {
+        if (nodes.byName()) {
+            return null;
+        }
+        var kept = new ArrayList<WireNode>(fittingCount);
+        for (int k = 0; k < fittingCount; k++) {
+            kept.add(nodes.wire().get(fitting[k]));
+        }
+        return kept;
+    }
+
+    /** A NodeNames request's answer: the names that fit, as the bytes they came as where they came so; null for Nodes. */
     private List<String> fittingNames() {
-        return fittingAsked != null ? nodes.asked().subset(fittingAsked, fittingAskedCount) : fitting;
+        if (!nodes.byName()) {
+            return null;
+        }
+        if (nodes.asked() != null) {
+            var asked = new int[fittingCount];
+            for (int k = 0; k < fittingCount; k++) {
+                asked[k] = nodes.indexes()[fitting[k]];
+            }
+            return nodes.asked().subset(asked, fittingCount);
+        }
+        var names = new ArrayList<String>(fittingCount);
+        for (int k = 0; k < fittingCount; k++) {
+            names.add(nodes.states()[fitting[k]].name());
+        }
+        return names;
     }
 
     FilterResult result() {
         if (podRefused) {
-            return new FilterResult(kept, fittingNames(), failed.map(), unresolvable.map(), "");
+            return new FilterResult(keptNodes(), fittingNames(), failed.map(), unresolvable.map(), "");
         }
         for (var name : nodes.unknown()) {
             failed.add(name, ExtenderService.UNKNOWN_NODE);
@@ -116,7 +128,7 @@ final class FilterAnswer {
         if (nodes.unnamed()) {
             unresolvable.add("", ExtenderService.UNNAMED_NODE);
         }
-        return new FilterResult(kept, fittingNames(), failed.map(), unresolvable.map(), "");
+        return new FilterResult(keptNodes(), fittingNames(), failed.map(), unresolvable.map(), "");
     }
 
     /**
