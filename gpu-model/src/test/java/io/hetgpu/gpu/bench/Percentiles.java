@@ -22,6 +22,11 @@ public final class Percentiles {
         return sorted[rank(count, q)];
     }
 
+    /** The {@code q}-th percentile of the first {@code count} timings in nanoseconds, in milliseconds; NaN for none. */
+    public static double millis(long[] nanos, int count, int q) {
+        return of(nanos, count, q) / 1e6;
+    }
+
     /** The {@code q}-th percentile of the samples; NaN for none. */
     public static double of(List<Double> samples, int q) {
         if (samples.isEmpty()) {

@@ -28,6 +28,12 @@ class PercentilesTest {
     }
 
     @Test
+    void timingsInNanosecondsComeOutInMilliseconds() {
+        assertThat(Percentiles.millis(new long[] {3_000_000, 1_500_000, 2_000_000}, 3, 50)).isEqualTo(2.0);
+        assertThat(Percentiles.millis(new long[0], 0, 99)).isNaN();
+    }
+
+    @Test
     void noSamplesHaveNoPercentile() {
         assertThat(Percentiles.of(new long[4], 0, 50)).isNaN();
         assertThat(Percentiles.of(List.of(), 99)).isNaN();

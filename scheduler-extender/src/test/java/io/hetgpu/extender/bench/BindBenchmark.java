@@ -191,17 +191,14 @@ public final class BindBenchmark implements Callable<Integer> {
             outcomes.forEach((i, outcome) -> (outcome == BindVerb.Outcome.BOUND ? bound : refused).add(timings[i]));
             var boundTimes = bound.stream().mapToLong(Long::longValue).toArray();
             var refusals = refused.stream().mapToLong(Long::longValue).toArray();
-            return new Row(percentile(boundTimes, 50), percentile(boundTimes, 99), boundTimes.length / seconds, refusals.length,
-                    percentile(refusals, 50), percentile(refusals, 99));
+            return new Row(Percentiles.millis(boundTimes, boundTimes.length, 50), Percentiles.millis(boundTimes, boundTimes.length, 99),
+                    boundTimes.length / seconds, refusals.length,
+                    Percentiles.millis(refusals, refusals.length, 50), Percentiles.millis(refusals, refusals.length, 99));
         }
     }
 
     /** Binds that bound (timed, counted per second) and binds refused for a full node (counted and timed apart). */
     private record Row(double p50, double p99, double perSecond, int noFit, double refusedP50, double refusedP99) {
-    }
-
-    private static double percentile(long[] nanos, int q) {
-        return Percentiles.of(nanos, nanos.length, q) / 1e6;
     }
 
     /** The API server's side of a bind, from memory: each call waits {@code latencyNanos}, as a round trip would. */

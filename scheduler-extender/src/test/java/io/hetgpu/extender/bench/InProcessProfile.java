@@ -113,7 +113,8 @@ public final class InProcessProfile implements Callable<Integer> {
             long a3 = threads.getCurrentThreadAllocatedBytes();
             System.out.printf("allocated bytes: read %d, filter+write %d, prioritize+read+write %d%n", a1 - a0, a2 - a1, a3 - a2);
             System.out.printf("size %d n %d read p50 %.3f filter(+write) p50 %.3f p99 %.3f prioritize(+read,write) p50 %.3f p99 %.3f ms%n", size, n,
-                    pct(r, n, 50), pct(f, n, 50), pct(f, n, 99), pct(p, n, 50), pct(p, n, 99));
+                    Percentiles.millis(r, n, 50), Percentiles.millis(f, n, 50), Percentiles.millis(f, n, 99),
+                    Percentiles.millis(p, n, 50), Percentiles.millis(p, n, 99));
         }
         return 0;
     }
@@ -123,9 +124,5 @@ public final class InProcessProfile implements Callable<Integer> {
         for (int i = 0; i < span.length; i += 8) {
             span[i]++;
         }
-    }
-
-    private static double pct(long[] nanos, int n, int q) {
-        return Percentiles.of(nanos, n, q) / 1e6;
     }
 }

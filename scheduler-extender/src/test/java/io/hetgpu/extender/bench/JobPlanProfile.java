@@ -102,12 +102,9 @@ public final class JobPlanProfile implements Callable<Integer> {
             planner.plan(job, nodes, JobPlanner.MemberFit.ANY, kept);
             long allocated = threads.getCurrentThreadAllocatedBytes() - before;
             System.out.printf("size %d, %d plans of %d pods: states p50 %.3f ms; plan p50 %.3f ms, p99 %.3f ms, %.2f MB allocated; the members' explanations p50 %.3f ms%n",
-                    size, n, BenchJob.SIZE, pct(states, n, 50), pct(plans, n, 50), pct(plans, n, 99), allocated / 1e6, pct(explanations, n, 50));
+                    size, n, BenchJob.SIZE, Percentiles.millis(states, n, 50), Percentiles.millis(plans, n, 50),
+                    Percentiles.millis(plans, n, 99), allocated / 1e6, Percentiles.millis(explanations, n, 50));
         }
         return 0;
-    }
-
-    private static double pct(long[] nanos, int n, int q) {
-        return Percentiles.of(nanos, n, q) / 1e6;
     }
 }
