@@ -3,6 +3,7 @@ package io.hetgpu.deviceplugin.bench;
 import io.hetgpu.deviceplugin.api.v1beta1.RegisterRequest;
 import io.hetgpu.deviceplugin.kubelet.KubeletStandIn;
 import io.hetgpu.gpu.bench.BenchCommandLine;
+import io.hetgpu.gpu.bench.ProcessStatus;
 import io.hetgpu.gpu.release.ReleaseVersion;
 import io.hetgpu.nvml.StandInDriver;
 
@@ -15,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -43,8 +43,6 @@ import picocli.CommandLine.Spec;
                 + "re-registration after kubelet restarts, RSS and what holds it, CPU once settled, SIGTERM to exit.",
         footer = "Figures, not pass/fail.")
 public final class RegistrationBenchmark implements Callable<Integer> {
-
-    private static final Pattern KIB = Pattern.compile("\\s*(\\d+) kB");
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "RESTARTS", defaultValue = "5",
             description = "kubelet restarts to time re-registration after (default: ${DEFAULT-VALUE})")
@@ -204,9 +202,9 @@ public final class RegistrationBenchmark implements Callable<Integer> {
                 settleFor(plugin, settle.dividedBy(2), dir);
                 long cpuBefore = cpuMillis(plugin.pid());
                 settleFor(plugin, settle.dividedBy(2), dir);
-                var status = Files.readAllLines(Path.of("/proc", Long.toString(plugin.pid()), "status"));
+                var status = ProcessStatus.of(plugin.pid());
                 System.out.printf("RSS after registration: %.1f MiB (peak %.1f MiB) with the manifest's JVM options, %d s later (limit %d Mi; %s)%n",
-                        mib(status, "VmRSS:"), mib(status, "VmHWM:"), settle.toSeconds(), shipped.memoryLimitMiB(),
+                        status.mib("VmRSS"), status.mib("VmHWM"), settle.toSeconds(), shipped.memoryLimitMiB(),
                         apiServer == null ? "not publishing the node inventory: no API server" : "publishing the node inventory to " + apiServer);
                 System.out.printf("  resident, MiB: %s%n", ResidentMemory.of(plugin.pid(), cache, Path.of(System.getProperty("java.home")).toRealPath()));
 
@@ -262,14 +260,5 @@ public final class RegistrationBenchmark implements Callable<Integer> {
         // The command name (field 2) may hold spaces; the fields after it start past its closing parenthesis.
         var fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10;
-    }
-
-    /** A size from /proc/PID/status in MiB, to a tenth: a target such as "under 96 MiB" is judged on it. */
-    private static double mib(List<String> procStatus, String field) throws IOException {
-        return procStatus.stream().filter(line -> line.startsWith(field))
-                .map(line -> KIB.matcher(line.substring(field.length())))
-                .filter(java.util.regex.Matcher::matches)
-                .mapToDouble(m -> Long.parseLong(m.group(1)) / 1024.0)
-                .findFirst().orElseThrow(() -> new IOException("/proc/<pid>/status has no " + field));
     }
 }

@@ -3,6 +3,7 @@ package io.hetgpu.deviceplugin.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hetgpu.deviceplugin.bench.ResidentMemory.Holder;
+import io.hetgpu.gpu.bench.ProcessStatus;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,19 +64,14 @@ class ResidentMemoryTest {
     @EnabledOnOs(value = OS.LINUX, disabledReason = "reads /proc/PID/smaps")
     void thisJvmsOwnMemoryAddsUpToWhatTheKernelReportsAsResident() throws IOException {
         var javaHome = Path.of(System.getProperty("java.home")).toRealPath();
-        double before = vmRssMiB();
+        double before = ProcessStatus.self().mib("VmRSS");
         var memory = ResidentMemory.of(ProcessHandle.current().pid(), null, javaHome);
-        double after = vmRssMiB();
+        double after = ProcessStatus.self().mib("VmRSS");
 
         // Read a moment apart, so a few MiB either way; a holder left out of the sum would be tens of MiB.
         assertThat(memory.totalMiB()).isBetween(Math.min(before, after) - 4, Math.max(before, after) + 4);
         assertThat(memory.mib(Holder.LIBJVM)).as("this JVM runs on libjvm.so").isPositive();
         assertThat(memory.mib(Holder.ANONYMOUS)).as("the Java heap is anonymous memory").isPositive();
-    }
-
-    private static double vmRssMiB() throws IOException {
-        return Files.readAllLines(Path.of("/proc/self/status")).stream().filter(line -> line.startsWith("VmRSS:"))
-                .mapToLong(line -> Long.parseLong(line.replaceAll("\\D", ""))).findFirst().orElseThrow() / 1024.0;
     }
 
     @SafeVarargs

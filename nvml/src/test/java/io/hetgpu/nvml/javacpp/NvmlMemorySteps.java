@@ -1,11 +1,10 @@
 package io.hetgpu.nvml.javacpp;
 
+import io.hetgpu.gpu.bench.ProcessStatus;
 import io.hetgpu.gpu.discovery.GpuDiscoveryException;
 import io.hetgpu.nvml.NvmlGpuSource;
 import io.hetgpu.nvml.NvmlOptions;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import org.bytedeco.cuda.global.nvml;
 
 /**
@@ -18,7 +17,8 @@ import org.bytedeco.cuda.global.nvml;
  *
  * <pre>
  *   java -Xint -XX:+UseSerialGC -Xmx64m --enable-native-access=ALL-UNNAMED \
- *       -cp device-plugin/target/hetgpu-device-plugin.jar:nvml/target/test-classes io.hetgpu.nvml.javacpp.NvmlMemorySteps
+ *       -cp device-plugin/target/hetgpu-device-plugin.jar:nvml/target/test-classes:gpu-model/target/test-classes \
+ *       io.hetgpu.nvml.javacpp.NvmlMemorySteps
  * </pre>
  *
  * It takes no arguments. Not a test.
@@ -39,23 +39,8 @@ public final class NvmlMemorySteps {
     private record Resident(long total, long anonymous, long files) {
 
         static Resident now() throws IOException {
-            long total = 0;
-            long anonymous = 0;
-            long files = 0;
-            for (var line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    total = kib(line);
-                } else if (line.startsWith("RssAnon:")) {
-                    anonymous = kib(line);
-                } else if (line.startsWith("RssFile:")) {
-                    files = kib(line);
-                }
-            }
-            return new Resident(total, anonymous, files);
-        }
-
-        private static long kib(String line) {
-            return Long.parseLong(line.replaceAll("[^0-9]", ""));
+            var status = ProcessStatus.self();
+            return new Resident(status.kib("VmRSS"), status.kib("RssAnon"), status.kib("RssFile"));
         }
     }
 
