@@ -3,6 +3,7 @@ package io.hetgpu.deviceplugin.bench;
 import io.hetgpu.deviceplugin.api.v1beta1.RegisterRequest;
 import io.hetgpu.deviceplugin.kubelet.KubeletStandIn;
 import io.hetgpu.gpu.bench.BenchCommandLine;
+import io.hetgpu.gpu.bench.MachineLoad;
 import io.hetgpu.gpu.bench.ProcessStatus;
 import io.hetgpu.gpu.release.ReleaseVersion;
 import io.hetgpu.nvml.StandInDriver;
@@ -97,6 +98,7 @@ public final class RegistrationBenchmark implements Callable<Integer> {
             shipped = new ShippedJvm(shipped.entrypointOptions(), javaToolOptions, shipped.mallocArenaMax(), shipped.memoryLimitMiB(),
                     shipped.aotTraining());
         }
+        System.out.println("machine: " + MachineLoad.processor());
         var temp = Files.createTempDirectory("hetgpu-bench");
         var java = ProcessHandle.current().info().command().orElse("java");
         var cache = makeCache(shipped, java, jar, temp);
@@ -182,11 +184,13 @@ public final class RegistrationBenchmark implements Callable<Integer> {
                 if (shipped.mallocArenaMax() != null) {
                     launch.environment().put("MALLOC_ARENA_MAX", shipped.mallocArenaMax());
                 }
+                var interval = MachineLoad.start();
                 long launched = System.nanoTime();
                 var plugin = launch.start();
                 var first = firstRegistration(plugin, kubelet, dir.resolve("plugin.log"), Duration.ofSeconds(10));
-                System.out.printf("process launch -> Register received: %d ms (%s as %s; load %s)%n",
-                        (System.nanoTime() - launched) / 1_000_000, first.getResourceName(), first.getEndpoint(), loadAverage());
+                System.out.printf("process launch -> Register received: %d ms (%s as %s; load %s, steal %s)%n",
+                        (System.nanoTime() - launched) / 1_000_000, first.getResourceName(), first.getEndpoint(), MachineLoad.loadAverage(),
+                        interval.steal());
 
                 List<Long> again = new ArrayList<>();
                 for (int i = 0; i < restarts; i++) {
@@ -237,15 +241,6 @@ public final class RegistrationBenchmark implements Callable<Integer> {
         plugin.destroyForcibly().waitFor();
         var last = Files.readAllLines(log).reversed().stream().filter(line -> !line.isBlank()).findFirst().orElse("(its log is empty)");
         throw new IllegalStateException(how + ": " + last.strip() + " (" + log + ")");
-    }
-
-    /** The one-minute load average the figures were taken at ("?" off Linux). */
-    private static String loadAverage() {
-        try {
-            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
-        } catch (IOException e) {
-            return "?";
-        }
     }
 
     private static void settleFor(Process plugin, Duration time, Path temp) throws InterruptedException {

@@ -2,6 +2,7 @@ package io.hetgpu.gpu.allocation;
 
 import io.hetgpu.gpu.LinkMatrix;
 import io.hetgpu.gpu.bench.BenchCommandLine;
+import io.hetgpu.gpu.bench.MachineLoad;
 import io.hetgpu.gpu.bench.Percentiles;
 import io.hetgpu.gpu.profile.ProfileLoader;
 import io.hetgpu.gpu.release.ReleaseVersion;
@@ -44,6 +45,7 @@ public final class AllocatorBenchmark implements Callable<Integer> {
             links.put(name, ProfileLoader.load(name).links());
         }
         long sink = 0;
+        System.out.println("machine: " + MachineLoad.processor() + ", load " + MachineLoad.loadAverage());
         System.out.printf("%-14s %4s | %-28s | %-28s%n", "", "", "all free", "random free, requireNvlink");
         System.out.printf("%-14s %4s | %8s %8s %10s | %8s %8s %10s   (microseconds)%n",
                 "profile", "size", "p50", "p99", "max", "p50", "p99", "max");

@@ -14,6 +14,7 @@ import io.hetgpu.extender.service.BindVerb;
 import io.hetgpu.extender.service.ExtenderVerbs;
 import io.hetgpu.extender.wire.ExtenderBindingArgs;
 import io.hetgpu.gpu.bench.BenchCommandLine;
+import io.hetgpu.gpu.bench.MachineLoad;
 import io.hetgpu.gpu.bench.Percentiles;
 import io.hetgpu.gpu.release.ReleaseVersion;
 import io.hetgpu.gpu.tier.CardCatalog;
@@ -95,6 +96,7 @@ public final class BindBenchmark implements Callable<Integer> {
             container.getResources().getLimits().put("nvidia.com/gpu", new io.fabric8.kubernetes.api.model.Quantity("1"));
             container.getResources().getRequests().put("nvidia.com/gpu", new io.fabric8.kubernetes.api.model.Quantity("1"));
         });
+        System.out.println("machine: " + MachineLoad.processor());
         System.out.printf("%d nodes (%d with GPUs), %d binds per row, 1-GPU pods, each to the next GPU node in turn%n",
                 size, gpuNodes.size(), binds);
         // Warm-up, not printed: the JIT compiles the bind path and the HTTP server's.
@@ -102,15 +104,16 @@ public final class BindBenchmark implements Callable<Integer> {
             var api = new StandInApi(pod, 0);
             mode.run(verbs(cluster, api), gpuNodes, binds, api);
         }
-        System.out.printf("%-40s %8s %8s %9s %8s %11s %11s %6s%n", "", "p50 ms", "p99 ms", "binds/s", "no_fit", "no_fit p50", "no_fit p99",
-                "load");
+        System.out.printf("%-40s %8s %8s %9s %8s %11s %11s %6s %6s%n", "", "p50 ms", "p99 ms", "binds/s", "no_fit", "no_fit p50",
+                "no_fit p99", "load", "steal");
         for (int apiMs : latencies) {
             for (var mode : Mode.values()) {
                 // A fresh extender per row: each starts with the cluster's free GPUs and no reservations.
                 var api = new StandInApi(pod, apiMs * 1_000_000L);
+                var interval = MachineLoad.start();
                 var row = mode.run(verbs(cluster, api), gpuNodes, binds, api);
-                System.out.printf("%-40s %8.3f %8.3f %9.0f %8d %11.3f %11.3f %6s%n", mode.label + ", API " + apiMs + " ms", row.p50(),
-                        row.p99(), row.perSecond(), row.noFit(), row.refusedP50(), row.refusedP99(), LoadAverage.now());
+                System.out.printf("%-40s %8.3f %8.3f %9.0f %8d %11.3f %11.3f %6s %6s%n", mode.label + ", API " + apiMs + " ms", row.p50(),
+                        row.p99(), row.perSecond(), row.noFit(), row.refusedP50(), row.refusedP99(), MachineLoad.loadAverage(), interval.steal());
             }
         }
         return 0;

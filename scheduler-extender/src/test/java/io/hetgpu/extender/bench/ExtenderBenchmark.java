@@ -21,6 +21,7 @@ import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.gpu.bench.BenchCommandLine;
+import io.hetgpu.gpu.bench.MachineLoad;
 import io.hetgpu.gpu.bench.Percentiles;
 import io.hetgpu.gpu.release.ReleaseVersion;
 import io.hetgpu.gpu.tier.CardCatalog;
@@ -47,8 +48,9 @@ import picocli.CommandLine.Spec;
  * Drives the hetgpu extender and a Go floor (by default the project's own, {@code scheduler-extender/bench/extender-floor}:
  * Go's net/http and encoding/json reading the request, keeping every node and scoring it 0) over HTTP with the same
  * kube-scheduler-shaped requests, one connection and one request at a time as kube-scheduler does, and prints p50/p99
- * per verb, requests/s, payload sizes and hetgpu/floor ratios, each row beside the load average it was taken at. Every
- * ratio is of two figures from the same run. Not a test. {@code ./hetgpu bench extender --help} lists the options.
+ * per verb, requests/s, payload sizes and hetgpu/floor ratios, each row beside the load average it was taken at and
+ * the share of the machine's CPU time its hypervisor took while that target ran (steal). Every ratio is of two figures
+ * from the same run. Not a test. {@code ./hetgpu bench extender --help} lists the options.
  *
  * <p>The soak ({@code --soak CLIENTS}) has that many clients send filter and prioritize for the largest size
  * without pause (node names, as the shipped nodeCacheCapable configuration sends; {@code --forms Nodes,NodeNames}
@@ -66,7 +68,8 @@ import picocli.CommandLine.Spec;
         subcommands = ExtenderBenchmark.Serve.class,
         description = "The extender against a Go floor that does no work, over HTTP with kube-scheduler's requests: p50/p99 per verb, "
                 + "requests/s, payload sizes, and the ratio of the two from the same run.",
-        footer = "Figures, not pass/fail; each row is printed with the one-minute load average it was taken at.")
+        footer = "Figures, not pass/fail; each row is printed with the one-minute load average it was taken at and the share "
+                + "of CPU time the hypervisor stole while it ran.")
 public final class ExtenderBenchmark implements Callable<Integer> {
 
     /** A pod shape the timed requests carry. */
@@ -202,6 +205,7 @@ public final class ExtenderBenchmark implements Callable<Integer> {
         command.addAll(serverJvm);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), ExtenderBenchmark.class.getName(), "serve",
                 Integer.toString(largest), pods.flag(), Long.toString(pollMicros)));
+        System.out.println("machine: " + MachineLoad.processor());
         System.out.println("hetgpu extender JVM: " + String.join(" ", serverJvm) + "; event loops poll " + pollMicros
                 + " µs before they sleep, after an answer of at most 32 KiB and between the pieces of a body");
         var server = new ProcessBuilder(command).inheritIO();
@@ -242,8 +246,8 @@ public final class ExtenderBenchmark implements Callable<Integer> {
             client.post(HETGPU_PORT, "/filter", firstBody);
             System.out.printf("hetgpu's first filter once ready (100 node names, a new connection): %.1f ms%n",
                     (System.nanoTime() - firstStart) / 1e6);
-            System.out.printf("%-6s %-9s %-6s %-10s %9s %9s %8s %11s %11s %6s%n",
-                    "nodes", "form", "target", "verb", "p50 ms", "p99 ms", "req/s", "req bytes", "resp bytes", "load");
+            System.out.printf("%-6s %-9s %-6s %-10s %9s %9s %8s %11s %11s %6s %6s%n",
+                    "nodes", "form", "target", "verb", "p50 ms", "p99 ms", "req/s", "req bytes", "resp bytes", "load", "steal");
             // A first pass over every case, measuring nothing: a JVM's first seconds (class loading, heap
             // sizing, compilation) are not the steady state kube-scheduler meets, and without this pass they
             // fall on whichever case is measured first. Both targets get the same pass.
@@ -308,7 +312,9 @@ public final class ExtenderBenchmark implements Callable<Integer> {
         var prioritizeBody = prioritizeBodies.getFirst();
 
         var results = new ArrayList<double[]>();
+        var steals = new ArrayList<String>();
         for (int port : new int[] {HETGPU_PORT, FLOOR_PORT}) {
+            var interval = MachineLoad.start();
             var rounds = go != null ? go.rounds(port, filterBodies, prioritizeBodies, measure ? seconds : 0)
                     : inThisJvm(client, port, filterBodies, prioritizeBodies, measure ? seconds : 0);
             if (!measure) {
@@ -323,21 +329,23 @@ public final class ExtenderBenchmark implements Callable<Integer> {
             long filterBytes = rounds.filterBytes();
             long prioritizeBytes = rounds.prioritizeBytes();
             var target = port == HETGPU_PORT ? "hetgpu" : "floor";
-            print(size, form, target, "filter", filter, filterBody.length, filterBytes);
-            print(size, form, target, "prioritize", prioritize, prioritizeBody.length, prioritizeBytes);
-            print(size, form, target, "both", both, filterBody.length + prioritizeBody.length, filterBytes + prioritizeBytes);
+            var steal = interval.steal();
+            steals.add(steal);
+            print(size, form, target, "filter", filter, filterBody.length, filterBytes, steal);
+            print(size, form, target, "prioritize", prioritize, prioritizeBody.length, prioritizeBytes, steal);
+            print(size, form, target, "both", both, filterBody.length + prioritizeBody.length, filterBytes + prioritizeBytes, steal);
             results.add(new double[] {Percentiles.of(both, 50), Percentiles.of(both, 99)});
         }
         if (!measure) {
             return;
         }
-        System.out.printf("%-6d %-9s ratio hetgpu/floor (filter+prioritize): p50 %.2f, p99 %.2f  (%d of %d nodes pass filter; %s; load %s)%n%n",
+        System.out.printf("%-6d %-9s ratio hetgpu/floor (filter+prioritize): p50 %.2f, p99 %.2f  (%d of %d nodes pass filter; %s; load %s, steal %s / %s)%n%n",
                 size, form, results.get(0)[0] / results.get(1)[0], results.get(0)[1] / results.get(1)[1], kept, size,
                 switch (pods) {
                     case ALTERNATING -> "two pod shapes in turn";
                     case JOB16 -> "a pod of a 16-pod job, planned whole at each filter";
                     case SAME -> "one pod shape";
-                }, LoadAverage.now());
+                }, MachineLoad.loadAverage(), steals.get(0), steals.get(1));
     }
 
     /** The pod each case sends first: the training pod, or the first member of the 16-pod job. */
@@ -399,11 +407,12 @@ public final class ExtenderBenchmark implements Callable<Integer> {
     }
 
     /** req/s is what one connection sustains for that verb alone (for "both": filter+prioritize rounds, i.e. pods/s). */
-    private static void print(int size, String form, String target, String verb, List<Double> samples, long requestBytes, long responseBytes) {
+    private static void print(int size, String form, String target, String verb, List<Double> samples, long requestBytes, long responseBytes,
+                              String steal) {
         double totalMs = samples.stream().mapToDouble(Double::doubleValue).sum();
-        System.out.printf("%-6d %-9s %-6s %-10s %9.2f %9.2f %8.1f %11d %11d %6s%n", size, form, target, verb,
+        System.out.printf("%-6d %-9s %-6s %-10s %9.2f %9.2f %8.1f %11d %11d %6s %6s%n", size, form, target, verb,
                 Percentiles.of(samples, 50), Percentiles.of(samples, 99), samples.size() * 1000 / totalMs, requestBytes, responseBytes,
-                LoadAverage.now());
+                MachineLoad.loadAverage(), steal);
     }
 
 
