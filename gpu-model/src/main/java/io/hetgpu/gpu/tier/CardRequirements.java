@@ -146,7 +146,14 @@ public record CardRequirements(Set<String> models, CardTier minTier, Set<String>
             problems.add(HetgpuKeys.POD_MIN_GPU_MEMORY + ": expected a memory size such as \"32Gi\" or \"16000Mi\", got " + Quote.of(text));
             return 0;
         }
-        return bytes.divide(MIB, 0, RoundingMode.CEILING).longValueExact();
+        var mib = bytes.divide(MIB, 0, RoundingMode.CEILING);
+        // A size no long holds ("99999999999999999999999999Gi") is no typo for a card's memory, and no node can meet it.
+        if (mib.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+            problems.add(HetgpuKeys.POD_MIN_GPU_MEMORY + ": " + Quote.of(text) + " is more than any GPU holds (expected a memory size such as "
+                    + "\"32Gi\" or \"16000Mi\")");
+            return 0;
+        }
+        return mib.longValue();
     }
 
     private static ComputeCapability minComputeCapability(String text, List<String> problems) {

@@ -67,6 +67,18 @@ class CardRequirementsTest {
     }
 
     @Test
+    void aMemorySizeNoCountHoldsIsAProblemNamingTheAnnotationAndTheValue() {
+        var problems = new ArrayList<String>();
+        var cards = CardRequirements.read(Map.of(HetgpuKeys.POD_MIN_GPU_MEMORY, "99999999999999999999999999Gi"), catalog, problems);
+
+        assertThat(problems).containsExactly(HetgpuKeys.POD_MIN_GPU_MEMORY
+                + ": \"99999999999999999999999999Gi\" is more than any GPU holds (expected a memory size such as \"32Gi\" or \"16000Mi\")");
+        assertThat(cards.minMemoryMiB()).isZero();
+        assertThat(read(Map.of(HetgpuKeys.POD_MIN_GPU_MEMORY, "8Ei")).minMemoryMiB()).as("the largest size that counts")
+                .isEqualTo(8L << 40);
+    }
+
+    @Test
     void everyBadValueIsAProblemNamingTheAnnotationAndTheValueAndCountsAsAny() {
         var problems = new ArrayList<String>();
         var cards = CardRequirements.read(Map.of(HetgpuKeys.POD_MIN_GPU_MEMORY, "32", HetgpuKeys.POD_GPU_MODELS, "A100,Voodoo",

@@ -257,6 +257,8 @@ public final class JobMembershipReader {
         if (owners == null) {
             return Optional.empty();
         }
-        return owners.stream().filter(owner -> Boolean.TRUE.equals(owner.getController()) && owner.getKind() != null).findFirst();
+        // A list as JSON gives it may hold nulls: a pod's reader names what is wrong, it does not throw.
+        return owners.stream().filter(owner -> owner != null && Boolean.TRUE.equals(owner.getController()) && owner.getKind() != null)
+                .findFirst();
     }
 }

@@ -24,6 +24,8 @@ import java.util.TreeSet;
  */
 public final class PodRequestParser {
 
+    /** The most GPUs one pod may ask for: more than any node holds (a DGX-2 has 16), and a bound on every sum below. */
+    static final int MAX_GPUS_PER_POD = 64;
 
     private final String resourceName;
     private final CardCatalog catalog;
@@ -126,8 +128,9 @@ public final class PodRequestParser {
             }
         }
         long total = Math.max(apps, initPeak);
-        if (total > 64) {
-            throw new InvalidPodRequestException("resources.limits[" + resourceName + "]: at most 64 GPUs per pod, got " + total);
+        if (total > MAX_GPUS_PER_POD) {
+            throw new InvalidPodRequestException("resources.limits[" + resourceName + "]: at most " + MAX_GPUS_PER_POD
+                    + " GPUs per pod, got " + total);
         }
         return (int) total;
     }
@@ -157,7 +160,12 @@ public final class PodRequestParser {
         if (value.signum() < 0 || value.stripTrailingZeros().scale() > 0) {
             throw new InvalidPodRequestException(where + ": expected a whole number of GPUs, got " + Quote.of(quantity));
         }
-        return value.longValueExact();
+        // Checked here, not only on the pod's sum: "1e400" is a whole number no long holds, and the sum of a few
+        // counts near the largest long would wrap around to a negative one.
+        if (value.compareTo(BigDecimal.valueOf(MAX_GPUS_PER_POD)) > 0) {
+            throw new InvalidPodRequestException(where + ": at most " + MAX_GPUS_PER_POD + " GPUs per pod, got " + Quote.of(quantity));
+        }
+        return value.longValue();
     }
 
     private static boolean interconnect(String text, List<String> problems) {

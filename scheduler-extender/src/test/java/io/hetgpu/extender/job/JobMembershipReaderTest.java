@@ -3,6 +3,7 @@ package io.hetgpu.extender.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -91,6 +92,18 @@ class JobMembershipReaderTest {
         // A NonIndexed Job's pods are interchangeable workers, not members of a gang.
         assertThat(JobMembershipReader.read(pod(Map.of("batch.kubernetes.io/job-name", "batch", "job-name", "batch"), Map.of()), problems)).isEmpty();
         assertThat(problems).isEmpty();
+    }
+
+    @Test
+    void aNullAmongTheOwnersIsPassedOverAsJsonMayGiveIt() {
+        var pod = owned(pod(Map.of("training.kubeflow.org/job-name", "mnist", "training.kubeflow.org/replica-type", "ps"), Map.of()),
+                "TFJob", "mnist");
+        var owners = new ArrayList<OwnerReference>();
+        owners.add(null);
+        owners.addAll(pod.getMetadata().getOwnerReferences());
+        pod.getMetadata().setOwnerReferences(owners);
+
+        assertThat(read(pod).size()).isEqualTo(new JobSize.InObject("TFJob", "mnist", "the sum of its replica specs' replicas"));
     }
 
     @Test

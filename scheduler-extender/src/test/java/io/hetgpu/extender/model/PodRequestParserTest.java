@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class PodRequestParserTest {
 
@@ -118,6 +120,26 @@ class PodRequestParserTest {
                 .addToLimits("nvidia.com/gpu", new Quantity("500m")).endResources().build());
         assertThatThrownBy(() -> parser.parse(pod))
                 .hasMessage("containers[c].resources.limits[nvidia.com/gpu]: expected a whole number of GPUs, got \"500m\"");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"65", "1e400", "99999999999999999999", "9223372036854775807"})
+    void refusesACountBeyondAnyPodsNamingTheContainerAndTheValue(String count) {
+        var pod = podWith(List.of(), new ContainerBuilder().withName("c").withNewResources()
+                .addToLimits("nvidia.com/gpu", new Quantity(count)).endResources().build());
+        assertThatThrownBy(() -> parser.parse(pod)).isInstanceOf(InvalidPodRequestException.class)
+                .hasMessage("containers[c].resources.limits[nvidia.com/gpu]: at most 64 GPUs per pod, got \"" + count + "\"");
+    }
+
+    @Test
+    void countsThatWouldWrapAroundTogetherAreRefusedOneByOne() {
+        // Two counts near the largest long add up to a negative one: neither may reach the sum.
+        var big = new Quantity("4611686018427387904");
+        var pod = podWith(List.of(),
+                new ContainerBuilder().withName("a").withNewResources().addToLimits("nvidia.com/gpu", big).endResources().build(),
+                new ContainerBuilder().withName("b").withNewResources().addToLimits("nvidia.com/gpu", big).endResources().build());
+        assertThatThrownBy(() -> parser.parse(pod)).isInstanceOf(InvalidPodRequestException.class)
+                .hasMessageStartingWith("containers[a].resources.limits[nvidia.com/gpu]: at most 64 GPUs per pod");
     }
 
     @Test
