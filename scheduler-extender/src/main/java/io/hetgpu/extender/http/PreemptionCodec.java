@@ -31,7 +31,45 @@ public final class PreemptionCodec {
         if (args == null || args.pod() == null) {
             throw new WireFormatException(ExtenderService.NULL_POD);
         }
+        checkVictims(args);
         return args;
+    }
+
+    /**
+     * Every victim is known by its UID: kube-scheduler sends whole pods as the API server gave them, or their UIDs. A
+     * victim without one cannot be told from the others, so the request is refused naming it, before any is weighed.
+     */
+    private static void checkVictims(ExtenderPreemptionArgs args) throws WireFormatException {
+        if (args.nodeNameToVictims() != null) {
+            for (var entry : args.nodeNameToVictims().entrySet()) {
+                var where = "NodeNameToVictims[" + entry.getKey() + "]";
+                if (entry.getValue() == null) {
+                    throw new WireFormatException(where + ": expected the node's victims, got null");
+                }
+                var pods = entry.getValue().pods();
+                for (int i = 0; pods != null && i < pods.size(); i++) {
+                    var victim = pods.get(i);
+                    if (victim == null || victim.getMetadata() == null || victim.getMetadata().getUid() == null
+                            || victim.getMetadata().getUid().isEmpty()) {
+                        throw new WireFormatException(where + ".Pods[" + i + "].metadata.uid: missing");
+                    }
+                }
+            }
+        }
+        if (args.nodeNameToMetaVictims() != null) {
+            for (var entry : args.nodeNameToMetaVictims().entrySet()) {
+                var where = "NodeNameToMetaVictims[" + entry.getKey() + "]";
+                if (entry.getValue() == null) {
+                    throw new WireFormatException(where + ": expected the node's victims, got null");
+                }
+                var pods = entry.getValue().pods();
+                for (int i = 0; pods != null && i < pods.size(); i++) {
+                    if (pods.get(i) == null || pods.get(i).uid() == null || pods.get(i).uid().isEmpty()) {
+                        throw new WireFormatException(where + ".Pods[" + i + "].UID: missing");
+                    }
+                }
+            }
+        }
     }
 
     public byte[] write(ExtenderPreemptionResult result) {

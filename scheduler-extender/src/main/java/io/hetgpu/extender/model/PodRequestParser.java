@@ -82,7 +82,8 @@ public final class PodRequestParser {
         var claims = new ArrayList<String>();
         if (spec != null && spec.getVolumes() != null) {
             for (var volume : spec.getVolumes()) {
-                if (volume.getPersistentVolumeClaim() != null && volume.getPersistentVolumeClaim().getClaimName() != null) {
+                // JSON may hold a null among the volumes; it names no claim.
+                if (volume != null && volume.getPersistentVolumeClaim() != null && volume.getPersistentVolumeClaim().getClaimName() != null) {
                     claims.add(volume.getPersistentVolumeClaim().getClaimName());
                 }
             }
@@ -113,7 +114,7 @@ public final class PodRequestParser {
         if (spec.getInitContainers() != null) {
             for (var init : spec.getInitContainers()) {
                 long count = containerGpus(init, "initContainers");
-                if ("Always".equals(init.getRestartPolicy())) {
+                if (init != null && "Always".equals(init.getRestartPolicy())) {
                     sidecars += count;
                     initPeak = Math.max(initPeak, sidecars);
                 } else {
@@ -136,6 +137,10 @@ public final class PodRequestParser {
     }
 
     private long containerGpus(Container container, String list) throws InvalidPodRequestException {
+        // JSON may hold a null among the containers; it runs nothing and holds no GPU.
+        if (container == null) {
+            return 0;
+        }
         var resources = container.getResources();
         if (resources == null) {
             return 0;
