@@ -9,6 +9,9 @@ import io.hetgpu.extender.service.ExtenderService;
 import io.hetgpu.extender.wire.ExtenderPreemptionArgs;
 import io.hetgpu.extender.wire.ExtenderPreemptionResult;
 import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 
 /** The preempt verb's bodies: ExtenderPreemptionArgs read as Go's decoder reads them, the result written. */
 public final class PreemptionCodec {
@@ -40,33 +43,27 @@ public final class PreemptionCodec {
      * victim without one cannot be told from the others, so the request is refused naming it, before any is weighed.
      */
     private static void checkVictims(ExtenderPreemptionArgs args) throws WireFormatException {
-        if (args.nodeNameToVictims() != null) {
-            for (var entry : args.nodeNameToVictims().entrySet()) {
-                var where = "NodeNameToVictims[" + entry.getKey() + "]";
-                if (entry.getValue() == null) {
-                    throw new WireFormatException(where + ": expected the node's victims, got null");
-                }
-                var pods = entry.getValue().pods();
-                for (int i = 0; pods != null && i < pods.size(); i++) {
-                    var victim = pods.get(i);
-                    if (victim == null || victim.getMetadata() == null || victim.getMetadata().getUid() == null
-                            || victim.getMetadata().getUid().isEmpty()) {
-                        throw new WireFormatException(where + ".Pods[" + i + "].metadata.uid: missing");
-                    }
-                }
-            }
+        checkVictims("NodeNameToVictims", args.nodeNameToVictims(), ExtenderPreemptionArgs.Victims::pods, ".metadata.uid",
+                victim -> victim.getMetadata() == null ? null : victim.getMetadata().getUid());
+        checkVictims("NodeNameToMetaVictims", args.nodeNameToMetaVictims(), ExtenderPreemptionArgs.MetaVictims::pods, ".UID",
+                ExtenderPreemptionArgs.MetaPod::uid);
+    }
+
+    private static <V, P> void checkVictims(String field, Map<String, V> byNode, Function<V, List<P>> pods, String uidField,
+                                            Function<P, String> uid) throws WireFormatException {
+        if (byNode == null) {
+            return;
         }
-        if (args.nodeNameToMetaVictims() != null) {
-            for (var entry : args.nodeNameToMetaVictims().entrySet()) {
-                var where = "NodeNameToMetaVictims[" + entry.getKey() + "]";
-                if (entry.getValue() == null) {
-                    throw new WireFormatException(where + ": expected the node's victims, got null");
-                }
-                var pods = entry.getValue().pods();
-                for (int i = 0; pods != null && i < pods.size(); i++) {
-                    if (pods.get(i) == null || pods.get(i).uid() == null || pods.get(i).uid().isEmpty()) {
-                        throw new WireFormatException(where + ".Pods[" + i + "].UID: missing");
-                    }
+        for (var entry : byNode.entrySet()) {
+            var where = field + "[" + entry.getKey() + "]";
+            if (entry.getValue() == null) {
+                throw new WireFormatException(where + ": expected the node's victims, got null");
+            }
+            var victims = pods.apply(entry.getValue());
+            for (int i = 0; victims != null && i < victims.size(); i++) {
+                var victim = victims.get(i);
+                if (victim == null || uid.apply(victim) == null || uid.apply(victim).isEmpty()) {
+                    throw new WireFormatException(where + ".Pods[" + i + "]" + uidField + ": missing");
                 }
             }
         }
