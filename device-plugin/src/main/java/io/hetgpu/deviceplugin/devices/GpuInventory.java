@@ -5,6 +5,8 @@ import io.hetgpu.gpu.discovery.HealthChange;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -65,7 +67,13 @@ public final class GpuInventory {
     public synchronized DeviceCheck check(Collection<String> deviceIds) {
         var unknown = new ArrayList<String>();
         var unhealthy = new ArrayList<String>();
+        var seen = new HashSet<String>();
+        var repeated = new LinkedHashSet<String>();
         for (var id : deviceIds) {
+            if (!seen.add(id)) {
+                repeated.add(id);
+                continue;
+            }
             var position = topology.positionOf(id);
             if (position.isEmpty()) {
                 unknown.add(id);
@@ -73,6 +81,6 @@ public final class GpuInventory {
                 unhealthy.add(id);
             }
         }
-        return new DeviceCheck(unknown, unhealthy);
+        return new DeviceCheck(unknown, unhealthy, List.copyOf(repeated));
     }
 }

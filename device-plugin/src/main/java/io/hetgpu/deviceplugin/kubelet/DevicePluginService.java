@@ -7,6 +7,7 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.hetgpu.deviceplugin.api.v1beta1.AllocateRequest;
 import io.hetgpu.deviceplugin.api.v1beta1.AllocateResponse;
+import io.hetgpu.deviceplugin.api.v1beta1.ContainerPreferredAllocationRequest;
 import io.hetgpu.deviceplugin.api.v1beta1.ContainerPreferredAllocationResponse;
 import io.hetgpu.deviceplugin.api.v1beta1.DevicePluginGrpc;
 import io.hetgpu.deviceplugin.api.v1beta1.DevicePluginOptions;
@@ -110,6 +111,15 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
 
     @Override
     public void getPreferredAllocation(PreferredAllocationRequest request, StreamObserver<PreferredAllocationResponse> response) {
+        // Every container checked first, as Allocate does: the answer is whole or a reason.
+        for (int i = 0; i < request.getContainerRequestsCount(); i++) {
+            var problem = problem(request.getContainerRequests(i));
+            if (!problem.isEmpty()) {
+                log.warn("Refused GetPreferredAllocation: containerRequests[{}].{}", i, problem);
+                response.onError(Status.INVALID_ARGUMENT.withDescription("containerRequests[" + i + "]." + problem).asRuntimeException());
+                return;
+            }
+        }
         var answer = PreferredAllocationResponse.newBuilder();
         for (var container : request.getContainerRequestsList()) {
             var chosen = metrics.timePreferredAllocation(() -> handshake.prefer(container.getAvailableDeviceIDsList(),
@@ -118,6 +128,35 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
         }
         response.onNext(answer.build());
         response.onCompleted();
+    }
+
+    /**
+     * What kubelet's contract for one container's preference does not hold, or "": its size can be met from the
+     * devices it offers, and the devices it must include are among them and no more than the size. kubelet keeps it;
+     * a request that does not would have the allocator answer fewer devices than asked, or some it did not offer.
+     */
+    static String problem(ContainerPreferredAllocationRequest container) {
+        int size = container.getAllocationSize();
+        var available = Set.copyOf(container.getAvailableDeviceIDsList());
+        if (size < 0) {
+            return "allocationSize: expected a number of devices, got " + size;
+        }
+        if (size > available.size()) {
+            return "allocationSize: " + devices(size) + " asked of " + available.size() + " available";
+        }
+        var missing = container.getMustIncludeDeviceIDsList().stream().filter(id -> !available.contains(id)).distinct().toList();
+        if (!missing.isEmpty()) {
+            return "mustIncludeDeviceIDs: " + missing + " are not among the available devices";
+        }
+        long mustInclude = container.getMustIncludeDeviceIDsList().stream().distinct().count();
+        if (mustInclude > size) {
+            return "mustIncludeDeviceIDs: " + devices(mustInclude) + " for an allocation of " + size;
+        }
+        return "";
+    }
+
+    private static String devices(long count) {
+        return count + (count == 1 ? " device" : " devices");
     }
 
     @Override

@@ -46,6 +46,16 @@ class GpuInventoryTest {
     }
 
     @Test
+    void checkNamesADeviceGivenTwiceOnce() {
+        var gpu0 = dgx1.device(0).uuid();
+
+        var check = inventory.check(List.of(gpu0, gpu0, dgx1.device(1).uuid(), gpu0));
+
+        assertThat(check.ok()).isFalse();
+        assertThat(check.describe()).isEqualTo("cannot allocate device IDs given twice [" + gpu0 + "]");
+    }
+
+    @Test
     void containerEditsFollowTheStrategies() {
         var ids = List.of("GPU-a", "GPU-b");
         assertThat(ContainerEdits.forDevices(ids, Set.of(DeviceListStrategy.ENVVAR)))

@@ -159,6 +159,44 @@ class DevicePluginEndpointTest {
     }
 
     @Test
+    void aPreferredAllocationRequestOutsideKubeletsContractIsRefusedNamingTheField() throws Exception {
+        kubelet.start();
+        endpoint.start();
+        kubelet.nextRegistration();
+        var u = dgx1.devices().stream().map(GpuDevice::uuid).toList();
+        record Odd(List<String> available, List<String> mustInclude, int size, String reason) {
+        }
+        var cases = List.of(
+                new Odd(List.of(u.get(0), u.get(1)), List.of(), -1, "allocationSize: expected a number of devices, got -1"),
+                new Odd(List.of(u.get(0), u.get(1)), List.of(), 3, "allocationSize: 3 devices asked of 2 available"),
+                new Odd(List.of(u.get(0), u.get(0)), List.of(), 2, "allocationSize: 2 devices asked of 1 available"),
+                new Odd(List.of(), List.of(), 1, "allocationSize: 1 device asked of 0 available"),
+                new Odd(List.of(u.get(0), u.get(1)), List.of(u.get(2)), 2, "mustIncludeDeviceIDs: [" + u.get(2) + "] are not among the available devices"),
+                new Odd(List.of(u.get(0), u.get(1), u.get(2)), List.of(u.get(0), u.get(1)), 1, "mustIncludeDeviceIDs: 2 devices for an allocation of 1"));
+        for (var odd : cases) {
+            var request = PreferredAllocationRequest.newBuilder()
+                    .addContainerRequests(ContainerPreferredAllocationRequest.newBuilder().addAllAvailableDeviceIDs(List.of(u.get(4), u.get(5)))
+                            .setAllocationSize(2))
+                    .addContainerRequests(ContainerPreferredAllocationRequest.newBuilder().addAllAvailableDeviceIDs(odd.available())
+                            .addAllMustIncludeDeviceIDs(odd.mustInclude()).setAllocationSize(odd.size()))
+                    .build();
+            assertThatThrownBy(() -> kubelet.plugin().getPreferredAllocation(request)).as(odd.reason())
+                    .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                        assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+                        assertThat(e.getStatus().getDescription()).isEqualTo("containerRequests[1]." + odd.reason());
+                    });
+        }
+        // Within the contract, the edges: nothing asked, and an ID kubelet offers that the plugin does not know.
+        var edges = kubelet.plugin().getPreferredAllocation(PreferredAllocationRequest.newBuilder()
+                .addContainerRequests(ContainerPreferredAllocationRequest.newBuilder().addAllAvailableDeviceIDs(List.of(u.get(0))))
+                .addContainerRequests(ContainerPreferredAllocationRequest.newBuilder()
+                        .addAllAvailableDeviceIDs(List.of(u.get(0), "GPU-elsewhere")).setAllocationSize(2))
+                .build());
+        assertThat(edges.getContainerResponses(0).getDeviceIDsList()).isEmpty();
+        assertThat(edges.getContainerResponses(1).getDeviceIDsList()).containsExactlyInAnyOrder(u.get(0), "GPU-elsewhere");
+    }
+
+    @Test
     void allocateHandsOverUuidsAndRefusesUnknownOrUnhealthyDevices() throws Exception {
         kubelet.start();
         endpoint.start();
