@@ -1,6 +1,7 @@
 package io.hetgpu.extender.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hetgpu.gpu.bench.MachineLoad;
 import io.hetgpu.gpu.bench.Percentiles;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -50,6 +51,7 @@ final class Soak {
         var refused = new AtomicLong();
         var lost = new AtomicLong();
         var lostReasons = Collections.synchronizedList(new ArrayList<String>());
+        var interval = MachineLoad.start();
         long until = System.nanoTime() + (long) (seconds * 1e9);
         var done = new CountDownLatch(clients);
         try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -81,11 +83,11 @@ final class Soak {
             long probeFailures = probeTimes.stream().filter(t -> t < 0).count();
             System.out.printf("soak: %d clients, %.0f s, %d nodes (%s): %,d answered, %,d refused with 429 and retried, %d lost; "
                             + "p50 %.1f ms, p99 %.1f ms per answered request; /healthz p50 %.0f ms, slowest %.0f ms over %d probes, %d failed; "
-                            + "extender peak RSS %d MiB%n",
+                            + "extender peak RSS %d MiB (load %s, steal %s)%n",
                     clients, seconds, size, String.join("+", forms), answered.get(), refused.get(), lost.get(),
                     Percentiles.of(latencies, 50), Percentiles.of(latencies, 99),
                     Percentiles.of(probeTimes.stream().filter(t -> t >= 0).toList(), 50), probeMax,
-                    probeTimes.size(), probeFailures, peakRssKib(serverPid) / 1024);
+                    probeTimes.size(), probeFailures, peakRssKib(serverPid) / 1024, MachineLoad.loadAverage(), interval.steal());
             lostReasons.forEach(reason -> System.out.println("  lost: " + reason));
         }
     }
