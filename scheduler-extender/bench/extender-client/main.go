@@ -1,9 +1,16 @@
-// extender-client sends kube-scheduler's filter and prioritize calls to one extender as kube-scheduler's own
-// HTTPExtender sends them: Go's net/http client over one kept-alive connection, a request body of JSON bytes with
-// Content-Type application/json, one call at a time, filter then prioritize. It reads each answer whole and does
-// not decode it (kube-scheduler decodes it with encoding/json, a cost of kube-scheduler's, not the extender's).
-// hetgpu's extender benchmark runs it against hetgpu's extender and against the Go floor, and reads the times of
-// each round from its output: one line per round, "filter-ns prioritize-ns", then "bytes filter-bytes prioritize-bytes".
+// extender-client sends kube-scheduler's filter and prioritize calls to extenders as kube-scheduler's own
+// HTTPExtender sends them: Go's net/http client over one kept-alive connection per extender, a request body of JSON
+// bytes with Content-Type application/json, one call at a time, filter then prioritize. It reads each answer whole and
+// does not decode it (kube-scheduler decodes it with encoding/json, a cost of kube-scheduler's, not the extender's).
+//
+// Given several extenders (-url a,b), it warms each in turn, then times them in turn, a slice at a time, until each
+// has had its seconds: a machine that slows down for a while (another guest on the host, a noisy neighbour) slows
+// both alike, where timing one after the other gave the slow while to one of them and moved their ratio. Each turn
+// starts with a few untimed rounds, so that what is timed is each extender running, not waking up.
+//
+// hetgpu's extender benchmark runs it against hetgpu's extender and the Go floor, and reads the times of each round
+// from its output: one line per round, "target filter-ns prioritize-ns" (target: the index in -url), then per target
+// "bytes target filter-bytes prioritize-bytes".
 package main
 
 import (
@@ -19,12 +26,15 @@ import (
 )
 
 func main() {
-	url := flag.String("url", "", "the extender, e.g. http://127.0.0.1:18899")
+	urls := flag.String("url", "", "the extenders, comma-separated, e.g. http://127.0.0.1:18899,http://127.0.0.1:18888")
 	filters := flag.String("filter", "", "files holding filter request bodies, comma-separated: round i sends body i mod n")
 	prioritizes := flag.String("prioritize", "", "files holding prioritize request bodies, as many as -filter")
-	warmup := flag.Duration("warmup", 5*time.Second, "rounds sent first and not timed (at least 3)")
-	seconds := flag.Float64("seconds", 10, "seconds of timed rounds (at least 10 rounds); 0 times none")
+	warmup := flag.Duration("warmup", 5*time.Second, "rounds sent first to each extender and not timed (at least 3)")
+	seconds := flag.Float64("seconds", 10, "seconds of timed rounds for each extender (at least 10 rounds); 0 times none")
+	slice := flag.Duration("slice", 500*time.Millisecond, "how long one extender is timed before the next one's turn")
+	rewarm := flag.Duration("rewarm", 100*time.Millisecond, "rounds sent untimed at the start of each turn (at least one)")
 	flag.Parse()
+	targets := strings.Split(*urls, ",")
 	filterBodies, err := read(*filters)
 	if err == nil && len(filterBodies) == 0 {
 		err = fmt.Errorf("-filter names no file")
@@ -36,36 +46,76 @@ func main() {
 	if err == nil && len(prioritizeBodies) != len(filterBodies) {
 		err = fmt.Errorf("-prioritize names %d files, -filter %d", len(prioritizeBodies), len(filterBodies))
 	}
+	if err == nil && (*urls == "" || *slice <= 0) {
+		err = fmt.Errorf("-url names no extender, or -slice is not positive")
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "extender-client:", err)
 		os.Exit(2)
 	}
-	// As kube-scheduler's HTTPExtender builds its client: k8s.io/apimachinery's SetTransportDefaults over a plain
-	// Transport (plain HTTP here), whose idle connections are kept for the next call.
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 25, IdleConnTimeout: 90 * time.Second}, Timeout: 30 * time.Second}
 	out := bufio.NewWriter(os.Stdout)
 	defer out.Flush()
-	var filterBytes, prioritizeBytes int64
-	round := func(i int) (time.Duration, time.Duration) {
-		which := i % len(filterBodies)
-		start := time.Now()
-		filterBytes = post(client, *url+"/filter", filterBodies[which])
-		filtered := time.Now()
-		prioritizeBytes = post(client, *url+"/prioritize", prioritizeBodies[which])
-		return filtered.Sub(start), time.Since(filtered)
+	extenders := make([]*extender, len(targets))
+	for t, url := range targets {
+		// As kube-scheduler's HTTPExtender builds its client: k8s.io/apimachinery's SetTransportDefaults over a plain
+		// Transport (plain HTTP here), whose idle connections are kept for the next call.
+		extenders[t] = &extender{url: url, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 25,
+			IdleConnTimeout: 90 * time.Second}, Timeout: 30 * time.Second}}
 	}
-	warmUntil := time.Now().Add(*warmup)
-	for i := 0; i < 3 || time.Now().Before(warmUntil); i++ {
-		round(i)
-	}
-	if *seconds > 0 {
-		until := time.Now().Add(time.Duration(*seconds * float64(time.Second)))
-		for i := 0; i < 10 || time.Now().Before(until); i++ {
-			filter, prioritize := round(i)
-			fmt.Fprintf(out, "%d %d\n", filter.Nanoseconds(), prioritize.Nanoseconds())
+	for _, e := range extenders {
+		warmUntil := time.Now().Add(*warmup)
+		for i := 0; i < 3 || time.Now().Before(warmUntil); i++ {
+			e.round(filterBodies, prioritizeBodies)
 		}
 	}
-	fmt.Fprintf(out, "bytes %d %d\n", filterBytes, prioritizeBytes)
+	if *seconds > 0 {
+		budget := time.Duration(*seconds * float64(time.Second))
+		for more := true; more; {
+			more = false
+			for t, e := range extenders {
+				if e.timed >= budget && e.rounds >= 10 {
+					continue
+				}
+				more = true
+				// The other extender's turn left the caches to it, and this one asleep: timed from the first round
+				// after, as the whole turn once was, that change of hands would set the tail.
+				rewarmUntil := time.Now().Add(*rewarm)
+				for first := true; first || time.Now().Before(rewarmUntil); first = false {
+					e.round(filterBodies, prioritizeBodies)
+				}
+				until := time.Now().Add(*slice)
+				for time.Now().Before(until) && (e.timed < budget || e.rounds < 10) {
+					filter, prioritize := e.round(filterBodies, prioritizeBodies)
+					e.timed += filter + prioritize
+					e.rounds++
+					fmt.Fprintf(out, "%d %d %d\n", t, filter.Nanoseconds(), prioritize.Nanoseconds())
+				}
+			}
+		}
+	}
+	for t, e := range extenders {
+		fmt.Fprintf(out, "bytes %d %d %d\n", t, e.filterBytes, e.prioritizeBytes)
+	}
+}
+
+// extender is one extender's connection, its turn's rounds so far and the sizes of its last answers.
+type extender struct {
+	url                          string
+	client                       *http.Client
+	next, rounds                 int
+	timed                        time.Duration
+	filterBytes, prioritizeBytes int64
+}
+
+// round sends the next filter and its prioritize; how long each took.
+func (e *extender) round(filterBodies, prioritizeBodies [][]byte) (time.Duration, time.Duration) {
+	which := e.next % len(filterBodies)
+	e.next++
+	start := time.Now()
+	e.filterBytes = post(e.client, e.url+"/filter", filterBodies[which])
+	filtered := time.Now()
+	e.prioritizeBytes = post(e.client, e.url+"/prioritize", prioritizeBodies[which])
+	return filtered.Sub(start), time.Since(filtered)
 }
 
 func read(files string) ([][]byte, error) {

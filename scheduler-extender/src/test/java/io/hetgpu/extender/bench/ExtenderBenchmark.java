@@ -60,7 +60,9 @@ import picocli.CommandLine.Spec;
  * answered within 30 s. It prints requests answered, refused and lost, p50/p99 per answered request, the probe's
  * slowest answer, and the extender's peak RSS (VmHWM).
  *
- * Every case is first run once unmeasured (5 s per target), then measured after its own 5 s warm-up.
+ * Every case is first run once unmeasured (5 s per target), then measured after its own 5 s warm-up; with Go's client
+ * (the default) the two targets are timed in turn, half a second each, so that a while the machine runs slower falls on
+ * both.
  * The extender runs in a child JVM (mode {@code serve}) holding the generated cluster as its informer
  * cache would, so the client's garbage never lands on the server's clock.
  */
@@ -311,15 +313,28 @@ public final class ExtenderBenchmark implements Callable<Integer> {
         var filterBody = filterBodies.getFirst();
         var prioritizeBody = prioritizeBodies.getFirst();
 
-        var results = new ArrayList<double[]>();
+        // Go's client times the two targets in turn, half a second each; the clients of this JVM one after the other.
+        var ports = List.of(HETGPU_PORT, FLOOR_PORT);
+        var measured = new ArrayList<Rounds>();
         var steals = new ArrayList<String>();
-        for (int port : new int[] {HETGPU_PORT, FLOOR_PORT}) {
+        if (go != null) {
             var interval = MachineLoad.start();
-            var rounds = go != null ? go.rounds(port, filterBodies, prioritizeBodies, measure ? seconds : 0)
-                    : inThisJvm(client, port, filterBodies, prioritizeBodies, measure ? seconds : 0);
-            if (!measure) {
-                continue;
+            measured.addAll(go.rounds(ports, filterBodies, prioritizeBodies, measure ? seconds : 0));
+            var steal = interval.steal();
+            steals.addAll(List.of(steal, steal));
+        } else {
+            for (int port : ports) {
+                var interval = MachineLoad.start();
+                measured.add(inThisJvm(client, port, filterBodies, prioritizeBodies, measure ? seconds : 0));
+                steals.add(interval.steal());
             }
+        }
+        if (!measure) {
+            return;
+        }
+        var results = new ArrayList<double[]>();
+        for (int t = 0; t < ports.size(); t++) {
+            var rounds = measured.get(t);
             var filter = rounds.filter();
             var prioritize = rounds.prioritize();
             var both = new ArrayList<Double>(filter.size());
@@ -328,16 +343,12 @@ public final class ExtenderBenchmark implements Callable<Integer> {
             }
             long filterBytes = rounds.filterBytes();
             long prioritizeBytes = rounds.prioritizeBytes();
-            var target = port == HETGPU_PORT ? "hetgpu" : "floor";
-            var steal = interval.steal();
-            steals.add(steal);
+            var target = ports.get(t) == HETGPU_PORT ? "hetgpu" : "floor";
+            var steal = steals.get(t);
             print(size, form, target, "filter", filter, filterBody.length, filterBytes, steal);
             print(size, form, target, "prioritize", prioritize, prioritizeBody.length, prioritizeBytes, steal);
             print(size, form, target, "both", both, filterBody.length + prioritizeBody.length, filterBytes + prioritizeBytes, steal);
             results.add(new double[] {Percentiles.of(both, 50), Percentiles.of(both, 99)});
-        }
-        if (!measure) {
-            return;
         }
         System.out.printf("%-6d %-9s ratio hetgpu/floor (filter+prioritize): p50 %.2f, p99 %.2f  (%d of %d nodes pass filter; %s; load %s, steal %s / %s)%n%n",
                 size, form, results.get(0)[0] / results.get(1)[0], results.get(0)[1] / results.get(1)[1], kept, size,

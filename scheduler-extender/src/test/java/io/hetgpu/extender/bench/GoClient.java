@@ -24,38 +24,51 @@ final class GoClient {
     }
 
     /**
-     * Sends round after round to the extender on {@code port} (round i: filter body i mod n, then its prioritize body):
-     * 5 s untimed, then {@code seconds} timed (none when 0).
+     * Sends round after round to the extenders on {@code ports} (round i: filter body i mod n, then its prioritize body):
+     * 5 s untimed to each in turn, then {@code seconds} timed for each (none when 0), the extenders taking turns half a
+     * second at a time, so that a while the machine runs slower falls on both. Their rounds, in the order of the ports.
      */
-    ExtenderBenchmark.Rounds rounds(int port, List<byte[]> filterBodies, List<byte[]> prioritizeBodies, double seconds) throws IOException, InterruptedException {
+    List<ExtenderBenchmark.Rounds> rounds(List<Integer> ports, List<byte[]> filterBodies, List<byte[]> prioritizeBodies, double seconds)
+            throws IOException, InterruptedException {
         var files = new ArrayList<Path>();
         try {
             var filters = write(filterBodies, "filter", files);
             var prioritizes = write(prioritizeBodies, "prioritize", files);
-            var process = new ProcessBuilder(binary, "-url", "http://127.0.0.1:" + port, "-filter", filters, "-prioritize", prioritizes,
+            var urls = String.join(",", ports.stream().map(port -> "http://127.0.0.1:" + port).toList());
+            var process = new ProcessBuilder(binary, "-url", urls, "-filter", filters, "-prioritize", prioritizes,
                     "-warmup", "5s", "-seconds", Double.toString(seconds)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-            var filter = new ArrayList<Double>();
-            var prioritize = new ArrayList<Double>();
-            long filterBytes = 0;
-            long prioritizeBytes = 0;
+            var filter = new ArrayList<List<Double>>();
+            var prioritize = new ArrayList<List<Double>>();
+            var filterBytes = new long[ports.size()];
+            var prioritizeBytes = new long[ports.size()];
+            for (int t = 0; t < ports.size(); t++) {
+                filter.add(new ArrayList<>());
+                prioritize.add(new ArrayList<>());
+            }
             try (var out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.US_ASCII))) {
                 String line;
                 while ((line = out.readLine()) != null) {
                     var fields = line.split(" ");
                     if (fields[0].equals("bytes")) {
-                        filterBytes = Long.parseLong(fields[1]);
-                        prioritizeBytes = Long.parseLong(fields[2]);
+                        int target = Integer.parseInt(fields[1]);
+                        filterBytes[target] = Long.parseLong(fields[2]);
+                        prioritizeBytes[target] = Long.parseLong(fields[3]);
                     } else {
-                        filter.add(Long.parseLong(fields[0]) / 1e6);
-                        prioritize.add(Long.parseLong(fields[1]) / 1e6);
+                        int target = Integer.parseInt(fields[0]);
+                        filter.get(target).add(Long.parseLong(fields[1]) / 1e6);
+                        prioritize.get(target).add(Long.parseLong(fields[2]) / 1e6);
                     }
                 }
             }
             int exit = process.waitFor();
             if (exit != 0) {
-                throw new IllegalStateException(binary + " exited with " + exit + " against port " + port + " (its error is above)");
+                throw new IllegalStateException(binary + " exited with " + exit + " against " + urls + " (its error is above)");
             }
-            return new ExtenderBenchmark.Rounds(filter, prioritize, filterBytes, prioritizeBytes);
+            var rounds = new ArrayList<ExtenderBenchmark.Rounds>();
+            for (int t = 0; t < ports.size(); t++) {
+                rounds.add(new ExtenderBenchmark.Rounds(filter.get(t), prioritize.get(t), filterBytes[t], prioritizeBytes[t]));
+            }
+            return rounds;
         } finally {
             for (var file : files) {
                 Files.deleteIfExists(file);
