@@ -15,19 +15,19 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every field of a training pod, one at a time, set to a value kube-scheduler would never send (null, a negative or
- * huge number, an empty string, an array or object where the other is expected), through filter, prioritize and
- * preempt over HTTP, the pod also standing as its own preemption victim: each answer is JSON kube-scheduler can read
- * and none is an internal error. Such answers said "hetgpu extender internal error: java.lang.ArithmeticException" for
+ * Every field of a training pod, and of the nodes kube-scheduler sends whole when the extender keeps no cache, one at a
+ * time, set to a value kube-scheduler would never send (null, a negative or huge number, an empty string, an array or
+ * object where the other is expected), through filter, prioritize and (for the pod, which also stands as its own
+ * preemption victim) preempt over HTTP: each answer is JSON kube-scheduler can read and none is an internal error. Such answers said "hetgpu extender internal error: java.lang.ArithmeticException" for
  * a count of 1e400 GPUs and a NullPointerException for a null among a pod's volumes or owners; the user saw neither
  * the field nor the value.
  */
-class PodFieldFuzzTest {
+class RequestFieldFuzzTest {
 
-    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-    private static final List<JsonNode> ODD_VALUES = List.of(NODES.nullNode(), NODES.numberNode(-1),
-            NODES.numberNode(new BigInteger("18446744073709551616")), NODES.textNode("1e400"), NODES.textNode(""),
-            NODES.arrayNode(), NODES.objectNode(), NODES.textNode("\u0000"));
+    private static final JsonNodeFactory VALUES = JsonNodeFactory.instance;
+    private static final List<JsonNode> ODD_VALUES = List.of(VALUES.nullNode(), VALUES.numberNode(-1),
+            VALUES.numberNode(new BigInteger("18446744073709551616")), VALUES.textNode("1e400"), VALUES.textNode(""),
+            VALUES.arrayNode(), VALUES.objectNode(), VALUES.textNode("\u0000"));
 
     @Test
     void noFieldOfAPodMakesAnInternalError() {
@@ -55,6 +55,40 @@ class PodFieldFuzzTest {
             }
         }
         assertThat(asked).as("requests sent").isGreaterThan(1_000);
+        assertThat(failures).isEmpty();
+    }
+
+    @Test
+    void noFieldOfANodeKubeSchedulerSendsWholeMakesAnInternalError() {
+        var nodes = List.of(KubeJson.text("node-dgx1-v100.json"), KubeJson.text("node-gfd-v100.json"), KubeJson.text("node-cpu.json"));
+        var failures = new ArrayList<String>();
+        int asked = 0;
+        try (var cluster = new WireCluster(Form.NODES, List.of())) {
+            for (int n = 0; n < nodes.size(); n++) {
+                var node = WireCluster.read(nodes.get(n), JsonNode.class);
+                var paths = paths(node, "");
+                for (int p = 0; p < paths.size(); p++) {
+                    // Three of the odd values per field, a different three for the next field: every value meets
+                    // every kind of field, in a few seconds.
+                    for (int v = 0; v < 3; v++) {
+                        var value = ODD_VALUES.get((p * 3 + v) % ODD_VALUES.size());
+                        var changed = node.deepCopy();
+                        set(changed, paths.get(p), value);
+                        var items = new ArrayList<>(nodes);
+                        items.set(n, WireCluster.write(changed));
+                        for (var verb : List.of("/filter", "/prioritize")) {
+                            var answer = cluster.post(verb, "{\"Pod\":" + WireCluster.GPU_POD + ",\"Nodes\":{\"items\":["
+                                    + String.join(",", items) + "]}}");
+                            asked++;
+                            if (!(answer.status() == 200 || answer.status() == 400) || answer.body().toString().contains("internal error")) {
+                                failures.add(n + ":" + paths.get(p) + " = " + value + ": " + answer.status() + " " + answer.body());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(asked).as("requests sent").isGreaterThan(2_000);
         assertThat(failures).isEmpty();
     }
 
