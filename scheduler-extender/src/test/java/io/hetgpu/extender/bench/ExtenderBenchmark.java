@@ -49,7 +49,7 @@ import picocli.CommandLine.Spec;
  * Go's net/http and encoding/json reading the request, keeping every node and scoring it 0) over HTTP with the same
  * kube-scheduler-shaped requests, one connection and one request at a time as kube-scheduler does, and prints p50/p99
  * per verb, requests/s, payload sizes and hetgpu/floor ratios, each row beside the load average it was taken at and
- * the share of the machine's CPU time its hypervisor took while that target ran (steal). Every ratio is of two figures
+ * the share of the machine's CPU time its hypervisor took while the two targets were timed (steal). Every ratio is of two figures
  * from the same run. Not a test. {@code ./hetgpu bench extender --help} lists the options.
  *
  * <p>The soak ({@code --soak CLIENTS}) has that many clients send filter and prioritize for the largest size
@@ -60,8 +60,8 @@ import picocli.CommandLine.Spec;
  * answered within 30 s. It prints requests answered, refused and lost, p50/p99 per answered request, the probe's
  * slowest answer, and the extender's peak RSS (VmHWM).
  *
- * Every case is first run once unmeasured (5 s per target), then measured after its own 5 s warm-up; with Go's client
- * (the default) the two targets are timed in turn, half a second each, so that a while the machine runs slower falls on
+ * Every case is first run once unmeasured (5 s per target), then measured after its own 5 s warm-up, the two targets
+ * timed in turn, half a second each after a tenth of a second untimed, so that a while the machine runs slower falls on
  * both.
  * The extender runs in a child JVM (mode {@code serve}) holding the generated cluster as its informer
  * cache would, so the client's garbage never lands on the server's clock.
@@ -313,22 +313,12 @@ public final class ExtenderBenchmark implements Callable<Integer> {
         var filterBody = filterBodies.getFirst();
         var prioritizeBody = prioritizeBodies.getFirst();
 
-        // Go's client times the two targets in turn, half a second each; the clients of this JVM one after the other.
+        // The two targets timed in turn, half a second each: a slower while on the host falls on both.
         var ports = List.of(HETGPU_PORT, FLOOR_PORT);
-        var measured = new ArrayList<Rounds>();
-        var steals = new ArrayList<String>();
-        if (go != null) {
-            var interval = MachineLoad.start();
-            measured.addAll(go.rounds(ports, filterBodies, prioritizeBodies, measure ? seconds : 0));
-            var steal = interval.steal();
-            steals.addAll(List.of(steal, steal));
-        } else {
-            for (int port : ports) {
-                var interval = MachineLoad.start();
-                measured.add(inThisJvm(client, port, filterBodies, prioritizeBodies, measure ? seconds : 0));
-                steals.add(interval.steal());
-            }
-        }
+        var interval = MachineLoad.start();
+        var measured = go != null ? go.rounds(ports, filterBodies, prioritizeBodies, measure ? seconds : 0)
+                : inThisJvm(client, ports, filterBodies, prioritizeBodies, measure ? seconds : 0);
+        var steal = interval.steal();
         if (!measure) {
             return;
         }
@@ -344,19 +334,18 @@ public final class ExtenderBenchmark implements Callable<Integer> {
             long filterBytes = rounds.filterBytes();
             long prioritizeBytes = rounds.prioritizeBytes();
             var target = ports.get(t) == HETGPU_PORT ? "hetgpu" : "floor";
-            var steal = steals.get(t);
             print(size, form, target, "filter", filter, filterBody.length, filterBytes, steal);
             print(size, form, target, "prioritize", prioritize, prioritizeBody.length, prioritizeBytes, steal);
             print(size, form, target, "both", both, filterBody.length + prioritizeBody.length, filterBytes + prioritizeBytes, steal);
             results.add(new double[] {Percentiles.of(both, 50), Percentiles.of(both, 99)});
         }
-        System.out.printf("%-6d %-9s ratio hetgpu/floor (filter+prioritize): p50 %.2f, p99 %.2f  (%d of %d nodes pass filter; %s; load %s, steal %s / %s)%n%n",
+        System.out.printf("%-6d %-9s ratio hetgpu/floor (filter+prioritize): p50 %.2f, p99 %.2f  (%d of %d nodes pass filter; %s; load %s, steal %s)%n%n",
                 size, form, results.get(0)[0] / results.get(1)[0], results.get(0)[1] / results.get(1)[1], kept, size,
                 switch (pods) {
                     case ALTERNATING -> "two pod shapes in turn";
                     case JOB16 -> "a pod of a 16-pod job, planned whole at each filter";
                     case SAME -> "one pod shape";
-                }, MachineLoad.loadAverage(), steals.get(0), steals.get(1));
+                }, MachineLoad.loadAverage(), steal);
     }
 
     /** The pod each case sends first: the training pod, or the first member of the 16-pod job. */
@@ -368,30 +357,66 @@ public final class ExtenderBenchmark implements Callable<Integer> {
     record Rounds(List<Double> filter, List<Double> prioritize, long filterBytes, long prioritizeBytes) {
     }
 
-    /** The rounds sent by this JVM's client: 5 s untimed (at least 3 rounds), then {@code seconds} timed (at least 10 rounds). */
-    private static Rounds inThisJvm(Post client, int port, List<byte[]> filterBodies, List<byte[]> prioritizeBodies,
-                                             double seconds) throws Exception {
-        long warmUntil = System.nanoTime() + 5_000_000_000L;
-        for (int warm = 0; warm < 3 || System.nanoTime() < warmUntil; warm++) {
-            try {
-                client.post(port, "/filter", filterBodies.get(warm % filterBodies.size()));
-                client.post(port, "/prioritize", prioritizeBodies.get(warm % filterBodies.size()));
-            } catch (java.io.IOException e) {
-                // The JDK client now and then drops a kept-alive connection ("Data received while in pool"); go on.
+    /** How long each target is timed before the other's turn, and how much of each turn goes untimed first. */
+    private static final long TURN_NANOS = 500_000_000L;
+    private static final long REWARM_NANOS = 100_000_000L;
+
+    /**
+     * The rounds sent by this JVM's client, as Go's client sends them: 5 s untimed to each target (at least 3 rounds),
+     * then {@code seconds} timed for each (at least 10 rounds), the targets taking turns of half a second, each turn
+     * starting with a tenth of a second untimed. Their rounds, in the order of the ports.
+     */
+    private static List<Rounds> inThisJvm(Post client, List<Integer> ports, List<byte[]> filterBodies, List<byte[]> prioritizeBodies,
+                                          double seconds) throws Exception {
+        var targets = ports.stream().map(Target::new).toList();
+        for (var target : targets) {
+            long warmUntil = System.nanoTime() + 5_000_000_000L;
+            for (int warm = 0; warm < 3 || System.nanoTime() < warmUntil; warm++) {
+                target.round(client, filterBodies, prioritizeBodies, false);
             }
         }
-        var filter = new ArrayList<Double>();
-        var prioritize = new ArrayList<Double>();
-        long filterBytes = 0;
-        long prioritizeBytes = 0;
-        if (seconds == 0) {
-            return new Rounds(filter, prioritize, 0, 0);
+        long budget = (long) (seconds * 1e9);
+        for (boolean more = seconds > 0; more; ) {
+            more = false;
+            for (var target : targets) {
+                if (target.done(budget)) {
+                    continue;
+                }
+                more = true;
+                long rewarmUntil = System.nanoTime() + REWARM_NANOS;
+                do {
+                    target.round(client, filterBodies, prioritizeBodies, false);
+                } while (System.nanoTime() < rewarmUntil);
+                long turnUntil = System.nanoTime() + TURN_NANOS;
+                while (System.nanoTime() < turnUntil && !target.done(budget)) {
+                    target.round(client, filterBodies, prioritizeBodies, true);
+                }
+            }
         }
-        long until = System.nanoTime() + (long) (seconds * 1e9);
-        int rounds = 0;
-        int dropped = 0;
-        while (rounds < 10 || System.nanoTime() < until) {
-            int which = rounds % filterBodies.size();
+        return targets.stream().map(Target::rounds).toList();
+    }
+
+    /** One target's connection as this JVM's client holds it, and its timed rounds so far. */
+    private static final class Target {
+        private final int port;
+        private final List<Double> filter = new ArrayList<>();
+        private final List<Double> prioritize = new ArrayList<>();
+        private long timedNanos;
+        private long filterBytes;
+        private long prioritizeBytes;
+        private int next;
+        private int dropped;
+
+        Target(int port) {
+            this.port = port;
+        }
+
+        boolean done(long budgetNanos) {
+            return timedNanos >= budgetNanos && filter.size() >= 10;
+        }
+
+        void round(Post client, List<byte[]> filterBodies, List<byte[]> prioritizeBodies, boolean timed) throws Exception {
+            int which = next++ % filterBodies.size();
             long t0 = System.nanoTime();
             byte[] f;
             byte[] p;
@@ -401,20 +426,26 @@ public final class ExtenderBenchmark implements Callable<Integer> {
                 t1 = System.nanoTime();
                 p = client.post(port, "/prioritize", prioritizeBodies.get(which));
             } catch (java.io.IOException e) {
-                // A connection the JDK client dropped: the round measures the client, not the target; leave it out.
-                if (++dropped > 10) {
+                // A kept-alive connection the JDK client dropped ("Data received while in pool"): the round measures the
+                // client, not the target; leave it out.
+                if (timed && ++dropped > 10) {
                     throw e;
                 }
-                continue;
+                return;
             }
             long t2 = System.nanoTime();
-            filter.add((t1 - t0) / 1e6);
-            prioritize.add((t2 - t1) / 1e6);
-            filterBytes = f.length;
-            prioritizeBytes = p.length;
-            rounds++;
+            if (timed) {
+                filter.add((t1 - t0) / 1e6);
+                prioritize.add((t2 - t1) / 1e6);
+                timedNanos += t2 - t0;
+                filterBytes = f.length;
+                prioritizeBytes = p.length;
+            }
         }
-        return new Rounds(filter, prioritize, filterBytes, prioritizeBytes);
+
+        Rounds rounds() {
+            return new Rounds(filter, prioritize, filterBytes, prioritizeBytes);
+        }
     }
 
     /** req/s is what one connection sustains for that verb alone (for "both": filter+prioritize rounds, i.e. pods/s). */
