@@ -2,7 +2,8 @@ package io.hetgpu.nvml;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.hetgpu.gpu.discovery.GpuDiscoveryException;
 import org.junit.jupiter.api.Test;
@@ -17,7 +18,7 @@ class NvmlOnThisMachineTest {
 
     @Test
     void withoutADriverOpenFailsWithOneSentenceAboutLibnvidiaMl() {
-        assumeThat(driverLoadable()).as("an NVIDIA driver is installed here; this test is for nodes without one").isFalse();
+        assumeFalse(driverLoadable(), "an NVIDIA driver is installed here; this test is for nodes without one");
 
         assertThatThrownBy(() -> NvmlGpuSource.open(NvmlOptions.defaults()))
                 .isInstanceOf(GpuDiscoveryException.class)
@@ -29,7 +30,7 @@ class NvmlOnThisMachineTest {
 
     @Test
     void withADriverNvmlReportsEveryDeviceAndLink() throws Exception {
-        assumeThat(driverLoadable()).as(NO_DRIVER).isTrue();
+        assumeTrue(driverLoadable(), NO_DRIVER);
 
         try (var source = NvmlGpuSource.open(NvmlOptions.defaults())) {
             var topology = source.topology();
