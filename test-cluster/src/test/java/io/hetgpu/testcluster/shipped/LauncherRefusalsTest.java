@@ -13,8 +13,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * `./hetgpu bench` and `./hetgpu images` refuse what they cannot run at once, before they build anything: a benchmark's
- * own options are read by the benchmark (its tests are beside it), the launcher only picks which one runs.
+ * `./hetgpu bench`, `./hetgpu images` and `./hetgpu gpu-check-bundle` refuse what they cannot run at once, before they
+ * build anything: a benchmark's own options are read by the benchmark (its tests are beside it), the launcher only
+ * picks which one runs.
  */
 class LauncherRefusalsTest {
 
@@ -35,6 +36,23 @@ class LauncherRefusalsTest {
         assertThat(process.exitValue()).isEqualTo(exitCode);
         assertThat(new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).startsWith(output)
                 .doesNotContain("building");
+    }
+
+    /** The GPU check's folder is made anew, so a folder the command did not make is refused, in the caller's folder. */
+    @Test
+    void aGpuCheckBundleIsNotWrittenOverAFolderOfOtherFiles(@TempDir Path caller) throws Exception {
+        java.nio.file.Files.writeString(java.nio.file.Files.createDirectory(caller.resolve("notes")).resolve("mine.txt"), "keep me");
+
+        var process = new ProcessBuilder("bash", CHECKOUT.resolve("hetgpu").toString(), "gpu-check-bundle", "notes")
+                .directory(caller.toFile()).redirectErrorStream(true).start();
+
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).isEqualTo(2);
+        assertThat(new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+                .startsWith("hetgpu: gpu-check-bundle notes: " + caller.toRealPath().resolve("notes")
+                        + " holds files this command did not make: give a new or empty folder")
+                .doesNotContain("building");
+        assertThat(caller.resolve("notes/mine.txt")).hasContent("keep me");
     }
 
     /** The launcher works from the checkout, but a folder the caller names is the caller's, as in any other command. */
