@@ -49,8 +49,8 @@ import picocli.CommandLine.Spec;
  * Go's net/http and encoding/json reading the request, keeping every node and scoring it 0) over HTTP with the same
  * kube-scheduler-shaped requests, one connection and one request at a time as kube-scheduler does, and prints p50/p99
  * per verb, requests/s, payload sizes and hetgpu/floor ratios, each row beside the load average it was taken at and
- * the share of the machine's CPU time its hypervisor took while the two targets were timed (steal). Every ratio is of two figures
- * from the same run. Not a test. {@code ./hetgpu bench extender --help} lists the options.
+ * the share of the machine's CPU time its hypervisor took while the two targets were timed (steal). Every ratio is of
+ * two figures from the same run. Not a test. {@code ./hetgpu bench extender --help} lists the options.
  *
  * <p>The soak ({@code --soak CLIENTS}) has that many clients send filter and prioritize for the largest size
  * without pause (node names, as the shipped nodeCacheCapable configuration sends; {@code --forms Nodes,NodeNames}

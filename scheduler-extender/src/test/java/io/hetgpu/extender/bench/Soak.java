@@ -3,12 +3,11 @@ package io.hetgpu.extender.bench;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hetgpu.gpu.bench.MachineLoad;
 import io.hetgpu.gpu.bench.Percentiles;
+import io.hetgpu.gpu.bench.ProcessStatus;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -87,7 +86,7 @@ final class Soak {
                     clients, seconds, size, String.join("+", forms), answered.get(), refused.get(), lost.get(),
                     Percentiles.of(latencies, 50), Percentiles.of(latencies, 99),
                     Percentiles.of(probeTimes.stream().filter(t -> t >= 0).toList(), 50), probeMax,
-                    probeTimes.size(), probeFailures, peakRssKib(serverPid) / 1024, MachineLoad.loadAverage(), interval.steal());
+                    probeTimes.size(), probeFailures, ProcessStatus.of(serverPid).kib("VmHWM") / 1024, MachineLoad.loadAverage(), interval.steal());
             lostReasons.forEach(reason -> System.out.println("  lost: " + reason));
         }
     }
@@ -153,15 +152,5 @@ final class Soak {
         return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ExtenderBenchmark.HETGPU_PORT + path))
                 .timeout(GIVE_UP).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
                 HttpResponse.BodyHandlers.ofByteArray());
-    }
-
-    /** The process's peak resident set (VmHWM), in KiB. */
-    private static long peakRssKib(long pid) throws java.io.IOException {
-        for (var line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-            if (line.startsWith("VmHWM:")) {
-                return Long.parseLong(line.replaceAll("[^0-9]", ""));
-            }
-        }
-        return -1;
     }
 }
