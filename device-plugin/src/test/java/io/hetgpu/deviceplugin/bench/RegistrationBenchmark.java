@@ -71,6 +71,10 @@ public final class RegistrationBenchmark implements Callable<Integer> {
             + "runtime gives it the real one")
     boolean standInDriver;
 
+    @Option(names = "--runtime", paramLabel = "JAVA_HOME", description = "the Java runtime to run the plugin (and its training "
+            + "run) on; ./hetgpu passes the images' own, made by images/java-runtime (default: the one running this)")
+    Path runtime;
+
     @Option(names = "--jar", hidden = true, defaultValue = "device-plugin/target/hetgpu-device-plugin.jar")
     Path jarPath;
 
@@ -100,7 +104,10 @@ public final class RegistrationBenchmark implements Callable<Integer> {
         }
         System.out.println("machine: " + MachineLoad.processor());
         var temp = Files.createTempDirectory("hetgpu-bench");
-        var java = ProcessHandle.current().info().command().orElse("java");
+        BenchCommandLine.require(spec, runtime == null || Files.isExecutable(runtime.resolve("bin/java")),
+                "--runtime " + runtime + ": no bin/java there");
+        var java = runtime == null ? ProcessHandle.current().info().command().orElse("java") : runtime.resolve("bin/java").toString();
+        System.out.println("plugin runtime: " + (runtime == null ? System.getProperty("java.home") + " (this JVM's)" : runtime));
         var cache = makeCache(shipped, java, jar, temp);
         Map<String, String> runtimeEnv = Map.of();
         if (standInDriver) {
@@ -114,7 +121,8 @@ public final class RegistrationBenchmark implements Callable<Integer> {
                 standIn = StandInApiServer.started("gpu-1");
                 apiServer = standIn.url();
             }
-            var launch = new Launch(shipped, java, jar, gpuSource, runtimeEnv, publish ? apiServer : null, restarts, settle, standIn);
+            var javaHome = runtime == null ? Path.of(System.getProperty("java.home")) : runtime;
+            var launch = new Launch(shipped, java, javaHome, jar, gpuSource, runtimeEnv, publish ? apiServer : null, restarts, settle, standIn);
             launch.measure("without the AOT cache", null, temp.resolve("without"));
             launch.measure("with the image's AOT cache", cache, temp.resolve("with"));
         } finally {
@@ -126,26 +134,22 @@ public final class RegistrationBenchmark implements Callable<Integer> {
     }
 
     /**
-     * The cache the image build makes, made the same way: the Dockerfile's training run (its variables and options, its
-     * simulated GPUs, an API server address that refuses it, no kubelet), stopped with SIGTERM after as long as the image
-     * build gives it.
+     * The cache the image build makes, made the same way: the Dockerfile's training run (its trainer, with a stand-in API
+     * server over TLS, its options and simulated GPUs, no kubelet, stopped with SIGTERM after the seconds it names).
      */
     private static Path makeCache(ShippedJvm shipped, String java, Path jar, Path temp) throws IOException, InterruptedException {
         var cache = temp.resolve("hetgpu-device-plugin.aot");
-        var folder = Files.createDirectory(temp.resolve("aot-training"));
-        var launch = new ProcessBuilder(shipped.aotTraining().command(java, jar, cache, folder)).redirectErrorStream(true)
-                .redirectOutput(temp.resolve("aot-training.log").toFile());
-        // As in the image build: the RUN line's variables, and no JVM options but the run's own.
+        var log = temp.resolve("aot-training.log");
+        var launch = new ProcessBuilder(shipped.aotTraining().command(java, jar, cache)).redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        // As in the image build: no JVM options but the run's own.
         launch.environment().remove("JAVA_TOOL_OPTIONS");
-        launch.environment().putAll(shipped.aotTraining().environment(folder));
         var training = launch.start();
-        // The image build's `timeout -s TERM 5`: the JVM writes the cache as it exits.
-        if (!training.waitFor(5, TimeUnit.SECONDS)) {
-            training.destroy();
+        if (!training.waitFor(2, TimeUnit.MINUTES)) {
+            training.destroyForcibly();
         }
-        training.waitFor();
-        if (!Files.exists(cache)) {
-            throw new IllegalStateException("the training run wrote no AOT cache; see " + temp.resolve("aot-training.log"));
+        if (training.waitFor() != 0 || !Files.exists(cache)) {
+            throw new IllegalStateException("the training run wrote no AOT cache (exit " + training.exitValue() + "); see " + log);
         }
         System.out.printf("AOT cache made by the image build's training run: %d MiB (%s)%n", Files.size(cache) >> 20, cache);
         return cache;
@@ -153,7 +157,7 @@ public final class RegistrationBenchmark implements Callable<Integer> {
 
     /** One way of launching the shipped jar against the kubelet stand-in, measured from launch to exit. */
     /** @param runtimeEnv what the container runtime adds to the plugin's environment (the stand-in driver's folder) */
-    private record Launch(ShippedJvm shipped, String java, Path jar, String gpuSource, Map<String, String> runtimeEnv, String apiServer,
+    private record Launch(ShippedJvm shipped, String java, Path javaHome, Path jar, String gpuSource, Map<String, String> runtimeEnv, String apiServer,
                           int restarts, Duration settle, StandInApiServer standIn) {
 
         /** @param cache the AOT cache to start with, or null for none */
@@ -176,8 +180,12 @@ public final class RegistrationBenchmark implements Callable<Integer> {
                     // fabric8's client reads these; no kubeconfig, so nothing of the caller's own cluster is used.
                     launch.environment().put("KUBERNETES_MASTER", apiServer);
                     launch.environment().put("KUBECONFIG", dir.resolve("no-kubeconfig").toString());
-                    // The stand-in's certificate is self-signed.
-                    launch.environment().put("KUBERNETES_TRUST_CERTIFICATES", "true");
+                    if (standIn != null) {
+                        // Its certificate is self-signed: checked against it as a CA, as a pod checks its cluster's.
+                        launch.environment().put("KUBERNETES_CERTS_CA_FILE", standIn.caFile().toString());
+                    } else {
+                        launch.environment().put("KUBERNETES_TRUST_CERTIFICATES", "true");
+                    }
                 }
                 launch.environment().put("JAVA_TOOL_OPTIONS", shipped.javaToolOptions());
                 launch.environment().putAll(runtimeEnv);
@@ -210,7 +218,7 @@ public final class RegistrationBenchmark implements Callable<Integer> {
                 System.out.printf("RSS after registration: %.1f MiB (peak %.1f MiB) with the manifest's JVM options, %d s later (limit %d Mi; %s)%n",
                         status.mib("VmRSS"), status.mib("VmHWM"), settle.toSeconds(), shipped.memoryLimitMiB(),
                         apiServer == null ? "not publishing the node inventory: no API server" : "publishing the node inventory to " + apiServer);
-                System.out.printf("  resident, MiB: %s%n", ResidentMemory.of(plugin.pid(), cache, Path.of(System.getProperty("java.home")).toRealPath()));
+                System.out.printf("  resident, MiB: %s%n", ResidentMemory.of(plugin.pid(), cache, javaHome.toRealPath()));
 
                 System.out.printf("CPU once settled: %d ms in the last %d s%n", cpuMillis(plugin.pid()) - cpuBefore, settle.toSeconds() / 2);
                 if (standIn != null) {

@@ -4,9 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -17,8 +15,7 @@ import java.util.regex.Pattern;
  * is left out of the ENTRYPOINT's; the image build's training run that makes it is read too ({@link #aotTraining}), so
  * that the benchmark can make the same cache and measure the plugin with it.
  *
- * @param aotTraining the JVM options and program arguments of the Dockerfile's training run, in order, its cache file and
- *                    training folder as {@link #CACHE} and {@link #TRAINING_FOLDER}
+ * @param aotTraining the Dockerfile's training run
  */
 record ShippedJvm(List<String> entrypointOptions, String javaToolOptions, String mallocArenaMax, long memoryLimitMiB,
                   AotTraining aotTraining) {
@@ -27,33 +24,30 @@ record ShippedJvm(List<String> entrypointOptions, String javaToolOptions, String
     static final String CACHE_OPTION = "-XX:AOTCache=";
 
     /**
-     * The image build's training run: {@code [NAME=VALUE ...] timeout ... java OPTIONS -jar JAR ARGUMENTS}, as the
-     * Dockerfile's RUN line has it.
+     * The image build's training run: {@code java -cp JAR TRAINER --seconds=N -- OPTIONS -jar JAR ARGUMENTS}, as the
+     * Dockerfile's RUN line has it: the trainer (in the jar) runs the plugin with OPTIONS and ARGUMENTS against a stand-in
+     * API server for N seconds.
      *
-     * @param environment the variables the RUN line sets for it
-     * @param cache       the cache file it writes ({@code -XX:AOTCacheOutput=})
-     * @param folder      the folder it serves its plugin socket in
+     * @param trainer   the words between {@code java} and {@code --}: the class path, the trainer's class and its options
+     * @param options   the plugin's JVM options, one of them {@code -XX:AOTCacheOutput=}
+     * @param arguments the plugin's program arguments
+     * @param jar       the jar's path in the image
+     * @param cache     the cache file it writes in the image
      */
-    record AotTraining(Map<String, String> environment, List<String> options, List<String> arguments, String cache, String folder) {
+    record AotTraining(List<String> trainer, List<String> options, List<String> arguments, String jar, String cache) {
 
-        /** The run with the cache written to {@code cache} and the socket folder {@code folder} instead of the image's paths. */
-        List<String> command(String java, Path jar, Path cache, Path folder) {
+        /** The run with the jar at {@code jar} and the cache written to {@code cache} instead of the image's paths. */
+        List<String> command(String java, Path jar, Path cache) {
             var command = new ArrayList<String>(List.of(java));
+            trainer.forEach(word -> command.add(word.equals(this.jar) ? jar.toString() : word));
+            command.add("--");
             options.forEach(option -> command.add(option.replace(this.cache, cache.toString())));
             command.addAll(List.of("-jar", jar.toString()));
-            arguments.forEach(argument -> command.add(argument.replace(this.folder, folder.toString())));
+            command.addAll(arguments);
             return command;
-        }
-
-        /** Its environment with the training folder moved to {@code folder}. */
-        Map<String, String> environment(Path folder) {
-            var moved = new LinkedHashMap<String, String>();
-            environment.forEach((name, value) -> moved.put(name, value.replace(this.folder, folder.toString())));
-            return moved;
         }
     }
 
-    private static final Pattern ASSIGNMENT = Pattern.compile("([A-Z_][A-Z0-9_]*)=(\\S*)");
     private static final Pattern QUOTED = Pattern.compile("\"([^\"]*)\"");
     private static final Pattern TOOL_OPTIONS =
             Pattern.compile("- name: JAVA_TOOL_OPTIONS\\s+value: \"([^\"]*)\"");
@@ -80,33 +74,26 @@ record ShippedJvm(List<String> entrypointOptions, String javaToolOptions, String
                 aotTraining(dockerfile));
     }
 
-    /** The RUN line that writes the AOT cache: its words between {@code java} and the first {@code ;}. */
+    /** The RUN line that writes the AOT cache: its words from {@code java} to the first {@code &&}. */
     static AotTraining aotTraining(Path dockerfile) throws IOException {
         // A RUN instruction may continue over lines ending in a backslash.
         var text = Files.readString(dockerfile).replace("\\\n", " ");
         var run = text.lines().filter(line -> line.startsWith("RUN ") && line.contains("-XX:AOTCacheOutput=")).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException(dockerfile + ": no RUN line that writes an AOT cache (-XX:AOTCacheOutput=)"));
-        var java = run.indexOf(" java ");
-        var environment = new LinkedHashMap<String, String>();
-        var before = run.substring(run.lastIndexOf("&&", java) + 2, java);
-        for (var word : before.trim().split("\\s+")) {
-            var assignment = ASSIGNMENT.matcher(word);
-            if (assignment.matches()) {
-                environment.put(assignment.group(1), assignment.group(2));
-            }
+        var command = run.substring("RUN ".length());
+        if (command.contains("&&")) {
+            command = command.substring(0, command.indexOf("&&"));
         }
-        var command = run.substring(java + " java ".length());
-        command = command.substring(0, command.indexOf(';'));
         var words = List.of(command.trim().split("\\s+"));
+        int separator = words.indexOf("--");
         int jar = words.indexOf("-jar");
-        var options = words.subList(0, jar);
+        if (!words.getFirst().equals("java") || separator < 0 || jar < separator || jar + 1 >= words.size()) {
+            throw new IllegalArgumentException(dockerfile + ": the training run is not java TRAINER -- OPTIONS -jar JAR ARGUMENTS: " + run);
+        }
+        var options = words.subList(separator + 1, jar);
         var cache = options.stream().filter(o -> o.startsWith("-XX:AOTCacheOutput=")).findFirst().orElseThrow()
                 .substring("-XX:AOTCacheOutput=".length());
-        var arguments = words.subList(jar + 2, words.size());
-        var folder = arguments.stream().filter(a -> a.startsWith("--device-plugin-dir=")).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException(dockerfile + ": the training run names no --device-plugin-dir"))
-                .substring("--device-plugin-dir=".length());
-        return new AotTraining(environment, options, arguments, cache, folder);
+        return new AotTraining(words.subList(1, separator), options, words.subList(jar + 2, words.size()), words.get(jar + 1), cache);
     }
 
     private static String find(Pattern pattern, String text, Path file, String what) {

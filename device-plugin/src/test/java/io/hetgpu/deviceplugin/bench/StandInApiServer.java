@@ -7,6 +7,7 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 
 import java.net.InetAddress;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -20,11 +21,13 @@ import java.util.stream.Stream;
 final class StandInApiServer implements AutoCloseable {
 
     private final KubernetesMockServer server;
+    private final MockWebServer web;
     /** Held so that its level stays (java.util.logging keeps loggers only weakly): a line per request drowns the figures. */
     private final Logger requestLog;
 
-    private StandInApiServer(KubernetesMockServer server, Logger requestLog) {
+    private StandInApiServer(KubernetesMockServer server, MockWebServer web, Logger requestLog) {
         this.server = server;
+        this.web = web;
         this.requestLog = requestLog;
     }
 
@@ -32,7 +35,8 @@ final class StandInApiServer implements AutoCloseable {
     static StandInApiServer started(String nodeName) {
         var requestLog = Logger.getLogger("io.fabric8.mockwebserver");
         requestLog.setLevel(Level.WARNING);
-        var server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), true);
+        var web = new MockWebServer();
+        var server = new KubernetesMockServer(new Context(), web, new HashMap<>(), new KubernetesCrudDispatcher(), true);
         server.init(InetAddress.getLoopbackAddress(), 0);
         boolean holdsNode = false;
         try (var client = server.createClient()) {
@@ -44,11 +48,17 @@ final class StandInApiServer implements AutoCloseable {
                 server.destroy();
             }
         }
-        return new StandInApiServer(server, requestLog);
+        return new StandInApiServer(server, web, requestLog);
     }
 
+    /** Its address, by the name its certificate carries (CN=localhost), as a pod reaches its API server by name. */
     String url() {
-        return "https://127.0.0.1:" + server.getPort();
+        return "https://localhost:" + server.getPort();
+    }
+
+    /** Its self-signed certificate (PEM), for the plugin to check the server against, as a pod checks its cluster's. */
+    Path caFile() {
+        return Path.of(web.getSelfSignedCertificate().certificatePath());
     }
 
     /** The hetgpu.io keys the plugin has written on the Node so far, to show that it really published. */

@@ -1,0 +1,65 @@
+package io.hetgpu.deviceplugin.training;
+
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The image build's stand-in API server answers what the plugin asks at start, over TLS with a certificate fabric8's
+ * client checks against the CA file, as a pod's does; otherwise the training run would not load what a pod loads.
+ */
+class TrainingApiServerTest {
+
+    @TempDir
+    Path folder;
+
+    private TrainingApiServer apiServer;
+    private KubernetesClient client;
+
+    @BeforeEach
+    void start() throws Exception {
+        apiServer = TrainingApiServer.started(folder, "aot-training");
+        client = new KubernetesClientBuilder().withConfig(new ConfigBuilder().withMasterUrl(apiServer.url())
+                .withCaCertFile(apiServer.caFile().toString()).withRequestRetryBackoffLimit(0).build()).build();
+    }
+
+    @AfterEach
+    void stop() {
+        client.close();
+        apiServer.close();
+    }
+
+    @Test
+    void servesTheNodeToReadAndPatchOverACheckedCertificate() {
+        assertThat(client.nodes().withName("aot-training").get().getMetadata().getName()).isEqualTo("aot-training");
+        var patched = client.nodes().withName("aot-training").patch(PatchContext.of(PatchType.JSON_MERGE),
+                "{\"metadata\":{\"labels\":{\"hetgpu.io/gpu.model\":\"V100\"}}}");
+        assertThat(patched.getMetadata().getName()).isEqualTo("aot-training");
+    }
+
+    @Test
+    void listsNoPodsAndAnswersOtherPathsNotFound() {
+        assertThat(client.pods().inAnyNamespace().withField("spec.nodeName", "aot-training").list().getItems()).isEmpty();
+        assertThat(client.nodes().withName("another-node").get()).isNull();
+    }
+
+    @Test
+    void aClientThatDoesNotTrustItsCertificateIsRefused() {
+        try (var untrusting = new KubernetesClientBuilder().withConfig(new ConfigBuilder().withMasterUrl(apiServer.url())
+                .withRequestRetryBackoffLimit(0).build()).build()) {
+            assertThatThrownBy(() -> untrusting.nodes().withName("aot-training").get()).isInstanceOf(KubernetesClientException.class);
+        }
+    }
+}
