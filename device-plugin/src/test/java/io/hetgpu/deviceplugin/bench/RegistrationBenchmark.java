@@ -135,7 +135,7 @@ public final class RegistrationBenchmark implements Callable<Integer> {
 
     /**
      * The cache the image build makes, made the same way: the Dockerfile's training run (its trainer, with a stand-in API
-     * server over TLS, its options and simulated GPUs, no kubelet, stopped with SIGTERM after the seconds it names).
+     * server over TLS and a stand-in kubelet, its options and simulated GPUs, stopped with SIGTERM after the seconds it names).
      */
     private static Path makeCache(ShippedJvm shipped, String java, Path jar, Path temp) throws IOException, InterruptedException {
         var cache = temp.resolve("hetgpu-device-plugin.aot");

@@ -1,0 +1,79 @@
+package io.hetgpu.deviceplugin.training;
+
+import io.grpc.Context;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.stub.StreamObserver;
+import io.hetgpu.deviceplugin.api.podresources.v1.ListPodResourcesRequest;
+import io.hetgpu.deviceplugin.api.podresources.v1.ListPodResourcesResponse;
+import io.hetgpu.deviceplugin.api.podresources.v1.PodResourcesListerGrpc;
+import io.hetgpu.deviceplugin.api.v1beta1.DevicePluginGrpc;
+import io.hetgpu.deviceplugin.api.v1beta1.Empty;
+import io.hetgpu.deviceplugin.api.v1beta1.ListAndWatchResponse;
+import io.hetgpu.deviceplugin.api.v1beta1.RegisterRequest;
+import io.hetgpu.deviceplugin.api.v1beta1.RegistrationGrpc;
+import io.hetgpu.deviceplugin.kubelet.KubeletDevices;
+import io.hetgpu.deviceplugin.kubelet.UnixSocketTransport;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.List;
+
+/**
+ * A kubelet for the AOT training run, over the same Unix sockets: it takes the plugin's registration and, as kubelet
+ * does, dials the plugin back and opens ListAndWatch; it lists no pods over PodResources. So the training run goes
+ * through the gRPC a pod goes through at start, and the cache holds its classes.
+ */
+final class TrainingKubelet implements AutoCloseable {
+
+    private final UnixSocketTransport transport = new UnixSocketTransport();
+    private final List<ManagedChannel> pluginChannels = new CopyOnWriteArrayList<>();
+    private final Server registration;
+    private final Server podResources;
+
+    private TrainingKubelet(Path folder, Path podResourcesSocket) throws IOException {
+        registration = transport.serve(folder.resolve(KubeletDevices.KUBELET_SOCKET), new RegistrationGrpc.RegistrationImplBase() {
+            @Override
+            public void register(RegisterRequest request, StreamObserver<Empty> response) {
+                var channel = transport.connect(folder.resolve(request.getEndpoint()));
+                pluginChannels.add(channel);
+                // Outside the Register call's context, which is cancelled as soon as Register returns.
+                Context.ROOT.run(() -> DevicePluginGrpc.newStub(channel).listAndWatch(Empty.getDefaultInstance(), new StreamObserver<>() {
+                    @Override
+                    public void onNext(ListAndWatchResponse devices) {
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                    }
+
+                    @Override
+                    public void onCompleted() {
+                    }
+                }));
+                response.onNext(Empty.getDefaultInstance());
+                response.onCompleted();
+            }
+        });
+        podResources = transport.serve(podResourcesSocket, new PodResourcesListerGrpc.PodResourcesListerImplBase() {
+            @Override
+            public void list(ListPodResourcesRequest request, StreamObserver<ListPodResourcesResponse> response) {
+                response.onNext(ListPodResourcesResponse.getDefaultInstance());
+                response.onCompleted();
+            }
+        });
+    }
+
+    /** Serving Registration in {@code folder} and PodResources at {@code podResourcesSocket}. */
+    static TrainingKubelet started(Path folder, Path podResourcesSocket) throws IOException {
+        return new TrainingKubelet(folder, podResourcesSocket);
+    }
+
+    @Override
+    public void close() {
+        pluginChannels.forEach(ManagedChannel::shutdownNow);
+        registration.shutdownNow();
+        podResources.shutdownNow();
+        transport.close();
+    }
+}
