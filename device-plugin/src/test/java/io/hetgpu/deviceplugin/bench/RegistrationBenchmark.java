@@ -93,6 +93,8 @@ public final class RegistrationBenchmark implements Callable<Integer> {
         BenchCommandLine.require(spec, apiServer == null || !noApiServer, "--api-server " + apiServer + " and --no-api-server: give one");
         BenchCommandLine.require(spec, !standInDriver || gpuSource.equals("nvml"), "--stand-in-driver stands in for NVML: it needs "
                 + "--gpu-source nvml, got " + gpuSource);
+        BenchCommandLine.require(spec, runtime == null || Files.isExecutable(runtime.resolve("bin/java")),
+                "--runtime " + runtime + ": no bin/java there");
         var jar = jarPath.toAbsolutePath();
         var settle = Duration.ofSeconds(settleSeconds);
         boolean publish = !noApiServer;
@@ -104,8 +106,6 @@ public final class RegistrationBenchmark implements Callable<Integer> {
         }
         System.out.println("machine: " + MachineLoad.processor());
         var temp = Files.createTempDirectory("hetgpu-bench");
-        BenchCommandLine.require(spec, runtime == null || Files.isExecutable(runtime.resolve("bin/java")),
-                "--runtime " + runtime + ": no bin/java there");
         var java = runtime == null ? ProcessHandle.current().info().command().orElse("java") : runtime.resolve("bin/java").toString();
         System.out.println("plugin runtime: " + (runtime == null ? System.getProperty("java.home") + " (this JVM's)" : runtime));
         var cache = makeCache(shipped, java, jar, temp);

@@ -20,7 +20,8 @@ class RegistrationBenchmarkCommandTest {
             "-1                    | RESTARTS must be 0 or more, got -1",
             "--settle 1            | --settle must be at least 2 seconds (CPU is read over its second half), got 1",
             "--api-server https://x --no-api-server | --api-server https://x and --no-api-server: give one",
-            "--stand-in-driver     | --stand-in-driver stands in for NVML: it needs --gpu-source nvml, got simulated:dgx-a100"})
+            "--stand-in-driver     | --stand-in-driver stands in for NVML: it needs --gpu-source nvml, got simulated:dgx-a100",
+            "--runtime /nonexistent | --runtime /nonexistent: no bin/java there"})
     void aWrongArgumentIsOneLineNamingItAndItsValue(String args, String message) {
         var answer = BenchCommandLine.answer(new RegistrationBenchmark(), args.split(" "));
         assertThat(answer.status()).isEqualTo(2);
@@ -38,6 +39,7 @@ class RegistrationBenchmarkCommandTest {
         assertThat(benchmark.apiServer).isNull();
         assertThat(benchmark.noApiServer).isFalse();
         assertThat(benchmark.gpuSource).isEqualTo("simulated:dgx-a100");
+        assertThat(benchmark.runtime).as("this JVM's runtime; the launcher names the images'").isNull();
     }
 
     @Test
@@ -45,6 +47,6 @@ class RegistrationBenchmarkCommandTest {
         var answer = BenchCommandLine.answer(new RegistrationBenchmark(), "--help");
         assertThat(answer.status()).isZero();
         assertThat(answer.out()).contains("[RESTARTS]", "--settle=SECONDS", "--java-tool-options=OPTIONS", "--api-server=URL",
-                "--no-api-server", "--gpu-source=SOURCE", "--stand-in-driver").doesNotContain("--jar");
+                "--no-api-server", "--gpu-source=SOURCE", "--stand-in-driver", "--runtime=JAVA_HOME").doesNotContain("--jar");
     }
 }
