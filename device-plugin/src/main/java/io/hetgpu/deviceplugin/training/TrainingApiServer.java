@@ -10,6 +10,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -20,7 +23,7 @@ import javax.net.ssl.SSLContext;
 
 /**
  * An API server for the AOT training run to publish to, over TLS on loopback: it holds one Node, which it returns
- * for a read or a patch, lists no pods and keeps a pod watch open with nothing in it. Enough for the plugin to go
+ * for a read or a patch, lists no pods and keeps a pod watch (a WebSocket) open with nothing in it. Enough for the plugin to go
  * through every step a pod goes through at start (the TLS handshake and certificate check, the Node read and patch,
  * the pod informer's list and watch), so that the classes of each are in the cache.
  */
@@ -97,10 +100,7 @@ final class TrainingApiServer implements AutoCloseable {
                         {"apiVersion":"v1","kind":"Node","metadata":{"name":"%s","resourceVersion":"1","labels":{},"annotations":{}}}"""
                         .formatted(nodeName));
             } else if (path.equals("/api/v1/pods") && query != null && query.contains("watch=true")) {
-                // An informer's watch: open, and quiet until the run ends.
-                exchange.sendResponseHeaders(200, 0);
-                exchange.getResponseBody().flush();
-                closed.await();
+                watch(exchange);
             } else if (path.equals("/api/v1/pods")) {
                 send(exchange, 200, """
                         {"apiVersion":"v1","kind":"PodList","metadata":{"resourceVersion":"1"},"items":[]}""");
@@ -111,6 +111,35 @@ final class TrainingApiServer implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * An informer's watch, open and quiet until the run ends. fabric8 watches over a WebSocket, as a pod's client does
+     * against a real API server: the upgrade is accepted (the JDK's server sends the 101 and leaves the connection
+     * open), so that the client's WebSocket classes are in the cache too.
+     */
+    private void watch(HttpExchange exchange) throws IOException, InterruptedException {
+        var key = exchange.getRequestHeaders().getFirst("Sec-WebSocket-Key");
+        if ("websocket".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Upgrade")) && key != null) {
+            exchange.getResponseHeaders().set("Upgrade", "websocket");
+            exchange.getResponseHeaders().set("Connection", "Upgrade");
+            exchange.getResponseHeaders().set("Sec-WebSocket-Accept", webSocketAccept(key));
+            exchange.sendResponseHeaders(101, -1);
+        } else {
+            exchange.sendResponseHeaders(200, 0);
+            exchange.getResponseBody().flush();
+        }
+        closed.await();
+    }
+
+    /** RFC 6455's answer to a WebSocket key. */
+    static String webSocketAccept(String key) {
+        try {
+            var sha1 = MessageDigest.getInstance("SHA-1").digest((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").getBytes(StandardCharsets.US_ASCII));
+            return Base64.getEncoder().encodeToString(sha1);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1, which every Java runtime has, is missing", e);
         }
     }
 

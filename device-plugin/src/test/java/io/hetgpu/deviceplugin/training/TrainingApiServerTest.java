@@ -1,9 +1,12 @@
 package io.hetgpu.deviceplugin.training;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import org.junit.jupiter.api.AfterEach;
@@ -12,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -53,6 +57,30 @@ class TrainingApiServerTest {
     void listsNoPodsAndAnswersOtherPathsNotFound() {
         assertThat(client.pods().inAnyNamespace().withField("spec.nodeName", "aot-training").list().getItems()).isEmpty();
         assertThat(client.nodes().withName("another-node").get()).isNull();
+    }
+
+    @Test
+    void keepsAPodWatchOpenOverAWebSocket() {
+        var closed = new AtomicReference<WatcherException>();
+        try (var watch = client.pods().inAnyNamespace().withField("spec.nodeName", "aot-training").watch(new Watcher<>() {
+            @Override
+            public void eventReceived(Action action, Pod pod) {
+            }
+
+            @Override
+            public void onClose(WatcherException cause) {
+                closed.set(cause);
+            }
+        })) {
+            assertThat(watch).isNotNull();
+            assertThat(closed.get()).as("the watch failed instead of opening").isNull();
+        }
+    }
+
+    @Test
+    void answersAWebSocketKeyAsRfc6455Says() {
+        // The RFC's own example.
+        assertThat(TrainingApiServer.webSocketAccept("dGhlIHNhbXBsZSBub25jZQ==")).isEqualTo("s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
     }
 
     @Test
