@@ -75,6 +75,10 @@ public final class RegistrationBenchmark implements Callable<Integer> {
             + "run) on; ./hetgpu passes the images' own, made by images/java-runtime (default: the one running this)")
     Path runtime;
 
+    /** The launcher's: make the images' runtime in this folder unless it is up to date, and run the plugin there. */
+    @Option(names = "--images-runtime", hidden = true)
+    Path imagesRuntime;
+
     @Option(names = "--jar", hidden = true, defaultValue = "device-plugin/target/hetgpu-device-plugin.jar")
     Path jarPath;
 
@@ -106,6 +110,9 @@ public final class RegistrationBenchmark implements Callable<Integer> {
         }
         System.out.println("machine: " + MachineLoad.processor());
         var temp = Files.createTempDirectory("hetgpu-bench");
+        if (runtime == null && imagesRuntime != null) {
+            runtime = ImagesRuntime.madeIn(imagesRuntime);
+        }
         var java = runtime == null ? ProcessHandle.current().info().command().orElse("java") : runtime.resolve("bin/java").toString();
         System.out.println("plugin runtime: " + (runtime == null ? System.getProperty("java.home") + " (this JVM's)" : runtime));
         var cache = makeCache(shipped, java, jar, temp);
