@@ -19,8 +19,8 @@ import java.util.concurrent.TimeUnit;
  * the cache does not hold costs more: parsed into metaspace, and read from the runtime's module image, whose pages the
  * pod then holds. Trained with no API server (an address that refused the connection) and no kubelet, the plugin in a
  * pod loaded some 1,440 classes the cache lacked (the TLS handshake, the certificate check, the HTTP exchange, the
- * Node's model, the registration's gRPC) and held 98.9-99.2 MiB once registered on the image's Java runtime; trained
- * here, 94.2-96.0 MiB.
+ * Node's model, the pod watch, the registration's gRPC) and held 98.9-99.2 MiB once registered on the image's Java
+ * runtime; trained here, 93.9-95.7 MiB.
  *
  * <p>The certificate is the API server's own, made by the runtime's {@code keytool}, and the plugin trusts it as a pod
  * trusts its cluster's: through a CA file ({@code KUBERNETES_CERTS_CA_FILE}), so that it checks the chain and the host

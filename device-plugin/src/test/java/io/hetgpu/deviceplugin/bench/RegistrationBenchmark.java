@@ -113,8 +113,9 @@ public final class RegistrationBenchmark implements Callable<Integer> {
         if (runtime == null && imagesRuntime != null) {
             runtime = ImagesRuntime.madeIn(imagesRuntime);
         }
-        var java = runtime == null ? ProcessHandle.current().info().command().orElse("java") : runtime.resolve("bin/java").toString();
-        System.out.println("plugin runtime: " + (runtime == null ? System.getProperty("java.home") + " (this JVM's)" : runtime));
+        var javaHome = runtime == null ? Path.of(System.getProperty("java.home")) : runtime;
+        var java = javaHome.resolve("bin/java").toString();
+        System.out.println("plugin runtime: " + javaHome + (runtime == null ? " (this JVM's)" : ""));
         var cache = makeCache(shipped, java, jar, temp);
         Map<String, String> runtimeEnv = Map.of();
         if (standInDriver) {
@@ -128,8 +129,7 @@ public final class RegistrationBenchmark implements Callable<Integer> {
                 standIn = StandInApiServer.started("gpu-1");
                 apiServer = standIn.url();
             }
-            var javaHome = runtime == null ? Path.of(System.getProperty("java.home")) : runtime;
-            var launch = new Launch(shipped, java, javaHome, jar, gpuSource, runtimeEnv, publish ? apiServer : null, restarts, settle, standIn);
+            var launch = new Launch(shipped, javaHome, jar, gpuSource, runtimeEnv, publish ? apiServer : null, restarts, settle, standIn);
             launch.measure("without the AOT cache", null, temp.resolve("without"));
             launch.measure("with the image's AOT cache", cache, temp.resolve("with"));
         } finally {
@@ -164,14 +164,14 @@ public final class RegistrationBenchmark implements Callable<Integer> {
 
     /** One way of launching the shipped jar against the kubelet stand-in, measured from launch to exit. */
     /** @param runtimeEnv what the container runtime adds to the plugin's environment (the stand-in driver's folder) */
-    private record Launch(ShippedJvm shipped, String java, Path javaHome, Path jar, String gpuSource, Map<String, String> runtimeEnv, String apiServer,
+    private record Launch(ShippedJvm shipped, Path javaHome, Path jar, String gpuSource, Map<String, String> runtimeEnv, String apiServer,
                           int restarts, Duration settle, StandInApiServer standIn) {
 
         /** @param cache the AOT cache to start with, or null for none */
         void measure(String label, Path cache, Path dir) throws Exception {
             var folder = Files.createDirectories(dir.resolve("device-plugins"));
             var podResources = dir.resolve("pod-resources.sock");
-            var command = new ArrayList<>(shipped.command(java, jar));
+            var command = new ArrayList<>(shipped.command(javaHome.resolve("bin/java").toString(), jar));
             if (cache != null) {
                 command.add(1, ShippedJvm.CACHE_OPTION + cache);
             }
