@@ -1,8 +1,8 @@
 package io.hetgpu.deviceplugin;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.hetgpu.deviceplugin.devices.DeviceListStrategy;
+import io.hetgpu.deviceplugin.node.ApiServerTrust;
 import io.hetgpu.gpu.cli.OneLineErrors;
 import io.hetgpu.gpu.discovery.GpuDiscoveryException;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
@@ -124,7 +124,7 @@ public final class DevicePluginMain implements Callable<Integer> {
         }
         requireNodeNameWhenPublishing();
         DevicePlugin plugin;
-        KubernetesClient client = publishNodeInventory ? new KubernetesClientBuilder().build() : null;
+        KubernetesClient client = publishNodeInventory ? ApiServerTrust.connect() : null;
         try {
             // Simulated profiles derive their UUIDs from the node name; without one (no inventory published) the host name will do.
             var sourceNode = nodeName == null || nodeName.isBlank() ? hostName() : nodeName;

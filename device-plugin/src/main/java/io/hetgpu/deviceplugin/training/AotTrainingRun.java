@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The image build's AOT training run (the Dockerfile's RUN line; {@code ./hetgpu bench registration} runs the same):
  * {@code AotTrainingRun --seconds=N -- OPTIONS -jar JAR ARGUMENTS} runs {@code java OPTIONS -jar JAR ARGUMENTS} (options
- * that name {@code -XX:AOTCacheOutput=}) for N seconds, publishing to a {@link TrainingApiServer} over TLS and
+ * that name {@code -XX:AOTCacheOutput=}) for N seconds, publishing to a {@link StandInApiServer} over TLS and
  * registering with a {@link TrainingKubelet}, then stops it with SIGTERM, on which the JVM writes the cache.
  *
  * <p>Why stand-ins at build time: the JVM loads every class of the cache at start, and each class a pod loads that
@@ -22,9 +22,9 @@ import java.util.concurrent.TimeUnit;
  * Node's model, the pod watch, the registration's gRPC) and held 98.9-99.2 MiB once registered on the image's Java
  * runtime; trained here, 93.9-95.7 MiB.
  *
- * <p>The certificate is the API server's own, made by the runtime's {@code keytool}, and the plugin trusts it as a pod
- * trusts its cluster's: through a CA file ({@code KUBERNETES_CERTS_CA_FILE}), so that it checks the chain and the host
- * as it does in a cluster.
+ * <p>The certificate is the API server's own, made by the runtime's {@code keytool}, and the plugin reaches the server
+ * as a pod reaches its cluster's: at an IP address from {@code KUBERNETES_SERVICE_HOST}, trusting the certificate
+ * through a CA file, so that it checks the chain and the address as it does in a cluster.
  */
 public final class AotTrainingRun {
 
@@ -49,17 +49,18 @@ public final class AotTrainingRun {
     private static int run(int seconds, List<String> plugin) throws IOException, InterruptedException, GeneralSecurityException {
         var folder = Files.createTempDirectory("aot-training");
         var podResourcesSocket = folder.resolve("pod-resources.sock");
-        try (var apiServer = TrainingApiServer.started(folder, NODE_NAME); var kubelet = TrainingKubelet.started(folder, podResourcesSocket)) {
+        try (var apiServer = StandInApiServer.started(folder, NODE_NAME); var kubelet = TrainingKubelet.started(folder, podResourcesSocket)) {
             var command = new ArrayList<String>();
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             command.addAll(plugin);
             command.addAll(List.of("--node-name=" + NODE_NAME, "--device-plugin-dir=" + folder,
                     "--pod-resources-socket=" + podResourcesSocket));
             var launch = new ProcessBuilder(command).inheritIO();
-            // As a pod reaches its cluster: the address, and the CA to check the server's certificate against.
+            // As a pod reaches its cluster: the address, and the CA to check the server's certificate against; no
+            // kubeconfig and no other API server of the build machine's.
             launch.environment().remove("JAVA_TOOL_OPTIONS");
-            launch.environment().put("KUBERNETES_MASTER", apiServer.url());
-            launch.environment().put("KUBERNETES_CERTS_CA_FILE", apiServer.caFile().toString());
+            launch.environment().remove("KUBERNETES_MASTER");
+            launch.environment().putAll(apiServer.podEnvironment());
             launch.environment().put("KUBECONFIG", folder.resolve("no-kubeconfig").toString());
             var training = launch.start();
             if (!training.waitFor(seconds, TimeUnit.SECONDS)) {

@@ -2,6 +2,7 @@ package io.hetgpu.deviceplugin.bench;
 
 import io.hetgpu.deviceplugin.api.v1beta1.RegisterRequest;
 import io.hetgpu.deviceplugin.kubelet.KubeletStandIn;
+import io.hetgpu.deviceplugin.training.StandInApiServer;
 import io.hetgpu.gpu.bench.BenchCommandLine;
 import io.hetgpu.gpu.bench.MachineLoad;
 import io.hetgpu.gpu.bench.ProcessStatus;
@@ -28,8 +29,9 @@ import picocli.CommandLine.Spec;
  * how long re-registration takes after a kubelet restart, the plugin's resident memory once registered,
  * and whether SIGTERM removes the socket. Runs the real jar (simulated DGX A100) against the kubelet stand-in,
  * with the JVM options of the image's ENTRYPOINT and the DaemonSet's JAVA_TOOL_OPTIONS ({@link ShippedJvm}),
- * publishing its inventory on Node {@code gpu-1} of a stand-in API server over TLS, as on a cluster (the
- * client's HTTPS stack is part of what the plugin's memory pays for). It runs twice: without an AOT cache, and with the
+ * publishing its inventory on Node {@code gpu-1} of a stand-in API server over TLS, reached as a pod reaches its
+ * cluster's (the one the image build's training run publishes to, {@link StandInApiServer}; the client's HTTPS stack is
+ * part of what the plugin's memory pays for). It runs twice: without an AOT cache, and with the
  * one the image build makes, made here the same way (the Dockerfile's training run).
  *
  * <pre>./hetgpu bench registration [RESTARTS] [--settle SECONDS] [--java-tool-options "OPTIONS"] [--api-server URL | --no-api-server]
@@ -126,7 +128,7 @@ public final class RegistrationBenchmark implements Callable<Integer> {
         StandInApiServer standIn = null;
         try {
             if (publish && apiServer == null) {
-                standIn = StandInApiServer.started("gpu-1");
+                standIn = StandInApiServer.started(Files.createDirectory(temp.resolve("api-server")), "gpu-1");
                 apiServer = standIn.url();
             }
             var launch = new Launch(shipped, javaHome, jar, gpuSource, runtimeEnv, publish ? apiServer : null, restarts, settle, standIn);
@@ -185,12 +187,13 @@ public final class RegistrationBenchmark implements Callable<Integer> {
                 var launch = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(dir.resolve("plugin.log").toFile());
                 if (apiServer != null) {
                     // fabric8's client reads these; no kubeconfig, so nothing of the caller's own cluster is used.
-                    launch.environment().put("KUBERNETES_MASTER", apiServer);
+                    launch.environment().remove("KUBERNETES_MASTER");
                     launch.environment().put("KUBECONFIG", dir.resolve("no-kubeconfig").toString());
                     if (standIn != null) {
-                        // Its certificate is self-signed: checked against it as a CA, as a pod checks its cluster's.
-                        launch.environment().put("KUBERNETES_CERTS_CA_FILE", standIn.caFile().toString());
+                        // As a pod: the address kubelet gives it, the certificate checked against the cluster's CA.
+                        launch.environment().putAll(standIn.podEnvironment());
                     } else {
+                        launch.environment().put("KUBERNETES_MASTER", apiServer);
                         launch.environment().put("KUBERNETES_TRUST_CERTIFICATES", "true");
                     }
                 }
@@ -229,7 +232,8 @@ public final class RegistrationBenchmark implements Callable<Integer> {
 
                 System.out.printf("CPU once settled: %d ms in the last %d s%n", cpuMillis(plugin.pid()) - cpuBefore, settle.toSeconds() / 2);
                 if (standIn != null) {
-                    System.out.printf("hetgpu.io keys the plugin wrote on the stand-in's Node: %d%n", standIn.hetgpuKeys("gpu-1"));
+                    System.out.printf("hetgpu.io keys the plugin wrote on the stand-in's Node: %d%n", standIn.nodeLabelsAndAnnotations().keySet().stream()
+                            .filter(key -> key.startsWith("hetgpu.io/")).count());
                 }
                 long term = System.nanoTime();
                 plugin.destroy(); // SIGTERM

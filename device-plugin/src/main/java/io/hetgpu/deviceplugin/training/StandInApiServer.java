@@ -1,5 +1,8 @@
 package io.hetgpu.deviceplugin.training;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
@@ -15,6 +18,8 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -22,32 +27,44 @@ import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 
 /**
- * An API server for the AOT training run to publish to, over TLS on loopback: it holds one Node, which it returns
- * for a read or a patch, lists no pods and keeps a pod watch (a WebSocket) open with nothing in it. Enough for the plugin to go
- * through every step a pod goes through at start (the TLS handshake and certificate check, the Node read and patch,
- * the pod informer's list and watch), so that the classes of each are in the cache.
+ * An API server on loopback, over TLS, for the device plugin to start against as it does in a pod: the image build's
+ * AOT training run ({@link AotTrainingRun}) and {@code ./hetgpu bench registration} both run the plugin against it. It
+ * holds one Node, which it returns for a read and to which it applies JSON merge patches (RFC 7386), lists no pods and
+ * keeps a pod watch (a WebSocket) open with nothing in it. Enough for the plugin to go through every step a pod goes
+ * through at start (the TLS handshake and certificate check, the Node read and patch, the pod informer's list and
+ * watch), so that the classes of each are in the cache, and so that the benchmark measures what a pod holds.
+ *
+ * <p>The plugin reaches it as a pod reaches its cluster's ({@link #podEnvironment()}): at an IP address, through
+ * {@code KUBERNETES_SERVICE_HOST} and {@code KUBERNETES_SERVICE_PORT}, which kubelet sets in every container, and
+ * checking its certificate against a CA file.
  */
-final class TrainingApiServer implements AutoCloseable {
+public final class StandInApiServer implements AutoCloseable {
 
     private static final char[] PASSWORD = "aot-training".toCharArray();
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final HttpsServer server;
     private final Path caFile;
     private final ExecutorService exchanges = Executors.newVirtualThreadPerTaskExecutor();
     private final CountDownLatch closed = new CountDownLatch(1);
     private final String nodeName;
+    /** The Node as patched so far; guarded by this. */
+    private final ObjectNode node;
+    private long resourceVersion = 1;
 
-    private TrainingApiServer(HttpsServer server, Path caFile, String nodeName) {
+    private StandInApiServer(HttpsServer server, Path caFile, String nodeName) {
         this.server = server;
         this.caFile = caFile;
         this.nodeName = nodeName;
+        this.node = JSON.createObjectNode().put("apiVersion", "v1").put("kind", "Node");
+        node.putObject("metadata").put("name", nodeName).put("resourceVersion", "1");
     }
 
     /**
      * A server holding Node {@code nodeName}, started with a key and a self-signed certificate for 127.0.0.1 that the
      * runtime's {@code keytool} makes in {@code folder} (RSA 2048, as kubeadm's API servers have).
      */
-    static TrainingApiServer started(Path folder, String nodeName) throws IOException, GeneralSecurityException, InterruptedException {
+    public static StandInApiServer started(Path folder, String nodeName) throws IOException, GeneralSecurityException, InterruptedException {
         var keyStore = folder.resolve("api-server.p12");
         var caFile = folder.resolve("ca.crt");
         var password = new String(PASSWORD);
@@ -62,21 +79,40 @@ final class TrainingApiServer implements AutoCloseable {
         tls.init(keys.getKeyManagers(), null, null);
         var server = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.setHttpsConfigurator(new HttpsConfigurator(tls));
-        var apiServer = new TrainingApiServer(server, caFile, nodeName);
+        var apiServer = new StandInApiServer(server, caFile, nodeName);
         server.setExecutor(apiServer.exchanges);
         server.createContext("/", apiServer::answer);
         server.start();
         return apiServer;
     }
 
-    /** Where the plugin reaches it. */
-    String url() {
+    /** Where a client reaches it. */
+    public String url() {
         return "https://127.0.0.1:" + server.getAddress().getPort();
     }
 
     /** Its certificate (PEM), which the plugin trusts as a pod trusts its cluster's CA. */
-    Path caFile() {
+    public Path caFile() {
         return caFile;
+    }
+
+    /**
+     * What the plugin's environment holds to reach it as a pod reaches its API server: the address kubelet gives every
+     * container, and the CA file (in a pod, the service account's {@code ca.crt}, which fabric8 reads by default).
+     */
+    public Map<String, String> podEnvironment() {
+        return Map.of("KUBERNETES_SERVICE_HOST", "127.0.0.1",
+                "KUBERNETES_SERVICE_PORT", Integer.toString(server.getAddress().getPort()),
+                "KUBERNETES_CERTS_CA_FILE", caFile.toString());
+    }
+
+    /** The Node's labels and annotations as patched so far, by key. */
+    public synchronized Map<String, String> nodeLabelsAndAnnotations() {
+        var keys = new TreeMap<String, String>();
+        for (var section : List.of("labels", "annotations")) {
+            node.path("metadata").path(section).properties().forEach(entry -> keys.put(entry.getKey(), entry.getValue().asText()));
+        }
+        return keys;
     }
 
     private static void keytool(String... arguments) throws IOException, InterruptedException {
@@ -91,14 +127,12 @@ final class TrainingApiServer implements AutoCloseable {
 
     private void answer(HttpExchange exchange) throws IOException {
         try (exchange) {
-            exchange.getRequestBody().readAllBytes();
+            var body = exchange.getRequestBody().readAllBytes();
             exchange.getResponseHeaders().set("Content-Type", "application/json");
             var path = exchange.getRequestURI().getPath();
             var query = exchange.getRequestURI().getQuery();
             if (path.equals("/api/v1/nodes/" + nodeName)) {
-                send(exchange, 200, """
-                        {"apiVersion":"v1","kind":"Node","metadata":{"name":"%s","resourceVersion":"1","labels":{},"annotations":{}}}"""
-                        .formatted(nodeName));
+                send(exchange, 200, exchange.getRequestMethod().equals("PATCH") ? patched(body) : nodeJson());
             } else if (path.equals("/api/v1/pods") && query != null && query.contains("watch=true")) {
                 watch(exchange);
             } else if (path.equals("/api/v1/pods")) {
@@ -112,6 +146,32 @@ final class TrainingApiServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    private synchronized String nodeJson() throws IOException {
+        return JSON.writeValueAsString(node);
+    }
+
+    private synchronized String patched(byte[] patch) throws IOException {
+        mergePatch(node, JSON.readTree(patch));
+        ((ObjectNode) node.get("metadata")).put("resourceVersion", Long.toString(++resourceVersion));
+        return JSON.writeValueAsString(node);
+    }
+
+    /** RFC 7386: a patch's object members replace the target's, recursively; a null removes one. */
+    static void mergePatch(ObjectNode target, JsonNode patch) {
+        patch.properties().forEach(member -> {
+            var value = member.getValue();
+            if (value.isNull()) {
+                target.remove(member.getKey());
+            } else if (value.isObject()) {
+                var existing = target.get(member.getKey());
+                var into = existing instanceof ObjectNode object ? object : target.putObject(member.getKey());
+                mergePatch(into, value);
+            } else {
+                target.set(member.getKey(), value);
+            }
+        });
     }
 
     /**

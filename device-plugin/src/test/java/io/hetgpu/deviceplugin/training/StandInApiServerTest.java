@@ -15,26 +15,28 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The image build's stand-in API server answers what the plugin asks at start, over TLS with a certificate fabric8's
- * client checks against the CA file, as a pod's does; otherwise the training run would not load what a pod loads.
+ * The stand-in API server answers what the plugin asks at start, over TLS with a certificate fabric8's client checks
+ * against the CA file, as a pod's does; otherwise the image build's training run would not load what a pod loads, nor
+ * would the registration benchmark measure what a pod holds.
  */
-class TrainingApiServerTest {
+class StandInApiServerTest {
 
     @TempDir
     Path folder;
 
-    private TrainingApiServer apiServer;
+    private StandInApiServer apiServer;
     private KubernetesClient client;
 
     @BeforeEach
     void start() throws Exception {
-        apiServer = TrainingApiServer.started(folder, "aot-training");
+        apiServer = StandInApiServer.started(folder, "aot-training");
         client = new KubernetesClientBuilder().withConfig(new ConfigBuilder().withMasterUrl(apiServer.url())
                 .withCaCertFile(apiServer.caFile().toString()).withRequestRetryBackoffLimit(0).build()).build();
     }
@@ -51,6 +53,30 @@ class TrainingApiServerTest {
         var patched = client.nodes().withName("aot-training").patch(PatchContext.of(PatchType.JSON_MERGE),
                 "{\"metadata\":{\"labels\":{\"hetgpu.io/gpu.model\":\"V100\"}}}");
         assertThat(patched.getMetadata().getName()).isEqualTo("aot-training");
+        assertThat(patched.getMetadata().getLabels()).containsEntry("hetgpu.io/gpu.model", "V100");
+    }
+
+    @Test
+    void appliesMergePatchesAsRfc7386SaysAndKeepsTheResult() {
+        var node = client.nodes().withName("aot-training");
+        var first = node.patch(PatchContext.of(PatchType.JSON_MERGE),
+                "{\"metadata\":{\"labels\":{\"a\":\"1\",\"b\":\"2\"},\"annotations\":{\"hetgpu.io/topology\":\"x\"}}}");
+        var second = node.patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"labels\":{\"a\":null,\"b\":\"3\"}}}");
+
+        assertThat(second.getMetadata().getLabels()).containsExactlyEntriesOf(Map.of("b", "3"));
+        assertThat(second.getMetadata().getAnnotations()).containsEntry("hetgpu.io/topology", "x");
+        assertThat(Long.parseLong(second.getMetadata().getResourceVersion()))
+                .isGreaterThan(Long.parseLong(first.getMetadata().getResourceVersion()));
+        assertThat(node.get().getMetadata().getLabels()).containsExactlyEntriesOf(Map.of("b", "3"));
+        assertThat(apiServer.nodeLabelsAndAnnotations()).containsExactlyInAnyOrderEntriesOf(Map.of("b", "3", "hetgpu.io/topology", "x"));
+    }
+
+    @Test
+    void tellsAPodsEnvironmentTheAddressKubeletWouldAndTheCa() {
+        var environment = apiServer.podEnvironment();
+        assertThat(apiServer.url()).isEqualTo("https://" + environment.get("KUBERNETES_SERVICE_HOST") + ":" + environment.get("KUBERNETES_SERVICE_PORT"));
+        assertThat(environment.get("KUBERNETES_SERVICE_HOST")).as("an IP address, as kubelet gives every container").matches("[0-9.]+");
+        assertThat(environment).containsEntry("KUBERNETES_CERTS_CA_FILE", apiServer.caFile().toString());
     }
 
     @Test
@@ -80,7 +106,7 @@ class TrainingApiServerTest {
     @Test
     void answersAWebSocketKeyAsRfc6455Says() {
         // The RFC's own example.
-        assertThat(TrainingApiServer.webSocketAccept("dGhlIHNhbXBsZSBub25jZQ==")).isEqualTo("s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
+        assertThat(StandInApiServer.webSocketAccept("dGhlIHNhbXBsZSBub25jZQ==")).isEqualTo("s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
     }
 
     @Test
