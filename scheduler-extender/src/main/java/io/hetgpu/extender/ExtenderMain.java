@@ -3,6 +3,7 @@ package io.hetgpu.extender;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.hetgpu.extender.cluster.ApiServerTrust;
 import io.hetgpu.extender.http.ServerOptions;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.gpu.release.ReleaseVersion;
@@ -160,10 +161,11 @@ public final class ExtenderMain implements Callable<Integer> {
     KubernetesClient client() throws ExtenderConfig.ConfigException {
         return switch (kubeconfig) {
             case "none" -> null;
-            case "in-cluster" -> new KubernetesClientBuilder().build();
+            case "in-cluster" -> new KubernetesClientBuilder().withConfig(ApiServerTrust.namedCaAlone(Config.autoConfigure(null))).build();
             default -> {
                 try {
-                    yield new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(Path.of(kubeconfig)))).build();
+                    var config = Config.fromKubeconfig(Files.readString(Path.of(kubeconfig)));
+                    yield new KubernetesClientBuilder().withConfig(ApiServerTrust.namedCaAlone(config)).build();
                 } catch (IOException | RuntimeException e) {
                     throw new ExtenderConfig.ConfigException("--kubeconfig " + kubeconfig + ": cannot be read: " + e.getMessage());
                 }
