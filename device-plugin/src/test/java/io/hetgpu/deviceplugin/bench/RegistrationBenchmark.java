@@ -193,6 +193,9 @@ public final class RegistrationBenchmark implements Callable<Integer> {
                         // As a pod: the address kubelet gives it, the certificate checked against the cluster's CA.
                         launch.environment().putAll(standIn.podEnvironment());
                     } else {
+                        // Not a pod's address, which fabric8 would take over this one when the benchmark runs in a pod.
+                        launch.environment().remove("KUBERNETES_SERVICE_HOST");
+                        launch.environment().remove("KUBERNETES_SERVICE_PORT");
                         launch.environment().put("KUBERNETES_MASTER", apiServer);
                         launch.environment().put("KUBERNETES_TRUST_CERTIFICATES", "true");
                     }
