@@ -61,6 +61,16 @@ final class ContainerEngine {
 
     /** {@code podman run} of the archive with the container's settings from the manifests, plus {@code extraEnv}. */
     static Running run(Path archive, String name, PodSandbox pod, PodSecurityContext podSecurity, Map<String, String> extraEnv) {
+        return run(archive, name, pod, podSecurity, extraEnv, Map.of());
+    }
+
+    /**
+     * As {@link #run(Path, String, PodSandbox, PodSecurityContext, Map)}, plus folders mounted read-only where kubelet
+     * would mount what the manifests do not name (a service account's token and CA, say): this machine's folder to the
+     * container's path.
+     */
+    static Running run(Path archive, String name, PodSandbox pod, PodSecurityContext podSecurity, Map<String, String> extraEnv,
+                       Map<Path, String> readOnlyFolders) {
         var container = pod.container();
         var command = new ArrayList<>(List.of("run", "--detach", "--name", name, "--network", "host"));
         command.addAll(securityOptions(container, podSecurity));
@@ -71,6 +81,7 @@ final class ContainerEngine {
                 command.addAll(List.of("--volume", mount.local().toAbsolutePath() + ":" + mount.mountPath() + (mount.readOnly() ? ":ro" : "")));
             }
         }
+        readOnlyFolders.forEach((local, mountPath) -> command.addAll(List.of("--volume", local.toAbsolutePath() + ":" + mountPath + ":ro")));
         pod.containerEnv().forEach((key, value) -> command.addAll(List.of("--env", key + "=" + value)));
         extraEnv.forEach((key, value) -> command.addAll(List.of("--env", key + "=" + value)));
         command.add("oci-archive:" + archive.toAbsolutePath());

@@ -8,17 +8,20 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.hetgpu.deviceplugin.training.StandInApiServer;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.testcluster.manifests.ExternalTool;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -26,7 +29,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The two images `./hetgpu images` builds (OCI archives in target/images), each run by Debian's podman the way the
  * simulated install runs its container: the user and group, read-only root filesystem, dropped capabilities, mounts,
  * environment and arguments of the rendered workload. The device plugin registers with the test cluster's kubelet
- * and publishes its node; the extender syncs and becomes ready. Run by `./hetgpu images test` (and .ci/run), not
+ * and publishes its node, and reaches an API server over TLS as in a pod, trusting its cluster's CA; the extender syncs
+ * and becomes ready. Run by `./hetgpu images test` (and .ci/run), not
  * by `./hetgpu test`: the images take minutes to build.
  */
 @Tag("images")
@@ -64,6 +68,58 @@ class ImagesTest {
             assertThat(plugin.logs()).as("the AOT cache and the JVM options of the image are accepted")
                     .doesNotContain("[aot]").doesNotContain("AOT cache").doesNotContain("Exception");
         }
+    }
+
+    /**
+     * As in a pod: the API server at the address kubelet gives every container, its certificate checked against the
+     * service account's {@code ca.crt}, mounted where kubelet mounts it, with the image's runtime and read-only root.
+     */
+    @Test
+    void theDevicePluginImagePublishesOverTlsTrustingItsServiceAccountsCa(@TempDir Path folder) throws Exception {
+        try (var apiServer = StandInApiServer.started(Files.createDirectory(folder.resolve("api-server")), ShippedCluster.GPU_NODE);
+             var plugin = runAsInAPod(apiServer, serviceAccount(folder, apiServer.caFile()), "tls", Map.of())) {
+            await("the device plugin in its container publishes its Node over TLS").atMost(START).untilAsserted(() -> {
+                assertThat(plugin.isRunning()).as(plugin::describe).isTrue();
+                assertThat(apiServer.nodeLabelsAndAnnotations()).as(plugin::describe)
+                        .containsEntry(HetgpuKeys.LABEL_GPU_COUNT, "8").containsKey(HetgpuKeys.ANNOTATION_INVENTORY);
+            });
+            assertThat(plugin.logs()).contains("Publishing the GPU inventory on node " + ShippedCluster.GPU_NODE).doesNotContain("Exception");
+        }
+    }
+
+    @Test
+    void theDevicePluginImageRefusesAnApiServerItsClusterCaDidNotSign(@TempDir Path folder) throws Exception {
+        try (var apiServer = StandInApiServer.started(Files.createDirectory(folder.resolve("api-server")), ShippedCluster.GPU_NODE);
+             var impostor = StandInApiServer.started(Files.createDirectory(folder.resolve("impostor")), ShippedCluster.GPU_NODE);
+             // fabric8 retries a failed handshake ten times over some 100 s before it says so; once is enough here.
+             var plugin = runAsInAPod(impostor, serviceAccount(folder, apiServer.caFile()), "impostor",
+                     Map.of("KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT", "0"))) {
+            await("the device plugin in its container refuses the impostor's certificate").atMost(START).untilAsserted(() ->
+                    assertThat(plugin.logs()).contains("Cannot publish the GPU inventory on node " + ShippedCluster.GPU_NODE));
+            assertThat(plugin.isRunning()).as(plugin::describe).isTrue();
+            assertThat(impostor.nodeLabelsAndAnnotations()).isEmpty();
+        }
+    }
+
+    private ContainerEngine.Running runAsInAPod(StandInApiServer apiServer, Path serviceAccount, String suffix, Map<String, String> env) {
+        var security = cluster.manifests.stream().filter(o -> o instanceof DaemonSet d
+                && d.getMetadata().getName().equals(ShippedCluster.SIMULATED_PLUGIN)).map(o -> ((DaemonSet) o).getSpec().getTemplate()
+                .getSpec().getSecurityContext()).findFirst().orElseThrow();
+        var address = apiServer.podEnvironment();
+        var environment = new HashMap<>(env);
+        environment.put("KUBERNETES_SERVICE_HOST", address.get("KUBERNETES_SERVICE_HOST"));
+        environment.put("KUBERNETES_SERVICE_PORT", address.get("KUBERNETES_SERVICE_PORT"));
+        return ContainerEngine.run(archive(DEVICE_PLUGIN), "hetgpu-test-device-plugin-" + suffix + "-" + ProcessHandle.current().pid(),
+                cluster.pluginPod(), security, environment, Map.of(serviceAccount, "/var/run/secrets/kubernetes.io/serviceaccount"));
+    }
+
+    /** What kubelet mounts for a pod's service account: the cluster's CA, a token, the namespace. */
+    private static Path serviceAccount(Path folder, Path clusterCa) throws IOException {
+        var serviceAccount = Files.createDirectory(folder.resolve("service-account"));
+        Files.copy(clusterCa, serviceAccount.resolve("ca.crt"));
+        Files.writeString(serviceAccount.resolve("token"), "a-token-the-stand-in-does-not-check");
+        Files.writeString(serviceAccount.resolve("namespace"), "hetgpu-system");
+        return serviceAccount;
     }
 
     @Test
