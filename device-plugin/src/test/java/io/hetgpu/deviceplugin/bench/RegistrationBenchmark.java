@@ -220,7 +220,8 @@ public final class RegistrationBenchmark implements Callable<Integer> {
                     kubelet.nextRegistration();
                     again.add((System.nanoTime() - restarted) / 1_000_000);
                 }
-                System.out.printf("kubelet restart (sockets deleted) -> Register received again, %d rounds: %s ms%n", restarts, again);
+                System.out.printf("kubelet restart (sockets deleted) -> Register received again, %d rounds: %s ms (load %s)%n", restarts,
+                        again, MachineLoad.loadAverage());
 
                 // Steady state: let it serve ListAndWatch and poll PodResources a few times before reading its memory.
                 // CPU is read over the second half only: the first holds the inventory's first publishing and warm-up.
@@ -228,12 +229,13 @@ public final class RegistrationBenchmark implements Callable<Integer> {
                 long cpuBefore = cpuMillis(plugin.pid());
                 settleFor(plugin, settle.dividedBy(2), dir);
                 var status = ProcessStatus.of(plugin.pid());
-                System.out.printf("RSS after registration: %.1f MiB (peak %.1f MiB) with the manifest's JVM options, %d s later (limit %d Mi; %s)%n",
-                        status.mib("VmRSS"), status.mib("VmHWM"), settle.toSeconds(), shipped.memoryLimitMiB(),
+                System.out.printf("RSS after registration: %.1f MiB (peak %.1f MiB) with the manifest's JVM options, %d s later (limit %d Mi; load %s; %s)%n",
+                        status.mib("VmRSS"), status.mib("VmHWM"), settle.toSeconds(), shipped.memoryLimitMiB(), MachineLoad.loadAverage(),
                         apiServer == null ? "not publishing the node inventory: no API server" : "publishing the node inventory to " + apiServer);
                 System.out.printf("  resident, MiB: %s%n", ResidentMemory.of(plugin.pid(), cache, javaHome.toRealPath()));
 
-                System.out.printf("CPU once settled: %d ms in the last %d s%n", cpuMillis(plugin.pid()) - cpuBefore, settle.toSeconds() / 2);
+                System.out.printf("CPU once settled: %d ms in the last %d s (load %s)%n", cpuMillis(plugin.pid()) - cpuBefore,
+                        settle.toSeconds() / 2, MachineLoad.loadAverage());
                 if (standIn != null) {
                     System.out.printf("hetgpu.io keys the plugin wrote on the stand-in's Node: %d%n", standIn.nodeLabelsAndAnnotations().keySet().stream()
                             .filter(key -> key.startsWith("hetgpu.io/")).count());
@@ -241,8 +243,8 @@ public final class RegistrationBenchmark implements Callable<Integer> {
                 long term = System.nanoTime();
                 plugin.destroy(); // SIGTERM
                 int code = plugin.waitFor();
-                System.out.printf("SIGTERM -> exit %d in %d ms; plugin socket left behind: %s%n", code,
-                        (System.nanoTime() - term) / 1_000_000, Files.exists(folder.resolve(first.getEndpoint())));
+                System.out.printf("SIGTERM -> exit %d in %d ms (load %s); plugin socket left behind: %s%n", code,
+                        (System.nanoTime() - term) / 1_000_000, MachineLoad.loadAverage(), Files.exists(folder.resolve(first.getEndpoint())));
                 System.out.println("plugin log: " + dir.resolve("plugin.log"));
             }
         }
