@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  * pod then holds. Trained with no API server (an address that refused the connection) and no kubelet, the plugin in a
  * pod loaded some 1,440 classes the cache lacked (the TLS handshake, the certificate check, the HTTP exchange, the
  * Node's model, the pod watch, the registration's gRPC) and held 98.9-99.2 MiB once registered on the image's Java
- * runtime; trained here, 92.9-94.5 MiB.
+ * runtime; trained here, 92.8-94.4 MiB.
  *
  * <p>The certificate is the API server's own, made by the runtime's {@code keytool}, and the plugin reaches the server
  * as a pod reaches its cluster's: at an IP address from {@code KUBERNETES_SERVICE_HOST}, trusting the certificate
