@@ -18,13 +18,14 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * A kubelet for the AOT training run, over the same Unix sockets: it takes the plugin's registration and, as kubelet
  * does, dials the plugin back and opens ListAndWatch; it lists no pods over PodResources. So the training run goes
  * through the gRPC a pod goes through at start, and the cache holds its classes.
  */
-final class TrainingKubelet implements AutoCloseable {
+public final class TrainingKubelet implements AutoCloseable {
 
     private final UnixSocketTransport transport = new UnixSocketTransport();
     private final List<ManagedChannel> pluginChannels = new CopyOnWriteArrayList<>();
@@ -35,22 +36,7 @@ final class TrainingKubelet implements AutoCloseable {
         registration = transport.serve(folder.resolve(KubeletDevices.KUBELET_SOCKET), new RegistrationGrpc.RegistrationImplBase() {
             @Override
             public void register(RegisterRequest request, StreamObserver<Empty> response) {
-                var channel = transport.connect(folder.resolve(request.getEndpoint()));
-                pluginChannels.add(channel);
-                // Outside the Register call's context, which is cancelled as soon as Register returns.
-                Context.ROOT.run(() -> DevicePluginGrpc.newStub(channel).listAndWatch(Empty.getDefaultInstance(), new StreamObserver<>() {
-                    @Override
-                    public void onNext(ListAndWatchResponse devices) {
-                    }
-
-                    @Override
-                    public void onError(Throwable t) {
-                    }
-
-                    @Override
-                    public void onCompleted() {
-                    }
-                }));
+                pluginChannels.add(watchDevices(transport, folder.resolve(request.getEndpoint()), devices -> { }));
                 response.onNext(Empty.getDefaultInstance());
                 response.onCompleted();
             }
@@ -62,6 +48,31 @@ final class TrainingKubelet implements AutoCloseable {
                 response.onCompleted();
             }
         });
+    }
+
+    /**
+     * What kubelet does with a registration: dials the plugin back at {@code endpoint} and opens ListAndWatch, outside
+     * the Register call's context (which is cancelled as soon as Register returns), each device list to {@code lists}.
+     *
+     * @return the channel to the plugin, for the caller to shut down
+     */
+    public static ManagedChannel watchDevices(UnixSocketTransport transport, Path endpoint, Consumer<ListAndWatchResponse> lists) {
+        var channel = transport.connect(endpoint);
+        Context.ROOT.run(() -> DevicePluginGrpc.newStub(channel).listAndWatch(Empty.getDefaultInstance(), new StreamObserver<>() {
+            @Override
+            public void onNext(ListAndWatchResponse devices) {
+                lists.accept(devices);
+            }
+
+            @Override
+            public void onError(Throwable t) {
+            }
+
+            @Override
+            public void onCompleted() {
+            }
+        }));
+        return channel;
     }
 
     /** Serving Registration in {@code folder} and PodResources at {@code podResourcesSocket}. */

@@ -1,6 +1,5 @@
 package io.hetgpu.deviceplugin.kubelet;
 
-import io.grpc.Context;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.Status;
@@ -13,6 +12,7 @@ import io.hetgpu.deviceplugin.api.v1beta1.Empty;
 import io.hetgpu.deviceplugin.api.v1beta1.ListAndWatchResponse;
 import io.hetgpu.deviceplugin.api.v1beta1.RegisterRequest;
 import io.hetgpu.deviceplugin.api.v1beta1.RegistrationGrpc;
+import io.hetgpu.deviceplugin.training.TrainingKubelet;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -64,24 +64,9 @@ public final class KubeletStandIn implements AutoCloseable {
                     return;
                 }
                 registrations.add(request);
-                var channel = transport.connect(folder.resolve(request.getEndpoint()));
+                var channel = TrainingKubelet.watchDevices(transport, folder.resolve(request.getEndpoint()), deviceLists::add);
                 pluginChannels.add(channel);
                 pluginChannel = channel;
-                // Outside the Register call's context, which is cancelled as soon as Register returns.
-                Context.ROOT.run(() -> DevicePluginGrpc.newStub(channel).listAndWatch(Empty.getDefaultInstance(), new StreamObserver<>() {
-                    @Override
-                    public void onNext(ListAndWatchResponse list) {
-                        deviceLists.add(list);
-                    }
-
-                    @Override
-                    public void onError(Throwable t) {
-                    }
-
-                    @Override
-                    public void onCompleted() {
-                    }
-                }));
                 response.onNext(Empty.getDefaultInstance());
                 response.onCompleted();
             }
