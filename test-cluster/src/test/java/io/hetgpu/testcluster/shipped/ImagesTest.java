@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.PodSecurityContext;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.hetgpu.deviceplugin.training.StandInApiServer;
@@ -51,9 +52,7 @@ class ImagesTest {
     @Test
     void theDevicePluginImageRegistersWithKubeletAndPublishesItsNode() throws Exception {
         var pod = cluster.pluginPod();
-        var security = cluster.manifests.stream().filter(o -> o instanceof DaemonSet d
-                && d.getMetadata().getName().equals(ShippedCluster.SIMULATED_PLUGIN)).map(o -> ((DaemonSet) o).getSpec().getTemplate()
-                .getSpec().getSecurityContext()).findFirst().orElseThrow();
+        var security = pluginPodSecurity();
         try (var plugin = ContainerEngine.run(archive(DEVICE_PLUGIN), "hetgpu-test-device-plugin-" + ProcessHandle.current().pid(), pod,
                 security, apiServerEnv())) {
             await("the device plugin in its container registers with kubelet and writes its Node").atMost(START).untilAsserted(() -> {
@@ -102,9 +101,7 @@ class ImagesTest {
     }
 
     private ContainerEngine.Running runAsInAPod(StandInApiServer apiServer, Path serviceAccount, String suffix, Map<String, String> env) {
-        var security = cluster.manifests.stream().filter(o -> o instanceof DaemonSet d
-                && d.getMetadata().getName().equals(ShippedCluster.SIMULATED_PLUGIN)).map(o -> ((DaemonSet) o).getSpec().getTemplate()
-                .getSpec().getSecurityContext()).findFirst().orElseThrow();
+        var security = pluginPodSecurity();
         var address = apiServer.podEnvironment();
         var environment = new HashMap<>(env);
         environment.put("KUBERNETES_SERVICE_HOST", address.get("KUBERNETES_SERVICE_HOST"));
@@ -113,7 +110,14 @@ class ImagesTest {
                 cluster.pluginPod(), security, environment, Map.of(serviceAccount, "/var/run/secrets/kubernetes.io/serviceaccount"));
     }
 
-    /** What kubelet mounts for a pod's service account: the cluster's CA, a token, the namespace. */
+    /** The simulated install's device plugin pod's securityContext. */
+    private PodSecurityContext pluginPodSecurity() {
+        return cluster.manifests.stream().filter(o -> o instanceof DaemonSet d
+                && d.getMetadata().getName().equals(ShippedCluster.SIMULATED_PLUGIN)).map(o -> ((DaemonSet) o).getSpec().getTemplate()
+                .getSpec().getSecurityContext()).findFirst().orElseThrow();
+    }
+
+        /** What kubelet mounts for a pod's service account: the cluster's CA, a token, the namespace. */
     private static Path serviceAccount(Path folder, Path clusterCa) throws IOException {
         var serviceAccount = Files.createDirectory(folder.resolve("service-account"));
         Files.copy(clusterCa, serviceAccount.resolve("ca.crt"));
