@@ -92,6 +92,7 @@ record WorkloadFiles(List<Given> objects) {
         if (document.path("metadata").path("name").asText("").isEmpty()) {
             throw new BadInput(source + ": metadata.name: missing (" + kind + ")");
         }
+        ResourceAmounts.check(source + ": " + kind + " " + document.path("metadata").path("name").asText(), document);
         try {
             objects.add(new Given(source, KUBERNETES.unmarshal(JSON.writeValueAsString(document))));
         } catch (RuntimeException | JsonProcessingException e) {

@@ -125,6 +125,21 @@ class ExplainCommandTest {
     }
 
     @Test
+    void aGpuCountTheApiServerWouldRefuseIsOneLineNamingFieldAndValue() throws Exception {
+        var file = Files.writeString(dir.resolve("pod.yaml"), """
+                apiVersion: v1
+                kind: Pod
+                metadata: {name: p}
+                spec:
+                  schedulerName: hetgpu-scheduler
+                  containers: [{name: c, image: i, resources: {limits: {nvidia.com/gpu: two}}}]
+                """);
+
+        assertOneLine(Explaining.run("--demo", "-f", file.toString()), 2,
+                file + ": Pod p: spec.containers[0].resources.limits[nvidia.com/gpu]: \"two\" is not a quantity");
+    }
+
+    @Test
     void aKubeconfigThatCannotBeReadIsOneLine() {
         assertOneLine(Explaining.run("--kubeconfig", dir.resolve("missing").toString(), "some-pod"), 2, "--kubeconfig ", "cannot be read");
     }
