@@ -27,7 +27,7 @@ public final class ApiServerTrust {
     public static KubernetesClient connect() {
         var config = Config.autoConfigure(null);
         trustNamedCaAlone(config);
-        return new KubernetesClientBuilder().withConfig(config).build();
+        return new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(new ClosingHttpClientFactory()).build();
     }
 
     /** @return whether the runtime's public CAs are now left out of the API server's trust */
