@@ -5,7 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
 import io.hetgpu.deviceplugin.training.StandInApiServer;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
@@ -31,7 +34,18 @@ class ClosingHttpClientFactoryTest {
             var client = new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(factory).build();
 
             assertThat(client.nodes().withName("gpu-1").get().getMetadata().getName()).isEqualTo("gpu-1");
-            assertThat(factory.built()).isNotEmpty().noneMatch(HttpClient::isTerminated);
+            // A watch, as the plugin's pod informer keeps one: its client is derived from this one, on the same JDK client.
+            var watch = client.pods().inAnyNamespace().withField("spec.nodeName", "gpu-1").watch(new Watcher<>() {
+                @Override
+                public void eventReceived(Action action, Pod pod) {
+                }
+
+                @Override
+                public void onClose(WatcherException cause) {
+                }
+            });
+            assertThat(factory.built()).hasSize(1).noneMatch(HttpClient::isTerminated);
+            watch.close();
 
             client.close();
 
