@@ -5,13 +5,19 @@ import io.hetgpu.extender.policy.EvictionFloor;
 import io.hetgpu.extender.policy.JobHeadroom;
 import io.hetgpu.gpu.cli.OneLineErrors;
 import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -95,8 +101,9 @@ public final class SimulatorMain implements Callable<Integer> {
                     + "--minimum-speed-share and --high-priority-reserve):",
             "  kubernetes-default (pod by pod, with DefaultPreemption)", "  kubernetes-default-whole-workload (jobs admitted whole)",
             "  kubernetes-default-no-preemption (jobs admitted whole)", "  hetgpu", "  hetgpu-no-tier", "  hetgpu-no-nvlink", "  hetgpu-no-job", "  hetgpu-no-data",
-            "  hetgpu-no-cpu", "  hetgpu-no-packing", "  hetgpu-workload-aware", "  hetgpu-workload-aware-min0.3", "  hetgpu-workload-aware-min0.3-reserve10"})
-    java.util.regex.Pattern policies = java.util.regex.Pattern.compile(".*");
+            "  hetgpu-no-cpu", "  hetgpu-no-packing", "  hetgpu-workload-aware", "  hetgpu-workload-aware-min0.3", "  hetgpu-workload-aware-min0.3-reserve10"},
+            converter = PolicyNamePattern.class)
+    Pattern policies = Pattern.compile(".*");
 
     @Option(names = "--seed", description = "seed of the generator and of kube-scheduler's tie-breaks; default ${DEFAULT-VALUE}")
     long seed = 1;
@@ -135,6 +142,7 @@ public final class SimulatorMain implements Callable<Integer> {
         if (jobHeadroom != null && jobHeadroom < 0) {
             throw new ParameterException(spec.commandLine(), "--job-headroom: expected 0 or more GPUs, got " + jobHeadroom);
         }
+        reportFolder();
         long[] range;
         Experiment experiment;
         try {
@@ -246,4 +254,38 @@ public final class SimulatorMain implements Callable<Integer> {
         return value == Math.rint(value) ? Long.toString((long) value) : Double.toString(value);
     }
 
+    /** The report folder, made before the runs: a folder that cannot be written is said before minutes of simulation, not after. */
+    private void reportFolder() {
+        try {
+            Files.createDirectories(out);
+        } catch (IOException e) {
+            throw new ParameterException(spec.commandLine(), "--out: cannot make the report folder " + out + " (" + why(e) + ")");
+        }
+        if (!Files.isWritable(out)) {
+            throw new ParameterException(spec.commandLine(), "--out: cannot write in the report folder " + out + " (permission denied)");
+        }
+    }
+
+    private static String why(IOException e) {
+        return switch (e) {
+            case FileAlreadyExistsException exists -> exists.getFile() + " is a file";
+            case AccessDeniedException denied -> "permission denied";
+            case NoSuchFileException missing -> "no such file or folder: " + missing.getFile();
+            case FileSystemException other when other.getReason() != null -> other.getReason();
+            default -> e.getClass().getSimpleName();
+        };
+    }
+
+    /** {@code --policies}: a regular expression, its error in one line (Java's own message draws a caret on lines of its own). */
+    static final class PolicyNamePattern implements CommandLine.ITypeConverter<Pattern> {
+        @Override
+        public Pattern convert(String value) {
+            try {
+                return Pattern.compile(value);
+            } catch (PatternSyntaxException e) {
+                throw new CommandLine.TypeConversionException("expected a regular expression over the policy names, got \""
+                        + value + "\" (" + e.getDescription() + (e.getIndex() >= 0 ? " at index " + e.getIndex() : "") + ")");
+            }
+        }
+    }
 }
