@@ -8,6 +8,7 @@ import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.extender.policy.WorkloadThroughputs;
+import io.hetgpu.gpu.cli.ParseErrors;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.inventory.KubernetesNames;
 import io.hetgpu.gpu.tier.KnownCard;
@@ -172,7 +173,8 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
             if (duplicate.isPresent()) {
                 throw new ConfigException(source + ": " + duplicate.get());
             }
-            throw new ConfigException(source + ": not YAML or JSON: " + e.getOriginalMessage().lines().findFirst().orElse(""));
+            var where = ParseErrors.location(e);
+            throw new ConfigException(source + ": " + (where.isEmpty() ? "" : where + ": ") + "not YAML or JSON: " + ParseErrors.sentences(e));
         } catch (IOException e) {
             throw new ConfigException(source + ": not YAML or JSON: " + e.getMessage().lines().findFirst().orElse(""));
         }

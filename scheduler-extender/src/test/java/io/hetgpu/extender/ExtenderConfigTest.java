@@ -43,6 +43,13 @@ class ExtenderConfigTest {
     }
 
     @Test
+    void aFileThatIsNotYamlIsOneLineSayingWhereAndWhy() {
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: [1\n", "extender.yaml"))
+                .hasMessage("extender.yaml: line 2, column 11: not YAML or JSON: while parsing a flow sequence;"
+                        + " expected ',' or ']', but got <stream end>");
+    }
+
+    @Test
     void eachBadFieldIsNamedWithItsPathAndValue() {
         assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {weights: {tier: lots}}", "c.yaml"))
                 .hasMessage("c.yaml: policy.weights.tier: expected an integer, got \"lots\"");

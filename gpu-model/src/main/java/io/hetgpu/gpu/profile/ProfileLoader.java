@@ -12,6 +12,7 @@ import io.hetgpu.gpu.GpuLink;
 import io.hetgpu.gpu.LinkMatrix;
 import io.hetgpu.gpu.PcieRelation;
 import io.hetgpu.gpu.allocation.DeviceMask;
+import io.hetgpu.gpu.cli.ParseErrors;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -87,11 +88,9 @@ public final class ProfileLoader {
         try {
             tree = (json ? JSON : YAML).readTree(text);
         } catch (JsonProcessingException e) {
-            var where = e.getLocation() == null ? "" : "line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ": ";
-            // YAML messages quote the offending lines, indented, between the sentences; keep the sentences.
-            var why = String.join("; ", e.getOriginalMessage().lines()
-                    .filter(line -> !line.isBlank() && !Character.isWhitespace(line.charAt(0)) && !line.equals("^")).toList());
-            throw new ProfileFormatException(source + ": " + where + "not valid " + (json ? "JSON" : "YAML") + ": " + why);
+            var where = ParseErrors.location(e);
+            throw new ProfileFormatException(source + ": " + (where.isEmpty() ? "" : where + ": ") + "not valid " + (json ? "JSON" : "YAML")
+                    + ": " + ParseErrors.sentences(e));
         }
         return read(ProfileFields.root(tree, source));
     }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.hetgpu.gpu.ComputeCapability;
+import io.hetgpu.gpu.cli.ParseErrors;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -35,7 +36,8 @@ public final class TierTableFile {
         try {
             root = text.isBlank() ? null : YAML.readTree(text);
         } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(source + ": not YAML or JSON: " + e.getOriginalMessage());
+            var where = ParseErrors.location(e);
+            throw new IllegalArgumentException(source + ": " + (where.isEmpty() ? "" : where + ": ") + "not YAML or JSON: " + ParseErrors.sentences(e));
         }
         if (root == null || !root.isObject()) {
             return List.of();

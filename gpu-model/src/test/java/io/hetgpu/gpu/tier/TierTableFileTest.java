@@ -31,6 +31,13 @@ class TierTableFileTest {
     }
 
     @Test
+    void aFileThatIsNotYamlIsOneLineSayingWhereAndWhy() {
+        assertThatThrownBy(() -> TierTableFile.read("version: v1\npolicy: [1\n", "tiers.yaml"))
+                .hasMessage("tiers.yaml: line 2, column 11: not YAML or JSON: while parsing a flow sequence;"
+                        + " expected ',' or ']', but got <stream end>");
+    }
+
+    @Test
     void namesTheBadField() {
         var v1 = "version: v1\npolicy:\n  tiers:";
         assertThatThrownBy(() -> TierTableFile.read(v1 + "\n  - {model: X, rank: high, computeCapability: '9.0', maxMemoryMiB: 1}\n", "f.yaml"))

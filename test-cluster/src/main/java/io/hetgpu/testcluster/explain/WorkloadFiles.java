@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.hetgpu.gpu.cli.ParseErrors;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -55,8 +56,8 @@ record WorkloadFiles(List<Given> objects) {
             try {
                 documents = YAML.readValues(YAML.createParser(text), JsonNode.class).readAll();
             } catch (JsonProcessingException e) {
-                // The YAML parser says where on lines of their own: one line here.
-                throw new BadInput(file + ": not YAML: " + e.getOriginalMessage().strip().replaceAll("\\s*\\n\\s*", " ") + located(e));
+                var where = ParseErrors.location(e);
+                throw new BadInput(file + ": not YAML: " + ParseErrors.sentences(e) + (where.isEmpty() ? "" : " (" + where + ")"));
             } catch (IOException e) {
                 throw new BadInput(file + ": not YAML: " + e.getMessage());
             }
@@ -100,10 +101,5 @@ record WorkloadFiles(List<Given> objects) {
                     : e.getMessage() == null ? e.toString() : e.getMessage();
             throw new BadInput(source + ": cannot be read as a " + kind + ": " + message.lines().findFirst().orElse(""));
         }
-    }
-
-    private static String located(JsonProcessingException e) {
-        var location = e.getLocation();
-        return location == null ? "" : " (line " + location.getLineNr() + ", column " + location.getColumnNr() + ")";
     }
 }
