@@ -179,8 +179,10 @@ public final class DevicePluginMain implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--http-port must be 0..65535, got " + httpPort);
         }
         if (podResourcesInterval.isNegative() || podResourcesInterval.isZero()) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "--pod-resources-interval must be positive, got " + podResourcesInterval);
+            // As typed ("-5s"), not as parsed ("PT-5S").
+            var typed = spec.findOption("--pod-resources-interval").originalStringValues();
+            throw new CommandLine.ParameterException(spec.commandLine(), "--pod-resources-interval must be positive, got "
+                    + (typed.isEmpty() ? podResourcesInterval : "\"" + typed.getLast() + "\""));
         }
     }
 
@@ -201,6 +203,8 @@ public final class DevicePluginMain implements Callable<Integer> {
             throw new IOException(e.getMessage());
         } catch (java.nio.file.NoSuchFileException e) {
             throw new IOException("--tier-table: no such file " + tierTable);
+        } catch (IOException e) {
+            throw new IOException("--tier-table: " + tierTable + " cannot be read (" + (e.getMessage() == null ? e : e.getMessage()) + ")");
         }
     }
 

@@ -88,6 +88,7 @@ class DevicePluginMainTest {
                 .startsWith("hetgpu-device-plugin: --gpu-source must be \"nvml\" or \"simulated:<profile>\"").contains("got \"nvlm\"");
         assertThat(run("--node-name", "", "--http-port", "99999")).contains("--http-port must be 0..65535, got 99999");
         assertThat(run("--node-name", "", "--pod-resources-interval", "0s")).contains("--pod-resources-interval must be positive");
+        assertThat(run("--node-name", "", "--pod-resources-interval", "-5s")).contains("--pod-resources-interval must be positive, got \"-5s\"");
         assertThat(run("--node-name", "", "--tier-table", temp.resolve("none.yaml").toString()))
                 .isEqualTo("hetgpu-device-plugin: --tier-table: no such file " + temp.resolve("none.yaml"));
     }
@@ -109,6 +110,9 @@ class DevicePluginMainTest {
         assertThat(run("--gpu-source", "simulated:t4-4x", "--publish-node-inventory", "false", "--tier-table", temp.resolve("none.yaml").toString(),
                 "--device-plugin-dir", temp.toString(), "--http-port", "0"))
                 .isEqualTo("hetgpu-device-plugin: --tier-table: no such file " + temp.resolve("none.yaml"));
+        assertThat(run("--gpu-source", "simulated:t4-4x", "--publish-node-inventory", "false", "--tier-table", temp.toString(),
+                "--device-plugin-dir", temp.toString(), "--http-port", "0"))
+                .startsWith("hetgpu-device-plugin: --tier-table: " + temp + " cannot be read (");
     }
 
     @Test
