@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.hetgpu.extender.cluster.ApiServerTrust;
+import io.hetgpu.extender.cluster.KubeconfigFile;
 import io.hetgpu.extender.http.ServerOptions;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.gpu.release.ReleaseVersion;
@@ -163,11 +164,17 @@ public final class ExtenderMain implements Callable<Integer> {
             case "none" -> null;
             case "in-cluster" -> new KubernetesClientBuilder().withConfig(ApiServerTrust.namedCaAlone(Config.autoConfigure(null))).build();
             default -> {
+                Config config;
                 try {
-                    var config = Config.fromKubeconfig(Files.readString(Path.of(kubeconfig)));
+                    config = KubeconfigFile.read(Path.of(kubeconfig), null);
+                } catch (KubeconfigFile.Unreadable e) {
+                    throw new ExtenderConfig.ConfigException("--kubeconfig " + e.getMessage());
+                }
+                try {
                     yield new KubernetesClientBuilder().withConfig(ApiServerTrust.namedCaAlone(config)).build();
-                } catch (IOException | RuntimeException e) {
-                    throw new ExtenderConfig.ConfigException("--kubeconfig " + kubeconfig + ": cannot be read: " + e.getMessage());
+                } catch (RuntimeException e) {
+                    throw new ExtenderConfig.ConfigException("--kubeconfig " + kubeconfig + ": cannot be used: "
+                            + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
                 }
             }
         };

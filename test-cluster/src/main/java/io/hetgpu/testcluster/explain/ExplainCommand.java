@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.hetgpu.extender.cluster.KubeconfigFile;
+import io.hetgpu.gpu.Quote;
 import io.hetgpu.gpu.discovery.GpuDiscoveryException;
 import io.hetgpu.testcluster.cluster.DeployedConfiguration;
 import io.hetgpu.testcluster.cluster.ProjectFiles;
@@ -164,17 +166,10 @@ public final class ExplainCommand implements Callable<Integer> {
     private Config clientConfig() throws Usage {
         Config config;
         if (kubeconfig != null) {
-            String text;
             try {
-                text = Files.readString(callers(kubeconfig));
-            } catch (IOException e) {
-                throw new Usage("--kubeconfig " + kubeconfig + ": cannot be read (" + (e.getMessage() == null ? e : e.getMessage()) + ")");
-            }
-            try {
-                config = Config.fromKubeconfig(context, text, kubeconfig.toAbsolutePath().toString());
-            } catch (RuntimeException e) {
-                throw new Usage("--kubeconfig " + kubeconfig + ": not a kubeconfig" + (context == null ? "" : " with context " + context) + " ("
-                        + firstLine(e) + ")");
+                config = KubeconfigFile.read(callers(kubeconfig), context);
+            } catch (KubeconfigFile.Unreadable e) {
+                throw new Usage("--kubeconfig " + e.getMessage());
             }
         } else {
             var env = System.getenv("KUBECONFIG");
@@ -186,6 +181,11 @@ public final class ExplainCommand implements Callable<Integer> {
                 config = Config.autoConfigure(context);
             } catch (RuntimeException e) {
                 throw new Usage("the kubeconfig cannot be read (" + firstLine(e) + ")");
+            }
+            // fabric8 falls back to the current context when the named one is missing; kubectl refuses, and so does this.
+            if (context != null && (config.getCurrentContext() == null || !context.equals(config.getCurrentContext().getName()))) {
+                throw new Usage("--context: no context " + Quote.of(context) + " in the kubeconfig ("
+                        + (env == null || env.isBlank() ? home : "$KUBECONFIG " + env) + ")");
             }
         }
         if (config.getMasterUrl() == null || config.getMasterUrl().isBlank()) {

@@ -145,6 +145,14 @@ class ExplainCommandTest {
     }
 
     @Test
+    void aContextTheKubeconfigDoesNotHoldIsOneLineNotAnotherCluster() throws Exception {
+        var kubeconfig = kubeconfig("http://127.0.0.1:1");
+
+        assertOneLine(Explaining.run("--kubeconfig", kubeconfig.toString(), "--context", "prod", "some-pod"), 2,
+                "--kubeconfig " + kubeconfig + ": no context \"prod\"");
+    }
+
+    @Test
     void aClusterNobodyAnswersForIsOneLineAndExitCodeOne() throws Exception {
         int port;
         try (var socket = new ServerSocket(0)) {
