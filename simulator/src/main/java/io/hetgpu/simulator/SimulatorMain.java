@@ -4,12 +4,9 @@ import io.hetgpu.extender.ExtenderConfig;
 import io.hetgpu.extender.policy.EvictionFloor;
 import io.hetgpu.extender.policy.JobHeadroom;
 import io.hetgpu.gpu.cli.OneLineErrors;
+import io.hetgpu.gpu.cli.OutputFolder;
 import java.io.IOException;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -256,24 +253,9 @@ public final class SimulatorMain implements Callable<Integer> {
 
     /** The report folder, made before the runs: a folder that cannot be written is said before minutes of simulation, not after. */
     private void reportFolder() {
-        try {
-            Files.createDirectories(out);
-        } catch (IOException e) {
-            throw new ParameterException(spec.commandLine(), "--out: cannot make the report folder " + out + " (" + why(e) + ")");
-        }
-        if (!Files.isWritable(out)) {
-            throw new ParameterException(spec.commandLine(), "--out: cannot write in the report folder " + out + " (permission denied)");
-        }
-    }
-
-    private static String why(IOException e) {
-        return switch (e) {
-            case FileAlreadyExistsException exists -> exists.getFile() + " is a file";
-            case AccessDeniedException denied -> "permission denied";
-            case NoSuchFileException missing -> "no such file or folder: " + missing.getFile();
-            case FileSystemException other when other.getReason() != null -> other.getReason();
-            default -> e.getClass().getSimpleName();
-        };
+        OutputFolder.problem(out).ifPresent(problem -> {
+            throw new ParameterException(spec.commandLine(), "--out: " + problem);
+        });
     }
 
     /** {@code --policies}: a regular expression, its error in one line (Java's own message draws a caret on lines of its own). */

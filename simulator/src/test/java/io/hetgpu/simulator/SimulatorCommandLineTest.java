@@ -42,7 +42,7 @@ class SimulatorCommandLineTest {
                 .execute("--out", file.toString());
 
         assertThat(status).isEqualTo(2);
-        assertThat(err.toString()).isEqualTo("hetgpu-simulator: --out: cannot make the report folder " + file + " (" + file + " is a file)"
+        assertThat(err.toString()).isEqualTo("hetgpu-simulator: --out: cannot make the folder " + file + " (" + file + " is a file)"
                 + " (see --help)" + System.lineSeparator());
         assertThat(Files.readString(file)).isEqualTo("not a folder");
     }

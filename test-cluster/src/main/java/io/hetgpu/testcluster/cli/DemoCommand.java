@@ -3,9 +3,11 @@ package io.hetgpu.testcluster.cli;
 import io.hetgpu.testcluster.demo.Demo;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import io.hetgpu.gpu.cli.OutputFolder;
 import io.hetgpu.gpu.release.ReleaseVersion;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -34,6 +36,12 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        // Said before the demo's clusters start, not after them as the bare path an exception carries.
+        var folder = html.toAbsolutePath().getParent();
+        var problem = OutputFolder.problem(folder);
+        if (problem.isPresent()) {
+            throw new ParameterException(spec.commandLine(), "--html: " + problem.get());
+        }
         return new Demo(spec.commandLine().getOut(), spec.commandLine().getErr()).run(html, seed);
     }
 }
