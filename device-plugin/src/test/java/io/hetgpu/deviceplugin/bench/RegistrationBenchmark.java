@@ -97,6 +97,8 @@ public final class RegistrationBenchmark implements Callable<Integer> {
         BenchCommandLine.require(spec, settleSeconds >= 2, "--settle must be at least 2 seconds (CPU is read over its second half), got "
                 + settleSeconds);
         BenchCommandLine.require(spec, apiServer == null || !noApiServer, "--api-server " + apiServer + " and --no-api-server: give one");
+        BenchCommandLine.require(spec, apiServer == null || apiServer.matches("https?://[^/\\s]+/?"),
+                "--api-server: expected the API server's URL, such as https://10.96.0.1:443, got \"" + apiServer + "\"");
         BenchCommandLine.require(spec, !standInDriver || gpuSource.equals("nvml"), "--stand-in-driver stands in for NVML: it needs "
                 + "--gpu-source nvml, got " + gpuSource);
         BenchCommandLine.require(spec, runtime == null || Files.isExecutable(runtime.resolve("bin/java")),

@@ -21,7 +21,8 @@ class RegistrationBenchmarkCommandTest {
             "--settle 1            | --settle must be at least 2 seconds (CPU is read over its second half), got 1",
             "--api-server https://x --no-api-server | --api-server https://x and --no-api-server: give one",
             "--stand-in-driver     | --stand-in-driver stands in for NVML: it needs --gpu-source nvml, got simulated:dgx-a100",
-            "--runtime /nonexistent | --runtime /nonexistent: no bin/java there"})
+            "--runtime /nonexistent | --runtime /nonexistent: no bin/java there",
+            "--api-server 10.96.0.1:443 | --api-server: expected the API server's URL, such as https://10.96.0.1:443, got \"10.96.0.1:443\""})
     void aWrongArgumentIsOneLineNamingItAndItsValue(String args, String message) {
         var answer = BenchCommandLine.answer(new RegistrationBenchmark(), args.split(" "));
         assertThat(answer.status()).isEqualTo(2);
