@@ -233,7 +233,7 @@ public final class RegistrationBenchmark implements Callable<Integer> {
                 var status = ProcessStatus.of(plugin.pid());
                 System.out.printf("RSS after registration: %.1f MiB (peak %.1f MiB) with the manifest's JVM options, %d s later (limit %d Mi; load %s; %s)%n",
                         status.mib("VmRSS"), status.mib("VmHWM"), settle.toSeconds(), shipped.memoryLimitMiB(), MachineLoad.loadAverage(),
-                        apiServer == null ? "not publishing the node inventory: no API server" : "publishing the node inventory to " + apiServer);
+                        apiServer == null ? "not publishing the node inventory: no API server" : publishing(apiServer, dir.resolve("plugin.log")));
                 System.out.printf("  resident, MiB: %s%n", ResidentMemory.of(plugin.pid(), cache, javaHome.toRealPath()));
 
                 System.out.printf("CPU once settled: %d ms in the last %d s (load %s)%n", cpuMillis(plugin.pid()) - cpuBefore,
@@ -250,6 +250,24 @@ public final class RegistrationBenchmark implements Callable<Integer> {
                 System.out.println("plugin log: " + dir.resolve("plugin.log"));
             }
         }
+    }
+
+    /**
+     * Whether the figures are those of a plugin that publishes, from its log: an API server that refuses it (a wrong
+     * address, a certificate it does not trust) leaves a plugin that holds less than one that publishes.
+     */
+    static String publishing(String apiServer, Path log) throws IOException {
+        // The plugin logs each change: the last of its two lines is how it stands.
+        var last = Files.readAllLines(log).stream()
+                .filter(line -> line.contains("Cannot publish the GPU inventory") || line.contains("Publishing the GPU inventory on node"))
+                .reduce((first, later) -> later);
+        if (last.isEmpty()) {
+            return "publishing to " + apiServer + " not confirmed yet: the plugin logged neither success nor failure";
+        }
+        var line = last.get();
+        return line.contains("Cannot publish")
+                ? "NOT publishing to " + apiServer + ", the plugin logged: " + line.substring(line.indexOf("Cannot publish"))
+                : "publishing the node inventory to " + apiServer;
     }
 
     /**

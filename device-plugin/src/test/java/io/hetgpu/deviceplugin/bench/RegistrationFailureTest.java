@@ -43,4 +43,26 @@ class RegistrationFailureTest {
             plugin.destroyForcibly();
         }
     }
+
+    @Test
+    void aPluginThatCannotPublishIsSaidNotToBeforeItsFiguresAreRead() throws Exception {
+        var log = dir.resolve("plugin.log");
+        var api = "https://10.96.0.1:443";
+
+        Files.writeString(log, "2026-11-27T02:00:00Z [main] INFO DevicePluginMain - started 400 ms after the JVM\n");
+        assertThat(RegistrationBenchmark.publishing(api, log)).isEqualTo("publishing to " + api
+                + " not confirmed yet: the plugin logged neither success nor failure");
+
+        Files.writeString(log, "2026-11-27T02:00:01Z [node-inventory-sync] INFO NodeInventorySync - Publishing the GPU inventory on node gpu-1\n");
+        assertThat(RegistrationBenchmark.publishing(api, log)).isEqualTo("publishing the node inventory to " + api);
+
+        Files.writeString(log, "2026-11-27T02:00:01Z [node-inventory-sync] INFO NodeInventorySync - Publishing the GPU inventory on node gpu-1\n"
+                + "2026-11-27T02:00:20Z [node-inventory-sync] WARN NodeInventorySync - Cannot publish the GPU inventory on node gpu-1: refused\n");
+        assertThat(RegistrationBenchmark.publishing(api, log))
+                .isEqualTo("NOT publishing to " + api + ", the plugin logged: Cannot publish the GPU inventory on node gpu-1: refused");
+
+        Files.writeString(log, "2026-11-27T02:00:20Z [node-inventory-sync] WARN NodeInventorySync - Cannot publish the GPU inventory on node gpu-1: refused\n"
+                + "2026-11-27T02:00:25Z [node-inventory-sync] INFO NodeInventorySync - Publishing the GPU inventory on node gpu-1\n");
+        assertThat(RegistrationBenchmark.publishing(api, log)).as("back once the API server answers").isEqualTo("publishing the node inventory to " + api);
+    }
 }
