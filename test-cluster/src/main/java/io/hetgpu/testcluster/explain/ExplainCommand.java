@@ -106,7 +106,9 @@ public final class ExplainCommand implements Callable<Integer> {
             throw new Usage("--output: expected text or json, got \"" + output + "\"");
         }
         if (demo != null && !demo.equals("empty") && !demo.equals("loaded")) {
-            throw new Usage("--demo: expected empty or loaded, got \"" + demo + "\"");
+            // --demo takes an optional value, so a pod named right after it is read as that value.
+            throw new Usage("--demo: expected empty or loaded, got \"" + demo + "\" (for a pod of that name: --demo=empty " + demo
+                    + ", or the pod before --demo)");
         }
         if (demo != null && (kubeconfig != null || context != null)) {
             throw new Usage("--demo reads the demo cluster: leave out --kubeconfig and --context");

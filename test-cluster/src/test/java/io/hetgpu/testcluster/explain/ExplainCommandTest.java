@@ -175,6 +175,12 @@ class ExplainCommandTest {
     }
 
     @Test
+    void aPodNamedRightAfterDemoIsToldHowToNameIt() {
+        assertOneLine(Explaining.run("--demo", "trainer-0"), 2,
+                "--demo: expected empty or loaded, got \"trainer-0\" (for a pod of that name: --demo=empty trainer-0, or the pod before --demo)");
+    }
+
+    @Test
     void nothingToExplainIsOneLine() {
         assertOneLine(Explaining.run("--demo"), 2, "nothing to explain");
     }
