@@ -120,7 +120,8 @@ public final class DevicePluginEndpoint implements AutoCloseable {
     /** Binds the socket, starts watching the folder and makes the first registration attempt before returning. */
     public void start() throws IOException {
         if (!Files.isDirectory(folder)) {
-            throw new IOException("device-plugin folder " + folder + " does not exist (is it mounted from the host?)");
+            throw new IOException("device-plugin folder " + folder + (Files.exists(folder) ? " is not a folder" : " does not exist")
+                    + " (is it mounted from the host?)");
         }
         watchService = folder.getFileSystem().newWatchService();
         folderKey = folder.register(watchService, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE);
@@ -317,9 +318,10 @@ public final class DevicePluginEndpoint implements AutoCloseable {
         executor.shutdownNow();
         try {
             executor.awaitTermination(REGISTER_DEADLINE.toSeconds(), TimeUnit.SECONDS);
-            if (server != null) {
-                server.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+            if (server == null) {
+                return; // never served (the folder was missing): no socket of ours to remove, nothing to say stopped
             }
+            server.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
             Files.deleteIfExists(socket);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -341,6 +341,20 @@ class DevicePluginEndpointTest {
         missing.close();
     }
 
+    @Test
+    void aFileWhereTheFolderShouldBeIsSaidToBeOneAndLeftAlone() throws Exception {
+        var file = Files.writeString(temp.resolve("mounted-as-a-file"), "not a folder");
+        var endpoint = new DevicePluginEndpoint(transport, file, RESOURCE,
+                new DevicePluginService(inventory, Set.of(DeviceListStrategy.ENVVAR), PluginMetrics.unscraped(inventory), ids -> { }),
+                PluginMetrics.unscraped(inventory));
+
+        assertThatThrownBy(endpoint::start).isInstanceOf(IOException.class)
+                .hasMessage("device-plugin folder " + file + " is not a folder (is it mounted from the host?)");
+        endpoint.close();
+
+        assertThat(Files.readString(file)).isEqualTo("not a folder");
+    }
+
     /** Retries within milliseconds, so that a test sees many of them without waiting. */
     private void quickRetries() {
         endpoint.close();
