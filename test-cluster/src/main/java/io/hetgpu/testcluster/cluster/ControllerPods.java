@@ -42,6 +42,12 @@ public final class ControllerPods {
     private static final String KUBEFLOW_GROUP = "kubeflow.org";
     private static final String JOBSET_GROUP = "jobset.x-k8s.io";
 
+    /**
+     * The most pods one workload may ask for at once here: more than a training job of a real cluster runs, few enough that
+     * a typo in a count ({@code parallelism: 100000000}) is refused, naming the field, instead of filling the heap.
+     */
+    public static final int MAX_PODS = 10_000;
+
     private ControllerPods() {
     }
 
@@ -108,6 +114,7 @@ public final class ControllerPods {
             var path = "spec." + field + "." + type;
             var replica = entry.getValue() instanceof Map<?, ?> map ? map : Map.of();
             int replicas = count(replica.get("replicas"), path + ".replicas");
+            room(object, path + ".replicas", pods.size(), replicas);
             var template = Serialization.jsonMapper().convertValue(replica.get("template"), PodTemplateSpec.class);
             if (template == null || template.getSpec() == null) {
                 throw new IllegalArgumentException(describe(object) + ": " + path + ".template.spec is missing");
@@ -140,7 +147,9 @@ public final class ControllerPods {
                 var job = new io.fabric8.kubernetes.api.model.batch.v1.JobBuilder(template).editOrNewMetadata()
                         .withName(meta.getName() + "-" + jobName + "-" + j).withNamespace(meta.getNamespace())
                         .withUid(uuid(meta.getNamespace() + "/" + meta.getName() + "-" + jobName + "-" + j)).endMetadata().build();
-                pods.addAll(job(job, keys));
+                var jobPods = job(job, keys);
+                room(object, "spec.replicatedJobs[" + jobName + "]", pods.size(), jobPods.size());
+                pods.addAll(jobPods);
             }
         }
         return pods;
@@ -157,6 +166,7 @@ public final class ControllerPods {
         requireTemplate(job, spec == null ? null : spec.getTemplate());
         int parallelism = spec.getParallelism() == null ? 1 : spec.getParallelism();
         int atOnce = spec.getCompletions() == null ? parallelism : Math.min(parallelism, spec.getCompletions());
+        room(job, spec.getParallelism() == null ? "spec.completions" : "spec.parallelism", 0, atOnce);
         boolean indexed = "Indexed".equals(spec.getCompletionMode());
         var meta = job.getMetadata();
         var pods = new ArrayList<Pod>();
@@ -189,6 +199,7 @@ public final class ControllerPods {
         var spec = set.getSpec();
         requireTemplate(set, spec == null ? null : spec.getTemplate());
         int replicas = spec.getReplicas() == null ? 1 : spec.getReplicas();
+        room(set, "spec.replicas", 0, replicas);
         var pods = new ArrayList<Pod>();
         for (int i = 0; i < replicas; i++) {
             var name = meta.getName() + "-" + i;
@@ -223,12 +234,21 @@ public final class ControllerPods {
         var spec = set.getSpec();
         requireTemplate(set, spec == null ? null : spec.getTemplate());
         int replicas = spec.getReplicas() == null ? 1 : spec.getReplicas();
+        room(set, "spec.replicas", 0, replicas);
         var pods = new ArrayList<Pod>();
         for (int i = 0; i < replicas; i++) {
             pods.add(pod(spec.getTemplate(), name + "-" + suffix(set.getMetadata().getNamespace() + "/" + name + i),
                     set.getMetadata().getNamespace(), Map.of(), Map.of(), owner));
         }
         return pods;
+    }
+
+    /** Refuses {@code more} pods beside the {@code made} ones when that is over {@link #MAX_PODS}, naming the field that asks. */
+    private static void room(HasMetadata object, String field, int made, long more) {
+        if (made + more > MAX_PODS) {
+            throw new IllegalArgumentException(describe(object) + ": " + field + ": " + (made + more) + " pods at once, more than the "
+                    + MAX_PODS + " of one workload this places");
+        }
     }
 
     private static void requireTemplate(HasMetadata object, PodTemplateSpec template) {

@@ -140,6 +140,33 @@ class ExplainCommandTest {
     }
 
     @Test
+    void aCountTooLargeToPlaceIsOneLineNamingItInsteadOfFillingTheHeap() throws Exception {
+        var job = Files.writeString(dir.resolve("job.yaml"), """
+                apiVersion: batch/v1
+                kind: Job
+                metadata: {name: sweep}
+                spec:
+                  parallelism: 100000000
+                  template: {spec: {containers: [{name: c, image: i, resources: {limits: {nvidia.com/gpu: 1}}}]}}
+                """);
+        var jobSet = Files.writeString(dir.resolve("jobset.yaml"), """
+                apiVersion: jobset.x-k8s.io/v1alpha2
+                kind: JobSet
+                metadata: {name: llm}
+                spec:
+                  replicatedJobs:
+                  - name: workers
+                    replicas: 3000
+                    template: {spec: {parallelism: 4, template: {spec: {containers: [{name: c, image: i}]}}}}
+                """);
+
+        assertOneLine(Explaining.run("--demo", "-f", job.toString()), 2,
+                job + ": Job sweep: spec.parallelism: 100000000 pods at once, more than the 10000 of one workload this places");
+        assertOneLine(Explaining.run("--demo", "-f", jobSet.toString()), 2,
+                jobSet + ": JobSet llm: spec.replicatedJobs[workers]: 10004 pods at once, more than the 10000");
+    }
+
+    @Test
     void aKubeconfigThatCannotBeReadIsOneLine() {
         assertOneLine(Explaining.run("--kubeconfig", dir.resolve("missing").toString(), "some-pod"), 2, "--kubeconfig ", "cannot be read");
     }
