@@ -82,6 +82,10 @@ record Workloads(List<WorkloadPod> pods, List<HasMetadata> created, List<Persist
                         } catch (IllegalArgumentException e) {
                             throw new WorkloadFiles.BadInput(one.source() + ": " + e.getMessage());
                         }
+                        if (pods.size() > ControllerPods.MAX_PODS) {
+                            throw new WorkloadFiles.BadInput(one.source() + ": " + name + " brings the pods to place to " + pods.size()
+                                    + ", more than the " + ControllerPods.MAX_PODS + " this places at once");
+                        }
                         if (!(object instanceof Pod)) {
                             created.add(object);
                         }

@@ -164,6 +164,10 @@ class ExplainCommandTest {
                 job + ": Job sweep: spec.parallelism: 100000000 pods at once, more than the 10000 of one workload this places");
         assertOneLine(Explaining.run("--demo", "-f", jobSet.toString()), 2,
                 jobSet + ": JobSet llm: spec.replicatedJobs[workers]: 10004 pods at once, more than the 10000");
+        var twoSweeps = Files.writeString(dir.resolve("sweeps.yaml"), Files.readString(job).replace("100000000", "6000") + "---\n"
+                + Files.readString(job).replace("100000000", "6000").replace("name: sweep", "name: sweep-2"));
+        assertOneLine(Explaining.run("--demo", "-f", twoSweeps.toString()), 2,
+                twoSweeps + ", document 2: Job sweep-2 brings the pods to place to 12000, more than the 10000 this places at once");
     }
 
     @Test
