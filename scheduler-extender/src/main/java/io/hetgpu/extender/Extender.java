@@ -137,7 +137,7 @@ public final class Extender implements AutoCloseable {
             jobObjects.ifPresent(JobObjectSizes::close);
             apiBinder.ifPresent(ApiServerPodBinder::close);
             eventWriter.ifPresent(ExecutorService::shutdownNow);
-            vertx.close();
+            closeAndWait(vertx);
             var cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
             if (cause instanceof IllegalArgumentException || cause instanceof IllegalStateException) {
                 // TLS files that cannot be used (the message names them), or the metrics port taken (it names the port).
@@ -188,6 +188,10 @@ public final class Extender implements AutoCloseable {
         jobObjects.ifPresent(JobObjectSizes::close);
         eventWriter.ifPresent(ExecutorService::shutdownNow);
         binder.ifPresent(ApiServerPodBinder::close);
+        closeAndWait(vertx);
+    }
+
+    private static void closeAndWait(Vertx vertx) {
         try {
             vertx.close().toCompletionStage().toCompletableFuture().get(VERTX_CLOSE.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {

@@ -173,8 +173,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
             if (duplicate.isPresent()) {
                 throw new ConfigException(source + ": " + duplicate.get());
             }
-            var where = ParseErrors.location(e);
-            throw new ConfigException(source + ": " + (where.isEmpty() ? "" : where + ": ") + "not YAML or JSON: " + ParseErrors.sentences(e));
+            throw new ConfigException(source + ": " + ParseErrors.at(e) + "not YAML or JSON: " + ParseErrors.sentences(e));
         } catch (IOException e) {
             throw new ConfigException(source + ": not YAML or JSON: " + e.getMessage().lines().findFirst().orElse(""));
         }

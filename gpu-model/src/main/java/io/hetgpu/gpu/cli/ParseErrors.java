@@ -19,6 +19,12 @@ public final class ParseErrors {
                 .filter(line -> !line.isBlank() && !Character.isWhitespace(line.charAt(0)) && !line.strip().equals("^")).toList());
     }
 
+    /** "line 3, column 1: ", to lead a message, or "" where the parser gave no location. */
+    public static String at(JsonProcessingException e) {
+        var where = location(e);
+        return where.isEmpty() ? "" : where + ": ";
+    }
+
     /** "line 3, column 1", or "" where the parser gave no location. */
     public static String location(JsonProcessingException e) {
         var at = e.getLocation();

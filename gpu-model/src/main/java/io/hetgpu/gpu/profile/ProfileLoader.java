@@ -88,9 +88,8 @@ public final class ProfileLoader {
         try {
             tree = (json ? JSON : YAML).readTree(text);
         } catch (JsonProcessingException e) {
-            var where = ParseErrors.location(e);
-            throw new ProfileFormatException(source + ": " + (where.isEmpty() ? "" : where + ": ") + "not valid " + (json ? "JSON" : "YAML")
-                    + ": " + ParseErrors.sentences(e));
+            throw new ProfileFormatException(source + ": " + ParseErrors.at(e) + "not valid " + (json ? "JSON" : "YAML") + ": "
+                    + ParseErrors.sentences(e));
         }
         return read(ProfileFields.root(tree, source));
     }

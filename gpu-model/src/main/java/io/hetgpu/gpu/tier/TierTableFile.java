@@ -36,8 +36,7 @@ public final class TierTableFile {
         try {
             root = text.isBlank() ? null : YAML.readTree(text);
         } catch (JsonProcessingException e) {
-            var where = ParseErrors.location(e);
-            throw new IllegalArgumentException(source + ": " + (where.isEmpty() ? "" : where + ": ") + "not YAML or JSON: " + ParseErrors.sentences(e));
+            throw new IllegalArgumentException(source + ": " + ParseErrors.at(e) + "not YAML or JSON: " + ParseErrors.sentences(e));
         }
         if (root == null || !root.isObject()) {
             return List.of();

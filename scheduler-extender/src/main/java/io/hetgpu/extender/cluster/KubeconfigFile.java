@@ -50,12 +50,11 @@ public final class KubeconfigFile {
         try {
             tree = YAML.readTree(text);
         } catch (JsonProcessingException e) {
-            var where = ParseErrors.location(e);
-            throw new Unreadable(file + ": " + (where.isEmpty() ? "" : where + ": ") + "not YAML: " + ParseErrors.sentences(e));
+            throw new Unreadable(file + ": " + ParseErrors.at(e) + "not YAML: " + ParseErrors.sentences(e));
         }
         if (tree == null || !tree.isObject()) {
             throw new Unreadable(file + ": expected a kubeconfig, a mapping with clusters, contexts and users, got "
-                    + (tree == null || tree.isMissingNode() ? "nothing" : Quote.of(tree.isValueNode() ? tree.asText() : tree.toString())));
+                    + (tree == null ? "nothing" : shown(tree)));
         }
         if (context != null) {
             // fabric8 falls back to the current context when the named one is missing; kubectl refuses, and so does this.
@@ -90,11 +89,16 @@ public final class KubeconfigFile {
                 }
                 var expected = mapping instanceof MismatchedInputException mismatch
                         && mismatch.getTargetType() != null ? "expected " + kind(mismatch.getTargetType()) + ", got " : "cannot be read: ";
-                return path + ": " + expected + (value.isMissingNode() ? "nothing" : Quote.of(value.isValueNode() ? value.asText() : value.toString()));
+                return path + ": " + expected + shown(value);
             }
         }
         var message = e.getMessage() == null ? e.toString() : e.getMessage();
         return "not a kubeconfig (" + message.lines().findFirst().orElse("") + ")";
+    }
+
+    /** A value of the file as a message quotes it: a scalar as written, anything else as JSON, a missing one as nothing. */
+    private static String shown(JsonNode value) {
+        return value.isMissingNode() ? "nothing" : Quote.of(value.isValueNode() ? value.asText() : value.toString());
     }
 
     private static String kind(Class<?> type) {
