@@ -2,30 +2,45 @@ package io.hetgpu.testcluster.manifests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
+import io.hetgpu.deviceplugin.node.NodeLabels;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.testcluster.manifests.AdmissionPolicyEvaluation.Allowed;
 import io.hetgpu.testcluster.manifests.AdmissionPolicyEvaluation.Denied;
 import io.hetgpu.testcluster.manifests.AdmissionPolicyEvaluation.NotMatched;
-import io.hetgpu.testcluster.manifests.AdmissionPolicyEvaluation.Update;
+import io.hetgpu.testcluster.manifests.AdmissionPolicyEvaluation.Request;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The admission policies that narrow what RBAC grants, rendered by {@code kubectl kustomize} and evaluated with CEL
- * against the requests they are there to allow and to refuse: the device plugin's (shipped) and the checkpoint
- * writer's (a sample).
+ * The admission policies that narrow what RBAC grants, rendered by {@code kubectl kustomize} (and the shipped ones by
+ * the chart too) and evaluated with CEL against the requests they are there to allow and to refuse: the device
+ * plugin's own-node policy, the record of a pod's GPUs that only the extender writes, the keys on a Node that only the
+ * device plugin writes (shipped), and the checkpoint writer's (a sample).
  */
 class AdmissionPoliciesTest {
 
     private static final String PLUGIN = "system:serviceaccount:hetgpu-system:hetgpu-device-plugin";
     private static final String WRITER = "system:serviceaccount:ml:hetgpu-checkpoint-writer";
+    private static final String POD_GPU_DEVICES = "hetgpu-pod-gpu-devices";
+    private static final String NODE_GPU_KEYS = "hetgpu-node-gpu-keys";
+    private static final String RECORD = "{\"node\":\"dgx-a100-1\",\"devices\":[\"GPU-0\",\"GPU-1\"],\"boundAt\":\"2026-11-25T18:00:00Z\"}";
+    /** A cluster that serves ValidatingAdmissionPolicy v1, where the chart renders the policies. */
+    private static final String KUBE = "1.31.4";
 
     private final ValidatingAdmissionPolicy ownNode = Kubectl.kustomize(ManifestTree.ROOT)
             .one(ValidatingAdmissionPolicy.class, "hetgpu-device-plugin-own-node");
@@ -51,7 +66,7 @@ class AdmissionPoliciesTest {
         assertThat(asPlugin("gpu-1", "", node, edit(node, n -> new NodeBuilder(n).editSpec().withUnschedulable(true).endSpec().build())))
                 .isInstanceOfSatisfying(Denied.class, denied -> assertThat(denied.message()).contains("spec"));
         // Anyone else is not this policy's business.
-        assertThat(AdmissionPolicyEvaluation.evaluate(ownNode, new Update("system:node:gpu-1", Map.of(), "", node,
+        assertThat(AdmissionPolicyEvaluation.evaluate(ownNode, Request.update("nodes", "", "system:node:gpu-1", node,
                 edit(node, n -> new NodeBuilder(n).editSpec().withUnschedulable(true).endSpec().build())))).isEqualTo(new NotMatched());
     }
 
@@ -78,18 +93,197 @@ class AdmissionPoliciesTest {
                 .isInstanceOfSatisfying(Denied.class, denied -> assertThat(denied.message()).contains("labels"));
         assertThat(asWriter("resnet50-worker-0-x7k2p", "status", pod, recorded)).isInstanceOf(Denied.class);
         // Other accounts are left to RBAC and to their own policies.
-        assertThat(AdmissionPolicyEvaluation.evaluate(ownPod, new Update("system:serviceaccount:ml:default", Map.of(), "", pod, recorded)))
+        assertThat(AdmissionPolicyEvaluation.evaluate(ownPod, Request.update("pods", "", "system:serviceaccount:ml:default", pod, recorded)))
                 .isEqualTo(new NotMatched());
+    }
+
+    /** The shipped policies as each way to install renders them, and the namespace of the accounts they name. */
+    record Install(String name, Rendering rendering, String namespace) {
+        ValidatingAdmissionPolicy policy(String policyName) {
+            return rendering.one(ValidatingAdmissionPolicy.class, policyName);
+        }
+
+        String account(String serviceAccount) {
+            return "system:serviceaccount:" + namespace + ":" + serviceAccount;
+        }
+
+        /** Callers that are not hetgpu: users, a namespace's accounts (one named as hetgpu's), hetgpu's accounts of another namespace. */
+        List<String> outsiders(String hetgpuAccount) {
+            var other = namespace.equals("hetgpu-system") ? "gpu-scheduling" : "hetgpu-system";
+            return List.of("alice", "kubernetes-admin", "system:serviceaccount:ml:default", "system:serviceaccount:ml:" + hetgpuAccount,
+                    "system:serviceaccount:" + other + ":" + hetgpuAccount, "system:node:gpu-1");
+        }
+
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static Stream<Install> installs() {
+        return Stream.of(new Install("kustomize", Kubectl.kustomize(ManifestTree.ROOT), "hetgpu-system"),
+                new Install("chart", HelmChart.render(KUBE, ""), "hetgpu-system"),
+                new Install("chart in namespace gpu-scheduling", HelmChart.render(KUBE, "namespace: {name: gpu-scheduling}"), "gpu-scheduling"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("installs")
+    void everyShippedPolicyIsBoundToDeny(Install install) {
+        var policies = install.rendering().all(ValidatingAdmissionPolicy.class);
+        assertThat(policies).extracting(p -> p.getMetadata().getName())
+                .containsExactlyInAnyOrder("hetgpu-device-plugin-own-node", POD_GPU_DEVICES, NODE_GPU_KEYS);
+        for (var policy : policies) {
+            var binding = install.rendering().one(ValidatingAdmissionPolicyBinding.class, policy.getMetadata().getName());
+            assertThat(binding.getSpec().getPolicyName()).isEqualTo(policy.getMetadata().getName());
+            assertThat(binding.getSpec().getValidationActions()).containsExactly("Deny");
+            assertThat(policy.getSpec().getFailurePolicy()).isEqualTo("Fail");
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("installs")
+    void noPodIsCreatedWithAGpuDevicesRecordWhoeverCreatesIt(Install install) {
+        var policy = install.policy(POD_GPU_DEVICES);
+        var pod = withRecord(pendingPod(), RECORD);
+        var creators = new ArrayList<>(install.outsiders("hetgpu-scheduler"));
+        // A controller creates pods from a template a user wrote; the extender itself never creates pods.
+        creators.addAll(List.of("system:serviceaccount:kube-system:job-controller", install.account("hetgpu-scheduler")));
+        for (var creator : creators) {
+            assertThat(AdmissionPolicyEvaluation.evaluate(policy, Request.create("pods", "", creator, pod))).as(creator)
+                    .isInstanceOfSatisfying(Denied.class, denied -> assertThat(denied.message())
+                            .contains("metadata.annotations['hetgpu.io/gpu-devices']: a pod is never created with it (created by " + creator + ")"));
+        }
+        var userKeys = new PodBuilder(pendingPod()).editMetadata().addToAnnotations(HetgpuKeys.POD_GPU_MIN_MODEL, "A100")
+                .addToLabels(HetgpuKeys.POD_JOB, "resnet50").endMetadata().build();
+        assertThat(AdmissionPolicyEvaluation.evaluate(policy, Request.create("pods", "", "alice", userKeys))).isEqualTo(new NotMatched());
+    }
+
+    @ParameterizedTest
+    @MethodSource("installs")
+    void onlyTheExtenderAddsChangesOrRemovesAPodsGpuDevicesRecord(Install install) {
+        var policy = install.policy(POD_GPU_DEVICES);
+        var pending = pendingPod();
+        var recorded = withRecord(pending, RECORD);
+        var changes = Map.of(
+                "adds", new Pod[] {pending, recorded},
+                "changes", new Pod[] {recorded, withRecord(pending, RECORD.replace("GPU-0", "GPU-7"))},
+                "removes", new Pod[] {recorded, pending});
+        var extender = install.account("hetgpu-scheduler");
+        changes.forEach((change, pods) -> {
+            assertThat(AdmissionPolicyEvaluation.evaluate(policy, Request.update("pods", "", extender, pods[0], pods[1])))
+                    .as("the extender " + change + " it").isEqualTo(new Allowed());
+            for (var caller : install.outsiders("hetgpu-scheduler")) {
+                for (var subResource : List.of("", "status")) {
+                    assertThat(AdmissionPolicyEvaluation.evaluate(policy, Request.update("pods", subResource, caller, pods[0], pods[1])))
+                            .as(caller + " " + change + " it through pods" + (subResource.isEmpty() ? "" : "/" + subResource))
+                            .isInstanceOfSatisfying(Denied.class, denied -> assertThat(denied.message()).isEqualTo(
+                                    "metadata.annotations['hetgpu.io/gpu-devices']: only hetgpu's scheduler extender (" + extender
+                                            + ") adds, changes or removes it, not " + caller));
+                }
+            }
+        });
+        // A Binding's annotations are copied onto the pod it binds.
+        var binding = new BindingBuilder().withNewMetadata().withName("resnet50-worker-0-x7k2p").withNamespace("ml")
+                .addToAnnotations(HetgpuKeys.POD_GPU_DEVICES, RECORD).endMetadata()
+                .withNewTarget().withKind("Node").withName("dgx-a100-1").endTarget().build();
+        for (var resource : List.of(new String[] {"pods", "binding"}, new String[] {"bindings", ""})) {
+            assertThat(AdmissionPolicyEvaluation.evaluate(policy, Request.create(resource[0], resource[1], "system:kube-scheduler", binding)))
+                    .as("a Binding through " + String.join("/", resource)).isInstanceOf(Denied.class);
+        }
+        var plainBinding = new BindingBuilder(binding).editMetadata().withAnnotations(Map.of()).endMetadata().build();
+        assertThat(AdmissionPolicyEvaluation.evaluate(policy, Request.create("pods", "binding", "system:kube-scheduler", plainBinding)))
+                .isEqualTo(new NotMatched());
+    }
+
+    @ParameterizedTest
+    @MethodSource("installs")
+    void podWritesThatLeaveTheRecordAloneAreNotMatched(Install install) {
+        var policy = install.policy(POD_GPU_DEVICES);
+        var bound = withRecord(pod("resnet50-worker-0-x7k2p"), RECORD);
+        var writes = List.of(
+                Request.update("pods", "", "alice", bound, new PodBuilder(bound).editMetadata()
+                        .addToAnnotations(HetgpuKeys.POD_CHECKPOINTED_AT, "2026-11-25T18:00:00Z").endMetadata().build()),
+                Request.update("pods", "", "system:serviceaccount:kube-system:job-controller", bound, new PodBuilder(bound).editMetadata()
+                        .addToLabels("batch.kubernetes.io/controller-uid", "3f1c").addToFinalizers("batch.kubernetes.io/job-tracking").endMetadata().build()),
+                Request.update("pods", "status", "system:node:dgx-a100-1", bound, new PodBuilder(bound).withNewStatus().withPhase("Running").endStatus().build()),
+                Request.update("pods", "", install.account("hetgpu-scheduler"), bound, new PodBuilder(bound).editMetadata()
+                        .addToLabels("team", "vision").endMetadata().build()),
+                // These subresources reset a pod's metadata before admission: the record cannot change through them.
+                Request.update("pods", "ephemeralcontainers", "alice", bound, withRecord(bound, RECORD.replace("GPU-0", "GPU-7"))),
+                Request.update("pods", "resize", "alice", bound, withRecord(bound, RECORD.replace("GPU-0", "GPU-7"))));
+        for (var write : writes) {
+            assertThat(AdmissionPolicyEvaluation.evaluate(policy, write)).as(write.username() + " on " + write.ruleResource())
+                    .isEqualTo(new NotMatched());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("installs")
+    void onlyTheDevicePluginSetsChangesOrRemovesTheKeysItPublishesOnANode(Install install) {
+        var policy = install.policy(NODE_GPU_KEYS);
+        var plugin = install.account("hetgpu-device-plugin");
+        var callers = new ArrayList<>(install.outsiders("hetgpu-device-plugin"));
+        callers.add("system:node:dgx-a100-1");
+        var bare = node("dgx-a100-1");
+        var published = new ArrayList<UnaryOperator<Node>>();
+        for (var key : List.of(HetgpuKeys.ANNOTATION_INVENTORY, HetgpuKeys.ANNOTATION_FREE)) {
+            published.add(n -> new NodeBuilder(n).editMetadata().addToAnnotations(key, "{\"devices\":[]}").endMetadata().build());
+        }
+        for (var key : NodeLabels.OWNED) {
+            published.add(n -> new NodeBuilder(n).editMetadata().addToLabels(key, "8").endMetadata().build());
+        }
+        for (var publish : published) {
+            var with = publish.apply(bare);
+            var changed = new NodeBuilder(with).editMetadata().withAnnotations(values(with.getMetadata().getAnnotations(), "{}"))
+                    .withLabels(values(with.getMetadata().getLabels(), "4")).endMetadata().build();
+            for (var edit : List.of(new Node[] {bare, with}, new Node[] {with, changed}, new Node[] {with, bare})) {
+                var what = diff(edit[0], edit[1]);
+                assertThat(AdmissionPolicyEvaluation.evaluate(policy, Request.update("nodes", "", plugin, edit[0], edit[1])))
+                        .as("the device plugin: " + what).isEqualTo(new Allowed());
+                for (var caller : callers) {
+                    for (var subResource : List.of("", "status")) {
+                        assertThat(AdmissionPolicyEvaluation.evaluate(policy, Request.update("nodes", subResource, caller, edit[0], edit[1])))
+                                .as(caller + ": " + what).isInstanceOfSatisfying(Denied.class, denied -> assertThat(denied.message())
+                                        .startsWith("metadata: only hetgpu's device plugin (" + plugin + ") sets, changes or removes")
+                                        .endsWith(", not " + caller));
+                    }
+                }
+            }
+            // kubelet registering its Node with a published key (--node-labels) would claim GPUs no plugin reported.
+            assertThat(AdmissionPolicyEvaluation.evaluate(policy, Request.create("nodes", "", "system:node:dgx-a100-1", with)))
+                    .as("a Node created with " + diff(bare, with)).isInstanceOf(Denied.class);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("installs")
+    void nodeWritesThatLeaveThePublishedKeysAloneAreNotMatched(Install install) {
+        var policy = install.policy(NODE_GPU_KEYS);
+        var node = new NodeBuilder(node("dgx-a100-1")).editMetadata().addToLabels(HetgpuKeys.LABEL_GPU_MODEL, "A100")
+                .addToAnnotations(HetgpuKeys.ANNOTATION_FREE, "{}").endMetadata().build();
+        var writes = List.of(
+                Request.create("nodes", "", "system:node:dgx-a100-2", node("dgx-a100-2")),
+                Request.update("nodes", "status", "system:node:dgx-a100-1", node, new NodeBuilder(node).withNewStatus()
+                        .addToAllocatable("nvidia.com/gpu", new Quantity("8")).endStatus().build()),
+                // The hetgpu.io/ labels an admin sets are the admin's.
+                Request.update("nodes", "", "kubernetes-admin", node, new NodeBuilder(node).editMetadata().addToLabels("hetgpu.io/gpu-node", "true")
+                        .addToLabels(HetgpuKeys.LABEL_RACK, "rack-a").endMetadata().build()),
+                Request.update("nodes", "", "system:serviceaccount:kube-system:node-controller", node, new NodeBuilder(node).editSpec()
+                        .addNewTaint().withKey("node.kubernetes.io/unreachable").withEffect("NoExecute").endTaint().endSpec().build()));
+        for (var write : writes) {
+            assertThat(AdmissionPolicyEvaluation.evaluate(policy, write)).as(write.username() + " on " + write.ruleResource())
+                    .isEqualTo(new NotMatched());
+        }
     }
 
     private AdmissionPolicyEvaluation.Outcome asPlugin(String tokenNode, String subResource, Node old, Node updated) {
         var extra = tokenNode.isEmpty() ? Map.<String, List<String>>of() : Map.of("authentication.kubernetes.io/node-name", List.of(tokenNode));
-        return AdmissionPolicyEvaluation.evaluate(ownNode, new Update(PLUGIN, extra, subResource, old, updated));
+        return AdmissionPolicyEvaluation.evaluate(ownNode, Request.update("nodes", subResource, PLUGIN, extra, old, updated));
     }
 
     private AdmissionPolicyEvaluation.Outcome asWriter(String tokenPod, String subResource, Pod old, Pod updated) {
         var extra = tokenPod.isEmpty() ? Map.<String, List<String>>of() : Map.of("authentication.kubernetes.io/pod-name", List.of(tokenPod));
-        return AdmissionPolicyEvaluation.evaluate(ownPod, new Update(WRITER, extra, subResource, old, updated));
+        return AdmissionPolicyEvaluation.evaluate(ownPod, Request.update("pods", subResource, WRITER, extra, old, updated));
     }
 
     private static Node node(String name) {
@@ -103,6 +297,27 @@ class AdmissionPoliciesTest {
                 .addToAnnotations("batch.kubernetes.io/job-completion-index", "0").endMetadata()
                 .withNewSpec().withSchedulerName("hetgpu-scheduler").withNodeName("dgx-a100-1").addNewContainer().withName("train").withImage("train")
                 .endContainer().endSpec().build();
+    }
+
+    /** A pod as its controller creates it: not bound, no record. */
+    private static Pod pendingPod() {
+        return new PodBuilder(pod("resnet50-worker-0-x7k2p")).editSpec().withNodeName(null).endSpec().build();
+    }
+
+    private static Pod withRecord(Pod pod, String record) {
+        return new PodBuilder(pod).editMetadata().addToAnnotations(HetgpuKeys.POD_GPU_DEVICES, record).endMetadata().build();
+    }
+
+    /** Every hetgpu.io/gpu key of the map given another value. */
+    private static Map<String, String> values(Map<String, String> map, String value) {
+        var changed = new TreeMap<>(map);
+        changed.replaceAll((key, old) -> key.startsWith(HetgpuKeys.PREFIX + "gpu") ? value : old);
+        return changed;
+    }
+
+    private static String diff(Node before, Node after) {
+        return before.getMetadata().getLabels() + " " + before.getMetadata().getAnnotations() + " -> "
+                + after.getMetadata().getLabels() + " " + after.getMetadata().getAnnotations();
     }
 
     private static <T> T edit(T object, UnaryOperator<T> change) {

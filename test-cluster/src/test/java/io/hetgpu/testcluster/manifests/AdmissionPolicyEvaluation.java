@@ -1,5 +1,6 @@
 package io.hetgpu.testcluster.manifests;
 
+import com.google.protobuf.NullValue;
 import dev.cel.common.CelValidationException;
 import dev.cel.common.types.SimpleType;
 import dev.cel.compiler.CelCompiler;
@@ -9,6 +10,7 @@ import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelRuntime;
 import dev.cel.runtime.CelRuntimeFactory;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.NamedRuleWithOperations;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.math.BigDecimal;
@@ -20,9 +22,10 @@ import java.util.Map;
 
 /**
  * A ValidatingAdmissionPolicy evaluated as the API server evaluates it, with CEL (Google's Java implementation of the
- * language the API server runs): its match conditions, then its variables, then each validation in order, the first that
- * fails denying the request with its message. Objects enter CEL as JSON does (maps, lists, strings, whole numbers as
- * int), so {@code has()}, {@code in} and {@code ==} behave as on the API server's unstructured objects.
+ * language the API server runs): its resource rules, then its match conditions, then its variables, then each
+ * validation in order, the first that fails denying the request with its message. Objects enter CEL as JSON does (maps,
+ * lists, strings, whole numbers as int), so {@code has()}, {@code in} and {@code ==} behave as on the API server's
+ * unstructured objects; a create's {@code oldObject} is null, as there.
  */
 final class AdmissionPolicyEvaluation {
 
@@ -42,13 +45,36 @@ final class AdmissionPolicyEvaluation {
     }
 
     /**
-     * An update as an authenticated caller makes it.
+     * A write as an authenticated caller makes it.
      *
+     * @param operation   CREATE or UPDATE
+     * @param resource    the resource as RBAC and the policy's rules name it: pods, nodes, bindings
+     * @param subResource "" for the object itself, else status, binding, ...
      * @param username    {@code request.userInfo.username}
      * @param extra       {@code request.userInfo.extra}: a bound service-account token's pod and node names
-     * @param subResource "" for the object itself, "status" for its status
+     * @param oldObject   the stored object an update changes; null for a create
+     * @param object      what the caller writes
      */
-    record Update(String username, Map<String, List<String>> extra, String subResource, HasMetadata oldObject, HasMetadata object) {
+    record Request(String operation, String resource, String subResource, String username, Map<String, List<String>> extra,
+            HasMetadata oldObject, HasMetadata object) {
+
+        static Request create(String resource, String subResource, String username, HasMetadata object) {
+            return new Request("CREATE", resource, subResource, username, Map.of(), null, object);
+        }
+
+        static Request update(String resource, String subResource, String username, HasMetadata oldObject, HasMetadata object) {
+            return update(resource, subResource, username, Map.of(), oldObject, object);
+        }
+
+        static Request update(String resource, String subResource, String username, Map<String, List<String>> extra, HasMetadata oldObject,
+                HasMetadata object) {
+            return new Request("UPDATE", resource, subResource, username, extra, oldObject, object);
+        }
+
+        /** The resource and subresource as a policy's resource rules name them: pods, pods/status. */
+        String ruleResource() {
+            return subResource.isEmpty() ? resource : resource + "/" + subResource;
+        }
     }
 
     private static final CelCompiler COMPILER = CelCompilerFactory.standardCelCompilerBuilder()
@@ -61,19 +87,23 @@ final class AdmissionPolicyEvaluation {
     private AdmissionPolicyEvaluation() {
     }
 
-    static Outcome evaluate(ValidatingAdmissionPolicy policy, Update update) {
-        var activation = new LinkedHashMap<String, Object>();
-        activation.put("object", json(update.object()));
-        activation.put("oldObject", json(update.oldObject()));
-        var userInfo = new LinkedHashMap<String, Object>();
-        userInfo.put("username", update.username());
-        if (!update.extra().isEmpty()) {
-            userInfo.put("extra", update.extra());
+    static Outcome evaluate(ValidatingAdmissionPolicy policy, Request request) {
+        var spec = policy.getSpec();
+        if (!matchesRules(spec.getMatchConstraints().getResourceRules(), request)) {
+            return new NotMatched();
         }
-        activation.put("request", Map.of("userInfo", userInfo, "subResource", update.subResource(), "operation", "UPDATE"));
+        var activation = new LinkedHashMap<String, Object>();
+        activation.put("object", json(request.object()));
+        activation.put("oldObject", request.oldObject() == null ? NullValue.NULL_VALUE : json(request.oldObject()));
+        var userInfo = new LinkedHashMap<String, Object>();
+        userInfo.put("username", request.username());
+        if (!request.extra().isEmpty()) {
+            userInfo.put("extra", request.extra());
+        }
+        activation.put("request", Map.of("userInfo", userInfo, "operation", request.operation(),
+                "resource", Map.of("group", "", "version", "v1", "resource", request.resource()), "subResource", request.subResource()));
         var variables = new LinkedHashMap<String, Object>();
         activation.put("variables", variables);
-        var spec = policy.getSpec();
         for (var condition : spec.getMatchConditions()) {
             if (!Boolean.TRUE.equals(eval(condition.getExpression(), activation))) {
                 return new NotMatched();
@@ -90,6 +120,12 @@ final class AdmissionPolicyEvaluation {
             }
         }
         return new Allowed();
+    }
+
+    /** Whether a rule names the request's operation and resource (the core group's v1, as every rule here). */
+    private static boolean matchesRules(List<NamedRuleWithOperations> rules, Request request) {
+        return rules.stream().anyMatch(rule -> rule.getApiGroups().contains("") && rule.getApiVersions().contains("v1")
+                && rule.getOperations().contains(request.operation()) && rule.getResources().contains(request.ruleResource()));
     }
 
     private static Object eval(String expression, Map<String, Object> activation) {
