@@ -42,10 +42,10 @@ class AdmissionPoliciesTest {
     /** A cluster that serves ValidatingAdmissionPolicy v1, where the chart renders the policies. */
     private static final String KUBE = "1.31.4";
 
-    private final ValidatingAdmissionPolicy ownNode = Kubectl.kustomize(ManifestTree.ROOT)
-            .one(ValidatingAdmissionPolicy.class, "hetgpu-device-plugin-own-node");
-    private final ValidatingAdmissionPolicy ownPod = Kubectl.kustomize(ManifestTree.SAMPLES)
-            .one(ValidatingAdmissionPolicy.class, "hetgpu-checkpoint-writer-own-pod");
+    private final AdmissionPolicyEvaluation ownNode = AdmissionPolicyEvaluation.of(Kubectl.kustomize(ManifestTree.ROOT)
+            .one(ValidatingAdmissionPolicy.class, "hetgpu-device-plugin-own-node"));
+    private final AdmissionPolicyEvaluation ownPod = AdmissionPolicyEvaluation.of(Kubectl.kustomize(ManifestTree.SAMPLES)
+            .one(ValidatingAdmissionPolicy.class, "hetgpu-checkpoint-writer-own-pod"));
 
     @Test
     void theDevicePluginMayWriteOnlyHetgpuKeysOnItsOwnNode() {
@@ -66,7 +66,7 @@ class AdmissionPoliciesTest {
         assertThat(asPlugin("gpu-1", "", node, edit(node, n -> new NodeBuilder(n).editSpec().withUnschedulable(true).endSpec().build())))
                 .isInstanceOfSatisfying(Denied.class, denied -> assertThat(denied.message()).contains("spec"));
         // Anyone else is not this policy's business.
-        assertThat(AdmissionPolicyEvaluation.evaluate(ownNode, Request.update("nodes", "", "system:node:gpu-1", node,
+        assertThat(ownNode.evaluate(Request.update("nodes", "", "system:node:gpu-1", node,
                 edit(node, n -> new NodeBuilder(n).editSpec().withUnschedulable(true).endSpec().build())))).isEqualTo(new NotMatched());
     }
 
@@ -93,14 +93,14 @@ class AdmissionPoliciesTest {
                 .isInstanceOfSatisfying(Denied.class, denied -> assertThat(denied.message()).contains("labels"));
         assertThat(asWriter("resnet50-worker-0-x7k2p", "status", pod, recorded)).isInstanceOf(Denied.class);
         // Other accounts are left to RBAC and to their own policies.
-        assertThat(AdmissionPolicyEvaluation.evaluate(ownPod, Request.update("pods", "", "system:serviceaccount:ml:default", pod, recorded)))
+        assertThat(ownPod.evaluate(Request.update("pods", "", "system:serviceaccount:ml:default", pod, recorded)))
                 .isEqualTo(new NotMatched());
     }
 
     /** The shipped policies as each way to install renders them, and the namespace of the accounts they name. */
     record Install(String name, Rendering rendering, String namespace) {
-        ValidatingAdmissionPolicy policy(String policyName) {
-            return rendering.one(ValidatingAdmissionPolicy.class, policyName);
+        AdmissionPolicyEvaluation policy(String policyName) {
+            return AdmissionPolicyEvaluation.of(rendering.one(ValidatingAdmissionPolicy.class, policyName));
         }
 
         String account(String serviceAccount) {
@@ -118,6 +118,10 @@ class AdmissionPoliciesTest {
         public String toString() {
             return name;
         }
+    }
+
+    /** One write to an object, before and after. */
+    record Change<T>(String what, T before, T after) {
     }
 
     static Stream<Install> installs() {
@@ -149,13 +153,13 @@ class AdmissionPoliciesTest {
         // A controller creates pods from a template a user wrote; the extender itself never creates pods.
         creators.addAll(List.of("system:serviceaccount:kube-system:job-controller", install.account("hetgpu-scheduler")));
         for (var creator : creators) {
-            assertThat(AdmissionPolicyEvaluation.evaluate(policy, Request.create("pods", "", creator, pod))).as(creator)
+            assertThat(policy.evaluate(Request.create("pods", "", creator, pod))).as(creator)
                     .isInstanceOfSatisfying(Denied.class, denied -> assertThat(denied.message())
                             .contains("metadata.annotations['hetgpu.io/gpu-devices']: a pod is never created with it (created by " + creator + ")"));
         }
         var userKeys = new PodBuilder(pendingPod()).editMetadata().addToAnnotations(HetgpuKeys.POD_GPU_MIN_MODEL, "A100")
                 .addToLabels(HetgpuKeys.POD_JOB, "resnet50").endMetadata().build();
-        assertThat(AdmissionPolicyEvaluation.evaluate(policy, Request.create("pods", "", "alice", userKeys))).isEqualTo(new NotMatched());
+        assertThat(policy.evaluate(Request.create("pods", "", "alice", userKeys))).isEqualTo(new NotMatched());
     }
 
     @ParameterizedTest
@@ -164,34 +168,33 @@ class AdmissionPoliciesTest {
         var policy = install.policy(POD_GPU_DEVICES);
         var pending = pendingPod();
         var recorded = withRecord(pending, RECORD);
-        var changes = Map.of(
-                "adds", new Pod[] {pending, recorded},
-                "changes", new Pod[] {recorded, withRecord(pending, RECORD.replace("GPU-0", "GPU-7"))},
-                "removes", new Pod[] {recorded, pending});
+        var changes = List.of(new Change<>("adds", pending, recorded),
+                new Change<>("changes", recorded, withRecord(pending, RECORD.replace("GPU-0", "GPU-7"))),
+                new Change<>("removes", recorded, pending));
         var extender = install.account("hetgpu-scheduler");
-        changes.forEach((change, pods) -> {
-            assertThat(AdmissionPolicyEvaluation.evaluate(policy, Request.update("pods", "", extender, pods[0], pods[1])))
-                    .as("the extender " + change + " it").isEqualTo(new Allowed());
+        for (var change : changes) {
+            assertThat(policy.evaluate(Request.update("pods", "", extender, change.before(), change.after())))
+                    .as("the extender " + change.what() + " it").isEqualTo(new Allowed());
             for (var caller : install.outsiders("hetgpu-scheduler")) {
                 for (var subResource : List.of("", "status")) {
-                    assertThat(AdmissionPolicyEvaluation.evaluate(policy, Request.update("pods", subResource, caller, pods[0], pods[1])))
-                            .as(caller + " " + change + " it through pods" + (subResource.isEmpty() ? "" : "/" + subResource))
+                    assertThat(policy.evaluate(Request.update("pods", subResource, caller, change.before(), change.after())))
+                            .as(caller + " " + change.what() + " it through pods" + (subResource.isEmpty() ? "" : "/" + subResource))
                             .isInstanceOfSatisfying(Denied.class, denied -> assertThat(denied.message()).isEqualTo(
                                     "metadata.annotations['hetgpu.io/gpu-devices']: only hetgpu's scheduler extender (" + extender
                                             + ") adds, changes or removes it, not " + caller));
                 }
             }
-        });
+        }
         // A Binding's annotations are copied onto the pod it binds.
         var binding = new BindingBuilder().withNewMetadata().withName("resnet50-worker-0-x7k2p").withNamespace("ml")
                 .addToAnnotations(HetgpuKeys.POD_GPU_DEVICES, RECORD).endMetadata()
                 .withNewTarget().withKind("Node").withName("dgx-a100-1").endTarget().build();
-        for (var resource : List.of(new String[] {"pods", "binding"}, new String[] {"bindings", ""})) {
-            assertThat(AdmissionPolicyEvaluation.evaluate(policy, Request.create(resource[0], resource[1], "system:kube-scheduler", binding)))
-                    .as("a Binding through " + String.join("/", resource)).isInstanceOf(Denied.class);
+        for (var bind : List.of(Request.create("pods", "binding", "system:kube-scheduler", binding),
+                Request.create("bindings", "", "system:kube-scheduler", binding))) {
+            assertThat(policy.evaluate(bind)).as("a Binding through " + bind.ruleResource()).isInstanceOf(Denied.class);
         }
         var plainBinding = new BindingBuilder(binding).editMetadata().withAnnotations(Map.of()).endMetadata().build();
-        assertThat(AdmissionPolicyEvaluation.evaluate(policy, Request.create("pods", "binding", "system:kube-scheduler", plainBinding)))
+        assertThat(policy.evaluate(Request.create("pods", "binding", "system:kube-scheduler", plainBinding)))
                 .isEqualTo(new NotMatched());
     }
 
@@ -212,7 +215,7 @@ class AdmissionPoliciesTest {
                 Request.update("pods", "ephemeralcontainers", "alice", bound, withRecord(bound, RECORD.replace("GPU-0", "GPU-7"))),
                 Request.update("pods", "resize", "alice", bound, withRecord(bound, RECORD.replace("GPU-0", "GPU-7"))));
         for (var write : writes) {
-            assertThat(AdmissionPolicyEvaluation.evaluate(policy, write)).as(write.username() + " on " + write.ruleResource())
+            assertThat(policy.evaluate(write)).as(write.username() + " on " + write.ruleResource())
                     .isEqualTo(new NotMatched());
         }
     }
@@ -236,22 +239,22 @@ class AdmissionPoliciesTest {
             var with = publish.apply(bare);
             var changed = new NodeBuilder(with).editMetadata().withAnnotations(values(with.getMetadata().getAnnotations(), "{}"))
                     .withLabels(values(with.getMetadata().getLabels(), "4")).endMetadata().build();
-            for (var edit : List.of(new Node[] {bare, with}, new Node[] {with, changed}, new Node[] {with, bare})) {
-                var what = diff(edit[0], edit[1]);
-                assertThat(AdmissionPolicyEvaluation.evaluate(policy, Request.update("nodes", "", plugin, edit[0], edit[1])))
-                        .as("the device plugin: " + what).isEqualTo(new Allowed());
+            for (var change : List.of(new Change<>("sets", bare, with), new Change<>("changes", with, changed), new Change<>("removes", with, bare))) {
+                var what = change.what() + " " + keys(with);
+                assertThat(policy.evaluate(Request.update("nodes", "", plugin, change.before(), change.after())))
+                        .as("the device plugin " + what).isEqualTo(new Allowed());
                 for (var caller : callers) {
                     for (var subResource : List.of("", "status")) {
-                        assertThat(AdmissionPolicyEvaluation.evaluate(policy, Request.update("nodes", subResource, caller, edit[0], edit[1])))
-                                .as(caller + ": " + what).isInstanceOfSatisfying(Denied.class, denied -> assertThat(denied.message())
+                        assertThat(policy.evaluate(Request.update("nodes", subResource, caller, change.before(), change.after())))
+                                .as(caller + " " + what).isInstanceOfSatisfying(Denied.class, denied -> assertThat(denied.message())
                                         .startsWith("metadata: only hetgpu's device plugin (" + plugin + ") sets, changes or removes")
                                         .endsWith(", not " + caller));
                     }
                 }
             }
             // kubelet registering its Node with a published key (--node-labels) would claim GPUs no plugin reported.
-            assertThat(AdmissionPolicyEvaluation.evaluate(policy, Request.create("nodes", "", "system:node:dgx-a100-1", with)))
-                    .as("a Node created with " + diff(bare, with)).isInstanceOf(Denied.class);
+            assertThat(policy.evaluate(Request.create("nodes", "", "system:node:dgx-a100-1", with)))
+                    .as("a Node created with " + keys(with)).isInstanceOf(Denied.class);
         }
     }
 
@@ -271,19 +274,19 @@ class AdmissionPoliciesTest {
                 Request.update("nodes", "", "system:serviceaccount:kube-system:node-controller", node, new NodeBuilder(node).editSpec()
                         .addNewTaint().withKey("node.kubernetes.io/unreachable").withEffect("NoExecute").endTaint().endSpec().build()));
         for (var write : writes) {
-            assertThat(AdmissionPolicyEvaluation.evaluate(policy, write)).as(write.username() + " on " + write.ruleResource())
+            assertThat(policy.evaluate(write)).as(write.username() + " on " + write.ruleResource())
                     .isEqualTo(new NotMatched());
         }
     }
 
     private AdmissionPolicyEvaluation.Outcome asPlugin(String tokenNode, String subResource, Node old, Node updated) {
         var extra = tokenNode.isEmpty() ? Map.<String, List<String>>of() : Map.of("authentication.kubernetes.io/node-name", List.of(tokenNode));
-        return AdmissionPolicyEvaluation.evaluate(ownNode, Request.update("nodes", subResource, PLUGIN, extra, old, updated));
+        return ownNode.evaluate(Request.update("nodes", subResource, PLUGIN, extra, old, updated));
     }
 
     private AdmissionPolicyEvaluation.Outcome asWriter(String tokenPod, String subResource, Pod old, Pod updated) {
         var extra = tokenPod.isEmpty() ? Map.<String, List<String>>of() : Map.of("authentication.kubernetes.io/pod-name", List.of(tokenPod));
-        return AdmissionPolicyEvaluation.evaluate(ownPod, Request.update("pods", subResource, WRITER, extra, old, updated));
+        return ownPod.evaluate(Request.update("pods", subResource, WRITER, extra, old, updated));
     }
 
     private static Node node(String name) {
@@ -315,9 +318,10 @@ class AdmissionPoliciesTest {
         return changed;
     }
 
-    private static String diff(Node before, Node after) {
-        return before.getMetadata().getLabels() + " " + before.getMetadata().getAnnotations() + " -> "
-                + after.getMetadata().getLabels() + " " + after.getMetadata().getAnnotations();
+    /** The node's hetgpu.io/gpu keys, to say which a failing assertion was about. */
+    private static String keys(Node node) {
+        return Stream.concat(node.getMetadata().getLabels().keySet().stream(), node.getMetadata().getAnnotations().keySet().stream())
+                .filter(key -> key.startsWith(HetgpuKeys.PREFIX + "gpu")).toList().toString();
     }
 
     private static <T> T edit(T object, UnaryOperator<T> change) {

@@ -10,8 +10,11 @@ import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelRuntime;
 import dev.cel.runtime.CelRuntimeFactory;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MatchCondition;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.NamedRuleWithOperations;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicySpec;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.Variable;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -19,6 +22,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * A ValidatingAdmissionPolicy evaluated as the API server evaluates it, with CEL (Google's Java implementation of the
@@ -84,11 +90,24 @@ final class AdmissionPolicyEvaluation {
             .build();
     private static final CelRuntime RUNTIME = CelRuntimeFactory.standardCelRuntimeBuilder().build();
 
-    private AdmissionPolicyEvaluation() {
+    private final ValidatingAdmissionPolicySpec spec;
+    /** Each expression of the policy, compiled once: a test evaluates hundreds of requests against one policy. */
+    private final Map<String, CelRuntime.Program> programs;
+
+    private AdmissionPolicyEvaluation(ValidatingAdmissionPolicySpec spec) {
+        this.spec = spec;
+        var expressions = Stream.of(spec.getMatchConditions().stream().map(MatchCondition::getExpression),
+                        spec.getVariables().stream().map(Variable::getExpression),
+                        spec.getValidations().stream().flatMap(v -> Stream.of(v.getExpression(), v.getMessageExpression())))
+                .flatMap(s -> s).filter(Objects::nonNull).distinct();
+        this.programs = expressions.collect(Collectors.toUnmodifiableMap(e -> e, AdmissionPolicyEvaluation::compile));
     }
 
-    static Outcome evaluate(ValidatingAdmissionPolicy policy, Request request) {
-        var spec = policy.getSpec();
+    static AdmissionPolicyEvaluation of(ValidatingAdmissionPolicy policy) {
+        return new AdmissionPolicyEvaluation(policy.getSpec());
+    }
+
+    Outcome evaluate(Request request) {
         if (!matchesRules(spec.getMatchConstraints().getResourceRules(), request)) {
             return new NotMatched();
         }
@@ -128,10 +147,18 @@ final class AdmissionPolicyEvaluation {
                 && rule.getOperations().contains(request.operation()) && rule.getResources().contains(request.ruleResource()));
     }
 
-    private static Object eval(String expression, Map<String, Object> activation) {
+    private static CelRuntime.Program compile(String expression) {
         try {
-            return RUNTIME.createProgram(COMPILER.compile(expression).getAst()).eval(activation);
+            return RUNTIME.createProgram(COMPILER.compile(expression).getAst());
         } catch (CelValidationException | CelEvaluationException e) {
+            throw new AssertionError("CEL expression " + expression + ": " + e.getMessage(), e);
+        }
+    }
+
+    private Object eval(String expression, Map<String, Object> activation) {
+        try {
+            return programs.get(expression).eval(activation);
+        } catch (CelEvaluationException e) {
             throw new AssertionError("CEL expression " + expression + ": " + e.getMessage(), e);
         }
     }
