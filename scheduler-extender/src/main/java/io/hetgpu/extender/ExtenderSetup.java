@@ -57,6 +57,15 @@ public record ExtenderSetup(ExtenderConfig config, CardCatalog catalog, PodReque
     public ExtenderVerbs verbs(ClusterView cluster, BiConsumer<PodRequest, ScoreTable> onScored, Consumer<PreemptionAdvice> onAdvised,
                                PodBinder binder, Consumer<BindVerb.Report> onBound, JobSizes sizes, JobHolds.Listener plans) {
         return ExtenderVerbs.of(cluster, parser, nodeStates, policy, onScored, onAdvised, binder, onBound, bindLimits(),
-                new WholeJobs.Settings(sizes, config.jobPlanDeadline(), plans));
+                new WholeJobs.Settings(sizes, config.jobPlanDeadline(), plans, WholeJobs.Settings.DEFAULT_MAX_JOB_PODS,
+                        planBudget(config.httpTimeout()), Set.copyOf(config.schedulerNames())));
+    }
+
+    /**
+     * How long a job's plan may take: three fifths of kube-scheduler's httpTimeout, so that the filter that plans answers
+     * within the call with room for the rest of its work and the network.
+     */
+    static java.time.Duration planBudget(java.time.Duration httpTimeout) {
+        return httpTimeout.multipliedBy(3).dividedBy(5);
     }
 }

@@ -2,6 +2,7 @@ package io.hetgpu.extender.cluster;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hetgpu.extender.model.BoundPod;
+import io.hetgpu.extender.model.DataLocality;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
@@ -53,6 +54,11 @@ public interface ClusterView {
 
     /** Where the pod's job peers run and where its volumes' data lives. */
     PlacementContext contextOf(PodRequest pod);
+
+    /** Where the pod's volumes' data lives, without looking at its job: what a plan reads for each member. */
+    default List<DataLocality> volumesOf(PodRequest pod) {
+        return contextOf(pod).volumes();
+    }
 
     /**
      * Every pod of the job of this key ({@code JobMembership.key()}), bound or not, finished or not, in no set order;

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.hetgpu.extender.job.JobMembershipReader;
 import io.hetgpu.extender.model.BoundPod;
+import io.hetgpu.extender.model.DataLocality;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
@@ -260,9 +261,17 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
 
     @Override
     public PlacementContext contextOf(PodRequest pod) {
-        return PlacementContexts.of(pod, new PlacementContexts.Objects(this::jobPods, nodes.getStore()::getByKey,
-                (namespace, name) -> claims.getStore().getByKey(Cache.namespaceKeyFunc(namespace, name)), volumes.getStore()::getByKey),
-                parser, rackLabel);
+        return PlacementContexts.of(pod, objects(), parser, rackLabel);
+    }
+
+    @Override
+    public List<DataLocality> volumesOf(PodRequest pod) {
+        return PlacementContexts.volumes(pod, objects(), rackLabel);
+    }
+
+    private PlacementContexts.Objects objects() {
+        return new PlacementContexts.Objects(this::jobPods, nodes.getStore()::getByKey,
+                (namespace, name) -> claims.getStore().getByKey(Cache.namespaceKeyFunc(namespace, name)), volumes.getStore()::getByKey);
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hetgpu.extender.job.JobMembershipReader;
 import io.hetgpu.extender.model.BoundPod;
+import io.hetgpu.extender.model.DataLocality;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
@@ -143,8 +144,16 @@ public final class ListedClusterView implements ClusterView {
 
     @Override
     public synchronized PlacementContext contextOf(PodRequest pod) {
-        return PlacementContexts.of(pod, new PlacementContexts.Objects(this::jobPods, nodes::get,
-                (namespace, name) -> claims.get(namespace + "/" + name), volumes::get), parser, rackLabel);
+        return PlacementContexts.of(pod, objects(), parser, rackLabel);
+    }
+
+    @Override
+    public synchronized List<DataLocality> volumesOf(PodRequest pod) {
+        return PlacementContexts.volumes(pod, objects(), rackLabel);
+    }
+
+    private PlacementContexts.Objects objects() {
+        return new PlacementContexts.Objects(this::jobPods, nodes::get, (namespace, name) -> claims.get(namespace + "/" + name), volumes::get);
     }
 
     @Override

@@ -66,6 +66,11 @@ final class PlacementContexts {
                         labels.getOrDefault(HetgpuKeys.LABEL_ZONE, "")));
             }
         }
+        return new PlacementContext(peers, volumes(pod, objects, rackLabel), waiting);
+    }
+
+    /** Where the data of the pod's volumes lives: its claims' volumes' localities, those that have one. */
+    static List<DataLocality> volumes(PodRequest pod, Objects objects, String rackLabel) {
         var located = new ArrayList<DataLocality>();
         for (var claimName : pod.claimNames()) {
             var claim = objects.claim().apply(pod.namespace(), claimName);
@@ -81,7 +86,7 @@ final class PlacementContexts {
                 LOG.warn("ignoring the data locality of claim {}/{}: {}", pod.namespace(), claimName, e.getMessage());
             }
         }
-        return new PlacementContext(peers, located, waiting);
+        return located;
     }
 
     /** GPUs a pod asks for; 0 when its request cannot be read (it will be refused on its own turn, saying why). */

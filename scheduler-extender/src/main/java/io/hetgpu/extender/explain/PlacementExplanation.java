@@ -20,7 +20,7 @@ import java.util.Locale;
 public final class PlacementExplanation {
 
     /** How many runners-up an explanation names. */
-    static final int ALTERNATIVES = 2;
+    static final int ALTERNATIVES = ScoreTable.EXPLAINED_ROWS - 1;
 
     private PlacementExplanation() {
     }

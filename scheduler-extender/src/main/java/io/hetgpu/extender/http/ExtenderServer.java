@@ -47,8 +47,8 @@ import org.slf4j.LoggerFactory;
  * run on a worker pool of one thread per core. With a metrics port, the probes come there, to a server on an event loop
  * of its own, and every filter and prioritize is answered on the verbs' event loop: the hand-off to the pool and back
  * (a system call to wake a thread each way) cost a tenth of a 5,000-name request, and more at the 99th percentile.
- * Preemption weighs the whole cluster and still runs on the pool; binds, which wait on the API server, on a pool of
- * their own.
+ * A filter that plans a whole job, preemption (which weighs the whole cluster) run on the pool whatever the ports;
+ * binds, which wait on the API server, on a pool of their own.
  *
  * <p>What one caller can hold is bounded: bodies above the body limit are refused (413); bodies beyond the bytes
  * in flight are refused at once (429, Retry-After), before they are read, since kube-scheduler retries a failed
@@ -212,8 +212,9 @@ public final class ExtenderServer implements AutoCloseable {
         var router = Router.router(vertx);
         var body = new RequestBody(options.bodyLimitBytes());
         router.post("/filter").handler(this::admit).handler(body).handler(ctx -> work(ctx, "filter", this::filter,
-                // Without a probe port, a filter that plans a whole job weighs every node of the cluster, whatever its size.
-                request -> options.hasMetricsPort() || small(request) && plansNoJob(request)));
+                // A filter that plans a whole job weighs every node of the cluster for every pod of the job, for up to its
+                // plan's budget: on the worker pool, so that the event loop goes on answering other pods meanwhile.
+                request -> (options.hasMetricsPort() || small(request)) && plansNoJob(request)));
         // Prioritize scores the nodes it is given and plans nothing; a preemption weighs the whole cluster.
         router.post("/prioritize").handler(this::admit).handler(body).handler(ctx -> work(ctx, "prioritize", this::prioritize,
                 request -> options.hasMetricsPort() || small(request)));

@@ -118,6 +118,26 @@ public final class JobHolds {
         return plan;
     }
 
+    /**
+     * Moves one member's seat within its job's live plan (kube-scheduler offers the member other nodes than the plan
+     * chose: its own filters, a node selector, refuse the seat): the job keeps its other seats and its deadline.
+     * Returns the plan as now held, or null when the job has no live plan or the pod no seat in it.
+     */
+    public synchronized HeldPlan move(String jobKey, Hold moved) {
+        var plan = planOf(jobKey);
+        if (plan == null || plan.holdOf(moved.podUid()) == null) {
+            return null;
+        }
+        var holds = new ArrayList<Hold>(plan.holds().size());
+        for (var hold : plan.holds()) {
+            holds.add(hold.podUid().equals(moved.podUid()) ? moved : hold);
+        }
+        var now = new HeldPlan(jobKey, holds, plan.plannedAt(), plan.deadline());
+        byJob.put(jobKey, now);
+        publish();
+        return now;
+    }
+
     /** Ends the job's plan, if it has one: its GPUs are free again for everyone. */
     public synchronized void release(String jobKey, String why) {
         var plan = byJob.get(jobKey);

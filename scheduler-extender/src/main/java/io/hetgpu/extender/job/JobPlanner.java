@@ -90,6 +90,45 @@ public final class JobPlanner {
         void made(PodRequest.Shape shape, ClosedTier closed, List<NodeState> nodes, PlacementPolicy.Assessment[] assessments);
     }
 
+    /**
+     * How long a plan may take: asked between members, so that a plan stops within one member's scoring of its limit.
+     * kube-scheduler waits for the filter that plans, and a job of thousands of pods over thousands of nodes must not
+     * outlast its call.
+     */
+    public interface Budget {
+        Budget UNLIMITED = new Budget() {
+            @Override
+            public boolean spent() {
+                return false;
+            }
+
+            @Override
+            public java.time.Duration limit() {
+                return java.time.Duration.ofSeconds(Long.MAX_VALUE);
+            }
+        };
+
+        boolean spent();
+
+        java.time.Duration limit();
+
+        /** A budget of {@code limit} from now, on the JVM's monotonic clock. */
+        static Budget from(java.time.Duration limit) {
+            long until = System.nanoTime() + limit.toNanos();
+            return new Budget() {
+                @Override
+                public boolean spent() {
+                    return System.nanoTime() - until > 0;
+                }
+
+                @Override
+                public java.time.Duration limit() {
+                    return limit;
+                }
+            };
+        }
+    }
+
     /** What is known of the job beyond its members: for each member its context (bound peers, data) and closed tiers. */
     public record Job(String key, List<PodRequest> members, Function<PodRequest, PlacementContext> context,
                       Function<PodRequest, ClosedTier> closed) {
@@ -102,8 +141,10 @@ public final class JobPlanner {
     }
 
     /**
-     * A member's planned place: the node and the GPU set the policy's allocator chose there, and the member's scores over
-     * the nodes it could take when it was planned (why this node: what the extender explains for a pod it places).
+     * A member's planned place: the node and the GPU set the policy's allocator chose there, and the summary of the
+     * member's scores when it was planned ({@link ScoreTable#summary}: the best few nodes and how many did not fit, why
+     * this node: what the extender explains for a pod it places). A whole table would keep a row per node for each
+     * member until the plan is held.
      */
     public record Seat(PodRequest member, NodeState node, GpuSet set, ScoreTable scores) {
         public String nodeName() {
@@ -146,7 +187,12 @@ public final class JobPlanner {
      * member found no node and why each node refused it; a pod's reason is cut at a few hundred characters, so what
      * matters most comes first.
      */
-    public record Lacking(String need, String detail) implements Outcome {
+    public record Lacking(String need, String detail, String member) implements Outcome {
+
+        /** @param member the member that found no node ("" where the plan stopped for another reason) */
+        public Lacking {
+            Objects.requireNonNull(member, "member");
+        }
 
         /** One line for the pod's reason. */
         public String reason() {
@@ -180,13 +226,29 @@ public final class JobPlanner {
 
     /** The same, with the nodes' assessments for a shape, before any seat is taken, found in and left to {@code kept}. */
     public Outcome plan(Job job, List<NodeState> nodes, MemberFit fit, KeptAssessments kept) {
+        return plan(job, nodes, fit, kept, Budget.UNLIMITED);
+    }
+
+    /** The same, given up with what it lacks once {@code budget} is spent. */
+    public Outcome plan(Job job, List<NodeState> nodes, MemberFit fit, KeptAssessments kept, Budget budget) {
         var order = new ArrayList<>(job.members());
         order.sort(Comparator.comparingInt(PodRequest::gpuCount).reversed().thenComparing(PodRequest::name));
+        // Each member's context names those after it as waiting: one list, of which each member takes its tail.
+        var waiting = order.stream().map(pod -> new WaitingPeer(pod.name(), pod.gpuCount())).toList();
+        var positions = HashMap.<String, Integer>newHashMap(nodes.size());
+        for (int i = 0; i < nodes.size(); i++) {
+            positions.putIfAbsent(nodes.get(i).name(), i);
+        }
         var states = new ArrayList<>(nodes);
         // Assessments per pod shape and closed tier, kept across members: a seat changes one node, judged again alone.
         var assessed = new HashMap<List<Object>, Judged>();
         var seats = new ArrayList<Seat>(order.size());
+        var plannedPeers = new ArrayList<PeerLocation>(order.size());
         for (int m = 0; m < order.size(); m++) {
+            if (budget.spent()) {
+                return new Lacking(need(job, order, nodes), "planning stopped after " + m + " of its " + order.size()
+                        + " pods: a plan may take " + budget.limit().toMillis() + " ms (within kube-scheduler's httpTimeout)", "");
+            }
             var member = order.get(m);
             var closed = job.closed().apply(member);
             var key = List.<Object>of(member.shape(), closed);
@@ -202,7 +264,7 @@ public final class JobPlanner {
                 judged = new Judged(assessments);
                 // The seats taken so far changed their nodes: those are judged again below.
                 for (var seat : seats) {
-                    judged.changed(indexOf(states, seat.nodeName()));
+                    judged.changed(positions.get(seat.nodeName()));
                 }
                 assessed.put(key, judged);
             }
@@ -221,13 +283,15 @@ public final class JobPlanner {
                 usable = allowed;
             }
             if (usable.isEmpty()) {
-                return new Lacking(need(job, order, nodes), detail(seats, member, states, refusals(member, states, judged.assessments, fit, seats)));
+                return new Lacking(need(job, order, nodes), detail(seats, member, states, refusals(member, states, judged.assessments, fit, seats)),
+                        member.name());
             }
-            var table = policy.scoreCandidates(member, usable, context(job, member, seats, order.subList(m + 1, order.size())));
+            var table = policy.scoreCandidates(member, usable, context(job, member, plannedPeers, waiting.subList(m + 1, order.size())));
             ScoreTable.Row best = table.best();
-            var seat = new Seat(member, best.candidate().node(), best.candidate().set(), table);
+            var seat = new Seat(member, best.candidate().node(), best.candidate().set(), table.summary(ScoreTable.EXPLAINED_ROWS));
             seats.add(seat);
-            int at = indexOf(states, seat.nodeName());
+            plannedPeers.add(new PeerLocation(member.name(), seat.nodeName(), seat.node().rack(), seat.node().zone()));
+            int at = positions.get(seat.nodeName());
             states.set(at, states.get(at).withTaken(seat.mask()));
             for (var each : assessed.values()) {
                 each.changed(at);
@@ -304,23 +368,12 @@ public final class JobPlanner {
     }
 
     /** The member's context with the members planned before it as its peers and those after it as still waiting. */
-    private static PlacementContext context(Job job, PodRequest member, List<Seat> planned, List<PodRequest> after) {
+    private static PlacementContext context(Job job, PodRequest member, List<PeerLocation> planned, List<WaitingPeer> after) {
         var base = job.context().apply(member);
-        var peers = new ArrayList<>(base.peers());
-        for (var seat : planned) {
-            peers.add(new PeerLocation(seat.member().name(), seat.nodeName(), seat.node().rack(), seat.node().zone()));
-        }
-        var waiting = after.stream().map(pod -> new WaitingPeer(pod.name(), pod.gpuCount())).toList();
-        return new PlacementContext(peers, base.volumes(), waiting);
-    }
-
-    private static int indexOf(List<NodeState> states, String name) {
-        for (int i = 0; i < states.size(); i++) {
-            if (states.get(i).name().equals(name)) {
-                return i;
-            }
-        }
-        throw new IllegalStateException("planned node " + name + " is not among the nodes planned over");
+        var peers = new ArrayList<PeerLocation>(base.peers().size() + planned.size());
+        peers.addAll(base.peers());
+        peers.addAll(planned);
+        return new PlacementContext(peers, base.volumes(), after);
     }
 
     /** "job ml/resnet: 4 pods need 8 GPUs (4 × 2), 5 free in all, at most 1 on one node": over the nodes before planning. */

@@ -46,9 +46,14 @@ public final class JobCloseness {
      * for each of thousands of nodes for each member of a planned job.
      */
     private static final class Places {
+        /** Above this many places a scan costs more than a map's lookup: a job of thousands spans tens of racks. */
+        private static final int SCANNED = 8;
+
         private final List<String> names = new ArrayList<>();
         private int[] hashes = new int[0];
         private int[] peers = new int[0];
+        /** Each place's index by name, once there are more than {@link #SCANNED}. */
+        private Map<String, Integer> indices;
 
         /** One more peer in the place; its index. */
         int count(String name) {
@@ -56,9 +61,19 @@ public final class JobCloseness {
             if (at < 0) {
                 at = names.size();
                 names.add(name);
-                hashes = Arrays.copyOf(hashes, at + 1);
+                if (at == hashes.length) {
+                    hashes = Arrays.copyOf(hashes, Math.max(4, at * 2));
+                    peers = Arrays.copyOf(peers, hashes.length);
+                }
                 hashes[at] = name.hashCode();
-                peers = Arrays.copyOf(peers, at + 1);
+                if (indices != null) {
+                    indices.put(name, at);
+                } else if (names.size() > SCANNED) {
+                    indices = new HashMap<>();
+                    for (int i = 0; i < names.size(); i++) {
+                        indices.put(names.get(i), i);
+                    }
+                }
             }
             peers[at]++;
             return at;
@@ -71,7 +86,10 @@ public final class JobCloseness {
 
         /** The same, given the name's hash: the name is read only where a peer's place hashes alike. */
         int indexOf(String name, int hash) {
-            for (int i = 0; i < hashes.length; i++) {
+            if (indices != null) {
+                return indices.getOrDefault(name, -1);
+            }
+            for (int i = 0; i < names.size(); i++) {
                 if (hashes[i] == hash && names.get(i).equals(name)) {
                     return i;
                 }
@@ -80,7 +98,7 @@ public final class JobCloseness {
         }
 
         int size() {
-            return hashes.length;
+            return names.size();
         }
     }
 
@@ -89,25 +107,26 @@ public final class JobCloseness {
         byNode = new HashMap<>();
         racks = new Places();
         zones = new Places();
-        // Empty labels name no rack or zone: a node without one shares it with nobody.
-        for (var peer : peers) {
+        // Empty labels name no rack or zone: a node without one shares it with nobody. One pass: a planned job of
+        // thousands builds this for each member, over every member planned before it.
+        var zoneOfPeer = new int[peers.size()];
+        var rackOfPeer = new int[peers.size()];
+        for (int i = 0; i < peers.size(); i++) {
+            var peer = peers.get(i);
             if (peer.node() != null) {
                 byNode.computeIfAbsent(peer.node(), node -> new ArrayList<>()).add(peer);
             }
-            if (labelled(peer.rack())) {
-                racks.count(peer.rack());
-            }
-            if (labelled(peer.zone())) {
-                zones.count(peer.zone());
-            }
+            rackOfPeer[i] = labelled(peer.rack()) ? racks.count(peer.rack()) : -1;
+            zoneOfPeer[i] = labelled(peer.zone()) ? zones.count(peer.zone()) : -1;
         }
         inZoneAndRack = new int[zones.size() * racks.size()];
-        for (var peer : peers) {
-            if (labelled(peer.rack()) && labelled(peer.zone())) {
-                inZoneAndRack[zones.indexOf(peer.zone()) * racks.size() + racks.indexOf(peer.rack())]++;
+        for (int i = 0; i < peers.size(); i++) {
+            if (rackOfPeer[i] >= 0 && zoneOfPeer[i] >= 0) {
+                inZoneAndRack[zoneOfPeer[i] * racks.size() + rackOfPeer[i]]++;
             }
         }
-        peerNodeHashes = byNode.keySet().stream().mapToInt(String::hashCode).toArray();
+        // Sorted, for a binary search where a job's pods are on many nodes; a scan of a few where on few.
+        peerNodeHashes = byNode.keySet().stream().mapToInt(String::hashCode).sorted().toArray();
         // A waiting pod without GPUs fits anywhere and follows the others: it tells no node from another.
         gpusWaiting = context.waiting().stream().mapToInt(WaitingPeer::gpus).filter(gpus -> gpus > 0).toArray();
         counted = peers.size() + gpusWaiting.length;
@@ -142,6 +161,9 @@ public final class JobCloseness {
     }
 
     private boolean mayHoldPeers(int nameHash) {
+        if (peerNodeHashes.length > Places.SCANNED) {
+            return Arrays.binarySearch(peerNodeHashes, nameHash) >= 0;
+        }
         for (int hash : peerNodeHashes) {
             if (hash == nameHash) {
                 return true;

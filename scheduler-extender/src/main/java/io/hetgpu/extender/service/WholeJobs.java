@@ -15,6 +15,8 @@ import io.hetgpu.extender.job.JobSource;
 import io.hetgpu.extender.model.InvalidPodRequestException;
 import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.extender.model.NodeStateFactory;
+import io.hetgpu.extender.model.PeerLocation;
+import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
@@ -69,12 +71,49 @@ public final class WholeJobs {
             JobSource.KUBE_POD_GROUP, JobSource.KUBE_WORKLOAD,
             JobSource.VOLCANO_POD_GROUP, JobSource.COSCHEDULING_POD_GROUP);
 
-    /** What whole-job placement needs from the extender's setup: job sizes, how long a plan holds, who hears a plan end. */
-    public record Settings(JobSizes sizes, Duration deadline, JobHolds.Listener listener) {
+    /**
+     * What whole-job placement needs from the extender's setup: job sizes, how long a plan holds, who hears a plan end, and
+     * the bounds that keep one job from taking the extender: the most pods a job planned whole may have, how long a plan
+     * may take, and the schedulers whose pods count as members (empty: any).
+     */
+    public record Settings(JobSizes sizes, Duration deadline, JobHolds.Listener listener, int maxJobPods, Duration planBudget,
+                           Set<String> schedulerNames) {
         /** As shipped: a plan holds its GPUs for a minute. */
         public static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(60);
+        /** As shipped: jobs of up to 4,096 pods, as large as real training jobs get, are planned whole. */
+        public static final int DEFAULT_MAX_JOB_PODS = 4096;
+        /** As shipped: a plan may take 3 s, within kube-scheduler's default httpTimeout of 5 s for the filter that plans. */
+        public static final Duration DEFAULT_PLAN_BUDGET = Duration.ofSeconds(3);
         public static final Settings DEFAULTS = new Settings(JobSizes.STATED_ONLY, DEFAULT_DEADLINE, JobHolds.Listener.NONE);
+
+        public Settings {
+            java.util.Objects.requireNonNull(sizes, "sizes");
+            java.util.Objects.requireNonNull(deadline, "deadline");
+            java.util.Objects.requireNonNull(listener, "listener");
+            if (maxJobPods < 2) {
+                throw new IllegalArgumentException("maxJobPods must be at least 2, got " + maxJobPods);
+            }
+            if (planBudget.isNegative() || planBudget.isZero()) {
+                throw new IllegalArgumentException("planBudget must be above 0, got " + planBudget);
+            }
+            schedulerNames = Set.copyOf(schedulerNames);
+        }
+
+        /** With the shipped bounds, and pods of any scheduler counted as members. */
+        public Settings(JobSizes sizes, Duration deadline, JobHolds.Listener listener) {
+            this(sizes, deadline, listener, DEFAULT_MAX_JOB_PODS, DEFAULT_PLAN_BUDGET, Set.of());
+        }
     }
+
+    /**
+     * How long the first filter after a start spends, at most, seating the jobs a restart left half-bound before it answers
+     * its own pod; the next filters go on where it stopped. A cluster of thousands of such jobs (a namespace can make them)
+     * must not hold the first pods back for seconds.
+     */
+    static final Duration RESEAT_SLICE = Duration.ofMillis(200);
+
+    /** How many refused jobs are remembered, so that they are not planned again while nothing changes. */
+    static final int REMEMBERED_REFUSALS = 1024;
 
     private final ClusterView cluster;
     private final PodRequestParser parser;
@@ -88,8 +127,28 @@ public final class WholeJobs {
     private final AssessmentsBetweenPlans assessments = new AssessmentsBetweenPlans();
     private final LongAdder heldBackForHeadroom = new LongAdder();
     private volatile SnapshotStates snapshotStates = SnapshotStates.NONE;
-    /** Whether the jobs a restart left half-bound have been seated (once, at the first filter). */
+    /** Whether the jobs a restart left half-bound have been seated (at the first filters, a slice at a time). */
     private volatile boolean reseated;
+    /** The keys of the jobs still to look at for a re-seat; null until the first sweep (used under {@code this}). */
+    private java.util.Iterator<String> reseatQueue;
+    private final int maxJobPods;
+    private final Duration planBudget;
+    private final Set<String> schedulerNames;
+    /** Jobs refused for what the cluster lacks, by key, while nothing has changed since (used under {@code this}). */
+    private final java.util.LinkedHashMap<String, RememberedRefusal> refusals = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(java.util.Map.Entry<String, RememberedRefusal> eldest) {
+            return size() > REMEMBERED_REFUSALS;
+        }
+    };
+
+    /**
+     * A job's refusal and what it was made over: the nodes (a snapshot is replaced whenever a node or a GPU pod changes),
+     * the GPUs free on them (other plans' seats and binds in flight taken, which change without a new snapshot), the job's
+     * pods, and (where the member asking was the one that found no node) the nodes offered to it.
+     */
+    private record RememberedRefusal(NodeSnapshot nodes, long free, long members, long offered, String reason) {
+    }
 
     public WholeJobs(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, JobPlanner planner, JobSizes sizes,
                      JobHolds holds) {
@@ -98,13 +157,21 @@ public final class WholeJobs {
 
     public WholeJobs(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, JobPlanner planner, JobSizes sizes,
                      JobHolds holds, BiConsumer<PodRequest, ScoreTable> onPlanned) {
+        this(cluster, parser, nodes, planner, new Settings(sizes, holds.deadline(), JobHolds.Listener.NONE), holds, onPlanned);
+    }
+
+    private WholeJobs(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, JobPlanner planner, Settings settings,
+                      JobHolds holds, BiConsumer<PodRequest, ScoreTable> onPlanned) {
         this.cluster = cluster;
         this.parser = parser;
         this.nodes = nodes;
         this.planner = planner;
-        this.sizes = sizes;
+        this.sizes = settings.sizes();
         this.holds = holds;
         this.onPlanned = onPlanned;
+        this.maxJobPods = settings.maxJobPods();
+        this.planBudget = settings.planBudget();
+        this.schedulerNames = settings.schedulerNames();
     }
 
     /** Whole jobs over the cluster view, with the policy's planner and a deadline for plans. */
@@ -120,7 +187,7 @@ public final class WholeJobs {
      */
     public static WholeJobs of(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
                                Settings settings, Clock clock, BiConsumer<PodRequest, ScoreTable> onPlanned) {
-        return new WholeJobs(cluster, parser, nodes, new JobPlanner(policy), settings.sizes(),
+        return new WholeJobs(cluster, parser, nodes, new JobPlanner(policy), settings,
                 new JobHolds(clock, settings.deadline(), settings.listener()), onPlanned);
     }
 
@@ -151,6 +218,10 @@ public final class WholeJobs {
         }
         var members = members(job, pod);
         var known = sizes.membersOf(job);
+        var tooLarge = tooLarge(job, known, members.size());
+        if (!tooLarge.isEmpty()) {
+            return new Refused(tooLarge);
+        }
         var notYet = notYetPlanned(job, known, members.size());
         if (!notYet.isEmpty()) {
             return new Refused(notYet);
@@ -167,6 +238,12 @@ public final class WholeJobs {
                 if (broken.isEmpty()) {
                     return new Steered(job.key(), hold);
                 }
+                if (hold != null) {
+                    var moved = moveSeat(plan, hold, request, offered, closed);
+                    if (moved != null) {
+                        return new Steered(job.key(), moved);
+                    }
+                }
                 holds.release(job.key(), broken);
             }
             return plan(job, pod, request, members, offered, closed);
@@ -174,9 +251,61 @@ public final class WholeJobs {
     }
 
     /**
+     * Why the job is too large to be planned whole ("" when it is not): a plan's time and memory grow with its pods, and
+     * the pods of one namespace must not be able to take the extender that every namespace's pods wait on.
+     */
+    private String tooLarge(JobMembership job, OptionalInt known, int members) {
+        int size = Math.max(members, known.orElse(0));
+        return size <= maxJobPods ? "" : "job " + Quote.of(job.key()) + " has " + size + " pods, more than the " + maxJobPods
+                + " a job may have to be placed whole (the extender's maxJobPods); it holds no GPU";
+    }
+
+    /**
+     * The member's seat moved to the best of the nodes kube-scheduler offers it, the other seats of its plan kept, or null
+     * when none of them can take it. A plan seats every member over every node, but only kube-scheduler knows each
+     * member's own filters (a node selector, taints, cpu): a job whose pods are each pinned to a node would otherwise be
+     * planned anew at the filter of each of its members.
+     */
+    private JobHolds.Hold moveSeat(JobHolds.HeldPlan plan, JobHolds.Hold hold, PodRequest request, NodeState[] offered,
+                                   Function<PodRequest, ClosedTier> closed) {
+        var seated = new ArrayList<NodeState>(offered.length);
+        for (var state : offered) {
+            seated.add(state);
+        }
+        var contexts = new JobContexts(cluster);
+        var peers = new ArrayList<PeerLocation>();
+        var known = snapshotStates();
+        for (var other : plan.holds()) {
+            int at = known.snapshot().positionOf(other.node());
+            if (other != hold && at >= 0) {
+                var node = known.states().get(at);
+                peers.add(new PeerLocation(other.podName(), other.node(), node.rack(), node.zone()));
+            }
+        }
+        Function<PodRequest, PlacementContext> withPlan = member -> {
+            var base = contexts.apply(member);
+            var all = new ArrayList<>(base.peers());
+            all.addAll(peers);
+            return new PlacementContext(all, base.volumes(), base.waiting());
+        };
+        var outcome = planner.plan(new JobPlanner.Job(plan.jobKey(), List.of(request), withPlan, closed), seated, JobPlanner.MemberFit.ANY);
+        if (!(outcome instanceof JobPlanner.Planned planned)) {
+            return null;
+        }
+        var seat = planned.seats().getFirst();
+        var moved = new JobHolds.Hold(request.uid(), request.name(), seat.nodeName(), seat.mask(), seat.devices());
+        if (holds.move(plan.jobKey(), moved) == null) {
+            return null;
+        }
+        onPlanned.accept(seat.member(), seat.scores());
+        return moved;
+    }
+
+    /**
      * Ends the holds of members now bound, and the plans that are complete or past their deadline: asked before every
-     * filter, so that a plan's end is seen (logged, counted) when it happens, not when its job next asks. The first time,
-     * it first seats the jobs a restart caught half-bound ({@link #reseatHalfBoundJobs}).
+     * filter, so that a plan's end is seen (logged, counted) when it happens, not when its job next asks. Until the jobs a
+     * restart caught half-bound have been seated ({@link #reseatHalfBoundJobs}), it first goes on seating them, for a
+     * slice of time at most.
      *
      * @param closed the tiers closed to a member, as the filter closes them
      */
@@ -189,48 +318,69 @@ public final class WholeJobs {
         }
     }
 
+    /** Whether the jobs a restart left half-bound have all been looked at (and seated where they could be). */
+    public boolean reseated() {
+        return reseated;
+    }
+
     /**
      * Plans, before any filter is answered, every job with members bound and members waiting and no plan: what an
      * extender that stopped mid-plan leaves (its seats lived in its memory only). Without this, the first pod to reach
      * the restarted extender, of any job, could take the seats of the waiting members, and their job would wait
      * half-bound, holding the GPUs of its bound members, until that pod ends. The waiting members are seated on any node
      * the view knows, around the members bound, for a deadline of their own; a job that cannot be seated whole now holds
-     * nothing and is planned when its next pod comes, as any job is.
+     * nothing and is planned when its next pod comes, as any job is. Each call works for {@link #RESEAT_SLICE} at most
+     * and the next goes on where it stopped: however many jobs a cluster holds, a filter waits that long at most.
      */
     private synchronized void reseatHalfBoundJobs(Function<PodRequest, ClosedTier> closed) {
         if (reseated || !cluster.knowsNodes()) {
             return;
         }
-        reseated = true;
-        for (var key : cluster.jobKeys()) {
-            if (holds.planOf(key) != null) {
-                continue;
-            }
-            var members = members(key);
-            if (members.isEmpty() || members.stream().noneMatch(BoundPods::holdsResources)) {
-                continue;
-            }
-            var membership = JobMembershipReader.read(members.getFirst(), new ArrayList<>());
-            if (membership.isEmpty() || !ofSeveral(membership.get(), members.getFirst())) {
-                continue;
-            }
-            if (!notYetPlanned(membership.get(), sizes.membersOf(membership.get()), members.size()).isEmpty()) {
-                continue;
-            }
-            List<PodRequest> waiting;
-            try {
-                waiting = waiting(members, null, null);
-            } catch (UnreadableMember e) {
-                continue;
-            }
-            if (waiting.isEmpty()) {
-                continue;
-            }
-            var outcome = planner.plan(new JobPlanner.Job(key, waiting, cluster::contextOf, closed), clusterStates(), JobPlanner.MemberFit.ANY,
-                    assessments);
-            if (outcome instanceof JobPlanner.Planned planned) {
-                hold(key, planned);
-            }
+        if (reseatQueue == null) {
+            reseatQueue = List.copyOf(cluster.jobKeys()).iterator();
+        }
+        var slice = JobPlanner.Budget.from(RESEAT_SLICE);
+        while (reseatQueue.hasNext() && !slice.spent()) {
+            reseat(reseatQueue.next(), closed, slice);
+        }
+        if (!reseatQueue.hasNext()) {
+            reseated = true;
+            reseatQueue = null;
+        }
+    }
+
+    /** Seats the waiting members of the job of this key, where a restart left it half-bound. */
+    private void reseat(String key, Function<PodRequest, ClosedTier> closed, JobPlanner.Budget slice) {
+        if (holds.planOf(key) != null) {
+            return;
+        }
+        var members = members(key);
+        // Only members on a node the view knows hold GPUs a seat must be kept near: a pod bound by hand to a node that
+        // does not exist holds nothing.
+        if (members.isEmpty() || members.size() > maxJobPods
+                || members.stream().noneMatch(pod -> BoundPods.holdsResources(pod) && cluster.nodes().positionOf(pod.getSpec().getNodeName()) >= 0)) {
+            return;
+        }
+        var membership = JobMembershipReader.read(members.getFirst(), new ArrayList<>());
+        if (membership.isEmpty() || !ofSeveral(membership.get(), members.getFirst())) {
+            return;
+        }
+        if (!notYetPlanned(membership.get(), sizes.membersOf(membership.get()), members.size()).isEmpty()) {
+            return;
+        }
+        List<PodRequest> waiting;
+        try {
+            waiting = waiting(members, null, null);
+        } catch (UnreadableMember e) {
+            return;
+        }
+        if (waiting.isEmpty()) {
+            return;
+        }
+        var outcome = planner.plan(new JobPlanner.Job(key, waiting, new JobContexts(cluster), closed), clusterStates(), JobPlanner.MemberFit.ANY,
+                assessments, slice);
+        if (outcome instanceof JobPlanner.Planned planned) {
+            hold(key, planned);
         }
     }
 
@@ -311,15 +461,23 @@ public final class WholeJobs {
             return null;
         }
         var job = membership.get();
+        var members = members(job, pod);
+        var tooLarge = tooLarge(job, sizes.membersOf(job), members.size());
+        if (!tooLarge.isEmpty()) {
+            return new JobPreemptionStep.Nothing(tooLarge);
+        }
         List<PodRequest> waiting;
         try {
-            waiting = waiting(members(job, pod), pod, request);
+            waiting = waiting(members, pod, request);
         } catch (UnreadableMember e) {
             return new JobPreemptionStep.Nothing(e.getMessage());
         }
-        var plannedJob = new JobPlanner.Job(job.key(), waiting, cluster::contextOf, closed);
+        var plannedJob = new JobPlanner.Job(job.key(), waiting, new JobContexts(cluster), closed);
+        // One budget for every plan the answer weighs: kube-scheduler waits on the preempt call as on a filter.
+        var budget = JobPlanner.Budget.from(planBudget);
         return new JobPreemption(cluster, nodes).answer(states -> planner.plan(plannedJob,
-                states.stream().map(state -> state.withTaken(holds.heldOn(state.name(), ""))).toList(), JobPlanner.MemberFit.ANY),
+                states.stream().map(state -> state.withTaken(holds.heldOn(state.name(), ""))).toList(), JobPlanner.MemberFit.ANY,
+                JobPlanner.KeptAssessments.NONE, budget),
                 request.specPriority(), waiting.stream().anyMatch(planner::wantsNewest), now);
     }
 
@@ -331,7 +489,7 @@ public final class WholeJobs {
     private List<Pod> members(String jobKey) {
         var members = new ArrayList<Pod>();
         for (var pod : cluster.jobPods(jobKey)) {
-            if (!isFailedOrDeleting(pod)) {
+            if (!isFailedOrDeleting(pod) && (!BoundPods.waitsForNode(pod) || scheduledHere(pod))) {
                 members.add(pod);
             }
         }
@@ -349,6 +507,23 @@ public final class WholeJobs {
             members.sort(ArrivalOrder.PODS);
         }
         return members;
+    }
+
+    /**
+     * Whether a pod that waits for a node is one of hetgpu's schedulers' to place: its {@code schedulerName} is one of
+     * theirs and no scheduling gate holds it back. Any other pod no scheduler will send here (not yet, or never), and a
+     * seat held for it would hold GPUs for nothing.
+     */
+    private boolean scheduledHere(Pod pod) {
+        var spec = pod.getSpec();
+        if (spec == null) {
+            return false;
+        }
+        if (spec.getSchedulingGates() != null && !spec.getSchedulingGates().isEmpty()) {
+            return false;
+        }
+        var scheduler = spec.getSchedulerName() == null || spec.getSchedulerName().isEmpty() ? "default-scheduler" : spec.getSchedulerName();
+        return schedulerNames.isEmpty() || schedulerNames.contains(scheduler);
     }
 
     private static boolean holdsUid(List<Pod> pods, String uid) {
@@ -427,14 +602,24 @@ public final class WholeJobs {
 
     private Verdict plan(JobMembership job, Pod asking, PodRequest request, List<Pod> members, NodeState[] offered,
                          Function<PodRequest, ClosedTier> closed) {
+        var snapshot = snapshotStates().snapshot();
+        var states = clusterStates();
+        long freeNow = free(states);
+        long membersNow = fingerprint(members);
+        long offeredNow = fingerprint(offered);
+        var remembered = refusals.get(job.key());
+        if (remembered != null && remembered.nodes() == snapshot && remembered.free() == freeNow && remembered.members() == membersNow
+                && (remembered.offered() == 0 || remembered.offered() == offeredNow)) {
+            return new Refused(remembered.reason());
+        }
+        refusals.remove(job.key());
         List<PodRequest> waiting;
         try {
             waiting = waiting(members, asking, request);
         } catch (UnreadableMember e) {
             return new Refused("job " + job.key() + ": " + e.getMessage());
         }
-        var states = clusterStates();
-        var whole = new JobPlanner.Job(job.key(), waiting, cluster::contextOf, closed);
+        var whole = new JobPlanner.Job(job.key(), waiting, new JobContexts(cluster), closed);
         // Only a job with no member on a node waits for room: one with members bound would hold their GPUs meanwhile.
         if (waiting.size() == members.size()) {
             var heldBack = planner.heldBack(whole, states);
@@ -447,15 +632,50 @@ public final class WholeJobs {
         for (var state : offered) {
             offeredNames.add(state.name());
         }
-        var outcome = planner.plan(whole, states, new OfferedTo(request, offeredNames), assessments);
+        var outcome = planner.plan(whole, states, new OfferedTo(request, offeredNames), assessments, JobPlanner.Budget.from(planBudget));
         return switch (outcome) {
-            // Said before the detail, which can be long: a node's reason is cut at a few hundred characters.
-            case JobPlanner.Lacking lacking -> new Refused(lacking.need() + "; no GPU is held for it; " + lacking.detail());
+            case JobPlanner.Lacking lacking -> {
+                // Said before the detail, which can be long: a node's reason is cut at a few hundred characters.
+                var reason = lacking.need() + "; no GPU is held for it; " + lacking.detail();
+                // The same job over the same nodes and plans would be refused the same way: each of its pods is told so at
+                // once, not after a plan of its own, until a pod of it or the GPUs free change.
+                refusals.put(job.key(), new RememberedRefusal(snapshot, freeNow, membersNow,
+                        request.name().equals(lacking.member()) ? offeredNow : 0, reason));
+                yield new Refused(reason);
+            }
             case JobPlanner.Planned planned -> {
                 var own = hold(job.key(), planned).holdOf(request.uid());
                 yield new Steered(job.key(), own);
             }
         };
+    }
+
+    /** The GPUs free on every node, as one number: a bit of a mask freed or taken anywhere changes it. */
+    private static long free(List<NodeState> states) {
+        long print = states.size();
+        for (var state : states) {
+            print = print * 31 + state.freeMask();
+        }
+        return print;
+    }
+
+    /** The job's pods as they are now: their UIDs and versions (a pod changed in the API server is a new object). */
+    private static long fingerprint(List<Pod> members) {
+        long print = members.size();
+        for (var pod : members) {
+            print = print * 31 + java.util.Objects.hash(pod.getMetadata().getUid(), pod.getMetadata().getResourceVersion(),
+                    System.identityHashCode(pod));
+        }
+        return print;
+    }
+
+    /** The nodes offered, by name; never 0 (0 marks a refusal that holds whatever the pod asking is offered). */
+    private static long fingerprint(NodeState[] offered) {
+        long print = offered.length + 1;
+        for (var state : offered) {
+            print = print * 31 + state.name().hashCode();
+        }
+        return print == 0 ? 1 : print;
     }
 
     /** Holds the plan's seats until its deadline, and tells of each member's scores. */
@@ -470,12 +690,8 @@ public final class WholeJobs {
 
     /** Every node the view knows, with the GPUs of other jobs' plans taken. */
     private List<NodeState> clusterStates() {
-        var snapshot = cluster.nodes();
-        var known = snapshotStates;
-        if (known.snapshot() != snapshot) {
-            known = SnapshotStates.of(snapshot, nodes, known);
-            snapshotStates = known;
-        }
+        var known = snapshotStates();
+        var snapshot = known.snapshot();
         var states = new ArrayList<>(known.states());
         for (int at : known.changingWithTime()) {
             states.set(at, nodes.state(snapshot.facts(at), snapshot.boundPods(at)));
@@ -487,6 +703,17 @@ public final class WholeJobs {
             }
         }
         return states;
+    }
+
+    /** The states of the view's nodes now, before plans take their GPUs. */
+    private SnapshotStates snapshotStates() {
+        var snapshot = cluster.nodes();
+        var known = snapshotStates;
+        if (known.snapshot() != snapshot) {
+            known = SnapshotStates.of(snapshot, nodes, known);
+            snapshotStates = known;
+        }
+        return known;
     }
 
     /**

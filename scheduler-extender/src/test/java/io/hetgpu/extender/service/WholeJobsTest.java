@@ -356,12 +356,11 @@ class WholeJobsTest {
     }
 
     /**
-     * A filter that plans a whole job weighs every node of the cluster: where the probes come to the verbs' port it runs
-     * on the worker pool, so that a probe never waits behind it; with a metrics port, whose server has an event loop of
-     * its own, on the verbs' event loop that read it.
+     * A filter that plans a whole job weighs every node of the cluster for each of its pods: it runs on the worker pool
+     * wherever the probes come, so that neither a probe nor another pod's filter waits behind it.
      */
     @Test
-    void aFilterThatPlansAJobRunsOnThePoolUnlessTheProbesHaveAPortOfTheirOwn() throws Exception {
+    void aFilterThatPlansAJobRunsOnThePoolWhereverTheProbesCome() throws Exception {
         var a = twoNodesAndJobA();
         var threads = new CopyOnWriteArrayList<String>();
         // Each plan ends as soon as it is made, so that each filter plans the job again; its members are told on the thread that plans.
@@ -393,7 +392,7 @@ class WholeJobsTest {
             vertx.close().toCompletionStage().toCompletableFuture().join();
         }
 
-        assertThat(where).containsExactly("hetgpu-verbs", "vert.x-eventloop-thread");
+        assertThat(where).containsExactly("hetgpu-verbs", "hetgpu-verbs");
     }
 
     /**
