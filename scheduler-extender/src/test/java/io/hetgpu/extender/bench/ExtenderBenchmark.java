@@ -143,6 +143,11 @@ public final class ExtenderBenchmark implements Callable<Integer> {
     @Option(names = "--soak-seconds", paramLabel = "S", defaultValue = "60", description = "how long the soak runs (default: ${DEFAULT-VALUE})")
     double soakSeconds;
 
+    @Option(names = "--jobs",
+            description = "instead of the comparison: whole jobs of up to 10,000 pods over 1,000 nodes, in process, in the shipped "
+                    + "extender's JVM: the filter that plans each job, its other pods' filters, a pod of no job after it, the heap a held plan keeps")
+    boolean jobs;
+
     /** Built by ./hetgpu from --floor. */
     @Option(names = "--floor-binary", hidden = true, defaultValue = "/tmp/extender-floor")
     String floorBinary;
@@ -156,6 +161,17 @@ public final class ExtenderBenchmark implements Callable<Integer> {
 
     public static void main(String[] args) {
         BenchCommandLine.run(new ExtenderBenchmark(), args);
+    }
+
+    /** {@link JobScaleBenchmark} in a JVM of {@code serverJvm}'s options, its output this one's. */
+    private static int jobScale(List<String> serverJvm) throws Exception {
+        var command = new ArrayList<String>(List.of(ProcessHandle.current().info().command().orElse("java")));
+        command.addAll(List.of("-XX:+IgnoreUnrecognizedVMOptions", "--sun-misc-unsafe-memory-access=allow"));
+        command.addAll(serverJvm);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), JobScaleBenchmark.class.getName()));
+        System.out.println("machine: " + MachineLoad.processor());
+        System.out.println("hetgpu extender JVM: " + String.join(" ", serverJvm));
+        return new ProcessBuilder(command).inheritIO().start().waitFor();
     }
 
     /** The child process the benchmark starts: the extender alone, serving until the benchmark stops it. */
@@ -187,7 +203,7 @@ public final class ExtenderBenchmark implements Callable<Integer> {
         BenchCommandLine.require(spec, soakClients >= 0, "--soak must be 0 (no soak) or more, got " + soakClients);
         BenchCommandLine.require(spec, soakSeconds > 0, "--soak-seconds must be more than 0, got " + soakSeconds);
         BenchCommandLine.require(spec, pollMicros == null || pollMicros >= 0, "--event-loop-poll-us must be 0 or more, got " + pollMicros);
-        BenchCommandLine.require(spec, clientKind != ClientKind.GO || clientBinary != null || soakClients > 0,
+        BenchCommandLine.require(spec, clientKind != ClientKind.GO || clientBinary != null || soakClients > 0 || jobs,
                 "--client go needs --client-binary (./hetgpu bench extender builds it from scheduler-extender/bench/extender-client)");
         // The JVM of manifests/base/hetgpu-scheduler.yaml: a heap of 60% of its 1536Mi limit from the start and the capped
         // native pools, as the Deployment's JAVA_TOOL_OPTIONS set them, and the serial collector that the JVM picks by
@@ -195,6 +211,9 @@ public final class ExtenderBenchmark implements Callable<Integer> {
         var serverJvm = serverJvmOptions != null ? List.of(serverJvmOptions.split(" "))
                 : List.of("-Xms922m", "-Xmx922m", "-XX:+UseSerialGC", "-XX:MaxMetaspaceSize=128m", "-XX:ReservedCodeCacheSize=64m",
                         "-XX:MaxDirectMemorySize=128m", "-XX:+ExitOnOutOfMemoryError");
+        if (jobs) {
+            return jobScale(serverJvm);
+        }
         long pollMicros = this.pollMicros != null ? this.pollMicros : ServerOptions.DEFAULT_EVENT_LOOP_POLL.toNanos() / 1000;
         int largest = Arrays.stream(sizes).max().orElseThrow();
         // The soak sends what the shipped configuration (nodeCacheCapable: true) has kube-scheduler send.
