@@ -38,7 +38,7 @@ import java.util.Map;
  * jobPlanDeadline: 60s         # how long a job's plan holds GPUs for its pods not bound yet
  * events: {enabled: true, intervalSeconds: 60}
  * policy:
- *   priority: {high: 1000, low: -1}
+ *   priority: {high: 1000, low: -1, trustedNamespaces: []}   # namespaces whose hetgpu.io/priority may raise a pod's level
  *   weights: {tier: 4, nvlink: 3, job: 3, data: 2, cpu: 5, packing: 2}   # by scorer name; 0 turns one off
  *   tiers:                    # added to or replacing entries of the built-in card table
  *     - {model: B300, rank: 110, computeCapability: "10.0", maxMemoryMiB: 294912}
@@ -116,7 +116,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
     }
 
     // The file's shape: every field nullable, so that what is absent keeps its default.
-    record FilePriority(Integer high, Integer low) {
+    record FilePriority(Integer high, Integer low, List<String> trustedNamespaces) {
     }
 
     /** Declares the entries' shape for the strict reader; {@link TierTableFile} turns them into cards. */
@@ -284,7 +284,24 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
         }
         int high = file.high() == null ? priority.high() : file.high();
         int low = file.low() == null ? priority.low() : file.low();
-        return errors.attempt("policy.priority: ", () -> new PriorityThresholds(high, low), priority);
+        var trusted = file.trustedNamespaces() == null ? priority.trustedNamespaces() : trustedNamespaces(file.trustedNamespaces(), errors);
+        return errors.attempt("policy.priority: ", () -> new PriorityThresholds(high, low, trusted), priority);
+    }
+
+    /** The namespaces whose pods' priority annotation may raise them, each checked as a namespace's name. */
+    private static java.util.Set<String> trustedNamespaces(List<String> names, FieldErrors errors) {
+        var trusted = new java.util.TreeSet<String>();
+        for (int i = 0; i < names.size(); i++) {
+            var path = "policy.priority.trustedNamespaces[" + i + "]";
+            var name = names.get(i);
+            var problem = KubernetesNames.namespaceProblem(name);
+            if (problem.isPresent()) {
+                errors.add(path, problem.get());
+            } else if (!trusted.add(name)) {
+                errors.add(path, name, "given twice");
+            }
+        }
+        return trusted;
     }
 
     /** Weights by scorer name, checked against the registered scorers; a name not given keeps its value. */

@@ -118,7 +118,7 @@ public final class ExtenderMain implements Callable<Integer> {
             if (low >= high) {
                 throw new ExtenderConfig.ConfigException("--priority-low (" + low + ") must be below --priority-high (" + high + ")");
             }
-            settings = settings.withPriority(new PriorityThresholds(high, low));
+            settings = settings.withPriority(new PriorityThresholds(high, low, settings.priority().trustedNamespaces()));
         }
         if ((tlsCert == null) != (tlsKey == null)) {
             throw new ExtenderConfig.ConfigException("--tls-cert and --tls-key go together: give both or neither");

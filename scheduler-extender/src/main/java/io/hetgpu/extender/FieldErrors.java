@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.deser.DeserializationProblemHandler;
+import com.fasterxml.jackson.databind.deser.ValueInstantiator;
 import com.fasterxml.jackson.databind.deser.std.NumberDeserializers;
 import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
 import com.fasterxml.jackson.databind.module.SimpleModule;
@@ -96,6 +97,15 @@ final class FieldErrors {
             @Override
             public Object handleWeirdNumberValue(DeserializationContext context, Class<?> type, Number value, String message) {
                 add(path(context.getParser().getParsingContext()), value, expected(type, message));
+                return null;
+            }
+
+            /** A scalar where a list or mapping is expected ({@code schedulerNames: hetgpu}) names its field like any other. */
+            @Override
+            public Object handleMissingInstantiator(DeserializationContext context, Class<?> type, ValueInstantiator instantiator,
+                                                    JsonParser parser, String message) throws IOException {
+                errors.add(path(parser.getParsingContext()) + ": expected " + describe(type) + ", got " + shape(parser.currentToken()));
+                parser.skipChildren();
                 return null;
             }
 

@@ -75,6 +75,35 @@ class ExtenderConfigTest {
     }
 
     @Test
+    void trustedPriorityNamespacesAreReadAndEachBadOneIsNamedWithItsIndex() throws Exception {
+        var config = ExtenderConfig.parse("version: v1\npolicy: {priority: {trustedNamespaces: [ml-platform, batch]}}", "c.yaml");
+        assertThat(config.priority()).isEqualTo(new PriorityThresholds(1000, -1, java.util.Set.of("ml-platform", "batch")));
+        assertThat(ExtenderConfig.DEFAULTS.priority().trustedNamespaces()).isEmpty();
+        assertThat(ExtenderConfig.parse("version: v1\npolicy: {priority: {high: 2000}}", "c.yaml").priority().trustedNamespaces()).isEmpty();
+
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {priority: {trustedNamespaces: [ml-platform, Team_A]}}", "c.yaml"))
+                .hasMessage("c.yaml: policy.priority.trustedNamespaces[1]: expected a namespace name (1 to 63 lower-case letters, digits "
+                        + "or '-', starting and ending with a letter or digit), got \"Team_A\"");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {priority: {trustedNamespaces: [batch, batch]}}", "c.yaml"))
+                .hasMessage("c.yaml: policy.priority.trustedNamespaces[1]: given twice, got \"batch\"");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {priority: {trustedNamespaces: ml-platform}}", "c.yaml"))
+                .hasMessage("c.yaml: policy.priority.trustedNamespaces: expected a list, got a string");
+    }
+
+    @Test
+    void theCommandLineThresholdsKeepTheFilesTrustedNamespaces() throws Exception {
+        var file = java.nio.file.Files.createTempFile("extender", ".yaml");
+        try {
+            java.nio.file.Files.writeString(file, "version: v1\npolicy: {priority: {trustedNamespaces: [ml-platform]}}");
+            var main = new ExtenderMain();
+            new CommandLine(main).parseArgs("--config", file.toString(), "--priority-high", "2000", "--kubeconfig", "none");
+            assertThat(main.settings().priority()).isEqualTo(new PriorityThresholds(2000, -1, java.util.Set.of("ml-platform")));
+        } finally {
+            java.nio.file.Files.delete(file);
+        }
+    }
+
+    @Test
     void everyBadFieldIsReportedAtOnce() {
         assertThatThrownBy(() -> ExtenderConfig.parse("""
                 version: v1

@@ -14,6 +14,8 @@ public final class KubernetesNames {
 
     /** A DNS subdomain: lower-case labels of letters, digits and '-', joined by '.'; at most 253 characters. */
     private static final Pattern DNS_SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+    /** A DNS label, as a namespace's name is: lower-case letters, digits and '-', starting and ending with a letter or digit. */
+    private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
     /** The name part: letters, digits, '-', '_', '.', starting and ending with a letter or digit; at most 63. */
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
 
@@ -42,6 +44,15 @@ public final class KubernetesNames {
             return Optional.of("expected an extended resource name outside kubernetes.io (such as nvidia.com/gpu), got " + Quote.of(name));
         }
         return problem;
+    }
+
+    /** Why {@code name} cannot name a namespace (a DNS label of at most 63 characters), or empty when it can. */
+    public static Optional<String> namespaceProblem(String name) {
+        if (name == null || name.isEmpty() || name.length() > 63 || !DNS_LABEL.matcher(name).matches()) {
+            return Optional.of("expected a namespace name (1 to 63 lower-case letters, digits or '-', starting and ending with a "
+                    + "letter or digit), got " + Quote.of(name));
+        }
+        return Optional.empty();
     }
 
     private static Optional<String> qualified(String prefix, String name, String whole, String what) {

@@ -7,6 +7,7 @@ import io.hetgpu.extender.cluster.ApiFaults;
 import io.hetgpu.extender.model.InvalidPodRequestException;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreTable;
 import io.hetgpu.extender.service.PreemptionAdvice;
 import java.time.Clock;
@@ -48,6 +49,7 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
     private final Executor executor;
     private final Function<PodRequest, PodRequest> informerCopy;
     private final Function<String, Pod> podByUid;
+    private final PriorityThresholds priority;
     /** Last event per pod, oldest first, bounded; its only job is the throttle. */
     private final Map<String, Instant> lastSent = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
@@ -61,10 +63,12 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
      * @param informerCopy the pod a request names as the informers hold it, read as a request ({@link #asInformersHoldIt}),
      *                     or null when they hold no pod of that UID, namespace and name
      * @param podByUid     a pod the informers know, by UID, or null: where the Events on preemption's victims go
+     * @param priority     the policy's priority thresholds: an Event says when a pod's priority annotation was ignored
      */
     public PlacementEvents(KubernetesClient client, Clock clock, Duration interval, Executor executor,
-                           Function<PodRequest, PodRequest> informerCopy, Function<String, Pod> podByUid) {
+                           Function<PodRequest, PodRequest> informerCopy, Function<String, Pod> podByUid, PriorityThresholds priority) {
         this.podByUid = podByUid;
+        this.priority = priority;
         this.client = client;
         this.clock = clock;
         this.interval = interval;
@@ -126,7 +130,9 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
             }
             lastSent.put(known.uid(), now);
         }
-        var message = PlacementExplanation.of(table);
+        // First, so that the Event's length limit never cuts it: it tells the pod's author why the annotation did nothing.
+        var ignored = priority.ignoredHint(known);
+        var message = (ignored.isEmpty() ? "" : ignored + "; ") + PlacementExplanation.of(table);
         executor.execute(() -> post(known, message, now));
     }
 

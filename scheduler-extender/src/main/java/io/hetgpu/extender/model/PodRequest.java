@@ -17,7 +17,8 @@ import java.util.Set;
  *                             capability ({@link CardRequirements#ANY} for nothing)
  * @param requireNvlink        all GPUs must form one NVLink-connected set
  * @param specPriority         {@code spec.priority} (0 when unset, as Kubernetes defaults it)
- * @param priorityHint         the {@code hetgpu.io/priority} annotation, which wins over {@code spec.priority}
+ * @param priorityHint         the {@code hetgpu.io/priority} annotation, which may lower the level {@code spec.priority} gives
+ *                             and, only in a trusted namespace, raise it ({@code policy.PriorityThresholds})
  * @param preference           the {@code hetgpu.io/gpu-preference} annotation, which wins over both
  * @param job                  the job the pod belongs to ("" for none)
  * @param role                 its role in the job (ps, worker, …; "" for none)

@@ -35,8 +35,10 @@ public record HighPriorityReserve(int gpus) {
                 || headroom.free() - pod.gpuCount() >= gpus) {
             return ClosedTier.NONE;
         }
+        var ignored = thresholds.ignoredHint(pod);
         return new ClosedTier(headroom.rank(), String.format(Locale.ROOT,
-                "the cluster's last %d free %s are kept for high-priority pods (%d free now)", gpus, headroom.models(), headroom.free()));
+                "the cluster's last %d free %s are kept for high-priority pods (%d free now)", gpus, headroom.models(), headroom.free())
+                + (ignored.isEmpty() ? "" : "; " + ignored));
     }
 
     /**

@@ -53,6 +53,8 @@ public record JobHeadroom(int gpus) {
         }
         return "job " + key + ": " + members.size() + " pods need " + needed + " GPUs, " + free + " free in all; a job below high "
                 + "priority starts once " + gpus + " more than it needs are free (policy.jobHeadroom " + gpus
-                + ", room kept for urgent pods); no GPU is held for it";
+                + ", room kept for urgent pods); no GPU is held for it"
+                + members.stream().map(thresholds::ignoredHint).filter(ignored -> !ignored.isEmpty()).findFirst()
+                        .map(ignored -> "; " + ignored).orElse("");
     }
 }

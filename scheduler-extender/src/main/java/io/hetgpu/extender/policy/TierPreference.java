@@ -3,7 +3,7 @@ package io.hetgpu.extender.policy;
 import io.hetgpu.extender.model.GpuPreference;
 import io.hetgpu.extender.model.PodRequest;
 
-/** Which tier a pod should prefer: the gpu-preference annotation, else the priority annotation, else spec.priority. */
+/** Which tier a pod should prefer: the gpu-preference annotation, else its priority level ({@link PriorityThresholds#levelOf}). */
 public final class TierPreference {
 
     private TierPreference() {
@@ -13,19 +13,16 @@ public final class TierPreference {
         if (pod.preference() != GpuPreference.UNSET) {
             return pod.preference();
         }
-        return switch (pod.priorityHint()) {
+        return switch (thresholds.levelOf(pod)) {
             case HIGH -> GpuPreference.NEWEST;
             case LOW -> GpuPreference.OLDEST;
-            case NORMAL -> GpuPreference.ANY;
-            case UNSET -> pod.specPriority() >= thresholds.high() ? GpuPreference.NEWEST
-                    : pod.specPriority() <= thresholds.low() ? GpuPreference.OLDEST
-                    : GpuPreference.ANY;
+            case NORMAL, UNSET -> GpuPreference.ANY;
         };
     }
 
     /**
-     * Whether the pod counts as high priority: the priority annotation where given, else spec.priority at or
-     * above the high threshold. A gpu-preference annotation changes which cards a pod likes, not its priority.
+     * Whether the pod counts as high priority: its level, from the priority annotation where that counts, else
+     * spec.priority. A gpu-preference annotation changes which cards a pod likes, not its priority.
      */
     public static boolean isHighPriority(PodRequest pod, PriorityThresholds thresholds) {
         return priorityLevel(pod, thresholds).equals("high");
@@ -33,11 +30,10 @@ public final class TierPreference {
 
     /** The pod's priority as the policy reads it, for metrics: high, low, or normal (tier-neutral). */
     public static String priorityLevel(PodRequest pod, PriorityThresholds thresholds) {
-        return switch (pod.priorityHint()) {
+        return switch (thresholds.levelOf(pod)) {
             case HIGH -> "high";
             case LOW -> "low";
-            case NORMAL -> "normal";
-            case UNSET -> pod.specPriority() >= thresholds.high() ? "high" : pod.specPriority() <= thresholds.low() ? "low" : "normal";
+            case NORMAL, UNSET -> "normal";
         };
     }
 }

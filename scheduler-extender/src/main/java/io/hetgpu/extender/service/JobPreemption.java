@@ -67,7 +67,26 @@ final class JobPreemption {
             return 0;
         }
         var annotations = pod.getMetadata().getAnnotations() == null ? Map.<String, String>of() : pod.getMetadata().getAnnotations();
-        var started = pod.getStatus() == null ? null : pod.getStatus().getStartTime();
-        return PreemptionChoice.gpuSecondsLost(gpus, PreemptionChoice.lastSaved(annotations, started, now), now);
+        return PreemptionChoice.gpuSecondsLost(gpus, PreemptionChoice.lastSaved(annotations, startOf(pod), now), now);
+    }
+
+    /**
+     * When the pod started, as an RFC 3339 time: its {@code status.startTime}, else when it was scheduled (its
+     * PodScheduled condition), else its creation; null when it has none of them.
+     */
+    static String startOf(Pod pod) {
+        var status = pod.getStatus();
+        if (status != null && status.getStartTime() != null) {
+            return status.getStartTime();
+        }
+        if (status != null && status.getConditions() != null) {
+            for (var condition : status.getConditions()) {
+                if (condition != null && "PodScheduled".equals(condition.getType()) && "True".equals(condition.getStatus())
+                        && condition.getLastTransitionTime() != null) {
+                    return condition.getLastTransitionTime();
+                }
+            }
+        }
+        return pod.getMetadata() == null ? null : pod.getMetadata().getCreationTimestamp();
     }
 }

@@ -89,6 +89,13 @@ public final class Preemption {
         return new ExtenderPreemptionResult(decide(args));
     }
 
+    /**
+     * kube-scheduler 1.35+ also proposes nodes where its own filters fit the pod without any eviction but an extender's
+     * filter refused it, each with an empty victim list, and drops a node that comes back from every extender still
+     * without victims. Such a node is judged like any other, as it is: kept with no victims where the pod fits it now
+     * (nothing need be evicted, so it wins on work lost), left out where it does not, which is how an extender refuses
+     * a candidate; an empty list is never an error.
+     */
     Map<String, MetaVictims> decide(ExtenderPreemptionArgs args) {
         var proposedPods = new LinkedHashMap<String, List<Pod>>();
         var pdb = new LinkedHashMap<String, Long>();

@@ -98,16 +98,24 @@ public final class PreemptionChoice {
     }
 
     /**
-     * When a victim last saved its work: its {@code hetgpu.io/checkpointed-at} when that is a valid RFC 3339 time not
-     * in the future, else its start, else now (a pod that has not started has done nothing to lose).
+     * When a victim last saved its work: its {@code hetgpu.io/checkpointed-at} when that is a valid RFC 3339 time, held
+     * between its start and now, else its start, else now (a pod not known to have started has done nothing to lose). Pod
+     * authors write the annotation, so it may not claim more than the pod has run: a checkpoint from before its start
+     * ({@code 1970-01-01T00:00:00Z} would be 56 years of lost work, and make preemption evict other teams' pods instead)
+     * counts from its start, and one in the future counts as just saved.
+     *
+     * @param startTime when the pod started ({@link JobPreemption#startOf}); null when it has not
      */
     public static Instant lastSaved(Map<String, String> annotations, String startTime, Instant now) {
-        var checkpoint = parse(annotations.get(io.hetgpu.gpu.inventory.HetgpuKeys.POD_CHECKPOINTED_AT));
-        if (checkpoint != null && !checkpoint.isAfter(now)) {
-            return checkpoint;
-        }
         var started = parse(startTime);
-        return started == null || started.isAfter(now) ? now : started;
+        if (started == null || started.isAfter(now)) {
+            return now;
+        }
+        var checkpoint = parse(annotations.get(io.hetgpu.gpu.inventory.HetgpuKeys.POD_CHECKPOINTED_AT));
+        if (checkpoint == null || checkpoint.isBefore(started)) {
+            return started;
+        }
+        return checkpoint.isAfter(now) ? now : checkpoint;
     }
 
     /** GPU-seconds a victim holding {@code gpus} loses when evicted now. */

@@ -16,7 +16,9 @@ import io.hetgpu.extender.TestNodes;
 import io.hetgpu.extender.TestPods;
 import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.model.PlacementContext;
+import io.hetgpu.extender.model.GpuPreference;
 import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.model.PriorityHint;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
@@ -35,7 +37,8 @@ class PlacementEventsTest {
     void postsOneThrottledEventPerPod() {
         var clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
         var pod = TestPods.uid(PodRequest.gpus("train-0", 1), "uid-train-0");
-        var events = new PlacementEvents(client, clock, Duration.ofMinutes(1), Runnable::run, asked -> asked, uid -> null);
+        var events = new PlacementEvents(client, clock, Duration.ofMinutes(1), Runnable::run, asked -> asked, uid -> null,
+                PriorityThresholds.DEFAULTS);
         var table = PolicyAnswers.prioritize(new PlacementPolicy(PolicySettings.DEFAULTS), pod, List.of(TestNodes.gpu("t4", TestTopologies::t4x4)), PlacementContext.EMPTY);
 
         events.accept(pod, table);
@@ -52,11 +55,26 @@ class PlacementEventsTest {
     }
 
     @Test
+    void theEventSaysWhenAPodsPriorityAnnotationWouldHaveRaisedItAndWasIgnored() {
+        var clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+        var raised = TestPods.uid(TestPods.priority(PodRequest.gpus("sweep-0", 1), -100, PriorityHint.HIGH, GpuPreference.UNSET), "uid-sweep-0");
+        var events = new PlacementEvents(client, clock, Duration.ofMinutes(1), Runnable::run, asked -> asked, uid -> null,
+                PriorityThresholds.DEFAULTS);
+        var table = PolicyAnswers.prioritize(new PlacementPolicy(PolicySettings.DEFAULTS), raised, List.of(TestNodes.gpu("t4", TestTopologies::t4x4)),
+                PlacementContext.EMPTY);
+
+        events.accept(raised, table);
+
+        assertThat(client.v1().events().inNamespace("default").list().getItems()).singleElement().satisfies(event -> assertThat(event.getMessage())
+                .startsWith("hetgpu.io/priority: high ignored, spec.priority -100 gives low (only a trusted namespace may raise it); best: t4 scores "));
+    }
+
+    @Test
     void podsTheApiServerDoesNotHaveGetNoEvent() {
         var clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
         var real = TestPods.uid(PodRequest.gpus("train-0", 1), "uid-train-0");
         var events = new PlacementEvents(client, clock, Duration.ofMinutes(1), Runnable::run,
-                asked -> asked.uid().equals(real.uid()) ? real : null, uid -> null);
+                asked -> asked.uid().equals(real.uid()) ? real : null, uid -> null, PriorityThresholds.DEFAULTS);
         var table = PolicyAnswers.prioritize(new PlacementPolicy(PolicySettings.DEFAULTS), real, List.of(TestNodes.gpu("t4", TestTopologies::t4x4)), PlacementContext.EMPTY);
 
         // A caller on the extender's port invents pods in other namespaces: nothing is written for them.
@@ -77,7 +95,8 @@ class PlacementEventsTest {
                 .withNewSpec().withPriority(0).addNewContainer().withName("main").withImage("train").withNewResources()
                 .addToLimits("nvidia.com/gpu", new Quantity("1")).endResources().endContainer().endSpec().build();
         var events = new PlacementEvents(client, new MutableClock(Instant.parse("2026-01-01T00:00:00Z")), Duration.ofMinutes(1),
-                Runnable::run, PlacementEvents.asInformersHoldIt(uid -> uid.equals("uid-train-0") ? stored : null, parser), uid -> null);
+                Runnable::run, PlacementEvents.asInformersHoldIt(uid -> uid.equals("uid-train-0") ? stored : null, parser), uid -> null,
+                PriorityThresholds.DEFAULTS);
         var policy = new PlacementPolicy(PolicySettings.DEFAULTS);
         var nodes = List.of(TestNodes.gpu("t4", TestTopologies::t4x4));
 

@@ -72,7 +72,20 @@ class HighPriorityReserveTest {
         var headroom = TopTierHeadroom.of(nodes);
         assertThat(headroom.free()).isEqualTo(8);
         assertThat(PolicyAnswers.filter(policy, pod(8, 1000, PriorityHint.UNSET, GpuPreference.UNSET), nodes, headroom).fitting()).containsExactly("dgx-a");
-        assertThat(PolicyAnswers.filter(policy, pod(4, 0, PriorityHint.HIGH, GpuPreference.UNSET), nodes, headroom).fitting()).containsExactly("dgx-a", "k80");
+        var trusting = new PlacementPolicy(PolicySettings.DEFAULTS.withReserve(new HighPriorityReserve(8))
+                .withThresholds(new PriorityThresholds(1000, -1, java.util.Set.of("default"))));
+        assertThat(PolicyAnswers.filter(trusting, pod(4, 0, PriorityHint.HIGH, GpuPreference.UNSET), nodes, headroom).fitting())
+                .as("the annotation raises a pod of a trusted namespace").containsExactly("dgx-a", "k80");
+    }
+
+    @Test
+    void aLowPriorityPodThatWritesHighIsRefusedTheReserveAndToldTheAnnotationWasIgnored() {
+        var nodes = cluster();
+        var outcome = PolicyAnswers.filter(policy, pod(4, -100, PriorityHint.HIGH, GpuPreference.UNSET), nodes, TopTierHeadroom.of(nodes));
+
+        assertThat(outcome.fitting()).containsExactly("k80");
+        assertThat(outcome.failed().get("dgx-a")).isEqualTo("the cluster's last 8 free V100 are kept for high-priority pods (8 free now); "
+                + "hetgpu.io/priority: high ignored, spec.priority -100 gives low (only a trusted namespace may raise it)");
     }
 
     @Test

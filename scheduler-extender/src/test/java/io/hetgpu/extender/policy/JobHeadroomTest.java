@@ -40,6 +40,17 @@ class JobHeadroomTest {
     }
 
     @Test
+    void aLowPriorityJobThatWritesHighWaitsForRoomUnlessItsNamespaceIsTrusted() {
+        var member = TestPods.priority(TestPods.gpus(2), -100, PriorityHint.HIGH, GpuPreference.UNSET);
+        var members = List.of(member, member);
+
+        assertThat(heldBack(4, members, nodes)).contains("policy.jobHeadroom 4")
+                .endsWith("; hetgpu.io/priority: high ignored, spec.priority -100 gives low (only a trusted namespace may raise it)");
+        assertThat(new JobHeadroom(4).heldBack("default/resnet", members, nodes, new PriorityThresholds(1000, -1, java.util.Set.of("default"))))
+                .isEmpty();
+    }
+
+    @Test
     void anUrgentJobAJobWithoutGpusAndEveryJobWhenOffStartWhereverTheyFit() {
         assertThat(heldBack(4, job(2, 2, 1000), nodes)).as("urgent: preempts instead of waiting").isEmpty();
         assertThat(heldBack(4, job(3, 0, 0), nodes)).as("parameter servers alone take no GPU").isEmpty();

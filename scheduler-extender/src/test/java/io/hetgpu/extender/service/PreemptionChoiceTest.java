@@ -68,13 +68,22 @@ class PreemptionChoiceTest {
     }
 
     @Test
-    void anUnreadableOrFutureCheckpointIsIgnoredAndAPodNotStartedLosesNothing() {
+    void anUnreadableCheckpointIsIgnoredAFutureOneCountsAsJustSavedAndAPodNotStartedLosesNothing() {
         var started = "2026-11-22T08:00:00Z";
         assertThat(PreemptionChoice.lastSaved(Map.of(HetgpuKeys.POD_CHECKPOINTED_AT, "yesterday"), started, NOW)).isEqualTo(Instant.parse(started));
         assertThat(PreemptionChoice.lastSaved(Map.of(HetgpuKeys.POD_CHECKPOINTED_AT, "2026-11-23T00:00:00Z"), started, NOW))
-                .isEqualTo(Instant.parse(started));
+                .isEqualTo(NOW);
         assertThat(PreemptionChoice.lastSaved(Map.of(HetgpuKeys.POD_CHECKPOINTED_AT, "2026-11-22T13:00:00+01:00"), started, NOW))
                 .as("offsets are read").isEqualTo(NOW);
         assertThat(PreemptionChoice.gpuSecondsLost(4, PreemptionChoice.lastSaved(Map.of(), null, NOW), NOW)).isZero();
+        assertThat(PreemptionChoice.lastSaved(Map.of(HetgpuKeys.POD_CHECKPOINTED_AT, "1970-01-01T00:00:00Z"), null, NOW)).isEqualTo(NOW);
+    }
+
+    @Test
+    void aCheckpointFromBeforeThePodStartedCountsFromItsStart() {
+        var started = "2026-11-22T11:00:00Z";
+        var epoch = Map.of(HetgpuKeys.POD_CHECKPOINTED_AT, "1970-01-01T00:00:00Z");
+        assertThat(PreemptionChoice.lastSaved(epoch, started, NOW)).isEqualTo(Instant.parse(started));
+        assertThat(PreemptionChoice.gpuSecondsLost(8, PreemptionChoice.lastSaved(epoch, started, NOW), NOW)).isEqualTo(8 * 3600);
     }
 }

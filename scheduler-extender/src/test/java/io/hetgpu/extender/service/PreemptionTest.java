@@ -87,6 +87,48 @@ class PreemptionTest {
     }
 
     @Test
+    void aCheckpointFromBeforeItsPodStartedCountsFromTheStartSoTheVictimsThatReallyLoseLeastAreKept() throws Exception {
+        var twoDgx = twoFullDgx();
+        var verbs = verbs(twoDgx, advice -> { });
+        var now = java.time.Instant.now();
+        // dgx-a's victims started an hour ago, one claiming a checkpoint of 1970; dgx-b's have run three hours unsaved.
+        var hourAgo = now.minus(java.time.Duration.ofHours(1)).toString();
+        var threeHoursAgo = now.minus(java.time.Duration.ofHours(3)).toString();
+        var body = "{\"Pod\":" + POD + ",\"NodeNameToVictims\":{"
+                + "\"dgx-a\":{\"Pods\":[" + victim("a0", hourAgo, "1970-01-01T00:00:00Z") + "," + victim("a1", hourAgo, null)
+                + "],\"NumPDBViolations\":0},"
+                + "\"dgx-b\":{\"Pods\":[" + victim("b0", threeHoursAgo, null) + "," + victim("b1", threeHoursAgo, null)
+                + "],\"NumPDBViolations\":0}},\"NodeNameToMetaVictims\":null}";
+
+        var result = JSON.readTree(codec.write(verbs.preemption().answer(codec.read(body.getBytes()))));
+
+        // 4 GPU-hours lost on dgx-a against 12 on dgx-b; read as 56 years, the checkpoint had sent the eviction to dgx-b.
+        assertThat(result.get("NodeNameToMetaVictims").properties()).extracting(Map.Entry::getKey).containsExactly("dgx-a");
+    }
+
+    /** A victim as kube-scheduler sends it without a node cache: the whole pod, with its start and any checkpoint. */
+    private static String victim(String uid, String startTime, String checkpointedAt) {
+        var annotations = checkpointedAt == null ? "" : ",\"annotations\":{\"hetgpu.io/checkpointed-at\":\"" + checkpointedAt + "\"}";
+        return "{\"metadata\":{\"name\":\"" + uid + "\",\"namespace\":\"ml\",\"uid\":\"" + uid + "\"" + annotations
+                + "},\"status\":{\"phase\":\"Running\",\"startTime\":\"" + startTime + "\"}}";
+    }
+
+    /** Two DGX-1s with every GPU held by four 2-GPU pods each, bound in order. */
+    private static ClusterView twoFullDgx() {
+        var a = TestTopologies.dgx1V100("dgx-a");
+        var b = TestTopologies.dgx1V100("dgx-b");
+        var at = TestTopologies.READ_AT;
+        var snapshot = NodeSnapshot.of(
+                List.of(new NodeFacts("dgx-a", "1", Map.of(), TestTopologies.inventory(a), TestTopologies.free(a)),
+                        new NodeFacts("dgx-b", "1", Map.of(), TestTopologies.inventory(b), TestTopologies.free(b))),
+                Map.of("dgx-a", List.of(new BoundPod("a0", 2, true, at.minusSeconds(40)), new BoundPod("a1", 2, true, at.minusSeconds(30)),
+                                new BoundPod("a2", 2, true, at.minusSeconds(20)), new BoundPod("a3", 2, true, at.minusSeconds(10))),
+                        "dgx-b", List.of(new BoundPod("b0", 2, true, at.minusSeconds(40)), new BoundPod("b1", 2, true, at.minusSeconds(30)),
+                                new BoundPod("b2", 2, true, at.minusSeconds(20)), new BoundPod("b3", 2, true, at.minusSeconds(10)))));
+        return new SnapshotClusterView(() -> snapshot);
+    }
+
+    @Test
     void aNullPodIsAnError() {
         assertThatThrownBy(() -> codec.read("{\"Pod\":null,\"NodeNameToMetaVictims\":{}}".getBytes()))
                 .hasMessage(ExtenderService.NULL_POD);

@@ -29,8 +29,8 @@ import java.util.function.Consumer;
 
 /**
  * The demo's preemption scene: a DGX A100 and a DGX-1 each run four 2-GPU trials of a low-priority nightly sweep
- * (the A100 trials started first and checkpointed 5 minutes ago, the V100 trials 50 minutes ago); then an urgent
- * 8-GPU NVLink fine-tuning job arrives. kube-scheduler's DefaultPreemption evicts by its own rules (the trials that
+ * (the A100 trials started first, two hours ago, and checkpointed 5 minutes ago; the V100 trials an hour ago, and
+ * checkpointed 50 minutes ago); then an urgent 8-GPU NVLink fine-tuning job arrives. kube-scheduler's DefaultPreemption evicts by its own rules (the trials that
  * started last); with hetgpu's preempt verb the urgent job gets the newest cards and the victims lose the least work.
  */
 final class PreemptionScene {
@@ -74,6 +74,12 @@ final class PreemptionScene {
                 client.resource(trial).create();
                 filler.scheduleRound();
                 awaitRunning(client, trial.getMetadata().getName());
+                // The trials have run for a while, the A100 ones longest: each started before its checkpoint, which the
+                // preempt verb would otherwise count from the start instead (seconds ago in this cluster).
+                var started = now.minus(Duration.ofMinutes(onA100 ? 120 : 60)).toString();
+                client.pods().inNamespace(trial.getMetadata().getNamespace()).withName(trial.getMetadata().getName())
+                        .editStatus(p -> new io.fabric8.kubernetes.api.model.PodBuilder(p).editOrNewStatus().withStartTime(started)
+                                .endStatus().build());
             }
             var settings = scheduler == DemoRun.Scheduler.HETGPU ? withHetgpu : configuration.scheduler().withoutExtenders();
             var driver = new SchedulerDriver(client, settings, http, seed).preempting(seed, TieBreak.random(new Random(seed)));
