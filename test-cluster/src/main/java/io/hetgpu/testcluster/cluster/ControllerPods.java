@@ -47,6 +47,11 @@ public final class ControllerPods {
      * a typo in a count ({@code parallelism: 100000000}) is refused, naming the field, instead of filling the heap.
      */
     public static final int MAX_PODS = 10_000;
+    /**
+     * The most Jobs one workload's JobSet may ask for: each Job is built before its pods are, so a count of Jobs of no pods
+     * ({@code replicas: 2000000000} of {@code parallelism: 0}) is refused here rather than built for hours.
+     */
+    public static final int MAX_JOBS = 10_000;
 
     private ControllerPods() {
     }
@@ -90,6 +95,20 @@ public final class ControllerPods {
     }
 
     /**
+     * How many Jobs the object's controller creates to run its pods: a JobSet's, each of its replicated Jobs times its
+     * replicas; none for any other object. Read from the counts alone, nothing built, so that a count of many Jobs can be
+     * refused before they are.
+     *
+     * @throws IllegalArgumentException when a JobSet's count cannot be read (the field and value named)
+     */
+    public static long jobsOf(HasMetadata object) {
+        if (!makesPods(object) || !JOBSET_GROUP.equals(group(object))) {
+            return 0;
+        }
+        return replicatedJobs(generic(object)).stream().mapToLong(ReplicatedJob::replicas).sum();
+    }
+
+    /**
      * The pod the training operator creates for replica {@code index} of {@code replicaType} of a training job ({@code job}:
      * its name, namespace and UID): named {@code <job>-<type>-<index>}, the type in lower case, labelled with the job, the
      * type and the index, owned by the job.
@@ -129,15 +148,11 @@ public final class ControllerPods {
     /** A JobSet's Jobs, {@code <jobset>-<replicated job>-<index>}, each running its pods with the JobSet's keys on them. */
     private static List<Pod> jobSet(GenericKubernetesResource object) {
         var meta = object.getMetadata();
-        if (!(spec(object).get("replicatedJobs") instanceof List<?> replicated)) {
-            throw new IllegalArgumentException(describe(object) + ": spec.replicatedJobs is missing");
-        }
         var pods = new ArrayList<Pod>();
-        for (var each : replicated) {
-            var replicatedJob = each instanceof Map<?, ?> map ? map : Map.of();
-            var jobName = String.valueOf(replicatedJob.get("name"));
-            int replicas = count(replicatedJob.get("replicas"), "spec.replicatedJobs[" + jobName + "].replicas");
-            var template = Serialization.jsonMapper().convertValue(replicatedJob.get("template"), Job.class);
+        for (var replicatedJob : replicatedJobs(object)) {
+            var jobName = replicatedJob.name();
+            int replicas = replicatedJob.replicas();
+            var template = Serialization.jsonMapper().convertValue(replicatedJob.template(), Job.class);
             if (template == null || template.getSpec() == null) {
                 throw new IllegalArgumentException(describe(object) + ": spec.replicatedJobs[" + jobName + "].template.spec is missing");
             }
@@ -153,6 +168,33 @@ public final class ControllerPods {
             }
         }
         return pods;
+    }
+
+    /** One entry of a JobSet's {@code spec.replicatedJobs}: its name, how many Jobs of it, and their template as written. */
+    private record ReplicatedJob(String name, int replicas, Object template) {
+    }
+
+    /** The JobSet's replicated Jobs, refused where they come to more than {@link #MAX_JOBS} Jobs, naming the count that does. */
+    private static List<ReplicatedJob> replicatedJobs(GenericKubernetesResource object) {
+        if (!(spec(object).get("replicatedJobs") instanceof List<?> replicated)) {
+            throw new IllegalArgumentException(describe(object) + ": spec.replicatedJobs is missing");
+        }
+        var entries = new ArrayList<ReplicatedJob>();
+        long jobs = 0;
+        for (var each : replicated) {
+            var replicatedJob = each instanceof Map<?, ?> map ? map : Map.of();
+            var jobName = String.valueOf(replicatedJob.get("name"));
+            var field = "spec.replicatedJobs[" + jobName + "].replicas";
+            int replicas = count(replicatedJob.get("replicas"), field);
+            jobs += replicas;
+            if (jobs > MAX_JOBS) {
+                throw new IllegalArgumentException(describe(object) + ": " + field + ": " + replicas + " Jobs"
+                        + (jobs > replicas ? " (" + jobs + " with the ones before)" : "") + ", more than the " + MAX_JOBS
+                        + " Jobs of one workload this expands");
+            }
+            entries.add(new ReplicatedJob(jobName, replicas, replicatedJob.get("template")));
+        }
+        return entries;
     }
 
     /**
