@@ -69,6 +69,11 @@ public final class Quote {
         return shown.toString();
     }
 
+    /** Whether the character is one printed escaped: for a format with escapes of its own (JSON's) to escape the same ones. */
+    public static boolean isEscaped(int codePoint) {
+        return escapeOf(codePoint) != null;
+    }
+
     /**
      * Appends the text's characters, escaped, while they fit in {@code max} characters as printed, never half a
      * surrogate pair or half an escape; returns where in the text it stopped.

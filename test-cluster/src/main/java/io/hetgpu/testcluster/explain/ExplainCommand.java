@@ -25,7 +25,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code hetgpu explain}: where each pod of a workload would go and why, or why a pod waits, from one read of a cluster
  * (get and list only) or of the demo cluster, by the scheduler and the extender configured as {@code manifests/}
- * deploys them. Bad input is one line and exit code 2; a cluster that cannot be read, one line and exit code 1.
+ * deploys them. Bad input is one line and exit code 2; a cluster that cannot be read, or a failure of explain's own, one
+ * line and exit code 1.
  */
 @Command(name = "explain", mixinStandardHelpOptions = true,
         description = {"Where each pod would go and why, ranked, with the scores and reasons hetgpu's",
@@ -36,7 +37,8 @@ import picocli.CommandLine.Spec;
                 "demo cluster with --demo. The scheduler and the extender are configured as",
                 "manifests/ of this checkout deploys them.",
                 "",
-                "Exit codes: 0 explained, 1 the cluster cannot be read, 2 bad arguments or files."},
+                "Exit codes: 0 explained, 1 the cluster cannot be read (or explain failed),",
+                "2 bad arguments or files."},
         footer = {"", "Examples:",
                 "  hetgpu explain --demo -f manifests/samples/training-data.yaml \\",
                 "                        -f manifests/samples/pytorchjob.yaml",

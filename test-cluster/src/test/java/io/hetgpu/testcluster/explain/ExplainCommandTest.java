@@ -250,6 +250,11 @@ class ExplainCommandTest {
         assertThat(explained.out()).contains("ml\\e]0;title\\x07/evil\\e[2J\\nFORGED: line\\u202e (Pod evil\\e[2J\\nFORGED: line\\u202e; job ")
                 .contains("group\\r\\x9b31m").contains("default/plain\\t\\x7f (Pod plain\\t\\x7f)");
         assertThat(explained.out().lines()).noneSatisfy(line -> assertThat(line).startsWith("FORGED"));
+        // JSON escapes what it must, and here the rest too: printed safely, read back as the exact values.
+        var json = Explaining.run("--demo", "-o", "json", "-f", file.toString());
+        assertThat(json.out()).doesNotContainPattern("[\\x00-\\x09\\x0b-\\x1f\\x7f-\\x9f\\u202a-\\u202e]");
+        assertThat(json.pod("evil\u001b[2J\nFORGED: line\u202e").path("namespace").asText()).isEqualTo("ml\u001b]0;title\u0007");
+        assertThat(json.pod("plain\t\u007f").path("job").isNull()).isTrue();
     }
 
     @Test
