@@ -265,6 +265,19 @@ class ExplainCommandTest {
     }
 
     @Test
+    void aFileWithoutEndOrNotTextIsOneLineNotAFullHeap() throws Exception {
+        var huge = dir.resolve("huge.yaml");
+        try (var file = new java.io.RandomAccessFile(huge.toFile(), "rw")) {
+            // Sparse: as long as the limit and a byte, no disk taken; /dev/zero, which never ends, is refused the same way.
+            file.setLength(WorkloadFiles.MAX_BYTES + 1L);
+        }
+        var binary = Files.write(dir.resolve("binary.yaml"), new byte[] {'k', 'i', 'n', 'd', ':', ' ', (byte) 0xc3, (byte) 0x28});
+
+        assertOneLine(Explaining.run("--demo", "-f", huge.toString()), 2, huge + ": more than 16 MiB, more than the workload files explain reads");
+        assertOneLine(Explaining.run("--demo", "-f", binary.toString()), 2, binary + ": not UTF-8 text");
+    }
+
+    @Test
     void aKubeconfigThatCannotBeReadIsOneLine() {
         assertOneLine(Explaining.run("--kubeconfig", dir.resolve("missing").toString(), "some-pod"), 2, "--kubeconfig ", "cannot be read");
     }
