@@ -104,10 +104,17 @@ public final class ExplainCommand implements Callable<Integer> {
         } catch (IOException | GpuDiscoveryException e) {
             return fail(e.getMessage(), 1);
         } catch (RuntimeException e) {
-            // A fault of explain's own, not of the input: what it was doing says where, the exception's kind and text what.
-            return fail(doing + " failed unexpectedly (" + e.getClass().getSimpleName()
-                    + (e.getMessage() == null || e.getMessage().isBlank() ? "" : ": " + Quote.cut(e.getMessage(), 200)) + ")", 1);
+            return fail(unexpected(doing, e), 1);
         }
+    }
+
+    /**
+     * The line for a fault of explain's own, not of the input: what it was doing says where, the exception's kind and
+     * text what (Java's message alone, "long overflow", says neither to the person who ran it).
+     */
+    static String unexpected(String doing, RuntimeException e) {
+        var message = e.getMessage() == null || e.getMessage().isBlank() ? "" : ": " + Quote.cut(e.getMessage(), 200);
+        return doing + " failed unexpectedly (" + e.getClass().getSimpleName() + message + ")";
     }
 
     private int explain(InputStream stdin) throws Usage, WorkloadFiles.BadInput, ClusterReading.Unreadable, IOException, GpuDiscoveryException {

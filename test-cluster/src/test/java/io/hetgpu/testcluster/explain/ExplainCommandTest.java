@@ -278,6 +278,16 @@ class ExplainCommandTest {
     }
 
     @Test
+    void anUnforeseenFailureSaysWhatExplainWasDoingNotJavasMessageAlone() {
+        assertThat(ExplainCommand.unexpected("placing the pods", new ArithmeticException("long overflow")))
+                .isEqualTo("placing the pods failed unexpectedly (ArithmeticException: long overflow)");
+        assertThat(ExplainCommand.unexpected("reading the cluster", new NullPointerException()))
+                .isEqualTo("reading the cluster failed unexpectedly (NullPointerException)");
+        assertThat(ExplainCommand.unexpected("reading the files", new IllegalStateException("x".repeat(300) + "\n\tat Frame")))
+                .startsWith("reading the files failed unexpectedly (IllegalStateException: xxx").endsWith("…(310 bytes))").doesNotContain("\n");
+    }
+
+    @Test
     void aKubeconfigThatCannotBeReadIsOneLine() {
         assertOneLine(Explaining.run("--kubeconfig", dir.resolve("missing").toString(), "some-pod"), 2, "--kubeconfig ", "cannot be read");
     }
