@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.hetgpu.extender.job.JobMembershipReader;
+import io.hetgpu.gpu.Quote;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -132,7 +133,7 @@ public final class ControllerPods {
             var type = String.valueOf(entry.getKey());
             var path = "spec." + field + "." + type;
             var replica = entry.getValue() instanceof Map<?, ?> map ? map : Map.of();
-            int replicas = count(replica.get("replicas"), path + ".replicas");
+            long replicas = count(object, replica.get("replicas"), path + ".replicas");
             room(object, path + ".replicas", pods.size(), replicas);
             var template = Serialization.jsonMapper().convertValue(replica.get("template"), PodTemplateSpec.class);
             if (template == null || template.getSpec() == null) {
@@ -151,7 +152,7 @@ public final class ControllerPods {
         var pods = new ArrayList<Pod>();
         for (var replicatedJob : replicatedJobs(object)) {
             var jobName = replicatedJob.name();
-            int replicas = replicatedJob.replicas();
+            long replicas = replicatedJob.replicas();
             var template = Serialization.jsonMapper().convertValue(replicatedJob.template(), Job.class);
             if (template == null || template.getSpec() == null) {
                 throw new IllegalArgumentException(describe(object) + ": spec.replicatedJobs[" + jobName + "].template.spec is missing");
@@ -171,7 +172,7 @@ public final class ControllerPods {
     }
 
     /** One entry of a JobSet's {@code spec.replicatedJobs}: its name, how many Jobs of it, and their template as written. */
-    private record ReplicatedJob(String name, int replicas, Object template) {
+    private record ReplicatedJob(String name, long replicas, Object template) {
     }
 
     /** The JobSet's replicated Jobs, refused where they come to more than {@link #MAX_JOBS} Jobs, naming the count that does. */
@@ -185,13 +186,13 @@ public final class ControllerPods {
             var replicatedJob = each instanceof Map<?, ?> map ? map : Map.of();
             var jobName = String.valueOf(replicatedJob.get("name"));
             var field = "spec.replicatedJobs[" + jobName + "].replicas";
-            int replicas = count(replicatedJob.get("replicas"), field);
-            jobs += replicas;
-            if (jobs > MAX_JOBS) {
+            long replicas = count(object, replicatedJob.get("replicas"), field);
+            if (replicas > MAX_JOBS - jobs) {
                 throw new IllegalArgumentException(describe(object) + ": " + field + ": " + replicas + " Jobs"
-                        + (jobs > replicas ? " (" + jobs + " with the ones before)" : "") + ", more than the " + MAX_JOBS
+                        + (jobs > 0 ? " (" + (jobs + replicas) + " with the ones before)" : "") + ", more than the " + MAX_JOBS
                         + " Jobs of one workload this expands");
             }
+            jobs += replicas;
             entries.add(new ReplicatedJob(jobName, replicas, replicatedJob.get("template")));
         }
         return entries;
@@ -344,14 +345,20 @@ public final class ControllerPods {
                 .filter(field -> spec(generic).get(field) instanceof Map<?, ?>);
     }
 
-    private static int count(Object value, String field) {
+    /**
+     * A count as written, 1 where none is; one past what an int holds ({@code 3000000000}) is read as it is, for the limit
+     * it is over to refuse it, rather than as not a number.
+     */
+    private static long count(HasMetadata object, Object value, String field) {
         if (value == null) {
             return 1;
         }
-        if (value instanceof Number number && number.doubleValue() == number.intValue() && number.intValue() >= 0) {
-            return number.intValue();
+        // Up to 10^18, so that a sum of it and the counts before it stays a long.
+        if (value instanceof Number number && number.doubleValue() == Math.rint(number.doubleValue()) && number.doubleValue() >= 0
+                && number.doubleValue() <= 1e18) {
+            return number.longValue();
         }
-        throw new IllegalArgumentException(field + ": expected a whole number of at least 0, got " + value);
+        throw new IllegalArgumentException(describe(object) + ": " + field + ": expected a whole number of at least 0, got " + Quote.of(value));
     }
 
     private static Map<?, ?> spec(GenericKubernetesResource object) {

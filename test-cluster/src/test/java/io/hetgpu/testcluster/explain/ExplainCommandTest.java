@@ -192,6 +192,9 @@ class ExplainCommandTest {
         assertOneLine(refused, 2, jobSet + ": JobSet idle: spec.replicatedJobs[workers].replicas: 2000000000 Jobs, more than the 10000 Jobs");
         assertOneLine(assertTimeoutPreemptively(Duration.ofMinutes(2), () -> Explaining.run("--demo", "-f", two.toString())), 2,
                 two + ", document 2: JobSet idle-2 brings the Jobs to expand to 12000, more than the 10000 this expands at once");
+        var past = Files.writeString(dir.resolve("past.yaml"), Files.readString(jobSet).replace("2000000000", "3000000000"));
+        assertOneLine(Explaining.run("--demo", "-f", past.toString()), 2,
+                past + ": JobSet idle: spec.replicatedJobs[workers].replicas: 3000000000 Jobs, more than the 10000 Jobs");
     }
 
     @Test
