@@ -30,7 +30,33 @@ class QuoteTest {
 
     @Test
     void controlCharactersCannotStartALineOfTheirOwn() {
-        assertThat(Quote.of("a\nFAKE LOG LINE")).isEqualTo("\"a?FAKE LOG LINE\"");
-        assertThat(Quote.cut("x\u0000y")).isEqualTo("x?y");
+        assertThat(Quote.of("a\nFAKE LOG LINE")).isEqualTo("\"a\\nFAKE LOG LINE\"");
+        assertThat(Quote.cut("x\u0000y")).isEqualTo("x\\x00y");
+    }
+
+    @Test
+    void controlCharactersAreShownEscapedNotSentToTheTerminal() {
+        assertThat(Quote.escaped("\u001b[2J\u001b]0;title\u0007")).isEqualTo("\\e[2J\\e]0;title\\x07");
+        assertThat(Quote.escaped("a\rb\nc\td")).isEqualTo("a\\rb\\nc\\td");
+        assertThat(Quote.escaped("del\u007f")).isEqualTo("del\\x7f");
+        assertThat(Quote.escaped("csi\u009b2J nel\u0085")).isEqualTo("csi\\x9b2J nel\\x85");
+        assertThat(Quote.escaped("file\u202egpj.exe \u2066x\u2069 \u200f")).isEqualTo("file\\u202egpj.exe \\u2066x\\u2069 \\u200f");
+        assertThat(Quote.escaped("line\u2028sep")).isEqualTo("line\\u2028sep");
+        assertThat(Quote.escaped(null)).isEqualTo("null");
+    }
+
+    @Test
+    void ordinaryNonAsciiIsLeftAlone() {
+        var text = "résumé-日本語-😀-Ωμέγα \\ back";
+        assertThat(Quote.escaped(text)).isEqualTo(text);
+        assertThat(Quote.of(text)).isEqualTo("\"" + text + "\"");
+    }
+
+    @Test
+    void theCutCountsCharactersAsPrintedAndNeverHalvesAnEscape() {
+        var quoted = Quote.of("a".repeat(63) + "\u001b[2J");
+        assertThat(quoted).isEqualTo("\"" + "a".repeat(63) + "…\"(67 bytes)");
+        assertThat(Quote.cut("\u001b".repeat(40))).isEqualTo("\\e".repeat(32) + "…(40 bytes)");
+        assertThat(Quote.escaped("x".repeat(1000) + "\n")).hasSize(1002);
     }
 }

@@ -9,7 +9,7 @@ import java.util.Map;
 /**
  * kube-scheduler's {@code DryRunPreemption}: victims chosen on the nodes that might become feasible, walked from
  * {@code offset} round the list, until enough candidates are found (at least one that breaks no
- * PodDisruptionBudget); candidates that break none come first.
+ * PodDisruptionBudget); candidates that break none come first. A candidate has at least one victim.
  */
 public final class Candidates {
 
@@ -28,7 +28,9 @@ public final class Candidates {
         for (int i = 0; i < potentialNodes.size(); i++) {
             var node = potentialNodes.get((offset + i) % potentialNodes.size());
             var victims = VictimSelection.onNode(preemptor, node, podsByNode.getOrDefault(node.name(), List.of()), budgets, fit);
-            if (victims.isEmpty()) {
+            // A node the preemptor fits without evicting anything is no candidate ("expected at least one victim pod on
+            // node"): what refused it there is no filter of kube-scheduler's, and no eviction changes it.
+            if (victims.isEmpty() || victims.get().pods().isEmpty()) {
                 continue;
             }
             (victims.get().pdbViolations() == 0 ? respecting : violating).add(Map.entry(node.name(), victims.get()));

@@ -2,9 +2,9 @@ package io.hetgpu.kubescheduler.preemption;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.function.ToLongFunction;
 
 /**
  * kube-scheduler's {@code pickOneNodeForPreemption}: among the candidates (victims most important first), the node
@@ -23,16 +23,17 @@ public final class NodePick {
             return "";
         }
         var nodes = new ArrayList<>(candidates.keySet());
-        // Each criterion as a score, higher better, as kube-scheduler writes them.
-        List<ToLongFunction<Victims>> criteria = List.of(
-                victims -> -victims.pdbViolations(),
-                victims -> -(long) highestPriority(victims),
-                victims -> -victims.pods().stream().mapToLong(pod -> (long) pod.priority() + Integer.MAX_VALUE + 1).sum(),
-                victims -> -victims.pods().size(),
-                victims -> earliestStartOfHighestPriority(victims).toEpochMilli());
+        // Each criterion orders the candidates better last, as kube-scheduler's scores do. The start is compared as an
+        // instant, not in epoch milliseconds: a candidate without victims starts at Instant.MAX, which no long holds.
+        List<Comparator<Victims>> criteria = List.of(
+                Comparator.comparingLong(victims -> -victims.pdbViolations()),
+                Comparator.comparingLong(victims -> -(long) highestPriority(victims)),
+                Comparator.comparingLong(victims -> -victims.pods().stream().mapToLong(pod -> (long) pod.priority() + Integer.MAX_VALUE + 1).sum()),
+                Comparator.comparingLong(victims -> -victims.pods().size()),
+                Comparator.comparing(NodePick::earliestStartOfHighestPriority));
         for (var criterion : criteria) {
-            long best = nodes.stream().mapToLong(node -> criterion.applyAsLong(candidates.get(node))).max().orElseThrow();
-            nodes.removeIf(node -> criterion.applyAsLong(candidates.get(node)) != best);
+            var best = nodes.stream().map(candidates::get).max(criterion).orElseThrow();
+            nodes.removeIf(node -> criterion.compare(candidates.get(node), best) != 0);
             if (nodes.size() == 1) {
                 break;
             }

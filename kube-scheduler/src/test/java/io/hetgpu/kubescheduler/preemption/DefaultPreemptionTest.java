@@ -57,6 +57,19 @@ class DefaultPreemptionTest {
     }
 
     @Test
+    void aNodeThatWouldTakeThePodWithoutEvictingAnythingIsNoCandidate() {
+        // Refused by something other than kube-scheduler's filters (an extender): its dry run fits the pod on "free"
+        // without victims, which kube-scheduler does not count as a candidate.
+        var urgent = preemptor(1000, 4);
+        var withFree = List.of(node("free", 8), node("old", 4));
+        var outcome = preemption.preempt(urgent, withFree, Map.of("old", List.of(running("a-0", 0, 4, 0))), Set.of(), List.of(), kubeFit(urgent),
+                List.of());
+        assertThat(outcome).isEqualTo(new DefaultPreemption.Outcome.Nominate("old", new Victims(List.of(running("a-0", 0, 4, 0)), 0)));
+        assertThat(preemption.preempt(urgent, List.of(node("free", 8)), Map.of(), Set.of(), List.of(), kubeFit(urgent), List.of()))
+                .isEqualTo(new DefaultPreemption.Outcome.None(DefaultPreemption.NO_VICTIMS));
+    }
+
+    @Test
     void unresolvableNodesAreNoCandidatesAndIneligiblePodsEvictNothing() {
         var urgent = preemptor(1000, 4);
         assertThat(preemption.preempt(urgent, nodes, pods, Set.of("old", "new"), List.of(), kubeFit(urgent), List.of()))

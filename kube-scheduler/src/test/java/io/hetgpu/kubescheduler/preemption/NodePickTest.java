@@ -59,6 +59,14 @@ class NodePickTest {
     }
 
     @Test
+    void candidatesWithoutVictimsTieWithoutOverflowAndBeatOnesWithVictims() {
+        // A victimless candidate's start is Instant.MAX, which is past what epoch milliseconds in a long can hold.
+        var none = new Victims(List.of(), 0);
+        var some = new Victims(List.of(running("a", -100, 1, 0)), 0);
+        assertThat(NodePick.pickOne(candidates("some", some, "free-1", none, "free-2", new Victims(List.of(), 0)))).isEqualTo("free-1");
+    }
+
+    @Test
     void thenTheFirst() {
         var same = new Victims(List.of(running("a", 100, 1, 0)), 0);
         var again = new Victims(List.of(running("b", 100, 1, 0)), 0);

@@ -12,6 +12,7 @@ import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.model.WaitingPeer;
+import io.hetgpu.gpu.Quote;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,7 +84,8 @@ final class PlacementContexts {
                 }
             } catch (IllegalArgumentException e) {
                 // An admin's annotation, not the pod's: placing the pod without data locality beats refusing it.
-                LOG.warn("ignoring the data locality of claim {}/{}: {}", pod.namespace(), claimName, e.getMessage());
+                LOG.warn("ignoring the data locality of claim {}/{}: {}", Quote.escaped(pod.namespace()), Quote.escaped(claimName),
+                        Quote.escaped(e.getMessage()));
             }
         }
         return located;

@@ -10,6 +10,7 @@ import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreTable;
 import io.hetgpu.extender.service.PreemptionAdvice;
+import io.hetgpu.gpu.Quote;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -146,7 +147,7 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
 
     /** The preempt verb's advice in the log only, for an extender without an API server or Events. */
     public static void logPreemption(PreemptionAdvice advice) {
-        LOG.info("preemption for {}: {}", advice.pod().displayName(), advice.explain());
+        LOG.info("preemption for {}: {}", Quote.escaped(advice.pod().displayName()), Quote.escaped(advice.explain()));
     }
 
     /** The preempt verb's advice as an Event on the pod it was asked for (not throttled: preemption is rare). */
@@ -195,14 +196,15 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
             client.v1().events().inNamespace(namespace).resource(event).create();
         } catch (RuntimeException e) {
             // One line with its cause (fabric8's own message often says only "An error has occurred."); the trace at debug level.
-            LOG.warn("could not post the placement event of {}/{}: {}", namespace, name, ApiFaults.describe(e));
-            LOG.debug("posting the placement event of {}/{}", namespace, name, e);
+            LOG.warn("could not post the placement event of {}/{}: {}", Quote.escaped(namespace), Quote.escaped(name),
+                    Quote.escaped(ApiFaults.describe(e)));
+            LOG.debug("posting the placement event of {}/{}", Quote.escaped(namespace), Quote.escaped(name), e);
         }
     }
 
     private static void debug(PodRequest pod, ScoreTable table) {
         if (LOG.isDebugEnabled()) {
-            LOG.debug("scores for {}:\n{}", pod.displayName(), table.render());
+            LOG.debug("scores for {}:\n{}", Quote.escaped(pod.displayName()), table.render());
         }
     }
 }

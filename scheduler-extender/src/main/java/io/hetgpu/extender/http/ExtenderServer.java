@@ -10,6 +10,7 @@ import io.hetgpu.extender.wire.ExtenderBindingResult;
 import io.hetgpu.extender.wire.FilterResult;
 import io.hetgpu.extender.wire.HostPriority;
 import io.hetgpu.extender.wire.WireNode;
+import io.hetgpu.gpu.Quote;
 import io.vertx.core.AbstractVerticle;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
@@ -264,7 +265,7 @@ public final class ExtenderServer implements AutoCloseable {
         var request = ctx.request();
         long deadline = vertx.setTimer(options.readTimeout().toMillis(), id -> {
             if (!request.isEnded()) {
-                LOG.warn("{} {} from {}: body not complete after {} s; closing the connection", request.method(), request.path(),
+                LOG.warn("{} {} from {}: body not complete after {} s; closing the connection", request.method(), Quote.escaped(request.path()),
                         request.remoteAddress(), options.readTimeout().toSeconds());
                 request.connection().close();
             }
@@ -506,7 +507,7 @@ public final class ExtenderServer implements AutoCloseable {
             var request = ctx.request();
             var verb = verb(request.path());
             metrics.answerFailed(verb);
-            LOG.warn("{} ({} {}): the answer of {} bytes (HTTP {}) could not be written to {}: {}", verb, request.method(), request.path(),
+            LOG.warn("{} ({} {}): the answer of {} bytes (HTTP {}) could not be written to {}: {}", verb, request.method(), Quote.escaped(request.path()),
                     body.length(), status, request.remoteAddress(), cause.toString());
         });
     }

@@ -1,5 +1,6 @@
 package io.hetgpu.testcluster.cli;
 
+import io.hetgpu.gpu.Quote;
 import io.hetgpu.testcluster.explain.ExplainCommand;
 import picocli.CommandLine;
 import io.hetgpu.gpu.release.ReleaseVersion;
@@ -38,9 +39,9 @@ public final class TestClusterMain {
             command.getErr().println("hetgpu: " + e.getMessage() + " (see " + command.getCommandSpec().qualifiedName() + " --help)");
             return 2;
         });
-        // What went wrong in one line, never a stack trace.
+        // What went wrong in one line, never a stack trace; escaped, as the message may carry what a file or a cluster holds.
         commandLine.setExecutionExceptionHandler((e, cmd, parsed) -> {
-            cmd.getErr().println("hetgpu: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+            cmd.getErr().println("hetgpu: " + Quote.escaped(e.getMessage() == null ? e.toString() : e.getMessage()));
             return 1;
         });
         return commandLine;

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.hetgpu.extender.job.JobMembershipReader;
+import io.hetgpu.gpu.Quote;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -47,6 +48,11 @@ public final class ControllerPods {
      * a typo in a count ({@code parallelism: 100000000}) is refused, naming the field, instead of filling the heap.
      */
     public static final int MAX_PODS = 10_000;
+    /**
+     * The most Jobs one workload's JobSet may ask for: each Job is built before its pods are, so a count of Jobs of no pods
+     * ({@code replicas: 2000000000} of {@code parallelism: 0}) is refused here rather than built for hours.
+     */
+    public static final int MAX_JOBS = 10_000;
 
     private ControllerPods() {
     }
@@ -90,6 +96,20 @@ public final class ControllerPods {
     }
 
     /**
+     * How many Jobs the object's controller creates to run its pods: a JobSet's, each of its replicated Jobs times its
+     * replicas; none for any other object. Read from the counts alone, nothing built, so that a count of many Jobs can be
+     * refused before they are.
+     *
+     * @throws IllegalArgumentException when a JobSet's count cannot be read (the field and value named)
+     */
+    public static long jobsOf(HasMetadata object) {
+        if (!makesPods(object) || !JOBSET_GROUP.equals(group(object))) {
+            return 0;
+        }
+        return replicatedJobs(generic(object)).stream().mapToLong(ReplicatedJob::replicas).sum();
+    }
+
+    /**
      * The pod the training operator creates for replica {@code index} of {@code replicaType} of a training job ({@code job}:
      * its name, namespace and UID): named {@code <job>-<type>-<index>}, the type in lower case, labelled with the job, the
      * type and the index, owned by the job.
@@ -113,7 +133,7 @@ public final class ControllerPods {
             var type = String.valueOf(entry.getKey());
             var path = "spec." + field + "." + type;
             var replica = entry.getValue() instanceof Map<?, ?> map ? map : Map.of();
-            int replicas = count(replica.get("replicas"), path + ".replicas");
+            long replicas = count(object, replica.get("replicas"), path + ".replicas");
             room(object, path + ".replicas", pods.size(), replicas);
             var template = Serialization.jsonMapper().convertValue(replica.get("template"), PodTemplateSpec.class);
             if (template == null || template.getSpec() == null) {
@@ -129,15 +149,11 @@ public final class ControllerPods {
     /** A JobSet's Jobs, {@code <jobset>-<replicated job>-<index>}, each running its pods with the JobSet's keys on them. */
     private static List<Pod> jobSet(GenericKubernetesResource object) {
         var meta = object.getMetadata();
-        if (!(spec(object).get("replicatedJobs") instanceof List<?> replicated)) {
-            throw new IllegalArgumentException(describe(object) + ": spec.replicatedJobs is missing");
-        }
         var pods = new ArrayList<Pod>();
-        for (var each : replicated) {
-            var replicatedJob = each instanceof Map<?, ?> map ? map : Map.of();
-            var jobName = String.valueOf(replicatedJob.get("name"));
-            int replicas = count(replicatedJob.get("replicas"), "spec.replicatedJobs[" + jobName + "].replicas");
-            var template = Serialization.jsonMapper().convertValue(replicatedJob.get("template"), Job.class);
+        for (var replicatedJob : replicatedJobs(object)) {
+            var jobName = replicatedJob.name();
+            long replicas = replicatedJob.replicas();
+            var template = Serialization.jsonMapper().convertValue(replicatedJob.template(), Job.class);
             if (template == null || template.getSpec() == null) {
                 throw new IllegalArgumentException(describe(object) + ": spec.replicatedJobs[" + jobName + "].template.spec is missing");
             }
@@ -153,6 +169,33 @@ public final class ControllerPods {
             }
         }
         return pods;
+    }
+
+    /** One entry of a JobSet's {@code spec.replicatedJobs}: its name, how many Jobs of it, and their template as written. */
+    private record ReplicatedJob(String name, long replicas, Object template) {
+    }
+
+    /** The JobSet's replicated Jobs, refused where they come to more than {@link #MAX_JOBS} Jobs, naming the count that does. */
+    private static List<ReplicatedJob> replicatedJobs(GenericKubernetesResource object) {
+        if (!(spec(object).get("replicatedJobs") instanceof List<?> replicated)) {
+            throw new IllegalArgumentException(describe(object) + ": spec.replicatedJobs is missing");
+        }
+        var entries = new ArrayList<ReplicatedJob>();
+        long jobs = 0;
+        for (var each : replicated) {
+            var replicatedJob = each instanceof Map<?, ?> map ? map : Map.of();
+            var jobName = String.valueOf(replicatedJob.get("name"));
+            var field = "spec.replicatedJobs[" + jobName + "].replicas";
+            long replicas = count(object, replicatedJob.get("replicas"), field);
+            if (replicas > MAX_JOBS - jobs) {
+                throw new IllegalArgumentException(describe(object) + ": " + field + ": " + replicas + " Jobs"
+                        + (jobs > 0 ? " (" + (jobs + replicas) + " with the ones before)" : "") + ", more than the " + MAX_JOBS
+                        + " Jobs of one workload this expands");
+            }
+            jobs += replicas;
+            entries.add(new ReplicatedJob(jobName, replicas, replicatedJob.get("template")));
+        }
+        return entries;
     }
 
     /**
@@ -302,14 +345,20 @@ public final class ControllerPods {
                 .filter(field -> spec(generic).get(field) instanceof Map<?, ?>);
     }
 
-    private static int count(Object value, String field) {
+    /**
+     * A count as written, 1 where none is; one past what an int holds ({@code 3000000000}) is read as it is, for the limit
+     * it is over to refuse it, rather than as not a number.
+     */
+    private static long count(HasMetadata object, Object value, String field) {
         if (value == null) {
             return 1;
         }
-        if (value instanceof Number number && number.doubleValue() == number.intValue() && number.intValue() >= 0) {
-            return number.intValue();
+        // Up to 10^18, so that a sum of it and the counts before it stays a long.
+        if (value instanceof Number number && number.doubleValue() == Math.rint(number.doubleValue()) && number.doubleValue() >= 0
+                && number.doubleValue() <= 1e18) {
+            return number.longValue();
         }
-        throw new IllegalArgumentException(field + ": expected a whole number of at least 0, got " + value);
+        throw new IllegalArgumentException(describe(object) + ": " + field + ": expected a whole number of at least 0, got " + Quote.of(value));
     }
 
     private static Map<?, ?> spec(GenericKubernetesResource object) {

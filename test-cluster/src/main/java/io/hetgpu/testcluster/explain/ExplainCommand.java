@@ -25,7 +25,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code hetgpu explain}: where each pod of a workload would go and why, or why a pod waits, from one read of a cluster
  * (get and list only) or of the demo cluster, by the scheduler and the extender configured as {@code manifests/}
- * deploys them. Bad input is one line and exit code 2; a cluster that cannot be read, one line and exit code 1.
+ * deploys them. Bad input is one line and exit code 2; a cluster that cannot be read, or a failure of explain's own, one
+ * line and exit code 1.
  */
 @Command(name = "explain", mixinStandardHelpOptions = true,
         description = {"Where each pod would go and why, ranked, with the scores and reasons hetgpu's",
@@ -36,7 +37,8 @@ import picocli.CommandLine.Spec;
                 "demo cluster with --demo. The scheduler and the extender are configured as",
                 "manifests/ of this checkout deploys them.",
                 "",
-                "Exit codes: 0 explained, 1 the cluster cannot be read, 2 bad arguments or files."},
+                "Exit codes: 0 explained, 1 the cluster cannot be read (or explain failed),",
+                "2 bad arguments or files."},
         footer = {"", "Examples:",
                 "  hetgpu explain --demo -f manifests/samples/training-data.yaml \\",
                 "                        -f manifests/samples/pytorchjob.yaml",
@@ -81,6 +83,9 @@ public final class ExplainCommand implements Callable<Integer> {
             description = {"text for people (default), or json for tools: one", "object, its fields in docs/reference.md."})
     String output;
 
+    /** What explain is doing, for the line that says so should it fail in a way none of its own checks foresaw. */
+    private String doing = "reading its arguments";
+
     /** Bad arguments or files: said in one line, exit code 2. */
     private static final class Usage extends Exception {
         Usage(String message) {
@@ -98,7 +103,18 @@ public final class ExplainCommand implements Callable<Integer> {
             return fail(e.getMessage(), 1);
         } catch (IOException | GpuDiscoveryException e) {
             return fail(e.getMessage(), 1);
+        } catch (RuntimeException e) {
+            return fail(unexpected(doing, e), 1);
         }
+    }
+
+    /**
+     * The line for a fault of explain's own, not of the input: what it was doing says where, the exception's kind and
+     * text what (Java's message alone, "long overflow", says neither to the person who ran it).
+     */
+    static String unexpected(String doing, RuntimeException e) {
+        var message = e.getMessage() == null || e.getMessage().isBlank() ? "" : ": " + Quote.cut(e.getMessage(), 200);
+        return doing + " failed unexpectedly (" + e.getClass().getSimpleName() + message + ")";
     }
 
     private int explain(InputStream stdin) throws Usage, WorkloadFiles.BadInput, ClusterReading.Unreadable, IOException, GpuDiscoveryException {
@@ -116,11 +132,14 @@ public final class ExplainCommand implements Callable<Integer> {
         if (files.isEmpty() && pods.isEmpty()) {
             throw new Usage("nothing to explain: give a workload with -f FILE, or a pod's name (see --help)");
         }
+        doing = "reading the configuration of manifests/";
         var configuration = DeployedConfiguration.load(ProjectFiles.manifests());
+        doing = "reading the files";
         var given = WorkloadFiles.read(files.stream().map(file -> file.equals("-") ? file : callers(Path.of(file)).toString()).toList(), stdin);
         if (demo != null) {
             var inNamespace = namespace == null ? "default" : namespace;
             var workloads = Workloads.of(given.objects(), inNamespace);
+            doing = "starting the demo cluster";
             spec.commandLine().getErr().println("hetgpu explain: starting the demo cluster" + (demo.equals("loaded") ? " and placing its mix" : "")
                     + " on this machine ...");
             spec.commandLine().getErr().flush();
@@ -130,9 +149,12 @@ public final class ExplainCommand implements Callable<Integer> {
                         "the demo cluster, " + (demo.equals("loaded") ? "with the demo's mix placed" : "empty"));
             }
         }
+        doing = "reading the kubeconfig";
         var config = clientConfig();
         var inNamespace = namespace != null ? namespace : config.getNamespace() != null ? config.getNamespace() : "default";
+        doing = "reading the files";
         var workloads = Workloads.of(given.objects(), inNamespace);
+        doing = "connecting to the cluster";
         try (var client = new KubernetesClientBuilder().withConfig(config).build()) {
             return print(configuration, workloads, client, inNamespace, client.getMasterUrl().toString().replaceAll("/$", ""));
         }
@@ -140,9 +162,12 @@ public final class ExplainCommand implements Callable<Integer> {
 
     private int print(DeployedConfiguration configuration, Workloads workloads, KubernetesClient client, String inNamespace, String clusterLabel)
             throws WorkloadFiles.BadInput, ClusterReading.Unreadable {
+        doing = "reading the cluster";
         var reading = ClusterReading.of(client);
         var asked = pods.stream().map(pod -> podKey(pod, inNamespace)).toList();
+        doing = "placing the pods";
         var report = new ExplainRun(configuration).explain(reading, workloads, asked, clusterLabel, "manifests/base of this checkout");
+        doing = "printing the report";
         var out = spec.commandLine().getOut();
         out.print(output.equals("json") ? ExplainJson.render(report) : ExplainText.render(report));
         out.flush();
@@ -203,8 +228,9 @@ public final class ExplainCommand implements Callable<Integer> {
         return message.lines().findFirst().orElse(message);
     }
 
+    /** The line names values read from files and the cluster: it is printed escaped, one line whatever they hold. */
     private int fail(String message, int code) {
-        spec.commandLine().getErr().println("hetgpu explain: " + message.lines().findFirst().orElse(message));
+        spec.commandLine().getErr().println("hetgpu explain: " + Quote.escaped(message));
         spec.commandLine().getErr().flush();
         return code;
     }

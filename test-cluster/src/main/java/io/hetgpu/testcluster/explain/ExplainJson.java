@@ -1,10 +1,15 @@
 package io.hetgpu.testcluster.explain;
 
+import com.fasterxml.jackson.core.JsonFactoryBuilder;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.io.CharacterEscapes;
+import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hetgpu.gpu.Quote;
 import java.io.UncheckedIOException;
 import java.util.List;
 
@@ -17,7 +22,30 @@ final class ExplainJson {
 
     static final String KIND = "HetgpuExplanation";
     static final int VERSION = 1;
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final ObjectMapper JSON = new ObjectMapper(new JsonFactoryBuilder().characterEscapes(new Printable()).build())
+            .enable(SerializationFeature.INDENT_OUTPUT);
+
+    /**
+     * JSON escapes C0 controls itself; DEL, C1 controls, line separators and bidirectional controls it leaves as they are,
+     * and a tool's output often ends on a terminal. Escaped as {@code \}{@code uHHHH}, they read back as the same values.
+     */
+    private static final class Printable extends CharacterEscapes {
+        private final int[] ascii = standardAsciiEscapesForJSON();
+
+        Printable() {
+            ascii[0x7f] = ESCAPE_STANDARD;
+        }
+
+        @Override
+        public int[] getEscapeCodesForAscii() {
+            return ascii;
+        }
+
+        @Override
+        public SerializableString getEscapeSequence(int ch) {
+            return Quote.isEscaped(ch) ? new SerializedString(String.format("\\u%04x", ch)) : null;
+        }
+    }
 
     private ExplainJson() {
     }

@@ -9,6 +9,9 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.hetgpu.gpu.cli.ParseErrors;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -36,6 +39,9 @@ record WorkloadFiles(List<Given> objects) {
         }
     }
 
+    /** The most bytes read of one file: far more than any workload's YAML, few enough to hold in memory. */
+    static final int MAX_BYTES = 16 * 1024 * 1024;
+
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final KubernetesSerialization KUBERNETES = new KubernetesSerialization();
@@ -43,15 +49,15 @@ record WorkloadFiles(List<Given> objects) {
     static WorkloadFiles read(List<String> names, InputStream stdin) throws BadInput {
         var objects = new ArrayList<Given>();
         for (var name : names) {
+            var file = name.equals("-") ? "standard input" : name;
             String text;
-            try {
-                text = name.equals("-") ? new String(stdin.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8) : Files.readString(Path.of(name));
+            try (var in = name.equals("-") ? null : Files.newInputStream(Path.of(name))) {
+                text = text(file, name.equals("-") ? stdin : in);
             } catch (NoSuchFileException e) {
                 throw new BadInput(name + ": no such file");
             } catch (IOException | java.io.UncheckedIOException e) {
                 throw new BadInput(name + ": cannot be read: " + e.getMessage());
             }
-            var file = name.equals("-") ? "standard input" : name;
             List<JsonNode> documents;
             try {
                 documents = YAML.readValues(YAML.createParser(text), JsonNode.class).readAll();
@@ -67,6 +73,22 @@ record WorkloadFiles(List<Given> objects) {
             }
         }
         return new WorkloadFiles(objects);
+    }
+
+    /**
+     * The text of a file, read no further than {@link #MAX_BYTES}: a file that never ends ({@code /dev/zero}) or a
+     * gigabyte of YAML is refused, not read until the heap is full.
+     */
+    private static String text(String file, InputStream in) throws IOException, BadInput {
+        var bytes = in.readNBytes(MAX_BYTES + 1);
+        if (bytes.length > MAX_BYTES) {
+            throw new BadInput(file + ": more than " + MAX_BYTES / (1024 * 1024) + " MiB, more than the workload files explain reads");
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            throw new BadInput(file + ": not UTF-8 text");
+        }
     }
 
     private static void add(List<Given> objects, String source, JsonNode document) throws BadInput {

@@ -63,6 +63,8 @@ record Workloads(List<WorkloadPod> pods, List<HasMetadata> created, List<Persist
         var classes = new ArrayList<PriorityClass>();
         var budgets = new ArrayList<PodDisruptionBudget>();
         var notPlaced = new ArrayList<String>();
+        // Counted before they are built: a count of Jobs each of no pods would otherwise be built, all of them, first.
+        long jobs = 0;
         for (var one : given) {
             var object = one.object();
             var kind = object.getKind();
@@ -78,6 +80,11 @@ record Workloads(List<WorkloadPod> pods, List<HasMetadata> created, List<Persist
                 default -> {
                     if (ControllerPods.makesPods(object)) {
                         try {
+                            jobs += ControllerPods.jobsOf(object);
+                            if (jobs > ControllerPods.MAX_JOBS) {
+                                throw new WorkloadFiles.BadInput(one.source() + ": " + name + " brings the Jobs to expand to " + jobs
+                                        + ", more than the " + ControllerPods.MAX_JOBS + " this expands at once");
+                            }
                             ControllerPods.of(object).forEach(pod -> pods.add(new WorkloadPod(name, pod)));
                         } catch (IllegalArgumentException e) {
                             throw new WorkloadFiles.BadInput(one.source() + ": " + e.getMessage());

@@ -1,12 +1,14 @@
 package io.hetgpu.testcluster.explain;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.hetgpu.testcluster.api.ApiServer;
 import io.hetgpu.testcluster.cluster.ProjectFiles;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -168,6 +170,124 @@ class ExplainCommandTest {
                 + Files.readString(job).replace("100000000", "6000").replace("name: sweep", "name: sweep-2"));
         assertOneLine(Explaining.run("--demo", "-f", twoSweeps.toString()), 2,
                 twoSweeps + ", document 2: Job sweep-2 brings the pods to place to 12000, more than the 10000 this places at once");
+    }
+
+    @Test
+    void aJobSetOfManyJobsOfNoPodsIsRefusedBeforeTheyAreBuilt() throws Exception {
+        var jobSet = Files.writeString(dir.resolve("jobset.yaml"), """
+                apiVersion: jobset.x-k8s.io/v1alpha2
+                kind: JobSet
+                metadata: {name: idle}
+                spec:
+                  replicatedJobs:
+                  - name: workers
+                    replicas: 2000000000
+                    template: {spec: {parallelism: 0, template: {spec: {containers: [{name: c, image: i}]}}}}
+                """);
+        var two = Files.writeString(dir.resolve("two.yaml"), Files.readString(jobSet).replace("2000000000", "6000") + "---\n"
+                + Files.readString(jobSet).replace("2000000000", "6000").replace("name: idle", "name: idle-2"));
+
+        // The bound stops a run that would build two billion Jobs; the refusal itself takes well under a second.
+        var refused = assertTimeoutPreemptively(Duration.ofMinutes(2), () -> Explaining.run("--demo", "-f", jobSet.toString()));
+        assertOneLine(refused, 2, jobSet + ": JobSet idle: spec.replicatedJobs[workers].replicas: 2000000000 Jobs, more than the 10000 Jobs");
+        assertOneLine(assertTimeoutPreemptively(Duration.ofMinutes(2), () -> Explaining.run("--demo", "-f", two.toString())), 2,
+                two + ", document 2: JobSet idle-2 brings the Jobs to expand to 12000, more than the 10000 this expands at once");
+        var past = Files.writeString(dir.resolve("past.yaml"), Files.readString(jobSet).replace("2000000000", "3000000000"));
+        assertOneLine(Explaining.run("--demo", "-f", past.toString()), 2,
+                past + ": JobSet idle: spec.replicatedJobs[workers].replicas: 3000000000 Jobs, more than the 10000 Jobs");
+    }
+
+    @Test
+    void aPodOfAPodGroupTheClusterLacksWaitsForItWithoutAnOverflow() throws Exception {
+        var pod = Files.writeString(dir.resolve("volcano.yaml"), """
+                apiVersion: v1
+                kind: Pod
+                metadata:
+                  name: trainer-0
+                  annotations: {scheduling.k8s.io/group-name: missing-group}
+                spec:
+                  schedulerName: hetgpu-scheduler
+                  containers: [{name: main, image: train, resources: {limits: {nvidia.com/gpu: 1}}}]
+                """);
+
+        var explained = Explaining.run("--demo", "-o", "json", "-f", pod.toString());
+
+        assertThat(explained.code()).as(explained.err()).isZero();
+        var trainer = explained.pod("trainer-0");
+        assertThat(trainer.path("job").path("key").asText()).isEqualTo("default/missing-group");
+        // Waiting for its PodGroup is nothing an eviction changes: no nomination with nobody to evict.
+        assertThat(trainer.path("outcome").asText()).isEqualTo("pending");
+        assertThat(trainer.path("refusals").toString()).contains("its member count cannot be read");
+        assertThat(texts(trainer.path("changes"))).noneSatisfy(change -> assertThat(change).contains("would evict"));
+    }
+
+    @Test
+    void namesAndValuesFromAFileReachTheTerminalEscaped() throws Exception {
+        // YAML's double quotes read \e as ESC: the name would clear the screen, the line break forge a line of its own,
+        // and U+202E turn the text around it.
+        var file = Files.writeString(dir.resolve("hostile.yaml"), """
+                apiVersion: v1
+                kind: Pod
+                metadata:
+                  name: "evil\\e[2J\\nFORGED: line\\u202e"
+                  namespace: "ml\\e]0;title\\a"
+                  annotations:
+                    scheduling.k8s.io/group-name: "group\\r\\x9b31m"
+                    hetgpu.io/gpu-models: "K80\\e[5m"
+                spec:
+                  schedulerName: hetgpu-scheduler
+                  containers: [{name: main, image: train, resources: {limits: {nvidia.com/gpu: 1}}}]
+                ---
+                apiVersion: v1
+                kind: Pod
+                metadata: {name: "plain\\t\\x7f"}
+                spec:
+                  schedulerName: hetgpu-scheduler
+                  containers: [{name: main, image: train, resources: {limits: {nvidia.com/gpu: 1}}}]
+                """);
+
+        var explained = Explaining.run("--demo", "-f", file.toString());
+
+        assertThat(explained.code()).as(explained.err()).isZero();
+        assertThat(explained.out() + explained.err()).as(explained.out()).doesNotContainPattern("[\\x00-\\x09\\x0b-\\x1f\\x7f-\\x9f\\u202a-\\u202e]");
+        assertThat(explained.out()).contains("ml\\e]0;title\\x07/evil\\e[2J\\nFORGED: line\\u202e (Pod evil\\e[2J\\nFORGED: line\\u202e; job ")
+                .contains("group\\r\\x9b31m").contains("default/plain\\t\\x7f (Pod plain\\t\\x7f)");
+        assertThat(explained.out().lines()).noneSatisfy(line -> assertThat(line).startsWith("FORGED"));
+        // JSON escapes what it must, and here the rest too: printed safely, read back as the exact values.
+        var json = Explaining.run("--demo", "-o", "json", "-f", file.toString());
+        assertThat(json.out()).doesNotContainPattern("[\\x00-\\x09\\x0b-\\x1f\\x7f-\\x9f\\u202a-\\u202e]");
+        assertThat(json.pod("evil\u001b[2J\nFORGED: line\u202e").path("namespace").asText()).isEqualTo("ml\u001b]0;title\u0007");
+        assertThat(json.pod("plain\t\u007f").path("job").isNull()).isTrue();
+    }
+
+    @Test
+    void aBadValueInAFileIsOneLineWithItsControlCharactersEscaped() throws Exception {
+        var file = Files.writeString(dir.resolve("kind.yaml"), "apiVersion: ray.io/v1\nkind: \"Ray\\e[2J\\nJob\"\nmetadata: {name: r}\n");
+
+        assertOneLine(Explaining.run("--demo", "-f", file.toString()), 2, file + ": kind Ray\\e[2J\\nJob (apiVersion ray.io/v1) is not one");
+    }
+
+    @Test
+    void aFileWithoutEndOrNotTextIsOneLineNotAFullHeap() throws Exception {
+        var huge = dir.resolve("huge.yaml");
+        try (var file = new java.io.RandomAccessFile(huge.toFile(), "rw")) {
+            // Sparse: as long as the limit and a byte, no disk taken; /dev/zero, which never ends, is refused the same way.
+            file.setLength(WorkloadFiles.MAX_BYTES + 1L);
+        }
+        var binary = Files.write(dir.resolve("binary.yaml"), new byte[] {'k', 'i', 'n', 'd', ':', ' ', (byte) 0xc3, (byte) 0x28});
+
+        assertOneLine(Explaining.run("--demo", "-f", huge.toString()), 2, huge + ": more than 16 MiB, more than the workload files explain reads");
+        assertOneLine(Explaining.run("--demo", "-f", binary.toString()), 2, binary + ": not UTF-8 text");
+    }
+
+    @Test
+    void anUnforeseenFailureSaysWhatExplainWasDoingNotJavasMessageAlone() {
+        assertThat(ExplainCommand.unexpected("placing the pods", new ArithmeticException("long overflow")))
+                .isEqualTo("placing the pods failed unexpectedly (ArithmeticException: long overflow)");
+        assertThat(ExplainCommand.unexpected("reading the cluster", new NullPointerException()))
+                .isEqualTo("reading the cluster failed unexpectedly (NullPointerException)");
+        assertThat(ExplainCommand.unexpected("reading the files", new IllegalStateException("x".repeat(300) + "\n\tat Frame")))
+                .startsWith("reading the files failed unexpectedly (IllegalStateException: xxx").endsWith("…(310 bytes))").doesNotContain("\n");
     }
 
     @Test
