@@ -71,6 +71,21 @@ class StandInApiServerTest {
         assertThat(apiServer.nodeLabelsAndAnnotations()).containsExactlyInAnyOrderEntriesOf(Map.of("b", "3", "hetgpu.io/topology", "x"));
     }
 
+    /** The training run stops the plugin once this completes, so it must mean the inventory is on the Node. */
+    @Test
+    void tellsTheNodePublishedOnlyOnceAPatchGivesItOneOfHetgpusKeys() {
+        var published = apiServer.nodePublished();
+        var node = client.nodes().withName("aot-training");
+        node.get();
+        node.patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"labels\":{\"kubernetes.io/hostname\":\"aot-training\"}}}");
+        assertThat(published).as("a read, and a patch of someone else's label").isNotDone();
+
+        node.patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"annotations\":{\"hetgpu.io/gpu-inventory\":\"{}\"}}}");
+
+        assertThat(published).isCompleted();
+        assertThat(apiServer.nodePublished()).as("and so it stays").isCompleted();
+    }
+
     @Test
     void tellsAPodsEnvironmentTheAddressKubeletWouldAndTheCa() {
         var environment = apiServer.podEnvironment();
