@@ -1,6 +1,11 @@
 package io.hetgpu.deviceplugin.training;
 
+import io.hetgpu.deviceplugin.node.NodeInventorySync;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -14,15 +19,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * The image build's AOT training run (the Dockerfile's RUN line; {@code ./hetgpu bench registration} runs the same):
  * {@code AotTrainingRun [--patience=S] -- OPTIONS -jar JAR ARGUMENTS} runs {@code java OPTIONS -jar JAR ARGUMENTS}
  * (options that name {@code -XX:AOTCacheOutput=}) against a {@link StandInApiServer} over TLS and a {@link TrainingKubelet},
- * waits until the plugin has registered with the kubelet and published its Node, then stops it with SIGTERM, on which
- * the JVM writes the cache. It waits for those steps rather than for a time, because an interpreter-only plugin on a
- * slow or busy build machine takes what it takes; when they have not both happened within S seconds (default 120), or
- * the plugin exits first, it kills the plugin, so that no cache is written, says which step did not happen and exits 1,
+ * waits until the plugin has registered with the kubelet, published its Node and opened its pod watch, then stops it with
+ * SIGTERM, on which the JVM writes the cache. It waits for those steps rather than for a time, because an interpreter-only plugin on a
+ * slow or busy build machine takes what it takes; when they have not all happened within S seconds (default 120), or
+ * the plugin exits first, it kills the plugin and removes any cache, says which step did not happen and exits 1,
  * and the image build fails instead of shipping a cache without those steps' classes.
  *
  * <p>Why stand-ins at build time: the JVM loads every class of the cache at start, and each class a pod loads that
@@ -43,6 +49,8 @@ public final class AotTrainingRun {
 
     /** How long the plugin may take to go through the steps, unless {@code --patience} says otherwise. */
     static final Duration DEFAULT_PATIENCE = Duration.ofSeconds(120);
+
+    private static final String CACHE_OUTPUT = "-XX:AOTCacheOutput=";
 
     private static final String USAGE = "usage: AotTrainingRun [--patience=SECONDS] -- JVM-OPTIONS -jar JAR ARGUMENTS"
             + " (SECONDS from 1 to 3600, default 120: how long the plugin may take to register with the kubelet and publish its Node)";
@@ -91,7 +99,8 @@ public final class AotTrainingRun {
             command.addAll(plugin);
             command.addAll(List.of("--node-name=" + NODE_NAME, "--device-plugin-dir=" + folder,
                     "--pod-resources-socket=" + podResourcesSocket));
-            var launch = new ProcessBuilder(command).inheritIO();
+            // The plugin's output goes through this run, which reads in it when the plugin has handled the Node's answer.
+            var launch = new ProcessBuilder(command).redirectErrorStream(true);
             // As a pod reaches its cluster: the address, and the CA to check the server's certificate against; no
             // kubeconfig and no other API server of the build machine's.
             launch.environment().remove("JAVA_TOOL_OPTIONS");
@@ -99,11 +108,25 @@ public final class AotTrainingRun {
             launch.environment().putAll(apiServer.podEnvironment());
             launch.environment().put("KUBECONFIG", folder.resolve("no-kubeconfig").toString());
             var training = launch.start();
-            var untrained = awaitSteps(training, List.of(new Step("registered with the kubelet", kubelet.registered()),
-                    new Step("published its Node to the API server", apiServer.nodePublished())), patience);
+            var saidPublishing = new CompletableFuture<Void>();
+            var relay = Thread.ofPlatform().daemon().name("plugin-output").start(() -> relay(training.getInputStream(), line -> {
+                if (line.endsWith(NodeInventorySync.publishing(NODE_NAME))) {
+                    saidPublishing.complete(null);
+                }
+            }));
+            var untrained = awaitSteps(training, List.of(
+                    new Step("registered with the kubelet", kubelet.registered()),
+                    // Received, and the answer handled: until it is, the plugin is still loading the classes that handle it.
+                    new Step("published its Node to the API server", apiServer.nodePublished().thenCombine(saidPublishing, (received, said) -> said)),
+                    new Step("opened its pod watch on the API server", apiServer.podWatchOpened())), patience);
             if (untrained.isPresent()) {
-                // Killed, not stopped: on SIGTERM the JVM would write a cache without the steps' classes.
+                // Killed, not stopped: on SIGTERM the JVM would write a cache without the steps' classes. One that exited
+                // by itself may have written one as it did.
                 training.destroyForcibly().waitFor();
+                relay.join(patience);
+                for (var cache : cacheOutput(plugin)) {
+                    Files.deleteIfExists(cache);
+                }
                 System.err.println(untrained.get());
                 return 1;
             }
@@ -114,12 +137,32 @@ public final class AotTrainingRun {
                 System.err.printf("AotTrainingRun: the plugin had not exited %d s after SIGTERM, so wrote no cache%n", patience.toSeconds());
                 return 1;
             }
+            relay.join(patience);
             return 0;
         } finally {
             try (var files = Files.walk(folder)) {
                 files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
             }
         }
+    }
+
+    /** Copies the plugin's output to this run's, line by line, each line to {@code lines} too. */
+    private static void relay(InputStream output, Consumer<String> lines) {
+        try (var reader = new BufferedReader(new InputStreamReader(output, StandardCharsets.UTF_8))) {
+            for (var line = reader.readLine(); line != null; line = reader.readLine()) {
+                System.out.println(line);
+                lines.accept(line);
+            }
+        } catch (IOException e) {
+            System.err.println("AotTrainingRun: the plugin's output could not be read: " + e.getMessage());
+        }
+    }
+
+    /** The cache file the plugin's JVM options name ({@code -XX:AOTCacheOutput=}), if they name one before {@code -jar}. */
+    static List<Path> cacheOutput(List<String> plugin) {
+        int jar = plugin.indexOf("-jar");
+        return plugin.subList(0, jar < 0 ? plugin.size() : jar).stream().filter(option -> option.startsWith(CACHE_OUTPUT))
+                .map(option -> Path.of(option.substring(CACHE_OUTPUT.length()))).toList();
     }
 
     /**
@@ -145,6 +188,6 @@ public final class AotTrainingRun {
         var when = exitStatus.isPresent()
                 ? "the plugin exited with status " + exitStatus.getAsInt() + "; it had not "
                 : "after " + patience.toSeconds() + " s (--patience) the plugin had not ";
-        return "AotTrainingRun: " + when + String.join(", nor ", missing) + "; no AOT cache written";
+        return "AotTrainingRun: " + when + String.join(", nor ", missing) + "; no AOT cache made";
     }
 }

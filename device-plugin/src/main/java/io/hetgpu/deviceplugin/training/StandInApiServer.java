@@ -50,6 +50,7 @@ public final class StandInApiServer implements AutoCloseable {
     private final ExecutorService exchanges = Executors.newVirtualThreadPerTaskExecutor();
     private final CountDownLatch closed = new CountDownLatch(1);
     private final CompletableFuture<Void> nodePublished = new CompletableFuture<>();
+    private final CompletableFuture<Void> podWatchOpened = new CompletableFuture<>();
     private final String nodeName;
     /** The Node as patched so far; guarded by this. */
     private final ObjectNode node;
@@ -124,6 +125,11 @@ public final class StandInApiServer implements AutoCloseable {
      */
     public CompletableFuture<Void> nodePublished() {
         return nodePublished.copy();
+    }
+
+    /** Completes once a client has opened a pod watch: the plugin's informer has listed the pods and watches them. */
+    public CompletableFuture<Void> podWatchOpened() {
+        return podWatchOpened.copy();
     }
 
     private static void keytool(String... arguments) throws IOException, InterruptedException {
@@ -205,6 +211,7 @@ public final class StandInApiServer implements AutoCloseable {
             exchange.sendResponseHeaders(200, 0);
             exchange.getResponseBody().flush();
         }
+        podWatchOpened.complete(null);
         closed.await();
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -59,14 +60,14 @@ class AotTrainingStepsTest {
         registered.complete(null);
 
         assertThat(AotTrainingRun.awaitSteps(plugin, steps, Duration.ofSeconds(1))).contains(
-                "AotTrainingRun: after 1 s (--patience) the plugin had not published its Node to the API server; no AOT cache written");
+                "AotTrainingRun: after 1 s (--patience) the plugin had not published its Node to the API server; no AOT cache made");
     }
 
     @Test
     void namesBothStepsWhenNeitherHappened() {
         assertThat(AotTrainingRun.untrained(List.of("registered with the kubelet", "published its Node to the API server"),
                 OptionalInt.empty(), GENEROUS)).isEqualTo("AotTrainingRun: after 120 s (--patience) the plugin had not registered"
-                + " with the kubelet, nor published its Node to the API server; no AOT cache written");
+                + " with the kubelet, nor published its Node to the API server; no AOT cache made");
     }
 
     @Test
@@ -74,7 +75,7 @@ class AotTrainingStepsTest {
         var exiting = start("sh", "-c", "exit 3");
 
         assertThat(AotTrainingRun.awaitSteps(exiting, steps, GENEROUS)).contains("AotTrainingRun: the plugin exited with status 3;"
-                + " it had not registered with the kubelet, nor published its Node to the API server; no AOT cache written");
+                + " it had not registered with the kubelet, nor published its Node to the API server; no AOT cache made");
     }
 
     @Test
@@ -83,6 +84,13 @@ class AotTrainingStepsTest {
         assertThat(AotTrainingRun.patience("3600")).contains(Duration.ofHours(1));
         assertThat(List.of("0", "3601", "-5", "5s", "", "1.5", "0120")).allSatisfy(value ->
                 assertThat(AotTrainingRun.patience(value)).as(value).isEmpty());
+    }
+
+    @Test
+    void findsTheCacheThePluginsJvmOptionsNameToRemoveItWhenTheRunFails() {
+        assertThat(AotTrainingRun.cacheOutput(List.of("-Xint", "-XX:AOTCacheOutput=/opt/plugin.aot", "-jar", "plugin.jar",
+                "-XX:AOTCacheOutput=/an/argument/of/the/plugin"))).containsExactly(Path.of("/opt/plugin.aot"));
+        assertThat(AotTrainingRun.cacheOutput(List.of("-Xint", "-jar", "plugin.jar"))).isEmpty();
     }
 
     private static Process start(String... command) {

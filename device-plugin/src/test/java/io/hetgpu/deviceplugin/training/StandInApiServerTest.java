@@ -15,11 +15,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The stand-in API server answers what the plugin asks at start, over TLS with a certificate fabric8's client checks
@@ -102,6 +104,8 @@ class StandInApiServerTest {
 
     @Test
     void keepsAPodWatchOpenOverAWebSocket() {
+        var opened = apiServer.podWatchOpened();
+        assertThat(opened).isNotDone();
         var closed = new AtomicReference<WatcherException>();
         try (var watch = client.pods().inAnyNamespace().withField("spec.nodeName", "aot-training").watch(new Watcher<>() {
             @Override
@@ -115,6 +119,7 @@ class StandInApiServerTest {
         })) {
             assertThat(watch).isNotNull();
             assertThat(closed.get()).as("the watch failed instead of opening").isNull();
+            await().atMost(Duration.ofSeconds(30)).until(opened::isDone);
         }
     }
 
