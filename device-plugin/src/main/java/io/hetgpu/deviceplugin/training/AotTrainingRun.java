@@ -99,7 +99,7 @@ public final class AotTrainingRun {
             command.addAll(plugin);
             command.addAll(List.of("--node-name=" + NODE_NAME, "--device-plugin-dir=" + folder,
                     "--pod-resources-socket=" + podResourcesSocket));
-            // The plugin's output goes through this run, which reads in it when the plugin has handled the Node's answer.
+            // The plugin's output goes through this run, which learns from it when the plugin has handled the Node's answer.
             var launch = new ProcessBuilder(command).redirectErrorStream(true);
             // As a pod reaches its cluster: the address, and the CA to check the server's certificate against; no
             // kubeconfig and no other API server of the build machine's.
@@ -122,7 +122,8 @@ public final class AotTrainingRun {
             if (untrained.isPresent()) {
                 // Killed, not stopped: on SIGTERM the JVM would write a cache without the steps' classes. One that exited
                 // by itself may have written one as it did.
-                training.destroyForcibly().waitFor();
+                training.toHandle().destroyForcibly();
+                training.waitFor();
                 relay.join(patience);
                 for (var cache : cacheOutput(plugin)) {
                     Files.deleteIfExists(cache);
@@ -130,7 +131,8 @@ public final class AotTrainingRun {
                 System.err.println(untrained.get());
                 return 1;
             }
-            training.destroy();
+            // Through its handle: Process.destroy would also close the output the plugin goes on writing as it exits.
+            training.toHandle().destroy();
             // The JVM writes the cache as it exits.
             if (!training.waitFor(patience.toSeconds(), TimeUnit.SECONDS)) {
                 training.destroyForcibly();
