@@ -25,11 +25,11 @@ import java.util.function.Consumer;
  * The image build's AOT training run (the Dockerfile's RUN line; {@code ./hetgpu bench registration} runs the same):
  * {@code AotTrainingRun [--patience=S] -- OPTIONS -jar JAR ARGUMENTS} runs {@code java OPTIONS -jar JAR ARGUMENTS}
  * (options that name {@code -XX:AOTCacheOutput=}) against a {@link StandInApiServer} over TLS and a {@link TrainingKubelet},
- * waits until the plugin has registered with the kubelet, published its Node and opened its pod watch, then stops it with
- * SIGTERM, on which the JVM writes the cache. It waits for those steps rather than for a time, because an interpreter-only plugin on a
- * slow or busy build machine takes what it takes; when they have not all happened within S seconds (default 120), or
- * the plugin exits first, it kills the plugin and removes any cache, says which step did not happen and exits 1,
- * and the image build fails instead of shipping a cache without those steps' classes.
+ * waits until the plugin has registered with the kubelet, published its Node and opened its pod watch, then stops it
+ * with SIGTERM, on which the JVM writes the cache. It waits for those steps rather than for a time, because an
+ * interpreter-only plugin on a slow or busy build machine takes what it takes; when they have not all happened within S
+ * seconds (default 120), or the plugin exits first, it kills the plugin and removes any cache, says which step did not
+ * happen and exits 1, and the image build fails instead of shipping a cache without those steps' classes.
  *
  * <p>Why stand-ins at build time: the JVM loads every class of the cache at start, and each class a pod loads that
  * the cache does not hold costs more: parsed into metaspace, and read from the runtime's module image, whose pages the
@@ -53,7 +53,8 @@ public final class AotTrainingRun {
     private static final String CACHE_OUTPUT = "-XX:AOTCacheOutput=";
 
     private static final String USAGE = "usage: AotTrainingRun [--patience=SECONDS] -- JVM-OPTIONS -jar JAR ARGUMENTS"
-            + " (SECONDS from 1 to 3600, default 120: how long the plugin may take to register with the kubelet and publish its Node)";
+            + " (SECONDS from 1 to 3600, default 120: how long the plugin may take to register with the kubelet,"
+            + " publish its Node and open its pod watch)";
 
     /**
      * A step of the plugin's start whose classes the cache is to hold.
