@@ -65,6 +65,14 @@ public final class NodeInventorySync implements AutoCloseable {
         this.metrics = metrics;
     }
 
+    /**
+     * What the plugin logs once it has published the inventory on {@code nodeName}, the Node's answer handled; the image
+     * build's training run waits for it.
+     */
+    public static String publishing(String nodeName) {
+        return "Publishing the GPU inventory on node " + nodeName;
+    }
+
     public void start() {
         executor.scheduleWithFixedDelay(this::sync, 0, pollInterval.toMillis(), TimeUnit.MILLISECONDS);
         watch = inventory.watch(topology -> submit(0));
@@ -101,7 +109,7 @@ public final class NodeInventorySync implements AutoCloseable {
                 metrics.nodePatched();
                 log.debug("Patched node {}: labels {} annotations {}", publisher.nodeName(), patch.labels().keySet(), patch.annotations().keySet());
             }
-            apiProblem = report(apiProblem, "", "Publishing the GPU inventory on node " + publisher.nodeName());
+            apiProblem = report(apiProblem, "", publishing(publisher.nodeName()));
         } catch (RuntimeException e) {
             known = null; // read the Node again next time: it may have changed or be back
             apiProblem = report(apiProblem, String.valueOf(e.getMessage()), "Cannot publish the GPU inventory on node " + publisher.nodeName());

@@ -1,19 +1,35 @@
 package io.hetgpu.deviceplugin.training;
 
+import io.hetgpu.deviceplugin.node.NodeInventorySync;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * The image build's AOT training run (the Dockerfile's RUN line; {@code ./hetgpu bench registration} runs the same):
- * {@code AotTrainingRun --seconds=N -- OPTIONS -jar JAR ARGUMENTS} runs {@code java OPTIONS -jar JAR ARGUMENTS} (options
- * that name {@code -XX:AOTCacheOutput=}) for N seconds, publishing to a {@link StandInApiServer} over TLS and
- * registering with a {@link TrainingKubelet}, then stops it with SIGTERM, on which the JVM writes the cache.
+ * {@code AotTrainingRun [--patience=S] -- OPTIONS -jar JAR ARGUMENTS} runs {@code java OPTIONS -jar JAR ARGUMENTS}
+ * (options that name {@code -XX:AOTCacheOutput=}) against a {@link StandInApiServer} over TLS and a {@link TrainingKubelet},
+ * waits until the plugin has registered with the kubelet, published its Node and opened its pod watch, then stops it
+ * with SIGTERM, on which the JVM writes the cache. It waits for those steps rather than for a time, because an
+ * interpreter-only plugin on a slow or busy build machine takes what it takes; when they have not all happened within S
+ * seconds (default 120), or the plugin exits first, it kills the plugin and removes any cache, says which step did not
+ * happen and exits 1, and the image build fails instead of shipping a cache without those steps' classes.
  *
  * <p>Why stand-ins at build time: the JVM loads every class of the cache at start, and each class a pod loads that
  * the cache does not hold costs more: parsed into metaspace, and read from the runtime's module image, whose pages the
@@ -31,22 +47,51 @@ public final class AotTrainingRun {
     /** The node the training plugin publishes as, and the one the API server holds. */
     static final String NODE_NAME = "aot-training";
 
+    /** How long the plugin may take to go through the steps, unless {@code --patience} says otherwise. */
+    static final Duration DEFAULT_PATIENCE = Duration.ofSeconds(120);
+
+    private static final String CACHE_OUTPUT = "-XX:AOTCacheOutput=";
+
+    private static final String USAGE = "usage: AotTrainingRun [--patience=SECONDS] -- JVM-OPTIONS -jar JAR ARGUMENTS"
+            + " (SECONDS from 1 to 3600, default 120: how long the plugin may take to register with the kubelet,"
+            + " publish its Node and open its pod watch)";
+
+    /**
+     * A step of the plugin's start whose classes the cache is to hold.
+     *
+     * @param done     the step as the failure line names it, after "had not"
+     * @param happened completes once the step has happened
+     */
+    record Step(String done, CompletableFuture<?> happened) {
+    }
+
     private AotTrainingRun() {
     }
 
     public static void main(String[] args) throws Exception {
-        int separator = List.of(args).indexOf("--");
-        if (args.length == 0 || !args[0].matches("--seconds=[1-9][0-9]?") || separator != 1 || !List.of(args).contains("-jar")) {
-            System.err.println("usage: AotTrainingRun --seconds=N -- JVM-OPTIONS -jar JAR ARGUMENTS (N from 1 to 99), got: "
-                    + String.join(" ", args));
+        var words = List.of(args);
+        int separator = words.indexOf("--");
+        if (separator < 0 || separator > 1 || !words.contains("-jar")
+                || separator == 1 && !args[0].startsWith("--patience=")) {
+            System.err.println(USAGE + ", got: " + String.join(" ", args));
             System.exit(2);
         }
-        int seconds = Integer.parseInt(args[0].substring("--seconds=".length()));
-        var plugin = List.of(args).subList(separator + 1, args.length);
-        System.exit(run(seconds, plugin));
+        var patience = separator == 1 ? patience(args[0].substring("--patience=".length())) : Optional.of(DEFAULT_PATIENCE);
+        if (patience.isEmpty()) {
+            System.err.println("AotTrainingRun: --patience: expected whole seconds from 1 to 3600, got \""
+                    + args[0].substring("--patience=".length()) + "\"");
+            System.exit(2);
+        }
+        System.exit(run(patience.get(), words.subList(separator + 1, args.length)));
     }
 
-    private static int run(int seconds, List<String> plugin) throws IOException, InterruptedException, GeneralSecurityException {
+    /** {@code --patience}'s value: whole seconds from 1 to 3600, or empty. */
+    static Optional<Duration> patience(String seconds) {
+        return seconds.matches("[1-9][0-9]{0,3}") && Integer.parseInt(seconds) <= 3600
+                ? Optional.of(Duration.ofSeconds(Integer.parseInt(seconds))) : Optional.empty();
+    }
+
+    private static int run(Duration patience, List<String> plugin) throws IOException, InterruptedException, GeneralSecurityException {
         var folder = Files.createTempDirectory("aot-training");
         var podResourcesSocket = folder.resolve("pod-resources.sock");
         try (var apiServer = StandInApiServer.started(folder, NODE_NAME); var kubelet = TrainingKubelet.started(folder, podResourcesSocket)) {
@@ -55,7 +100,8 @@ public final class AotTrainingRun {
             command.addAll(plugin);
             command.addAll(List.of("--node-name=" + NODE_NAME, "--device-plugin-dir=" + folder,
                     "--pod-resources-socket=" + podResourcesSocket));
-            var launch = new ProcessBuilder(command).inheritIO();
+            // The plugin's output goes through this run, which learns from it when the plugin has handled the Node's answer.
+            var launch = new ProcessBuilder(command).redirectErrorStream(true);
             // As a pod reaches its cluster: the address, and the CA to check the server's certificate against; no
             // kubeconfig and no other API server of the build machine's.
             launch.environment().remove("JAVA_TOOL_OPTIONS");
@@ -63,20 +109,88 @@ public final class AotTrainingRun {
             launch.environment().putAll(apiServer.podEnvironment());
             launch.environment().put("KUBECONFIG", folder.resolve("no-kubeconfig").toString());
             var training = launch.start();
-            if (!training.waitFor(seconds, TimeUnit.SECONDS)) {
-                training.destroy();
-            }
-            // The JVM writes the cache as it exits.
-            if (!training.waitFor(60, TimeUnit.SECONDS)) {
-                training.destroyForcibly();
-                System.err.println("AotTrainingRun: the training run had not exited 60 s after SIGTERM");
+            var saidPublishing = new CompletableFuture<Void>();
+            var relay = Thread.ofPlatform().daemon().name("plugin-output").start(() -> relay(training.getInputStream(), line -> {
+                if (line.endsWith(NodeInventorySync.publishing(NODE_NAME))) {
+                    saidPublishing.complete(null);
+                }
+            }));
+            var untrained = awaitSteps(training, List.of(
+                    new Step("registered with the kubelet", kubelet.registered()),
+                    // Received, and the answer handled: until it is, the plugin is still loading the classes that handle it.
+                    new Step("published its Node to the API server", apiServer.nodePublished().thenCombine(saidPublishing, (received, said) -> said)),
+                    new Step("opened its pod watch on the API server", apiServer.podWatchOpened())), patience);
+            if (untrained.isPresent()) {
+                // Killed, not stopped: on SIGTERM the JVM would write a cache without the steps' classes. One that exited
+                // by itself may have written one as it did.
+                training.toHandle().destroyForcibly();
+                training.waitFor();
+                relay.join(patience);
+                for (var cache : cacheOutput(plugin)) {
+                    Files.deleteIfExists(cache);
+                }
+                System.err.println(untrained.get());
                 return 1;
             }
+            // Through its handle: Process.destroy would also close the output the plugin goes on writing as it exits.
+            training.toHandle().destroy();
+            // The JVM writes the cache as it exits.
+            if (!training.waitFor(patience.toSeconds(), TimeUnit.SECONDS)) {
+                training.destroyForcibly();
+                System.err.printf("AotTrainingRun: the plugin had not exited %d s after SIGTERM, so wrote no cache%n", patience.toSeconds());
+                return 1;
+            }
+            relay.join(patience);
             return 0;
         } finally {
             try (var files = Files.walk(folder)) {
                 files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
             }
         }
+    }
+
+    /** Copies the plugin's output to this run's, line by line, each line to {@code lines} too. */
+    private static void relay(InputStream output, Consumer<String> lines) {
+        try (var reader = new BufferedReader(new InputStreamReader(output, StandardCharsets.UTF_8))) {
+            for (var line = reader.readLine(); line != null; line = reader.readLine()) {
+                System.out.println(line);
+                lines.accept(line);
+            }
+        } catch (IOException e) {
+            System.err.println("AotTrainingRun: the plugin's output could not be read: " + e.getMessage());
+        }
+    }
+
+    /** The cache file the plugin's JVM options name ({@code -XX:AOTCacheOutput=}), if they name one before {@code -jar}. */
+    static List<Path> cacheOutput(List<String> plugin) {
+        int jar = plugin.indexOf("-jar");
+        return plugin.subList(0, jar < 0 ? plugin.size() : jar).stream().filter(option -> option.startsWith(CACHE_OUTPUT))
+                .map(option -> Path.of(option.substring(CACHE_OUTPUT.length()))).toList();
+    }
+
+    /**
+     * Waits until every step has happened, the plugin has exited, or {@code patience} has passed: empty when every step
+     * happened, otherwise the one line that says which did not.
+     */
+    static Optional<String> awaitSteps(Process plugin, List<Step> steps, Duration patience) throws InterruptedException {
+        var all = CompletableFuture.allOf(steps.stream().map(Step::happened).toArray(CompletableFuture[]::new));
+        try {
+            CompletableFuture.anyOf(all, plugin.onExit()).get(patience.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            // Told below by the steps still to happen.
+        }
+        var missing = steps.stream().filter(step -> !step.happened().isDone()).map(Step::done).toList();
+        if (missing.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(untrained(missing, plugin.isAlive() ? OptionalInt.empty() : OptionalInt.of(plugin.exitValue()), patience));
+    }
+
+    /** The failure line: which steps had not happened, and whether the plugin had exited or the patience had run out. */
+    static String untrained(List<String> missing, OptionalInt exitStatus, Duration patience) {
+        var when = exitStatus.isPresent()
+                ? "the plugin exited with status " + exitStatus.getAsInt() + "; it had not "
+                : "after " + patience.toSeconds() + " s (--patience) the plugin had not ";
+        return "AotTrainingRun: " + when + String.join(", nor ", missing) + "; no AOT cache made";
     }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
+import io.hetgpu.gpu.inventory.HetgpuKeys;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -47,6 +49,8 @@ public final class StandInApiServer implements AutoCloseable {
     private final Path caFile;
     private final ExecutorService exchanges = Executors.newVirtualThreadPerTaskExecutor();
     private final CountDownLatch closed = new CountDownLatch(1);
+    private final CompletableFuture<Void> nodePublished = new CompletableFuture<>();
+    private final CompletableFuture<Void> podWatchOpened = new CompletableFuture<>();
     private final String nodeName;
     /** The Node as patched so far; guarded by this. */
     private final ObjectNode node;
@@ -115,6 +119,19 @@ public final class StandInApiServer implements AutoCloseable {
         return keys;
     }
 
+    /**
+     * Completes once a patch has given the Node one of hetgpu's labels or annotations: the plugin has published its
+     * inventory, and gone through the TLS handshake, the Node's read and its patch on the way.
+     */
+    public CompletableFuture<Void> nodePublished() {
+        return nodePublished.copy();
+    }
+
+    /** Completes once a client has opened a pod watch: the plugin's informer has listed the pods and watches them. */
+    public CompletableFuture<Void> podWatchOpened() {
+        return podWatchOpened.copy();
+    }
+
     private static void keytool(String... arguments) throws IOException, InterruptedException {
         var command = new ArrayList<String>(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool").toString()));
         command.addAll(List.of(arguments));
@@ -155,7 +172,11 @@ public final class StandInApiServer implements AutoCloseable {
     private synchronized String patched(byte[] patch) throws IOException {
         mergePatch(node, JSON.readTree(patch));
         ((ObjectNode) node.get("metadata")).put("resourceVersion", Long.toString(++resourceVersion));
-        return JSON.writeValueAsString(node);
+        var answer = JSON.writeValueAsString(node);
+        if (nodeLabelsAndAnnotations().keySet().stream().anyMatch(key -> key.startsWith(HetgpuKeys.PREFIX))) {
+            nodePublished.complete(null);
+        }
+        return answer;
     }
 
     /** RFC 7386: a patch's object members replace the target's, recursively; a null removes one. */
@@ -190,6 +211,7 @@ public final class StandInApiServer implements AutoCloseable {
             exchange.sendResponseHeaders(200, 0);
             exchange.getResponseBody().flush();
         }
+        podWatchOpened.complete(null);
         closed.await();
     }
 

@@ -16,6 +16,7 @@ import io.hetgpu.deviceplugin.kubelet.KubeletDevices;
 import io.hetgpu.deviceplugin.kubelet.UnixSocketTransport;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -29,6 +30,7 @@ public final class TrainingKubelet implements AutoCloseable {
 
     private final UnixSocketTransport transport = new UnixSocketTransport();
     private final List<ManagedChannel> pluginChannels = new CopyOnWriteArrayList<>();
+    private final CompletableFuture<Void> registered = new CompletableFuture<>();
     private final Server registration;
     private final Server podResources;
 
@@ -36,7 +38,8 @@ public final class TrainingKubelet implements AutoCloseable {
         registration = transport.serve(folder.resolve(KubeletDevices.KUBELET_SOCKET), new RegistrationGrpc.RegistrationImplBase() {
             @Override
             public void register(RegisterRequest request, StreamObserver<Empty> response) {
-                pluginChannels.add(watchDevices(transport, folder.resolve(request.getEndpoint()), devices -> { }));
+                pluginChannels.add(watchDevices(transport, folder.resolve(request.getEndpoint()),
+                        devices -> registered.complete(null)));
                 response.onNext(Empty.getDefaultInstance());
                 response.onCompleted();
             }
@@ -73,6 +76,14 @@ public final class TrainingKubelet implements AutoCloseable {
             }
         }));
         return channel;
+    }
+
+    /**
+     * Completes once a plugin has registered and, dialled back, sent its first device list: the plugin has gone through
+     * the registration's gRPC, its side of ListAndWatch included.
+     */
+    CompletableFuture<Void> registered() {
+        return registered.copy();
     }
 
     /** Serving Registration in {@code folder} and PodResources at {@code podResourcesSocket}. */

@@ -146,7 +146,8 @@ public final class RegistrationBenchmark implements Callable<Integer> {
 
     /**
      * The cache the image build makes, made the same way: the Dockerfile's training run (its trainer, with a stand-in API
-     * server over TLS and a stand-in kubelet, its options and simulated GPUs, stopped with SIGTERM after the seconds it names).
+     * server over TLS and a stand-in kubelet, its options and simulated GPUs, stopped with SIGTERM once the plugin has
+     * registered and published its Node).
      */
     private static Path makeCache(ShippedJvm shipped, String java, Path jar, Path temp) throws IOException, InterruptedException {
         var cache = temp.resolve("hetgpu-device-plugin.aot");
@@ -156,7 +157,9 @@ public final class RegistrationBenchmark implements Callable<Integer> {
         // As in the image build: no JVM options but the run's own.
         launch.environment().remove("JAVA_TOOL_OPTIONS");
         var training = launch.start();
-        if (!training.waitFor(2, TimeUnit.MINUTES)) {
+        // The trainer bounds its own wait (its --patience, then as long again for the cache to be written); this only
+        // keeps a hung trainer from hanging the benchmark.
+        if (!training.waitFor(10, TimeUnit.MINUTES)) {
             training.destroyForcibly();
         }
         if (training.waitFor() != 0 || !Files.exists(cache)) {

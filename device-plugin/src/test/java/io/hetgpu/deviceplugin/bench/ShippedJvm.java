@@ -24,9 +24,9 @@ record ShippedJvm(List<String> entrypointOptions, String javaToolOptions, String
     static final String CACHE_OPTION = "-XX:AOTCache=";
 
     /**
-     * The image build's training run: {@code java -cp JAR TRAINER --seconds=N -- OPTIONS -jar JAR ARGUMENTS}, as the
+     * The image build's training run: {@code java -cp JAR TRAINER --patience=S -- OPTIONS -jar JAR ARGUMENTS}, as the
      * Dockerfile's RUN line has it: the trainer (in the jar) runs the plugin with OPTIONS and ARGUMENTS against a stand-in
-     * API server for N seconds.
+     * API server and kubelet until it has registered and published its Node, for at most S seconds.
      *
      * @param trainer   the words between {@code java} and {@code --}: the class path, the trainer's class and its options
      * @param options   the plugin's JVM options, one of them {@code -XX:AOTCacheOutput=}

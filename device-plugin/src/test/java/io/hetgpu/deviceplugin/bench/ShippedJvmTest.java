@@ -41,6 +41,9 @@ class ShippedJvmTest {
         assertThat(command).containsSubsequence("java", "-cp", "plugin.jar", AotTrainingRun.class.getName(), "--",
                         "-XX:AOTCacheOutput=/tmp/x/plugin.aot", "-jar", "plugin.jar")
                 .noneMatch(word -> word.startsWith("/opt/"));
+        // It stops the plugin once the plugin has gone through its start, however long the build machine takes, not after a
+        // fixed time, within which a slow machine's plugin may have published nothing.
+        assertThat(training.trainer()).anyMatch(word -> word.matches("--patience=[0-9]+"));
         // The cache is made with the header layout the ENTRYPOINT runs with, or the JVM refuses it.
         assertThat(training.options()).containsAll(shipped.entrypointOptions().stream()
                 .filter(option -> option.matches("-XX:[+-]UseCompactObjectHeaders")).toList());

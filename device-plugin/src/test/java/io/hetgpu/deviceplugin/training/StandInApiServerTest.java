@@ -15,11 +15,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The stand-in API server answers what the plugin asks at start, over TLS with a certificate fabric8's client checks
@@ -71,6 +73,21 @@ class StandInApiServerTest {
         assertThat(apiServer.nodeLabelsAndAnnotations()).containsExactlyInAnyOrderEntriesOf(Map.of("b", "3", "hetgpu.io/topology", "x"));
     }
 
+    /** The training run stops the plugin once this completes, so it must mean the inventory is on the Node. */
+    @Test
+    void tellsTheNodePublishedOnlyOnceAPatchGivesItOneOfHetgpusKeys() {
+        var published = apiServer.nodePublished();
+        var node = client.nodes().withName("aot-training");
+        node.get();
+        node.patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"labels\":{\"kubernetes.io/hostname\":\"aot-training\"}}}");
+        assertThat(published).as("a read, and a patch of someone else's label").isNotDone();
+
+        node.patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"annotations\":{\"hetgpu.io/gpu-inventory\":\"{}\"}}}");
+
+        assertThat(published).isCompleted();
+        assertThat(apiServer.nodePublished()).as("and so it stays").isCompleted();
+    }
+
     @Test
     void tellsAPodsEnvironmentTheAddressKubeletWouldAndTheCa() {
         var environment = apiServer.podEnvironment();
@@ -87,6 +104,8 @@ class StandInApiServerTest {
 
     @Test
     void keepsAPodWatchOpenOverAWebSocket() {
+        var opened = apiServer.podWatchOpened();
+        assertThat(opened).isNotDone();
         var closed = new AtomicReference<WatcherException>();
         try (var watch = client.pods().inAnyNamespace().withField("spec.nodeName", "aot-training").watch(new Watcher<>() {
             @Override
@@ -100,6 +119,7 @@ class StandInApiServerTest {
         })) {
             assertThat(watch).isNotNull();
             assertThat(closed.get()).as("the watch failed instead of opening").isNull();
+            await().atMost(Duration.ofSeconds(30)).until(opened::isDone);
         }
     }
 
