@@ -200,6 +200,9 @@ public final class JobPlanner {
         }
     }
 
+    /** How many pod shapes a plan keeps every node's assessment for at once. */
+    static final int SHAPES_JUDGED = 16;
+
     private final PlacementPolicy policy;
 
     public JobPlanner(PlacementPolicy policy) {
@@ -241,7 +244,14 @@ public final class JobPlanner {
         }
         var states = new ArrayList<>(nodes);
         // Assessments per pod shape and closed tier, kept across members: a seat changes one node, judged again alone.
-        var assessed = new HashMap<List<Object>, Judged>();
+        // The shapes last used only: each keeps an assessment per node, and a job's pods can each name a shape of their
+        // own (a free-text workload class), which kept them all made a plan's memory grow as pods times nodes.
+        var assessed = new LinkedHashMap<List<Object>, Judged>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<List<Object>, Judged> eldest) {
+                return size() > SHAPES_JUDGED;
+            }
+        };
         var seats = new ArrayList<Seat>(order.size());
         var plannedPeers = new ArrayList<PeerLocation>(order.size());
         for (int m = 0; m < order.size(); m++) {

@@ -32,7 +32,7 @@ import java.util.Set;
 
 /**
  * Whole jobs of thousands of pods through the filter verb, in process, over a cluster of 1,000 DGX A100 nodes (8 GPUs
- * each, all free) as the shipped extender holds it: for each job, the filter that plans it (its first pod's), the filters
+ * each, all free; 5,000 for one case) as the shipped extender holds it: for each job, the filter that plans it (its first pod's), the filters
  * of its other pods (the first 200 after it), a pod of no job after it, and the heap the held plan keeps. Run by
  * {@code ./hetgpu bench extender --jobs} in a JVM of the shipped Deployment's heap (921 MiB, exit on OutOfMemoryError).
  * Not a test: figures.
@@ -44,8 +44,15 @@ final class JobScaleBenchmark {
     private static final int NODES = 1000;
     private static final int OTHERS_TIMED = 200;
 
-    /** A job of {@code pods} pods of {@code gpus} GPUs each; pinned: each pod's node selector names a node of its own. */
-    private record Case(String name, int pods, int gpus, boolean pinned) {
+    /**
+     * A job of {@code pods} pods of {@code gpus} GPUs each over {@code nodes} nodes; pinned: each pod's node selector names
+     * a node of its own; ownWorkloads: each pod names a workload class of its own (free text where no throughput table is
+     * configured), so that no two pods share a shape.
+     */
+    private record Case(String name, int pods, int gpus, int nodes, boolean pinned, boolean ownWorkloads) {
+        Case(String name, int pods, int gpus, boolean pinned) {
+            this(name, pods, gpus, NODES, pinned, false);
+        }
     }
 
     private static final List<Case> CASES = List.of(
@@ -55,14 +62,15 @@ final class JobScaleBenchmark {
             new Case("4,096 pods of 1 GPU (the largest planned)", 4096, 1, false),
             new Case("2,000 pods of 2 GPUs, each pinned to its node", 2000, 2, true),
             new Case("3,000 pods of 8 GPUs (cannot fit)", 3000, 8, false),
-            new Case("10,000 pods of 1 GPU (above the largest)", 10_000, 1, false));
+            new Case("10,000 pods of 1 GPU (above the largest)", 10_000, 1, false),
+            new Case("1,000 pods of 0 GPUs, each its own workload, 5,000 nodes", 1000, 0, 5000, false, true));
 
     private JobScaleBenchmark() {
     }
 
     public static void main(String[] args) {
         var runtime = Runtime.getRuntime();
-        System.out.printf("%d nodes of 8 A100 each; JVM heap %d MiB; plan budget %d ms, largest job %d pods (as shipped)%n", NODES,
+        System.out.printf("%d nodes of 8 A100 each unless said; JVM heap %d MiB; plan budget %d ms, largest job %d pods (as shipped)%n", NODES,
                 runtime.maxMemory() >> 20, WholeJobs.Settings.DEFAULT_PLAN_BUDGET.toMillis(), WholeJobs.Settings.DEFAULT_MAX_JOB_PODS);
         System.out.printf("%-48s %10s %10s %12s %12s %10s %10s  %s%n", "job", "plan ms", "plan CPU", "others p50", "others max",
                 "alone ms", "kept MiB", "outcome");
@@ -74,9 +82,9 @@ final class JobScaleBenchmark {
     }
 
     private static void run(Case job, boolean print) {
-        var nodes = new ArrayList<Node>(NODES);
-        var names = new ArrayList<String>(NODES);
-        for (int i = 0; i < NODES; i++) {
+        var nodes = new ArrayList<Node>(job.nodes());
+        var names = new ArrayList<String>(job.nodes());
+        for (int i = 0; i < job.nodes(); i++) {
             var name = String.format("n%04d", i);
             var topology = TestTopologies.dgxA100(name);
             names.add(name);
@@ -88,10 +96,12 @@ final class JobScaleBenchmark {
         for (int m = 0; m < job.pods(); m++) {
             var spec = new PodBuilder().withNewMetadata().withName("train-" + m).withNamespace("ml").withUid("uid-" + m)
                     .withResourceVersion("1").withCreationTimestamp("2026-11-28T00:00:00Z")
-                    .withLabels(Map.of(HetgpuKeys.POD_JOB, "train")).withAnnotations(Map.of(HetgpuKeys.POD_JOB_SIZE, Integer.toString(job.pods())))
+                    .withLabels(Map.of(HetgpuKeys.POD_JOB, "train")).withAnnotations(job.ownWorkloads()
+                            ? Map.of(HetgpuKeys.POD_JOB_SIZE, Integer.toString(job.pods()), HetgpuKeys.POD_WORKLOAD, "class-" + m)
+                            : Map.of(HetgpuKeys.POD_JOB_SIZE, Integer.toString(job.pods())))
                     .endMetadata().withNewSpec().withSchedulerName("hetgpu-scheduler");
             if (job.pinned()) {
-                spec = spec.withNodeSelector(Map.of("kubernetes.io/hostname", names.get(m % NODES)));
+                spec = spec.withNodeSelector(Map.of("kubernetes.io/hostname", names.get(m % job.nodes())));
             }
             pods.add(spec.addNewContainer().withName("main").withImage("train")
                     .withNewResources().addToLimits(Map.of("nvidia.com/gpu", new Quantity(Integer.toString(job.gpus())))).endResources()
@@ -120,7 +130,7 @@ final class JobScaleBenchmark {
         var times = new long[others];
         for (int m = 1; m <= others; m++) {
             long t0 = System.nanoTime();
-            filter(service, pods.get(m), job.pinned() ? List.of(names.get(m % NODES)) : names);
+            filter(service, pods.get(m), job.pinned() ? List.of(names.get(m % job.nodes())) : names);
             times[m - 1] = System.nanoTime() - t0;
         }
         long t0 = System.nanoTime();
