@@ -15,7 +15,9 @@ import io.hetgpu.extender.http.ServerOptions;
 import io.hetgpu.extender.service.ExtenderService;
 import io.hetgpu.extender.job.JobSizes;
 import io.hetgpu.extender.explain.PlanLog;
+import io.hetgpu.extender.trust.RecordKeySecret;
 import io.vertx.core.Vertx;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
@@ -50,9 +52,12 @@ public final class Extender implements AutoCloseable {
     private final Optional<ExecutorService> eventWriter;
     private final Optional<ApiServerPodBinder> binder;
     private final Optional<JobObjectSizes> jobObjects;
+    private final Optional<RecordKeySecret> keySecret;
 
     private Extender(Vertx vertx, ExtenderServer server, Optional<InformerClusterView> informers, CompletableFuture<Void> synced,
-                     Optional<ExecutorService> eventWriter, Optional<ApiServerPodBinder> binder, Optional<JobObjectSizes> jobObjects) {
+                     Optional<ExecutorService> eventWriter, Optional<ApiServerPodBinder> binder, Optional<JobObjectSizes> jobObjects,
+                     Optional<RecordKeySecret> keySecret) {
+        this.keySecret = keySecret;
         this.binder = binder;
         this.jobObjects = jobObjects;
         this.vertx = vertx;
@@ -75,13 +80,20 @@ public final class Extender implements AutoCloseable {
         ClusterView cluster = ClusterView.REQUEST_ONLY;
         Optional<InformerClusterView> informers = Optional.empty();
         Optional<JobObjectSizes> jobObjects = Optional.empty();
+        Optional<RecordKeySecret> keySecret = Optional.empty();
         Optional<ExecutorService> eventWriter = Optional.empty();
         var synced = CompletableFuture.<Void>completedFuture(null);
         var listener = PlacementEvents.logOnly();
         java.util.function.Consumer<io.hetgpu.extender.service.PreemptionAdvice> preemptionListener = PlacementEvents::logPreemption;
         if (client.isPresent()) {
-            var view = new InformerClusterView(client.get(), parser, settings.rackLabel());
-            synced = view.start();
+            var view = new InformerClusterView(client.get(), parser, settings.rackLabel(), setup.trust());
+            // The informers start once the replicas' record key is in use: every record they read is judged by it.
+            var secret = new RecordKeySecret(client.get(), client.get().getNamespace(), settings.recordKeySecret(), new SecureRandom());
+            keySecret = Optional.of(secret);
+            synced = secret.whenRead().thenCompose(key -> {
+                setup.trust().use(key);
+                return view.start();
+            });
             // Job sizes from PodGroups, Workloads, Jobs, JobSets and training jobs, where the cluster serves them. Not part
             // of synced(): until its first lists a size it has not read yet is unknown, saying so.
             var sizes = new JobObjectSizes(client.get());
@@ -120,6 +132,7 @@ public final class Extender implements AutoCloseable {
         metrics.watchGate(verbs.gate());
         metrics.watchPlans(service.jobs()::gpusHeld);
         metrics.watchNodes(nodeStates);
+        metrics.watchUntrustedRecords(setup.trust().refusals());
         metrics.watchFreeGpus(service);
         if (settings.reserve().isOn()) {
             metrics.watchReserve(service);
@@ -131,8 +144,9 @@ public final class Extender implements AutoCloseable {
         try {
             var server = ExtenderServer.start(vertx, options, verbs, metrics)
                     .toCompletionStage().toCompletableFuture().join();
-            return new Extender(vertx, server, informers, synced, eventWriter, apiBinder, jobObjects);
+            return new Extender(vertx, server, informers, synced, eventWriter, apiBinder, jobObjects, keySecret);
         } catch (RuntimeException e) {
+            keySecret.ifPresent(RecordKeySecret::close);
             informers.ifPresent(InformerClusterView::close);
             jobObjects.ifPresent(JobObjectSizes::close);
             apiBinder.ifPresent(ApiServerPodBinder::close);
@@ -184,6 +198,7 @@ public final class Extender implements AutoCloseable {
     @Override
     public void close() {
         server.close();
+        keySecret.ifPresent(RecordKeySecret::close);
         informers.ifPresent(InformerClusterView::close);
         jobObjects.ifPresent(JobObjectSizes::close);
         eventWriter.ifPresent(ExecutorService::shutdownNow);

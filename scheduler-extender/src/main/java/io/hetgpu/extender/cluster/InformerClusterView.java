@@ -15,6 +15,7 @@ import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.trust.RecordTrust;
 import java.time.Clock;
 import java.util.HashSet;
 import java.util.List;
@@ -59,6 +60,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     static final ExceptionHandler FOR_EVER = (started, failure) -> true;
 
     private final PodRequestParser parser;
+    private final RecordTrust trust;
     private final String rackLabel;
     private final SharedIndexInformer<Node> nodes;
     private final SharedIndexInformer<Pod> pods;
@@ -82,13 +84,15 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
 
     private final Clock clock = Clock.systemUTC();
 
-    public InformerClusterView(KubernetesClient client, PodRequestParser parser, String rackLabel) {
-        this(client, parser, rackLabel, FOR_EVER);
+    /** With {@code trust} deciding which pods' {@code hetgpu.io/gpu-devices} records count. */
+    public InformerClusterView(KubernetesClient client, PodRequestParser parser, String rackLabel, RecordTrust trust) {
+        this(client, parser, rackLabel, trust, FOR_EVER);
     }
 
     /** With {@code retry} deciding, after each failure is logged, whether an informer tries again ({@link #FOR_EVER} in the extender). */
-    InformerClusterView(KubernetesClient client, PodRequestParser parser, String rackLabel, ExceptionHandler retry) {
+    InformerClusterView(KubernetesClient client, PodRequestParser parser, String rackLabel, RecordTrust trust, ExceptionHandler retry) {
         this.parser = parser;
+        this.trust = trust;
         this.rackLabel = rackLabel;
         var config = client.getConfiguration();
         if (config.getWatchReconnectInterval() != null && config.getWatchReconnectInterval() == FABRIC8_RECONNECT_INTERVAL_MS) {
@@ -288,8 +292,8 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     private synchronized void track(Pod before, Pod pod) {
         // A bind in flight seen before (its record on the pod, not bound yet) leaves the node its record named once the pod
         // is bound, its record is gone or names another node.
-        var wasBinding = before == null ? Optional.<BoundPods.Placed>empty() : BoundPods.recordedUnbound(before);
-        var placed = BoundPods.placed(pod, parser);
+        var wasBinding = before == null ? Optional.<String>empty() : BoundPods.recordedNodeUnbound(before);
+        var placed = BoundPods.placed(pod, parser, trust);
         if (placed.isPresent()) {
             // Replaced in place, never released in between: a snapshot published between the two would show its GPUs free, and a
             // bind reading it would hand them out a second time. The same goes for a bind in flight to this node becoming a
@@ -298,27 +302,26 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
             var holding = placed.get();
             gpuPods.computeIfAbsent(holding.node(), name -> new ConcurrentHashMap<>()).put(holding.holding().uid(), holding.holding());
             republish(holding.node());
-            wasBinding.filter(was -> !was.node().equals(holding.node())).ifPresent(this::dropBinding);
+            wasBinding.filter(node -> !node.equals(holding.node())).ifPresent(node -> dropBinding(node, BoundPods.uidOf(pod)));
             return;
         }
-        wasBinding.ifPresent(this::dropBinding);
+        wasBinding.ifPresent(node -> dropBinding(node, BoundPods.uidOf(pod)));
         if (before != null) {
             untrack(before);
         }
     }
 
     /** Removes a bind in flight that is no longer one (its pod bound, deleted, or its record gone): it never held GPUs. */
-    private void dropBinding(BoundPods.Placed placed) {
-        var held = gpuPods.get(placed.node());
-        var uid = placed.holding().uid();
+    private void dropBinding(String node, String uid) {
+        var held = gpuPods.get(node);
         if (held != null && held.get(uid) != null && held.get(uid).binding()) {
             held.remove(uid);
-            republish(placed.node());
+            republish(node);
         }
     }
 
     private synchronized void untrack(Pod pod) {
-        BoundPods.recordedUnbound(pod).ifPresent(this::dropBinding);
+        BoundPods.recordedNodeUnbound(pod).ifPresent(node -> dropBinding(node, BoundPods.uidOf(pod)));
         var nodeName = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
         if (nodeName == null) {
             return;

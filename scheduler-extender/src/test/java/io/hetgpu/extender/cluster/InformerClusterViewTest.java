@@ -52,7 +52,7 @@ class InformerClusterViewTest {
                 .endMetadata().build()).create();
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName("cpu-1")
                 .withLabels(Map.of(RACK, "r2", "topology.kubernetes.io/zone", "z1")).endMetadata().build()).create();
-        view = new InformerClusterView(client, parser, RACK);
+        view = new InformerClusterView(client, parser, RACK, io.hetgpu.extender.TestTrust.trust());
     }
 
     @AfterEach
@@ -202,11 +202,12 @@ class InformerClusterViewTest {
     void aPodNotBoundYetWithARecordHoldsItsDevicesOnTheRecordsNodeUntilItIsBoundOrTheRecordGoes() {
         view.start().join();
         var dgx = TestTopologies.dgx1V100("dgx-1");
-        var record = new io.hetgpu.gpu.inventory.DeviceAssignmentCodec().encode(new io.hetgpu.gpu.inventory.DeviceAssignment(
-                "dgx-1", List.of(dgx.device(2).uuid(), dgx.device(3).uuid()), java.time.Instant.parse("2026-01-01T00:00:00Z")));
-        // Another extender's bind in flight: the record written, the Binding not yet.
+        var assignment = new io.hetgpu.gpu.inventory.DeviceAssignment(
+                "dgx-1", List.of(dgx.device(2).uuid(), dgx.device(3).uuid()), java.time.Instant.parse("2026-01-01T00:00:00Z"));
+        // Another extender's bind in flight: the record written (signed for the pod), the Binding not yet.
         var inFlight = pending(pod("w0", null, 2, ""));
-        inFlight.getMetadata().setAnnotations(Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_DEVICES, record));
+        inFlight.getMetadata().setAnnotations(Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_DEVICES,
+                io.hetgpu.extender.TestTrust.signed(assignment, "uid-w0")));
         client.pods().inNamespace("ml").resource(inFlight).create();
 
         await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").size() == 1);
@@ -223,7 +224,8 @@ class InformerClusterViewTest {
 
         // A bind that failed and removed its record leaves nothing behind.
         var failed = pending(pod("w1", null, 2, ""));
-        failed.getMetadata().setAnnotations(Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_DEVICES, record));
+        failed.getMetadata().setAnnotations(Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_DEVICES,
+                io.hetgpu.extender.TestTrust.signed(assignment, "uid-w1")));
         client.pods().inNamespace("ml").resource(failed).create();
         await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").size() == 2);
         client.pods().inNamespace("ml").withName("w1").edit(pod -> new PodBuilder(pod).editMetadata().withAnnotations(Map.of()).endMetadata().build());
@@ -232,7 +234,8 @@ class InformerClusterViewTest {
         // And one deleted while its record is still on it too.
         client.pods().inNamespace("ml").resource(pending(pod("w2", null, 2, ""))).create();
         client.pods().inNamespace("ml").withName("w2").edit(pod -> new PodBuilder(pod).editMetadata()
-                .withAnnotations(Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_DEVICES, record)).endMetadata().build());
+                .withAnnotations(Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_DEVICES,
+                        io.hetgpu.extender.TestTrust.signed(assignment, "uid-w2"))).endMetadata().build());
         await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").size() == 2);
         client.pods().inNamespace("ml").withName("w2").delete();
         await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").size() == 1);
@@ -241,8 +244,8 @@ class InformerClusterViewTest {
     @Test
     void aListingOfTheSameObjectsGivesTheViewTheInformersGiveAndFollowsWhatItIsTold() throws Exception {
         var dgx = TestTopologies.dgx1V100("dgx-1");
-        var record = new io.hetgpu.gpu.inventory.DeviceAssignmentCodec().encode(new io.hetgpu.gpu.inventory.DeviceAssignment(
-                "dgx-1", List.of(dgx.device(6).uuid(), dgx.device(7).uuid()), java.time.Instant.now()));
+        var record = io.hetgpu.extender.TestTrust.signed(new io.hetgpu.gpu.inventory.DeviceAssignment(
+                "dgx-1", List.of(dgx.device(6).uuid(), dgx.device(7).uuid()), java.time.Instant.now()), "uid-w5");
         var inFlight = pending(pod("w5", null, 2, ""));
         inFlight.getMetadata().setAnnotations(Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_DEVICES, record));
         client.pods().inNamespace("ml").resource(inFlight).create();
@@ -255,7 +258,8 @@ class InformerClusterViewTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> view.synced() && view.boundPods("dgx-1").size() == 2);
 
         var listed = new ListedClusterView(client.nodes().list().getItems(), client.pods().inAnyNamespace().list().getItems(),
-                client.persistentVolumes().list().getItems(), client.persistentVolumeClaims().inAnyNamespace().list().getItems(), parser, RACK);
+                client.persistentVolumes().list().getItems(), client.persistentVolumeClaims().inAnyNamespace().list().getItems(), parser, RACK,
+                io.hetgpu.extender.TestTrust.trust());
         var worker = parser.parse(withClaim(pending(pod("w1", null, 4, "job-a")), "imagenet"));
 
         for (var node : List.of("dgx-1", "cpu-1")) {

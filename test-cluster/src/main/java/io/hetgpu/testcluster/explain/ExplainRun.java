@@ -90,7 +90,7 @@ final class ExplainRun {
             explained.putIfAbsent(name, "Pod");
         }
         var copy = new ListedClusterView(reading.nodes(), concat(listed, created), concat(reading.volumes(), workloads.volumes()),
-                concat(reading.claims(), workloads.claims()), setup.parser(), configuration.extender().rackLabel());
+                concat(reading.claims(), workloads.claims()), setup.parser(), configuration.extender().rackLabel(), setup.trust());
         var sizes = reading.sizes().with(workloads.created());
         var scored = new ConcurrentHashMap<String, ScoreTable>();
         var seated = ConcurrentHashMap.<String>newKeySet();
