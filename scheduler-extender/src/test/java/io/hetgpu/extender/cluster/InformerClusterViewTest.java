@@ -205,10 +205,8 @@ class InformerClusterViewTest {
         var assignment = new io.hetgpu.gpu.inventory.DeviceAssignment(
                 "dgx-1", List.of(dgx.device(2).uuid(), dgx.device(3).uuid()), java.time.Instant.parse("2026-01-01T00:00:00Z"));
         // Another extender's bind in flight: the record written (signed for the pod), the Binding not yet.
-        var inFlight = pending(pod("w0", null, 2, ""));
-        inFlight.getMetadata().setAnnotations(Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_DEVICES,
-                io.hetgpu.extender.TestTrust.signed(assignment, "uid-w0")));
-        client.pods().inNamespace("ml").resource(inFlight).create();
+        client.pods().inNamespace("ml").resource(pending(pod("w0", null, 2, ""))).create();
+        recordOn("w0", assignment);
 
         await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").size() == 1);
         assertThat(view.boundPods("dgx-1").getFirst()).satisfies(pod -> {
@@ -223,19 +221,15 @@ class InformerClusterViewTest {
         assertThat(view.boundPods("dgx-1")).singleElement().satisfies(pod -> assertThat(pod.assigned()).isTrue());
 
         // A bind that failed and removed its record leaves nothing behind.
-        var failed = pending(pod("w1", null, 2, ""));
-        failed.getMetadata().setAnnotations(Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_DEVICES,
-                io.hetgpu.extender.TestTrust.signed(assignment, "uid-w1")));
-        client.pods().inNamespace("ml").resource(failed).create();
+        client.pods().inNamespace("ml").resource(pending(pod("w1", null, 2, ""))).create();
+        recordOn("w1", assignment);
         await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").size() == 2);
         client.pods().inNamespace("ml").withName("w1").edit(pod -> new PodBuilder(pod).editMetadata().withAnnotations(Map.of()).endMetadata().build());
         await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").size() == 1);
 
         // And one deleted while its record is still on it too.
         client.pods().inNamespace("ml").resource(pending(pod("w2", null, 2, ""))).create();
-        client.pods().inNamespace("ml").withName("w2").edit(pod -> new PodBuilder(pod).editMetadata()
-                .withAnnotations(Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_DEVICES,
-                        io.hetgpu.extender.TestTrust.signed(assignment, "uid-w2"))).endMetadata().build());
+        recordOn("w2", assignment);
         await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").size() == 2);
         client.pods().inNamespace("ml").withName("w2").delete();
         await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").size() == 1);
@@ -244,11 +238,9 @@ class InformerClusterViewTest {
     @Test
     void aListingOfTheSameObjectsGivesTheViewTheInformersGiveAndFollowsWhatItIsTold() throws Exception {
         var dgx = TestTopologies.dgx1V100("dgx-1");
-        var record = io.hetgpu.extender.TestTrust.signed(new io.hetgpu.gpu.inventory.DeviceAssignment(
-                "dgx-1", List.of(dgx.device(6).uuid(), dgx.device(7).uuid()), java.time.Instant.now()), "uid-w5");
-        var inFlight = pending(pod("w5", null, 2, ""));
-        inFlight.getMetadata().setAnnotations(Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_DEVICES, record));
-        client.pods().inNamespace("ml").resource(inFlight).create();
+        client.pods().inNamespace("ml").resource(pending(pod("w5", null, 2, ""))).create();
+        recordOn("w5", new io.hetgpu.gpu.inventory.DeviceAssignment("dgx-1", List.of(dgx.device(6).uuid(), dgx.device(7).uuid()),
+                java.time.Instant.now()));
         client.pods().inNamespace("ml").resource(pod("w0", "dgx-1", 2, "job-a")).create();
         client.pods().inNamespace("ml").resource(pod("ps-0", "cpu-1", 0, "job-a")).create();
         client.pods().inNamespace("ml").resource(pending(pod("w2", null, 4, "job-a"))).create();
@@ -287,6 +279,13 @@ class InformerClusterViewTest {
                 .endResources().endContainer().endSpec()
                 .withNewStatus().withPhase("Running").endStatus();
         return builder.build();
+    }
+
+    /** Writes {@code assignment} on pod ml/{@code name} as the bind verb does: signed for the UID the API server gave it. */
+    private void recordOn(String name, io.hetgpu.gpu.inventory.DeviceAssignment assignment) {
+        client.pods().inNamespace("ml").withName(name).edit(pod -> new PodBuilder(pod).editMetadata()
+                .withAnnotations(Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_DEVICES,
+                        io.hetgpu.extender.TestTrust.signed(assignment, pod.getMetadata().getUid()))).endMetadata().build());
     }
 
     /** Not bound yet. */
