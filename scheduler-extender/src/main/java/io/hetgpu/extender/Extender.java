@@ -88,7 +88,9 @@ public final class Extender implements AutoCloseable {
         if (client.isPresent()) {
             var view = new InformerClusterView(client.get(), parser, settings.rackLabel(), setup.trust());
             // The informers start once the replicas' record key is in use: every record they read is judged by it.
-            var secret = new RecordKeySecret(client.get(), client.get().getNamespace(), settings.recordKeySecret(), new SecureRandom());
+            // In its pod, the service account's namespace; from a kubeconfig without one, "default", as kubectl takes it.
+            var namespace = client.get().getNamespace() == null ? "default" : client.get().getNamespace();
+            var secret = new RecordKeySecret(client.get(), namespace, settings.recordKeySecret(), new SecureRandom());
             keySecret = Optional.of(secret);
             synced = secret.whenRead().thenCompose(key -> {
                 setup.trust().use(key);
