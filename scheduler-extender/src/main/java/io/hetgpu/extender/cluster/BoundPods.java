@@ -104,7 +104,7 @@ public final class BoundPods {
         }
         int gpus = gpuCount(pod, parser);
         var assignment = record.get();
-        if (!trust.trusts(pod, assignment, gpus)) {
+        if (!trust.trusts(pod, uidOf(pod), assignment, gpus)) {
             return Optional.empty();
         }
         return Optional.of(new Placed(assignment.node(),
@@ -147,7 +147,7 @@ public final class BoundPods {
      * as for a pod bound without the handshake.
      */
     static List<String> assignedDevices(Pod pod, int gpus, RecordTrust trust) {
-        return record(pod).filter(assignment -> trust.trusts(pod, assignment, gpus)).map(DeviceAssignment::devices).orElse(List.of());
+        return record(pod).filter(assignment -> trust.trusts(pod, uidOf(pod), assignment, gpus)).map(DeviceAssignment::devices).orElse(List.of());
     }
 
     /** When the scheduler bound the pod: its PodScheduled condition, else its creation. */

@@ -70,12 +70,11 @@ public final class RecordTrust {
     }
 
     /**
-     * Whether the pod's record counts, {@code gpus} being what the pod's request asks. A refusal is logged and counted
-     * (once per pod and reason).
+     * Whether the pod's record counts, {@code uid} being the key its holding is kept under and {@code gpus} what its request
+     * asks. A refusal is logged and counted (once per pod and reason).
      */
-    public boolean trusts(Pod pod, DeviceAssignment record, int gpus) {
+    public boolean trusts(Pod pod, String uid, DeviceAssignment record, int gpus) {
         var metadata = pod.getMetadata();
-        var uid = metadata.getUid() == null ? metadata.getName() : metadata.getUid();
         var spec = pod.getSpec();
         var boundTo = spec == null || spec.getNodeName() == null ? "" : spec.getNodeName();
         var schedulerName = spec == null || spec.getSchedulerName() == null || spec.getSchedulerName().isEmpty()
