@@ -41,8 +41,12 @@ public final class RecordTrust {
 
     /** With a key of this process's own: without an API server no other process writes records it would have to read. */
     public static RecordTrust ownKey(Set<String> schedulerNames) {
-        return new RecordTrust(RecordKey.random(new SecureRandom()), schedulerNames, Clock.systemUTC(),
-                new UntrustedRecords(UntrustedRecords.DEFAULT_MEMORY));
+        return ownKey(schedulerNames, new UntrustedRecords(UntrustedRecords.DEFAULT_MEMORY));
+    }
+
+    /** With a key of this process's own, refusals told to {@code refusals}. */
+    public static RecordTrust ownKey(Set<String> schedulerNames, UntrustedRecords refusals) {
+        return new RecordTrust(RecordKey.random(new SecureRandom()), schedulerNames, Clock.systemUTC(), refusals);
     }
 
     /** Starts using {@code shared}: the key read from (or written to) the replicas' Secret. */

@@ -20,8 +20,23 @@ public final class UntrustedRecords {
 
     private final Map<Distrust, LongAdder> counts = new EnumMap<>(Distrust.class);
     private final LinkedHashMap<String, Distrust> said;
+    private final boolean logged;
 
+    /** Logging each refusal at WARN: the extender's. */
     public UntrustedRecords(int memory) {
+        this(memory, true);
+    }
+
+    /**
+     * Counted only: for a tool that reads a cluster without its key (every record there is another key's, and a line
+     * per pod would say nothing).
+     */
+    public static UntrustedRecords countedOnly(int memory) {
+        return new UntrustedRecords(memory, false);
+    }
+
+    private UntrustedRecords(int memory, boolean logged) {
+        this.logged = logged;
         if (memory < 1) {
             throw new IllegalArgumentException("memory must be at least 1, got " + memory);
         }
@@ -44,6 +59,9 @@ public final class UntrustedRecords {
             }
         }
         counts.get(reason).increment();
+        if (!logged) {
+            return;
+        }
         LOG.warn("pod {}/{}: hetgpu.io/gpu-devices not trusted ({}): {}; it holds no GPUs by its record", namespace, name,
                 reason.tag(), why);
     }
