@@ -16,11 +16,13 @@ import io.hetgpu.extender.service.ExtenderService;
 import io.hetgpu.extender.job.JobSizes;
 import io.hetgpu.extender.explain.PlanLog;
 import io.hetgpu.extender.trust.RecordKeySecret;
+import io.hetgpu.extender.trust.RecordTrust;
 import io.vertx.core.Vertx;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutionException;
@@ -75,7 +77,9 @@ public final class Extender implements AutoCloseable {
      * @throws IllegalStateException when the port cannot be bound, with the reason
      */
     public static Extender start(ExtenderConfig settings, ServerOptions options, Optional<KubernetesClient> client) {
-        var setup = ExtenderSetup.of(settings);
+        // With an API server, records are judged by the key replicas share, read from its Secret once the extender runs.
+        var setup = client.isPresent() ? ExtenderSetup.of(settings).withTrust(RecordTrust.awaitingKey(Set.copyOf(settings.schedulerNames())))
+                : ExtenderSetup.of(settings);
         var parser = setup.parser();
         ClusterView cluster = ClusterView.REQUEST_ONLY;
         Optional<InformerClusterView> informers = Optional.empty();
@@ -87,15 +91,13 @@ public final class Extender implements AutoCloseable {
         java.util.function.Consumer<io.hetgpu.extender.service.PreemptionAdvice> preemptionListener = PlacementEvents::logPreemption;
         if (client.isPresent()) {
             var view = new InformerClusterView(client.get(), parser, settings.rackLabel(), setup.trust());
-            // The informers start once the replicas' record key is in use: every record they read is judged by it.
+            // Not synced until the replicas' record key is in use: every record the view holds is judged by it by then.
             // In its pod, the service account's namespace; from a kubeconfig without one, "default", as kubectl takes it.
             var namespace = client.get().getNamespace() == null ? "default" : client.get().getNamespace();
             var secret = new RecordKeySecret(client.get(), namespace, settings.recordKeySecret(), new SecureRandom());
             keySecret = Optional.of(secret);
-            synced = secret.whenRead().thenCompose(key -> {
-                setup.trust().use(key);
-                return view.start();
-            });
+            synced = view.start();
+            secret.whenRead().thenAccept(view::useRecordKey);
             // Job sizes from PodGroups, Workloads, Jobs, JobSets and training jobs, where the cluster serves them. Not part
             // of synced(): until its first lists a size it has not read yet is unknown, saying so.
             var sizes = new JobObjectSizes(client.get());

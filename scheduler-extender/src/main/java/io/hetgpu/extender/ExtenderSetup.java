@@ -42,6 +42,11 @@ public record ExtenderSetup(ExtenderConfig config, CardCatalog catalog, PodReque
                 RecordTrust.ownKey(Set.copyOf(config.schedulerNames())));
     }
 
+    /** The same setup, records judged (and signed) by {@code other}. */
+    public ExtenderSetup withTrust(RecordTrust other) {
+        return new ExtenderSetup(config, catalog, parser, nodeStates, policy, other);
+    }
+
     /** Whose pods the bind verb binds, and within what time. */
     public BindVerb.Limits bindLimits() {
         return new BindVerb.Limits(Set.copyOf(config.schedulerNames()), config.httpTimeout());

@@ -83,6 +83,8 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     private final ConcurrentHashMap<String, ConcurrentHashMap<String, BoundPod>> gpuPods = new ConcurrentHashMap<>();
 
     private final Clock clock = Clock.systemUTC();
+    /** Complete once records are judged by the replicas' key: at once when the trust has one, else at {@link #useRecordKey}. */
+    private final CompletableFuture<Void> recordsJudged = new CompletableFuture<>();
 
     /** With {@code trust} deciding which pods' {@code hetgpu.io/gpu-devices} records count. */
     public InformerClusterView(KubernetesClient client, PodRequestParser parser, String rackLabel, RecordTrust trust) {
@@ -93,6 +95,9 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     InformerClusterView(KubernetesClient client, PodRequestParser parser, String rackLabel, RecordTrust trust, ExceptionHandler retry) {
         this.parser = parser;
         this.trust = trust;
+        if (trust.hasKey()) {
+            recordsJudged.complete(null);
+        }
         this.rackLabel = rackLabel;
         var config = client.getConfiguration();
         if (config.getWatchReconnectInterval() != null && config.getWatchReconnectInterval() == FABRIC8_RECONNECT_INTERVAL_MS) {
@@ -157,7 +162,8 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     public CompletableFuture<Void> start() {
         started = true;
         var lists = followed.stream().map(Followed::start).toArray(CompletableFuture[]::new);
-        return CompletableFuture.allOf(lists).thenCompose(listed -> whenHandlersCaughtUp()).whenComplete((done, failure) -> {
+        return CompletableFuture.allOf(lists).thenCompose(listed -> whenHandlersCaughtUp()).thenCompose(caughtUp -> recordsJudged)
+                .whenComplete((done, failure) -> {
             if (failure == null) {
                 LOG.info("caches synced: nodes, pods, persistent volumes and claims listed from the API server");
             }
@@ -175,7 +181,8 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
 
     @Override
     public boolean synced() {
-        return nodes.hasSynced() && pods.hasSynced() && volumes.hasSynced() && claims.hasSynced() && handlersCaughtUp();
+        return nodes.hasSynced() && pods.hasSynced() && volumes.hasSynced() && claims.hasSynced() && handlersCaughtUp()
+                && recordsJudged.isDone();
     }
 
     @Override
@@ -186,8 +193,11 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         }
         var waiting = followed.stream().filter(one -> !one.informer().hasSynced()).toList();
         if (waiting.isEmpty()) {
-            return handlersCaughtUp() ? Optional.empty()
-                    : Optional.of(WAITING + ": nodes and pods listed, the view of them still being built");
+            if (!handlersCaughtUp()) {
+                return Optional.of(WAITING + ": nodes and pods listed, the view of them still being built");
+            }
+            return recordsJudged.isDone() ? Optional.empty()
+                    : Optional.of(WAITING + ": the key that device records are signed with not yet read from its Secret");
         }
         var failures = waiting.stream().filter(one -> !one.lastFailure.isEmpty())
                 .map(one -> one.kind() + ": " + one.lastFailure).toList();
@@ -309,6 +319,24 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         if (before != null) {
             untrack(before);
         }
+    }
+
+    /**
+     * Starts judging device records by the replicas' {@code key}, and judges again every pod seen so far (until now none of
+     * their records counted). Each pod is read from the informer's store under the view's lock: the store holds a pod's
+     * newest version before its handler runs, so an event that comes later replaces what is judged here, never the reverse.
+     */
+    public void useRecordKey(io.hetgpu.extender.trust.RecordKey key) {
+        trust.use(key);
+        synchronized (this) {
+            for (var name : pods.getStore().listKeys()) {
+                var pod = pods.getStore().getByKey(name);
+                if (pod != null) {
+                    track(null, pod);
+                }
+            }
+        }
+        recordsJudged.complete(null);
     }
 
     /** Removes a bind in flight that is no longer one (its pod bound, deleted, or its record gone): it never held GPUs. */

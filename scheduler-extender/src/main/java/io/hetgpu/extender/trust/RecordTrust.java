@@ -49,6 +49,14 @@ public final class RecordTrust {
         return new RecordTrust(RecordKey.random(new SecureRandom()), schedulerNames, Clock.systemUTC(), refusals);
     }
 
+    /**
+     * Without a key until {@link #use} is given the replicas' one: until then no record is trusted, and none is logged or
+     * counted (the view judges them all again once the key is in use).
+     */
+    public static RecordTrust awaitingKey(Set<String> schedulerNames) {
+        return new RecordTrust(null, schedulerNames, Clock.systemUTC(), new UntrustedRecords(UntrustedRecords.DEFAULT_MEMORY));
+    }
+
     /** Starts using {@code shared}: the key read from (or written to) the replicas' Secret. */
     public void use(RecordKey shared) {
         this.key = shared;
@@ -78,13 +86,17 @@ public final class RecordTrust {
      * asks. A refusal is logged and counted (once per pod and reason).
      */
     public boolean trusts(Pod pod, String uid, DeviceAssignment record, int gpus) {
+        var current = key;
+        if (current == null) {
+            return false;
+        }
         var metadata = pod.getMetadata();
         var spec = pod.getSpec();
         var boundTo = spec == null || spec.getNodeName() == null ? "" : spec.getNodeName();
         var schedulerName = spec == null || spec.getSchedulerName() == null || spec.getSchedulerName().isEmpty()
                 ? "default-scheduler" : spec.getSchedulerName();
         var gated = spec != null && spec.getSchedulingGates() != null && !spec.getSchedulingGates().isEmpty();
-        var verdict = judge(record, new RecordedPod(uid, boundTo, gpus, schedulerName, gated), clock.instant(), schedulerNames, key);
+        var verdict = judge(record, new RecordedPod(uid, boundTo, gpus, schedulerName, gated), clock.instant(), schedulerNames, current);
         if (verdict instanceof Untrusted untrusted) {
             refusals.refused(uid, metadata.getNamespace(), metadata.getName(), untrusted.reason(), untrusted.why());
             return false;

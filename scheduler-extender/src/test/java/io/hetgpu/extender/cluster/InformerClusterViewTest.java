@@ -236,6 +236,31 @@ class InformerClusterViewTest {
     }
 
     @Test
+    void recordsSeenBeforeTheKeyIsReadAreJudgedByItOnceItIsAndTheViewIsNotSyncedUntilThen() {
+        var dgx = TestTopologies.dgx1V100("dgx-1");
+        client.pods().inNamespace("ml").resource(pending(pod("w0", null, 2, ""))).create();
+        recordOn("w0", new io.hetgpu.gpu.inventory.DeviceAssignment("dgx-1", List.of(dgx.device(0).uuid(), dgx.device(1).uuid()),
+                java.time.Instant.now()));
+        var awaiting = io.hetgpu.extender.trust.RecordTrust.awaitingKey(java.util.Set.of("default-scheduler"));
+        var keyless = new InformerClusterView(client, parser, RACK, awaiting);
+        try {
+            var synced = keyless.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> keyless.unsynced().orElse("").contains("not yet read from its Secret"));
+            assertThat(keyless.synced()).isFalse();
+            assertThat(keyless.boundPods("dgx-1")).as("no record counts without the key").isEmpty();
+
+            keyless.useRecordKey(io.hetgpu.extender.TestTrust.KEY);
+
+            synced.orTimeout(10, java.util.concurrent.TimeUnit.SECONDS).join();
+            assertThat(keyless.synced()).isTrue();
+            assertThat(keyless.boundPods("dgx-1")).singleElement().satisfies(held -> assertThat(held.binding()).isTrue());
+            assertThat(awaiting.refusals().count(io.hetgpu.extender.trust.Distrust.BAD_SIGNATURE)).as("nothing refused before the key").isZero();
+        } finally {
+            keyless.close();
+        }
+    }
+
+    @Test
     void aListingOfTheSameObjectsGivesTheViewTheInformersGiveAndFollowsWhatItIsTold() throws Exception {
         var dgx = TestTopologies.dgx1V100("dgx-1");
         client.pods().inNamespace("ml").resource(pending(pod("w5", null, 2, ""))).create();
