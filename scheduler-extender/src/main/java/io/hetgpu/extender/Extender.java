@@ -15,10 +15,14 @@ import io.hetgpu.extender.http.ServerOptions;
 import io.hetgpu.extender.service.ExtenderService;
 import io.hetgpu.extender.job.JobSizes;
 import io.hetgpu.extender.explain.PlanLog;
+import io.hetgpu.extender.trust.RecordKeySecret;
+import io.hetgpu.extender.trust.RecordTrust;
 import io.vertx.core.Vertx;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutionException;
@@ -50,9 +54,12 @@ public final class Extender implements AutoCloseable {
     private final Optional<ExecutorService> eventWriter;
     private final Optional<ApiServerPodBinder> binder;
     private final Optional<JobObjectSizes> jobObjects;
+    private final Optional<RecordKeySecret> keySecret;
 
     private Extender(Vertx vertx, ExtenderServer server, Optional<InformerClusterView> informers, CompletableFuture<Void> synced,
-                     Optional<ExecutorService> eventWriter, Optional<ApiServerPodBinder> binder, Optional<JobObjectSizes> jobObjects) {
+                     Optional<ExecutorService> eventWriter, Optional<ApiServerPodBinder> binder, Optional<JobObjectSizes> jobObjects,
+                     Optional<RecordKeySecret> keySecret) {
+        this.keySecret = keySecret;
         this.binder = binder;
         this.jobObjects = jobObjects;
         this.vertx = vertx;
@@ -70,18 +77,27 @@ public final class Extender implements AutoCloseable {
      * @throws IllegalStateException when the port cannot be bound, with the reason
      */
     public static Extender start(ExtenderConfig settings, ServerOptions options, Optional<KubernetesClient> client) {
-        var setup = ExtenderSetup.of(settings);
+        // With an API server, records are judged by the key replicas share, read from its Secret once the extender runs.
+        var setup = client.isPresent() ? ExtenderSetup.of(settings).withTrust(RecordTrust.awaitingKey(Set.copyOf(settings.schedulerNames())))
+                : ExtenderSetup.of(settings);
         var parser = setup.parser();
         ClusterView cluster = ClusterView.REQUEST_ONLY;
         Optional<InformerClusterView> informers = Optional.empty();
         Optional<JobObjectSizes> jobObjects = Optional.empty();
+        Optional<RecordKeySecret> keySecret = Optional.empty();
         Optional<ExecutorService> eventWriter = Optional.empty();
         var synced = CompletableFuture.<Void>completedFuture(null);
         var listener = PlacementEvents.logOnly();
         java.util.function.Consumer<io.hetgpu.extender.service.PreemptionAdvice> preemptionListener = PlacementEvents::logPreemption;
         if (client.isPresent()) {
-            var view = new InformerClusterView(client.get(), parser, settings.rackLabel());
+            var view = new InformerClusterView(client.get(), parser, settings.rackLabel(), setup.trust());
+            // Not synced until the replicas' record key is in use: every record the view holds is judged by it by then.
+            // In its pod, the service account's namespace; from a kubeconfig without one, "default", as kubectl takes it.
+            var namespace = client.get().getNamespace() == null ? "default" : client.get().getNamespace();
+            var secret = new RecordKeySecret(client.get(), namespace, settings.recordKeySecret(), new SecureRandom());
+            keySecret = Optional.of(secret);
             synced = view.start();
+            secret.whenRead().thenAccept(view::useRecordKey);
             // Job sizes from PodGroups, Workloads, Jobs, JobSets and training jobs, where the cluster serves them. Not part
             // of synced(): until its first lists a size it has not read yet is unknown, saying so.
             var sizes = new JobObjectSizes(client.get());
@@ -120,6 +136,7 @@ public final class Extender implements AutoCloseable {
         metrics.watchGate(verbs.gate());
         metrics.watchPlans(service.jobs()::gpusHeld);
         metrics.watchNodes(nodeStates);
+        metrics.watchUntrustedRecords(setup.trust().refusals());
         metrics.watchFreeGpus(service);
         if (settings.reserve().isOn()) {
             metrics.watchReserve(service);
@@ -131,8 +148,9 @@ public final class Extender implements AutoCloseable {
         try {
             var server = ExtenderServer.start(vertx, options, verbs, metrics)
                     .toCompletionStage().toCompletableFuture().join();
-            return new Extender(vertx, server, informers, synced, eventWriter, apiBinder, jobObjects);
+            return new Extender(vertx, server, informers, synced, eventWriter, apiBinder, jobObjects, keySecret);
         } catch (RuntimeException e) {
+            keySecret.ifPresent(RecordKeySecret::close);
             informers.ifPresent(InformerClusterView::close);
             jobObjects.ifPresent(JobObjectSizes::close);
             apiBinder.ifPresent(ApiServerPodBinder::close);
@@ -184,6 +202,7 @@ public final class Extender implements AutoCloseable {
     @Override
     public void close() {
         server.close();
+        keySecret.ifPresent(RecordKeySecret::close);
         informers.ifPresent(InformerClusterView::close);
         jobObjects.ifPresent(JobObjectSizes::close);
         eventWriter.ifPresent(ExecutorService::shutdownNow);

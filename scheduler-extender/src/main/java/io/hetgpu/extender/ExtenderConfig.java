@@ -36,6 +36,7 @@ import java.util.Map;
  * schedulerNames: [hetgpu-scheduler]   # the bind verb binds only pods whose spec.schedulerName is one of these
  * httpTimeout: 5s              # kube-scheduler's extender httpTimeout: every API call of a bind ends within it
  * jobPlanDeadline: 60s         # how long a job's plan holds GPUs for its pods not bound yet
+ * recordKeySecret: hetgpu-record-key   # the Secret (own namespace) with the key device records are signed with
  * events: {enabled: true, intervalSeconds: 60}
  * policy:
  *   priority: {high: 1000, low: -1, trustedNamespaces: []}   # namespaces whose hetgpu.io/priority may raise a pod's level
@@ -59,7 +60,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
                              PriorityThresholds priority, ScoreWeights weights, List<KnownCard> tiers,
                              boolean events, int eventIntervalSeconds, WorkloadThroughputs workloads, HighPriorityReserve reserve,
                              EvictionFloor evictionFloor, int metricsPort, List<String> schedulerNames, Duration httpTimeout,
-                             Duration jobPlanDeadline, JobHeadroom jobHeadroom) {
+                             Duration jobPlanDeadline, JobHeadroom jobHeadroom, String recordKeySecret) {
 
     /**
      * With {@code nodeCacheCapable: true} (the shipped configuration) kube-scheduler sends the pod and node names:
@@ -89,13 +90,18 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
     public static final Duration DEFAULT_JOB_PLAN_DEADLINE = Duration.ofSeconds(60);
     /** The longest a plan may hold GPUs that run nothing. */
     static final Duration MAX_JOB_PLAN_DEADLINE = Duration.ofMinutes(10);
+    private static final java.util.regex.Pattern SECRET_NAME =
+            java.util.regex.Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
     private static final java.util.regex.Pattern GO_DURATION = java.util.regex.Pattern.compile("(?:(\\d+)(ms|s|m))+");
     private static final java.util.regex.Pattern GO_DURATION_PART = java.util.regex.Pattern.compile("(\\d+)(ms|s|m)");
+
+    /** The Secret, in the extender's own namespace, that holds the key its device records are signed with. */
+    public static final String DEFAULT_RECORD_KEY_SECRET = "hetgpu-record-key";
 
     public static final ExtenderConfig DEFAULTS = new ExtenderConfig(8888, HetgpuKeys.DEFAULT_RESOURCE_NAME, HetgpuKeys.LABEL_RACK,
             DEFAULT_BODY_LIMIT_BYTES, PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, List.of(), true, 60, WorkloadThroughputs.NONE,
             HighPriorityReserve.NONE, EvictionFloor.NONE, 0, List.of(DEFAULT_SCHEDULER_NAME), DEFAULT_HTTP_TIMEOUT,
-            DEFAULT_JOB_PLAN_DEADLINE, JobHeadroom.NONE);
+            DEFAULT_JOB_PLAN_DEADLINE, JobHeadroom.NONE, DEFAULT_RECORD_KEY_SECRET);
 
     public ExtenderConfig {
         tiers = List.copyOf(tiers);
@@ -106,6 +112,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
         java.util.Objects.requireNonNull(reserve, "reserve");
         java.util.Objects.requireNonNull(evictionFloor, "evictionFloor");
         java.util.Objects.requireNonNull(jobHeadroom, "jobHeadroom");
+        java.util.Objects.requireNonNull(recordKeySecret, "recordKeySecret");
     }
 
     /** A configuration file that cannot be used; the message is one line naming each bad field and its value. */
@@ -133,7 +140,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
 
     record FileConfig(String version, Integer port, String resourceName, String rackLabel, Long bodyLimitBytes,
                       FileEvents events, FilePolicy policy, Integer metricsPort, List<String> schedulerNames, String httpTimeout,
-                      String jobPlanDeadline) {
+                      String jobPlanDeadline, String recordKeySecret) {
     }
 
     public static ExtenderConfig load(Path file) throws ConfigException {
@@ -244,7 +251,18 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
                 errors.attempt("policy.", () -> policy.evictForFasterCards() == null ? evictionFloor : new EvictionFloor(policy.evictForFasterCards()),
                         evictionFloor), newMetricsPort, newSchedulers.stream().filter(name -> name != null && !name.isBlank()).toList(),
                 newTimeout, newPlanDeadline,
-                errors.attempt("policy.", () -> policy.jobHeadroom() == null ? jobHeadroom : new JobHeadroom(policy.jobHeadroom()), jobHeadroom));
+                errors.attempt("policy.", () -> policy.jobHeadroom() == null ? jobHeadroom : new JobHeadroom(policy.jobHeadroom()), jobHeadroom),
+                recordKeySecretOf(file.recordKeySecret(), errors));
+    }
+
+    private String recordKeySecretOf(String given, FieldErrors errors) {
+        if (given == null) {
+            return recordKeySecret;
+        }
+        boolean valid = given.length() <= 253 && SECRET_NAME.matcher(given).matches();
+        errors.check(valid, "recordKeySecret", given, "expected a Secret name: lower-case letters, digits, '-' and '.', "
+                + "starting and ending with a letter or digit, at most 253 characters");
+        return valid ? given : recordKeySecret;
     }
 
     /** The command line's {@code --resource-name}, checked by the file's rule. */
@@ -346,7 +364,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
         var all = new ArrayList<>(tiers);
         all.addAll(fileTiers);
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, all, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
-                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom);
+                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret);
     }
 
     /** The placement settings of the file's {@code policy:} group. */
@@ -356,46 +374,46 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
 
     public ExtenderConfig withPort(int newPort) {
         return new ExtenderConfig(newPort, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
-                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom);
+                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret);
     }
 
     public ExtenderConfig withResourceName(String name) {
         return new ExtenderConfig(port, name, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
-                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom);
+                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret);
     }
 
     public ExtenderConfig withPriority(PriorityThresholds thresholds) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, thresholds, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
-                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom);
+                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret);
     }
 
     public ExtenderConfig withMetricsPort(int newMetricsPort) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, evictionFloor, newMetricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom);
+                reserve, evictionFloor, newMetricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret);
     }
 
     public ExtenderConfig withSchedulerNames(List<String> names) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, evictionFloor, metricsPort, names, httpTimeout, jobPlanDeadline, jobHeadroom);
+                reserve, evictionFloor, metricsPort, names, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret);
     }
 
     public ExtenderConfig withHttpTimeout(Duration timeout) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, evictionFloor, metricsPort, schedulerNames, timeout, jobPlanDeadline, jobHeadroom);
+                reserve, evictionFloor, metricsPort, schedulerNames, timeout, jobPlanDeadline, jobHeadroom, recordKeySecret);
     }
 
     public ExtenderConfig withJobPlanDeadline(Duration deadline) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, evictionFloor, metricsPort, schedulerNames, httpTimeout, deadline, jobHeadroom);
+                reserve, evictionFloor, metricsPort, schedulerNames, httpTimeout, deadline, jobHeadroom, recordKeySecret);
     }
 
     public ExtenderConfig withEvictionFloor(EvictionFloor floor) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, floor, metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom);
+                reserve, floor, metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret);
     }
 
     public ExtenderConfig withJobHeadroom(JobHeadroom headroom) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, evictionFloor, metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, headroom);
+                reserve, evictionFloor, metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, headroom, recordKeySecret);
     }
 }

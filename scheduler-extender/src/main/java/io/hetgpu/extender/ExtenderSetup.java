@@ -13,6 +13,7 @@ import io.hetgpu.extender.service.BindVerb;
 import io.hetgpu.extender.service.ExtenderVerbs;
 import io.hetgpu.extender.service.PreemptionAdvice;
 import io.hetgpu.extender.service.WholeJobs;
+import io.hetgpu.extender.trust.RecordTrust;
 import io.hetgpu.gpu.tier.CardCatalog;
 import java.time.Clock;
 import java.util.Set;
@@ -21,12 +22,13 @@ import java.util.function.Consumer;
 
 /**
  * What a configuration makes of the extender, apart from where its cluster state comes from and how it is served: the
- * card table with the admin's tiers, the pod reader, the node states, the policy, and the four verbs over a cluster view.
+ * card table with the admin's tiers, the pod reader, the node states, the policy, which device records count (the
+ * verbs' and the cluster view's: {@code trust}), and the four verbs over a cluster view.
  * {@link Extender#start} serves these verbs over HTTP beside informers; a tool that asks where a pod would go calls the
  * very same verbs in process over a copy of the cluster, so the two cannot give different answers.
  */
 public record ExtenderSetup(ExtenderConfig config, CardCatalog catalog, PodRequestParser parser, NodeStateFactory nodeStates,
-                            PlacementPolicy policy) {
+                            PlacementPolicy policy, RecordTrust trust) {
 
     public static ExtenderSetup of(ExtenderConfig config) {
         var catalog = CardCatalog.defaults().withOverrides(config.tiers());
@@ -35,7 +37,14 @@ public record ExtenderSetup(ExtenderConfig config, CardCatalog catalog, PodReque
                 NodeStateFactory.recordLifetime(config.httpTimeout()), Clock.systemUTC());
         return new ExtenderSetup(config, catalog,
                 new PodRequestParser(config.resourceName(), catalog, config.policy().throughputs().table().keySet()), nodeStates,
-                new PlacementPolicy(config.policy()));
+                new PlacementPolicy(config.policy()),
+                // A key of this process's own until one is read from the replicas' Secret (RecordTrust#use).
+                RecordTrust.ownKey(Set.copyOf(config.schedulerNames())));
+    }
+
+    /** The same setup, records judged (and signed) by {@code other}. */
+    public ExtenderSetup withTrust(RecordTrust other) {
+        return new ExtenderSetup(config, catalog, parser, nodeStates, policy, other);
     }
 
     /** Whose pods the bind verb binds, and within what time. */
@@ -58,7 +67,7 @@ public record ExtenderSetup(ExtenderConfig config, CardCatalog catalog, PodReque
                                PodBinder binder, Consumer<BindVerb.Report> onBound, JobSizes sizes, JobHolds.Listener plans) {
         return ExtenderVerbs.of(cluster, parser, nodeStates, policy, onScored, onAdvised, binder, onBound, bindLimits(),
                 new WholeJobs.Settings(sizes, config.jobPlanDeadline(), plans, WholeJobs.Settings.DEFAULT_MAX_JOB_PODS,
-                        planBudget(config.httpTimeout()), Set.copyOf(config.schedulerNames())));
+                        planBudget(config.httpTimeout()), Set.copyOf(config.schedulerNames())), trust);
     }
 
     /**

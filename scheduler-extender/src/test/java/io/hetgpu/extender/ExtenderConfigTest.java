@@ -330,6 +330,16 @@ class ExtenderConfigTest {
     }
 
     @Test
+    void recordKeySecretIsASecretName() throws Exception {
+        assertThat(ExtenderConfig.DEFAULTS.recordKeySecret()).isEqualTo("hetgpu-record-key");
+        assertThat(ExtenderConfig.parse("version: v1\nrecordKeySecret: team-a.record-key\n", "c.yaml").recordKeySecret())
+                .isEqualTo("team-a.record-key");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\nrecordKeySecret: Record_Key\n", "c.yaml"))
+                .hasMessage("c.yaml: recordKeySecret: expected a Secret name: lower-case letters, digits, '-' and '.', starting and "
+                        + "ending with a letter or digit, at most 253 characters, got \"Record_Key\"");
+    }
+
+    @Test
     void schedulerNamesAreNotBlankNotRepeatedAndNotNone() {
         assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\nschedulerNames: [a, a]\n", "c.yaml"))
                 .hasMessage("c.yaml: schedulerNames[1]: given twice, got \"a\"");

@@ -8,7 +8,8 @@ import java.util.HashSet;
 
 /**
  * JSON of the {@code hetgpu.io/gpu-devices} pod annotation:
- * {@code {"node":"dgx-a100-1","devices":["GPU-…",…],"boundAt":"2026-11-22T14:05:00.123456Z"}}.
+ * {@code {"node":"dgx-a100-1","devices":["GPU-…",…],"boundAt":"2026-11-22T14:05:00.123456Z","sig":"…"}}, where
+ * {@code sig} (the extender's signature) is written only when there is one and may be absent on reading.
  */
 public final class DeviceAssignmentCodec {
 
@@ -21,6 +22,9 @@ public final class DeviceAssignmentCodec {
         var devices = root.putArray("devices");
         assignment.devices().forEach(devices::add);
         root.put("boundAt", assignment.boundAt().toString());
+        if (!assignment.signature().isEmpty()) {
+            root.put("sig", assignment.signature());
+        }
         return json.write(root);
     }
 
@@ -47,8 +51,12 @@ public final class DeviceAssignmentCodec {
             }
         }
         var boundAtText = root.text("boundAt");
+        var signature = root.node().get("sig");
+        if (signature != null && !signature.isTextual()) {
+            throw new InventoryFormatException("sig: expected a string, got " + JsonFields.describe(signature));
+        }
         try {
-            return new DeviceAssignment(node, devices, Instant.parse(boundAtText));
+            return new DeviceAssignment(node, devices, Instant.parse(boundAtText), signature == null ? "" : signature.asText());
         } catch (DateTimeParseException e) {
             throw new InventoryFormatException("boundAt: expected an RFC 3339 UTC time such as 2026-11-22T14:05:00Z, got " + Quote.of(boundAtText));
         }

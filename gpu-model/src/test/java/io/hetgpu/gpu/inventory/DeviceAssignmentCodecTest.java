@@ -22,6 +22,20 @@ class DeviceAssignmentCodecTest {
     }
 
     @Test
+    void carriesTheSignatureWhenThereIsOne() throws Exception {
+        var signed = new DeviceAssignment("n", List.of("GPU-a"), Instant.parse("2026-11-22T14:05:00Z")).signed("c2ln");
+
+        var json = codec.encode(signed);
+
+        assertThat(json).isEqualTo("{\"node\":\"n\",\"devices\":[\"GPU-a\"],\"boundAt\":\"2026-11-22T14:05:00Z\",\"sig\":\"c2ln\"}");
+        assertThat(codec.decode(json)).isEqualTo(signed);
+        assertThat(codec.decode("{\"node\":\"n\",\"devices\":[\"GPU-a\"],\"boundAt\":\"2026-11-22T14:05:00Z\"}").signature())
+                .as("a record without one, as every reader of records accepts").isEmpty();
+        assertThatThrownBy(() -> codec.decode("{\"node\":\"n\",\"devices\":[],\"boundAt\":\"2026-11-22T14:05:00Z\",\"sig\":7}"))
+                .hasMessage("sig: expected a string, got 7");
+    }
+
+    @Test
     void namesTheBadField() {
         assertThatThrownBy(() -> codec.decode("{\"node\":\"\",\"devices\":[],\"boundAt\":\"2026-11-22T14:05:00Z\"}"))
                 .hasMessage("node: expected a non-empty string, got \"\"");

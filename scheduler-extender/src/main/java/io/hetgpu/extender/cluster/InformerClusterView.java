@@ -16,6 +16,7 @@ import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.trust.RecordTrust;
 import java.time.Clock;
 import java.util.HashSet;
 import java.util.List;
@@ -60,6 +61,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     static final ExceptionHandler FOR_EVER = (started, failure) -> true;
 
     private final PodRequestParser parser;
+    private final RecordTrust trust;
     private final String rackLabel;
     private final SharedIndexInformer<Node> nodes;
     private final SharedIndexInformer<Pod> pods;
@@ -82,14 +84,21 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     private final ConcurrentHashMap<String, ConcurrentHashMap<String, BoundPod>> gpuPods = new ConcurrentHashMap<>();
 
     private final Clock clock = Clock.systemUTC();
+    /** Complete once records are judged by the replicas' key: at once when the trust has one, else at {@link #useRecordKey}. */
+    private final CompletableFuture<Void> recordsJudged = new CompletableFuture<>();
 
-    public InformerClusterView(KubernetesClient client, PodRequestParser parser, String rackLabel) {
-        this(client, parser, rackLabel, FOR_EVER);
+    /** With {@code trust} deciding which pods' {@code hetgpu.io/gpu-devices} records count. */
+    public InformerClusterView(KubernetesClient client, PodRequestParser parser, String rackLabel, RecordTrust trust) {
+        this(client, parser, rackLabel, trust, FOR_EVER);
     }
 
     /** With {@code retry} deciding, after each failure is logged, whether an informer tries again ({@link #FOR_EVER} in the extender). */
-    InformerClusterView(KubernetesClient client, PodRequestParser parser, String rackLabel, ExceptionHandler retry) {
+    InformerClusterView(KubernetesClient client, PodRequestParser parser, String rackLabel, RecordTrust trust, ExceptionHandler retry) {
         this.parser = parser;
+        this.trust = trust;
+        if (trust.hasKey()) {
+            recordsJudged.complete(null);
+        }
         this.rackLabel = rackLabel;
         var config = client.getConfiguration();
         if (config.getWatchReconnectInterval() != null && config.getWatchReconnectInterval() == FABRIC8_RECONNECT_INTERVAL_MS) {
@@ -154,7 +163,8 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     public CompletableFuture<Void> start() {
         started = true;
         var lists = followed.stream().map(Followed::start).toArray(CompletableFuture[]::new);
-        return CompletableFuture.allOf(lists).thenCompose(listed -> whenHandlersCaughtUp()).whenComplete((done, failure) -> {
+        return CompletableFuture.allOf(lists).thenCompose(listed -> whenHandlersCaughtUp()).thenCompose(caughtUp -> recordsJudged)
+                .whenComplete((done, failure) -> {
             if (failure == null) {
                 LOG.info("caches synced: nodes, pods, persistent volumes and claims listed from the API server");
             }
@@ -172,7 +182,8 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
 
     @Override
     public boolean synced() {
-        return nodes.hasSynced() && pods.hasSynced() && volumes.hasSynced() && claims.hasSynced() && handlersCaughtUp();
+        return nodes.hasSynced() && pods.hasSynced() && volumes.hasSynced() && claims.hasSynced() && handlersCaughtUp()
+                && recordsJudged.isDone();
     }
 
     @Override
@@ -183,8 +194,11 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         }
         var waiting = followed.stream().filter(one -> !one.informer().hasSynced()).toList();
         if (waiting.isEmpty()) {
-            return handlersCaughtUp() ? Optional.empty()
-                    : Optional.of(WAITING + ": nodes and pods listed, the view of them still being built");
+            if (!handlersCaughtUp()) {
+                return Optional.of(WAITING + ": nodes and pods listed, the view of them still being built");
+            }
+            return recordsJudged.isDone() ? Optional.empty()
+                    : Optional.of(WAITING + ": the key that device records are signed with not yet read from its Secret");
         }
         var failures = waiting.stream().filter(one -> !one.lastFailure.isEmpty())
                 .map(one -> one.kind() + ": " + one.lastFailure).toList();
@@ -297,8 +311,8 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     private synchronized void track(Pod before, Pod pod) {
         // A bind in flight seen before (its record on the pod, not bound yet) leaves the node its record named once the pod
         // is bound, its record is gone or names another node.
-        var wasBinding = before == null ? Optional.<BoundPods.Placed>empty() : BoundPods.recordedUnbound(before);
-        var placed = BoundPods.placed(pod, parser);
+        var wasBinding = before == null ? Optional.<String>empty() : BoundPods.recordedNodeUnbound(before);
+        var placed = BoundPods.placed(pod, parser, trust);
         if (placed.isPresent()) {
             // Replaced in place, never released in between: a snapshot published between the two would show its GPUs free, and a
             // bind reading it would hand them out a second time. The same goes for a bind in flight to this node becoming a
@@ -307,27 +321,44 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
             var holding = placed.get();
             gpuPods.computeIfAbsent(holding.node(), name -> new ConcurrentHashMap<>()).put(holding.holding().uid(), holding.holding());
             republish(holding.node());
-            wasBinding.filter(was -> !was.node().equals(holding.node())).ifPresent(this::dropBinding);
+            wasBinding.filter(node -> !node.equals(holding.node())).ifPresent(node -> dropBinding(node, BoundPods.uidOf(pod)));
             return;
         }
-        wasBinding.ifPresent(this::dropBinding);
+        wasBinding.ifPresent(node -> dropBinding(node, BoundPods.uidOf(pod)));
         if (before != null) {
             untrack(before);
         }
     }
 
+    /**
+     * Starts judging device records by the replicas' {@code key}, and judges again every pod seen so far (until now none of
+     * their records counted). Each pod is read from the informer's store under the view's lock: the store holds a pod's
+     * newest version before its handler runs, so an event that comes later replaces what is judged here, never the reverse.
+     */
+    public void useRecordKey(io.hetgpu.extender.trust.RecordKey key) {
+        trust.use(key);
+        synchronized (this) {
+            for (var name : pods.getStore().listKeys()) {
+                var pod = pods.getStore().getByKey(name);
+                if (pod != null) {
+                    track(null, pod);
+                }
+            }
+        }
+        recordsJudged.complete(null);
+    }
+
     /** Removes a bind in flight that is no longer one (its pod bound, deleted, or its record gone): it never held GPUs. */
-    private void dropBinding(BoundPods.Placed placed) {
-        var held = gpuPods.get(placed.node());
-        var uid = placed.holding().uid();
+    private void dropBinding(String node, String uid) {
+        var held = gpuPods.get(node);
         if (held != null && held.get(uid) != null && held.get(uid).binding()) {
             held.remove(uid);
-            republish(placed.node());
+            republish(node);
         }
     }
 
     private synchronized void untrack(Pod pod) {
-        BoundPods.recordedUnbound(pod).ifPresent(this::dropBinding);
+        BoundPods.recordedNodeUnbound(pod).ifPresent(node -> dropBinding(node, BoundPods.uidOf(pod)));
         var nodeName = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
         if (nodeName == null) {
             return;

@@ -11,6 +11,7 @@ import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.trust.RecordTrust;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -31,6 +32,7 @@ import java.util.Set;
 public final class ListedClusterView implements ClusterView {
 
     private final PodRequestParser parser;
+    private final RecordTrust trust;
     private final String rackLabel;
     private final Map<String, Node> nodes = new LinkedHashMap<>();
     private final Map<String, PersistentVolume> volumes = new HashMap<>();
@@ -43,8 +45,9 @@ public final class ListedClusterView implements ClusterView {
     private volatile NodeSnapshot snapshot;
 
     public ListedClusterView(List<Node> nodes, List<Pod> pods, List<PersistentVolume> volumes, List<PersistentVolumeClaim> claims,
-                             PodRequestParser parser, String rackLabel) {
+                             PodRequestParser parser, String rackLabel, RecordTrust trust) {
         this.parser = parser;
+        this.trust = trust;
         this.rackLabel = rackLabel;
         nodes.forEach(node -> this.nodes.put(node.getMetadata().getName(), node));
         volumes.forEach(volume -> this.volumes.put(volume.getMetadata().getName(), volume));
@@ -58,7 +61,7 @@ public final class ListedClusterView implements ClusterView {
     public synchronized void put(Pod pod) {
         var changed = new ArrayList<String>();
         release(pod, changed);
-        BoundPods.placed(pod, parser).ifPresent(placed -> changed.add(placed.node()));
+        BoundPods.placed(pod, parser, trust).ifPresent(placed -> changed.add(placed.node()));
         hold(pod);
         republish(changed);
     }
@@ -93,7 +96,7 @@ public final class ListedClusterView implements ClusterView {
 
     private void hold(Pod pod) {
         pods.put(BoundPods.uidOf(pod), pod);
-        BoundPods.placed(pod, parser).ifPresent(placed ->
+        BoundPods.placed(pod, parser, trust).ifPresent(placed ->
                 holdings.computeIfAbsent(placed.node(), name -> new LinkedHashMap<>()).put(placed.holding().uid(), placed.holding()));
     }
 
@@ -103,7 +106,7 @@ public final class ListedClusterView implements ClusterView {
         if (former == null) {
             return;
         }
-        BoundPods.placed(former, parser).ifPresent(placed -> {
+        BoundPods.placed(former, parser, trust).ifPresent(placed -> {
             var held = holdings.get(placed.node());
             if (held != null) {
                 held.remove(placed.holding().uid());

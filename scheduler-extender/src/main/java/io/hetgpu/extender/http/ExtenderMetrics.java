@@ -144,6 +144,17 @@ public final class ExtenderMetrics {
                 .register(registry);
     }
 
+    /** Pods whose {@code hetgpu.io/gpu-devices} record was not trusted, by why: each pod counted once per reason. */
+    public void watchUntrustedRecords(io.hetgpu.extender.trust.UntrustedRecords refusals) {
+        for (var reason : io.hetgpu.extender.trust.Distrust.values()) {
+            io.micrometer.core.instrument.FunctionCounter.builder("hetgpu.extender.untrusted.records", refusals, r -> r.count(reason))
+                    .description("pods whose hetgpu.io/gpu-devices record was not trusted (not signed by the extender, or not "
+                            + "making sense for the pod): it holds no GPUs")
+                    .tag("reason", reason.tag())
+                    .register(registry);
+        }
+    }
+
     /**
      * Request bytes taken from the bytes in flight now: near the limit, callers start to get 429s. The supplier is held
      * strongly: a gauge keeps only a weak reference to its object, and a method reference nothing else holds was

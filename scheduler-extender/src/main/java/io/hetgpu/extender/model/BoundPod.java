@@ -57,10 +57,10 @@ public record BoundPod(String uid, int gpuCount, boolean requireNvlink, Instant 
 
     /**
      * A pod not bound yet whose {@code hetgpu.io/gpu-devices} record, written at {@code recordedAt}, names this node: a bind
-     * in flight, whichever process runs it.
+     * in flight, whichever process runs it. {@code gpuCount} is what the pod's request asks, never the record's count.
      */
-    public static BoundPod binding(String uid, List<String> devices, Instant recordedAt, int priority) {
-        return new BoundPod(uid, devices.size(), false, recordedAt, devices, priority, HOLDING, true);
+    public static BoundPod binding(String uid, int gpuCount, List<String> devices, Instant recordedAt, int priority) {
+        return new BoundPod(uid, gpuCount, false, recordedAt, devices, priority, HOLDING, true);
     }
 
     /** Whether this is a bind in flight whose record is still fresh at {@code now}, given how long a record lives. */

@@ -12,6 +12,7 @@ import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
 import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.trust.RecordTrust;
 import io.hetgpu.extender.wire.ExtenderBindingArgs;
 import io.hetgpu.extender.wire.ExtenderBindingResult;
 import io.hetgpu.gpu.inventory.DeviceAssignment;
@@ -45,6 +46,9 @@ import org.slf4j.LoggerFactory;
  * one at a time, choice, record and Binding together: two binds never get one GPU, and the records' bind times are in
  * the order of the Bindings, the order the device plugin matches pods by. Binds to different nodes run in parallel; a
  * burst to one node costs two API writes per pod, one after the other.
+ *
+ * <p>The record is signed ({@link RecordTrust#sign}) for the pod's UID with the key the replicas share: the cluster views
+ * trust only records so signed, never one a pod's author wrote.
  *
  * <p>The record is written before the Binding, so that the device plugin finds it when kubelet admits the pod. Written
  * on the pod version read (a resourceVersion precondition), it cannot overwrite the record of a pod bound meanwhile.
@@ -167,6 +171,7 @@ public final class BindVerb {
     private final DeviceReservations reservations;
     private final Limits limits;
     private final WholeJobs jobs;
+    private final RecordTrust trust;
     /** Where API calls run, so that a bind stops waiting for one at its deadline (virtual threads: they mostly wait). */
     private final ExecutorService calls = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("bind-call-", 0).factory());
     private final DeviceAssignmentCodec codec = new DeviceAssignmentCodec();
@@ -199,6 +204,15 @@ public final class BindVerb {
     public BindVerb(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
                     Function<PodRequest, ClosedTier> closedTier, PodBinder binder, Clock clock, Consumer<Report> onBound,
                     Limits limits, CacheGate gate, WholeJobs jobs) {
+        this(cluster, parser, nodes, policy, closedTier, binder, clock, onBound, limits, gate, jobs,
+                RecordTrust.ownKey(limits.schedulerNames()));
+    }
+
+    /** With {@code trust} signing each record, so that the cluster views that share its key trust it. */
+    public BindVerb(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
+                    Function<PodRequest, ClosedTier> closedTier, PodBinder binder, Clock clock, Consumer<Report> onBound,
+                    Limits limits, CacheGate gate, WholeJobs jobs, RecordTrust trust) {
+        this.trust = trust;
         this.jobs = jobs;
         this.limits = limits;
         this.gate = gate;
@@ -347,7 +361,7 @@ public final class BindVerb {
     /** Writes the record, then the Binding; a failure gives the devices back and removes the record. */
     private Ending recordAndBind(String namespace, String name, String uid, String version, String node, List<String> devices,
                                  DeviceReservations.Ledger ledger, BindDeadline deadline) throws BindDeadline.OutOfTime {
-        var record = codec.encode(new DeviceAssignment(node, devices, clock.instant()));
+        var record = codec.encode(trust.sign(new DeviceAssignment(node, devices, clock.instant()), uid));
         try {
             deadline.write("recording the devices of pod " + namespace + "/" + name,
                     () -> binder.annotate(namespace, name, version, HetgpuKeys.POD_GPU_DEVICES, record));

@@ -7,6 +7,7 @@ import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.ScoreTable;
+import io.hetgpu.extender.trust.RecordTrust;
 import java.time.Clock;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -49,12 +50,22 @@ public record ExtenderVerbs(ExtenderService service, Preemption preemption, Bind
                                    BiConsumer<PodRequest, ScoreTable> onPrioritized, Consumer<PreemptionAdvice> onAdvised,
                                    PodBinder binder, Consumer<BindVerb.Report> onBound, BindVerb.Limits bindLimits,
                                    WholeJobs.Settings jobSettings) {
+        return of(cluster, parser, nodes, policy, onPrioritized, onAdvised, binder, onBound, bindLimits, jobSettings,
+                RecordTrust.ownKey(bindLimits.schedulerNames()));
+    }
+
+    /** With the bind verb signing its records with {@code trust}'s key, the one {@code cluster} trusts records by. */
+    public static ExtenderVerbs of(ClusterView cluster, PodRequestParser parser, NodeStateFactory nodes, PlacementPolicy policy,
+                                   BiConsumer<PodRequest, ScoreTable> onPrioritized, Consumer<PreemptionAdvice> onAdvised,
+                                   PodBinder binder, Consumer<BindVerb.Report> onBound, BindVerb.Limits bindLimits,
+                                   WholeJobs.Settings jobSettings, RecordTrust trust) {
         var jobs = WholeJobs.of(cluster, parser, nodes, policy, jobSettings, Clock.systemUTC(), onPrioritized);
         var service = new ExtenderService(cluster, parser, nodes, policy, onPrioritized, jobs);
         // One gate for the four verbs: none acts before the caches have synced, and refusals are counted in one place.
         var gate = service.gate();
         return new ExtenderVerbs(service,
                 new Preemption(cluster, parser, nodes, policy, service::closedTier, Clock.systemUTC(), onAdvised, gate, jobs),
-                new BindVerb(cluster, parser, nodes, policy, service::closedTier, binder, Clock.systemUTC(), onBound, bindLimits, gate, jobs));
+                new BindVerb(cluster, parser, nodes, policy, service::closedTier, binder, Clock.systemUTC(), onBound, bindLimits, gate, jobs,
+                        trust));
     }
 }

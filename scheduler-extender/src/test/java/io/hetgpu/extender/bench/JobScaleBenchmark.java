@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.hetgpu.extender.TestTopologies;
+import io.hetgpu.extender.TestTrust;
 import io.hetgpu.extender.cluster.ListedClusterView;
 import io.hetgpu.extender.cluster.PodBinder;
 import io.hetgpu.extender.job.JobHolds;
@@ -108,7 +109,7 @@ final class JobScaleBenchmark {
                     .endContainer().endSpec().build());
         }
         var parser = new PodRequestParser("nvidia.com/gpu", CATALOG);
-        var view = new ListedClusterView(nodes, pods, List.of(), List.of(), parser, RACK);
+        var view = new ListedClusterView(nodes, pods, List.of(), List.of(), parser, RACK, TestTrust.trust());
         var settings = new WholeJobs.Settings(JobSizes.STATED_ONLY, WholeJobs.Settings.DEFAULT_DEADLINE, JobHolds.Listener.NONE,
                 WholeJobs.Settings.DEFAULT_MAX_JOB_PODS, WholeJobs.Settings.DEFAULT_PLAN_BUDGET, Set.of("hetgpu-scheduler"));
         var service = ExtenderVerbs.of(view, parser, new NodeStateFactory(CATALOG, RACK, "nvidia.com/gpu"), new PlacementPolicy(PolicySettings.DEFAULTS),

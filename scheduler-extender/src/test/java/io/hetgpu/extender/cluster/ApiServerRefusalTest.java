@@ -66,12 +66,12 @@ class ApiServerRefusalTest {
     }
 
     private InformerClusterView view(io.fabric8.kubernetes.client.informers.ExceptionHandler retry) {
-        return new InformerClusterView(client, new PodRequestParser("nvidia.com/gpu", CardCatalog.defaults()), "rack", retry);
+        return new InformerClusterView(client, new PodRequestParser("nvidia.com/gpu", CardCatalog.defaults()), "rack", io.hetgpu.extender.TestTrust.trust(), retry);
     }
 
     @Test
     void refusedAtStartTheInformersRetryAndSyncOnceAllowed() {
-        view = new InformerClusterView(client, new PodRequestParser("nvidia.com/gpu", CardCatalog.defaults()), "rack");
+        view = new InformerClusterView(client, new PodRequestParser("nvidia.com/gpu", CardCatalog.defaults()), "rack", io.hetgpu.extender.TestTrust.trust());
         var synced = view.start();
 
         await("several refused lists").atMost(Duration.ofSeconds(60)).until(() -> refusedNodeLists.get() >= 3);

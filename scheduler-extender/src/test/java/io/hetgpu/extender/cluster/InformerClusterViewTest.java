@@ -52,7 +52,7 @@ class InformerClusterViewTest {
                 .endMetadata().build()).create();
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName("cpu-1")
                 .withLabels(Map.of(RACK, "r2", "topology.kubernetes.io/zone", "z1")).endMetadata().build()).create();
-        view = new InformerClusterView(client, parser, RACK);
+        view = new InformerClusterView(client, parser, RACK, io.hetgpu.extender.TestTrust.trust());
     }
 
     @AfterEach
@@ -202,12 +202,11 @@ class InformerClusterViewTest {
     void aPodNotBoundYetWithARecordHoldsItsDevicesOnTheRecordsNodeUntilItIsBoundOrTheRecordGoes() {
         view.start().join();
         var dgx = TestTopologies.dgx1V100("dgx-1");
-        var record = new io.hetgpu.gpu.inventory.DeviceAssignmentCodec().encode(new io.hetgpu.gpu.inventory.DeviceAssignment(
-                "dgx-1", List.of(dgx.device(2).uuid(), dgx.device(3).uuid()), java.time.Instant.parse("2026-01-01T00:00:00Z")));
-        // Another extender's bind in flight: the record written, the Binding not yet.
-        var inFlight = pending(pod("w0", null, 2, ""));
-        inFlight.getMetadata().setAnnotations(Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_DEVICES, record));
-        client.pods().inNamespace("ml").resource(inFlight).create();
+        var assignment = new io.hetgpu.gpu.inventory.DeviceAssignment(
+                "dgx-1", List.of(dgx.device(2).uuid(), dgx.device(3).uuid()), java.time.Instant.parse("2026-01-01T00:00:00Z"));
+        // Another extender's bind in flight: the record written (signed for the pod), the Binding not yet.
+        client.pods().inNamespace("ml").resource(pending(pod("w0", null, 2, ""))).create();
+        recordOn("w0", assignment);
 
         await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").size() == 1);
         assertThat(view.boundPods("dgx-1").getFirst()).satisfies(pod -> {
@@ -222,30 +221,51 @@ class InformerClusterViewTest {
         assertThat(view.boundPods("dgx-1")).singleElement().satisfies(pod -> assertThat(pod.assigned()).isTrue());
 
         // A bind that failed and removed its record leaves nothing behind.
-        var failed = pending(pod("w1", null, 2, ""));
-        failed.getMetadata().setAnnotations(Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_DEVICES, record));
-        client.pods().inNamespace("ml").resource(failed).create();
+        client.pods().inNamespace("ml").resource(pending(pod("w1", null, 2, ""))).create();
+        recordOn("w1", assignment);
         await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").size() == 2);
         client.pods().inNamespace("ml").withName("w1").edit(pod -> new PodBuilder(pod).editMetadata().withAnnotations(Map.of()).endMetadata().build());
         await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").size() == 1);
 
         // And one deleted while its record is still on it too.
         client.pods().inNamespace("ml").resource(pending(pod("w2", null, 2, ""))).create();
-        client.pods().inNamespace("ml").withName("w2").edit(pod -> new PodBuilder(pod).editMetadata()
-                .withAnnotations(Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_DEVICES, record)).endMetadata().build());
+        recordOn("w2", assignment);
         await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").size() == 2);
         client.pods().inNamespace("ml").withName("w2").delete();
         await().atMost(Duration.ofSeconds(10)).until(() -> view.boundPods("dgx-1").size() == 1);
     }
 
     @Test
+    void recordsSeenBeforeTheKeyIsReadAreJudgedByItOnceItIsAndTheViewIsNotSyncedUntilThen() {
+        var dgx = TestTopologies.dgx1V100("dgx-1");
+        client.pods().inNamespace("ml").resource(pending(pod("w0", null, 2, ""))).create();
+        recordOn("w0", new io.hetgpu.gpu.inventory.DeviceAssignment("dgx-1", List.of(dgx.device(0).uuid(), dgx.device(1).uuid()),
+                java.time.Instant.now()));
+        var awaiting = io.hetgpu.extender.trust.RecordTrust.awaitingKey(java.util.Set.of("default-scheduler"));
+        var keyless = new InformerClusterView(client, parser, RACK, awaiting);
+        try {
+            var synced = keyless.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> keyless.unsynced().orElse("").contains("not yet read from its Secret"));
+            assertThat(keyless.synced()).isFalse();
+            assertThat(keyless.boundPods("dgx-1")).as("no record counts without the key").isEmpty();
+
+            keyless.useRecordKey(io.hetgpu.extender.TestTrust.KEY);
+
+            synced.orTimeout(10, java.util.concurrent.TimeUnit.SECONDS).join();
+            assertThat(keyless.synced()).isTrue();
+            assertThat(keyless.boundPods("dgx-1")).singleElement().satisfies(held -> assertThat(held.binding()).isTrue());
+            assertThat(awaiting.refusals().count(io.hetgpu.extender.trust.Distrust.BAD_SIGNATURE)).as("nothing refused before the key").isZero();
+        } finally {
+            keyless.close();
+        }
+    }
+
+    @Test
     void aListingOfTheSameObjectsGivesTheViewTheInformersGiveAndFollowsWhatItIsTold() throws Exception {
         var dgx = TestTopologies.dgx1V100("dgx-1");
-        var record = new io.hetgpu.gpu.inventory.DeviceAssignmentCodec().encode(new io.hetgpu.gpu.inventory.DeviceAssignment(
-                "dgx-1", List.of(dgx.device(6).uuid(), dgx.device(7).uuid()), java.time.Instant.now()));
-        var inFlight = pending(pod("w5", null, 2, ""));
-        inFlight.getMetadata().setAnnotations(Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_DEVICES, record));
-        client.pods().inNamespace("ml").resource(inFlight).create();
+        client.pods().inNamespace("ml").resource(pending(pod("w5", null, 2, ""))).create();
+        recordOn("w5", new io.hetgpu.gpu.inventory.DeviceAssignment("dgx-1", List.of(dgx.device(6).uuid(), dgx.device(7).uuid()),
+                java.time.Instant.now()));
         client.pods().inNamespace("ml").resource(pod("w0", "dgx-1", 2, "job-a")).create();
         client.pods().inNamespace("ml").resource(pod("ps-0", "cpu-1", 0, "job-a")).create();
         client.pods().inNamespace("ml").resource(pending(pod("w2", null, 4, "job-a"))).create();
@@ -255,7 +275,8 @@ class InformerClusterViewTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> view.synced() && view.boundPods("dgx-1").size() == 2);
 
         var listed = new ListedClusterView(client.nodes().list().getItems(), client.pods().inAnyNamespace().list().getItems(),
-                client.persistentVolumes().list().getItems(), client.persistentVolumeClaims().inAnyNamespace().list().getItems(), parser, RACK);
+                client.persistentVolumes().list().getItems(), client.persistentVolumeClaims().inAnyNamespace().list().getItems(), parser, RACK,
+                io.hetgpu.extender.TestTrust.trust());
         var worker = parser.parse(withClaim(pending(pod("w1", null, 4, "job-a")), "imagenet"));
 
         for (var node : List.of("dgx-1", "cpu-1")) {
@@ -283,6 +304,13 @@ class InformerClusterViewTest {
                 .endResources().endContainer().endSpec()
                 .withNewStatus().withPhase("Running").endStatus();
         return builder.build();
+    }
+
+    /** Writes {@code assignment} on pod ml/{@code name} as the bind verb does: signed for the UID the API server gave it. */
+    private void recordOn(String name, io.hetgpu.gpu.inventory.DeviceAssignment assignment) {
+        client.pods().inNamespace("ml").withName(name).edit(pod -> new PodBuilder(pod).editMetadata()
+                .withAnnotations(Map.of(io.hetgpu.gpu.inventory.HetgpuKeys.POD_GPU_DEVICES,
+                        io.hetgpu.extender.TestTrust.signed(assignment, pod.getMetadata().getUid()))).endMetadata().build());
     }
 
     /** Not bound yet. */

@@ -65,4 +65,19 @@ class ExtenderMetricsTest {
         assertThat(text).contains("hetgpu_extender_binds_total{outcome=\"conflict\"} 1.0");
         assertThat(text).contains("hetgpu_extender_bind_duration_seconds_sum{outcome=\"bound\"} 0.02");
     }
+
+    @Test
+    void countsUntrustedRecordsByReasonEachPodOnce() {
+        var metrics = new ExtenderMetrics();
+        var refusals = new io.hetgpu.extender.trust.UntrustedRecords(100);
+        metrics.watchUntrustedRecords(refusals);
+        refusals.refused("u1", "ml", "a", io.hetgpu.extender.trust.Distrust.UNSIGNED, "no sig");
+        refusals.refused("u1", "ml", "a", io.hetgpu.extender.trust.Distrust.UNSIGNED, "no sig");
+        refusals.refused("u2", "ml", "b", io.hetgpu.extender.trust.Distrust.FUTURE, "later");
+
+        var text = metrics.scrape();
+        assertThat(text).contains("hetgpu_extender_untrusted_records_total{reason=\"unsigned\"} 1.0");
+        assertThat(text).contains("hetgpu_extender_untrusted_records_total{reason=\"future\"} 1.0");
+        assertThat(text).as("every reason exported from the start").contains("hetgpu_extender_untrusted_records_total{reason=\"other_node\"} 0.0");
+    }
 }

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.hetgpu.extender.KubeJson;
 import io.hetgpu.extender.TestTopologies;
+import io.hetgpu.extender.TestTrust;
 import io.hetgpu.extender.cluster.ClusterView;
 import io.hetgpu.extender.cluster.ListedClusterView;
 import io.hetgpu.extender.cluster.NodeSnapshot;
@@ -94,7 +95,7 @@ class PlanOffEventLoopTest {
         var nodes = List.of(node("n1"), node("n2"));
         var job = IntStream.range(0, 4).mapToObj(i -> pod("resnet-" + i, "resnet", 4)).toList();
         var parser = new PodRequestParser("nvidia.com/gpu", CATALOG);
-        var view = new PausingView(new ListedClusterView(nodes, job, List.of(), List.of(), parser, RACK));
+        var view = new PausingView(new ListedClusterView(nodes, job, List.of(), List.of(), parser, RACK, TestTrust.trust()));
         var verbs = ExtenderVerbs.of(view, parser, new NodeStateFactory(CATALOG, RACK, "nvidia.com/gpu"),
                 new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> { });
         // As shipped: one event loop for the verbs, the probes and metrics on a port of their own.

@@ -76,17 +76,22 @@ class RecordedHoldingsTest {
 
     @Test
     void theRecordIsReadFromThePodOnlyForTheNodeItIsBoundTo() {
-        var record = new DeviceAssignmentCodec().encode(new DeviceAssignment("dgx-1", List.of("GPU-a", "GPU-b"), TestTopologies.READ_AT));
+        var record = io.hetgpu.extender.TestTrust.signed(new DeviceAssignment("dgx-1", List.of("GPU-a", "GPU-b"), TestTopologies.READ_AT), "u");
         var parser = new PodRequestParser("nvidia.com/gpu", CATALOG);
+        var trust = io.hetgpu.extender.TestTrust.trust();
 
-        assertThat(BoundPods.of(pod("dgx-1", record), parser).devices()).containsExactly("GPU-a", "GPU-b");
-        assertThat(BoundPods.of(pod("dgx-2", record), parser).devices()).as("a stale record for another node").isEmpty();
-        assertThat(BoundPods.of(pod("dgx-1", "{not json"), parser).devices()).isEmpty();
+        assertThat(BoundPods.of(pod("dgx-1", record), parser, trust).devices()).containsExactly("GPU-a", "GPU-b");
+        assertThat(BoundPods.of(pod("dgx-2", record), parser, trust).devices()).as("a stale record for another node").isEmpty();
+        assertThat(BoundPods.of(pod("dgx-1", "{not json"), parser, trust).devices()).isEmpty();
+        var unsigned = new DeviceAssignmentCodec().encode(new DeviceAssignment("dgx-1", List.of("GPU-a", "GPU-b"), TestTopologies.READ_AT));
+        assertThat(BoundPods.of(pod("dgx-1", unsigned), parser, trust).devices()).as("a record the pod's author wrote").isEmpty();
+        assertThat(BoundPods.of(pod("dgx-1", unsigned), parser, trust).gpuCount()).as("its GPUs, predicted from its request").isEqualTo(2);
     }
 
     private static io.fabric8.kubernetes.api.model.Pod pod(String node, String record) {
         return new PodBuilder().withNewMetadata().withName("p").withNamespace("default").withUid("u")
                 .withAnnotations(Map.of(HetgpuKeys.POD_GPU_DEVICES, record)).endMetadata()
-                .withNewSpec().withNodeName(node).addNewContainer().withName("main").endContainer().endSpec().build();
+                .withNewSpec().withNodeName(node).addNewContainer().withName("main").withNewResources()
+                .addToLimits("nvidia.com/gpu", new io.fabric8.kubernetes.api.model.Quantity("2")).endResources().endContainer().endSpec().build();
     }
 }

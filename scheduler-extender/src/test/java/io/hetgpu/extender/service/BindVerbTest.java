@@ -388,7 +388,7 @@ class BindVerbTest {
         var now = java.time.Instant.parse("2026-01-01T00:00:00Z");
         var clock = Clock.fixed(now, java.time.ZoneOffset.UTC);
         // Another extender (the old scheduler leader) is binding a pod to six GPUs: its record is 3 s old, its Binding not seen.
-        var inFlight = BoundPod.binding("their-uid", List.of(0, 1, 2, 3, 4, 5).stream().map(p -> topology.device(p).uuid()).toList(),
+        var inFlight = BoundPod.binding("their-uid", 6, List.of(0, 1, 2, 3, 4, 5).stream().map(p -> topology.device(p).uuid()).toList(),
                 now.minusSeconds(3), 0);
         var verb = verb("dgx-1", topology, binder -> binder, List.of(inFlight), BindVerb.Limits.DEFAULTS, clock);
         var pair = create("pair", 2, Map.of());
@@ -405,7 +405,7 @@ class BindVerbTest {
         var now = java.time.Instant.parse("2026-01-01T00:00:00Z");
         var clock = Clock.fixed(now, java.time.ZoneOffset.UTC);
         // Written longer ago than httpTimeout and the margin: the bind that wrote it ended without binding.
-        var stale = BoundPod.binding("their-uid", List.of(0, 1, 2, 3, 4, 5, 6, 7).stream().map(p -> topology.device(p).uuid()).toList(),
+        var stale = BoundPod.binding("their-uid", 8, List.of(0, 1, 2, 3, 4, 5, 6, 7).stream().map(p -> topology.device(p).uuid()).toList(),
                 now.minus(NodeStateFactory.recordLifetime(BindVerb.Limits.DEFAULTS.httpTimeout())), 0);
         var verb = verb("dgx-1", topology, binder -> binder, List.of(stale), BindVerb.Limits.DEFAULTS, clock);
         var all = create("all", 8, Map.of());
@@ -420,7 +420,7 @@ class BindVerbTest {
         var now = java.time.Instant.parse("2026-01-01T00:00:00Z");
         var clock = Clock.fixed(now, java.time.ZoneOffset.UTC);
         var uid = create("all", 8, Map.of());
-        var leftover = BoundPod.binding(uid, List.of(0, 1, 2, 3, 4, 5, 6, 7).stream().map(p -> topology.device(p).uuid()).toList(),
+        var leftover = BoundPod.binding(uid, 8, List.of(0, 1, 2, 3, 4, 5, 6, 7).stream().map(p -> topology.device(p).uuid()).toList(),
                 now.minusSeconds(1), 0);
         var verb = verb("dgx-1", topology, binder -> binder, List.of(leftover), BindVerb.Limits.DEFAULTS, clock);
 

@@ -114,7 +114,7 @@ class ExtenderServiceTest {
         var facts = new NodeFacts("dgx", "1", Map.of(), TestTopologies.inventory(dgx), TestTopologies.allFree(dgx));
         var clock = new MutableClock(TestTopologies.READ_AT.plusSeconds(60));
         var lifetime = java.time.Duration.ofSeconds(30);
-        var inFlight = List.of(BoundPod.binding("their-uid", List.of(0, 1, 2, 3, 4, 5).stream().map(p -> dgx.device(p).uuid()).toList(),
+        var inFlight = List.of(BoundPod.binding("their-uid", 6, List.of(0, 1, 2, 3, 4, 5).stream().map(p -> dgx.device(p).uuid()).toList(),
                 clock.instant(), 0));
         var snapshot = NodeSnapshot.of(List.of(facts), Map.of("dgx", inFlight));
         var withCluster = new ExtenderService(new SnapshotClusterView(() -> snapshot), parser,

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.hetgpu.extender.TestTopologies;
+import io.hetgpu.extender.TestTrust;
 import io.hetgpu.extender.cluster.ClusterView;
 import io.hetgpu.extender.cluster.ListedClusterView;
 import io.hetgpu.extender.cluster.NodeSnapshot;
@@ -118,7 +119,7 @@ class JobBoundsTest {
     void aJobOfMorePodsThanTheLargestAllowedIsRefusedNamingTheLimitAndNeverPlanned() {
         var nodes = nodes(2);
         var pods = job("huge", 5, 1);
-        var view = new CountingView(new ListedClusterView(nodes, pods, List.of(), List.of(), parser, RACK));
+        var view = new CountingView(new ListedClusterView(nodes, pods, List.of(), List.of(), parser, RACK, TestTrust.trust()));
         var service = service(view, settings(4, WholeJobs.Settings.DEFAULT_PLAN_BUDGET));
 
         var reason = refusal(filter(service, pods.getFirst(), names(nodes)));
@@ -132,7 +133,7 @@ class JobBoundsTest {
     void aPlanThatOutlastsItsBudgetIsRefusedSayingSoAndHoldsNothing() {
         var nodes = nodes(4);
         var pods = job("slow", 4, 2);
-        var service = service(new ListedClusterView(nodes, pods, List.of(), List.of(), parser, RACK), settings(4096, Duration.ofNanos(1)));
+        var service = service(new ListedClusterView(nodes, pods, List.of(), List.of(), parser, RACK, TestTrust.trust()), settings(4096, Duration.ofNanos(1)));
 
         var reason = refusal(filter(service, pods.getFirst(), names(nodes)));
 
@@ -146,7 +147,7 @@ class JobBoundsTest {
         // 3 pods of 8 GPUs on 2 nodes of 8: no plan.
         var nodes = nodes(2);
         var pods = job("big", 3, 8);
-        var listed = new ListedClusterView(nodes, pods, List.of(), List.of(), parser, RACK);
+        var listed = new ListedClusterView(nodes, pods, List.of(), List.of(), parser, RACK, TestTrust.trust());
         var view = new CountingView(listed);
         var service = service(view, settings());
 
@@ -174,7 +175,7 @@ class JobBoundsTest {
         for (int i = 0; i < 6; i++) {
             pods.add(member("pinned", i, 4, 6).editSpec().withNodeSelector(Map.of("kubernetes.io/hostname", "n" + i)).endSpec().build());
         }
-        var service = service(new ListedClusterView(nodes, pods, List.of(), List.of(), parser, RACK), settings());
+        var service = service(new ListedClusterView(nodes, pods, List.of(), List.of(), parser, RACK, TestTrust.trust()), settings());
 
         for (int i = 0; i < 6; i++) {
             // kube-scheduler offers each member the one node its selector allows.
@@ -195,7 +196,7 @@ class JobBoundsTest {
         var ours = member("mixed", 0, 1, 3).build();
         var elsewhere = member("mixed", 1, 1, 3).editSpec().withSchedulerName("nobody").endSpec().build();
         var gated = member("mixed", 2, 1, 3).editSpec().addNewSchedulingGate("example.com/quota").endSpec().build();
-        var service = service(new ListedClusterView(nodes, List.of(ours, elsewhere, gated), List.of(), List.of(), parser, RACK), settings());
+        var service = service(new ListedClusterView(nodes, List.of(ours, elsewhere, gated), List.of(), List.of(), parser, RACK, TestTrust.trust()), settings());
 
         var reason = refusal(filter(service, ours, names(nodes)));
 
@@ -218,7 +219,7 @@ class JobBoundsTest {
         var alone = new PodBuilder().withNewMetadata().withName("solo").withNamespace("ml").withUid("solo-uid").endMetadata()
                 .withNewSpec().withSchedulerName("hetgpu-scheduler").addNewContainer().withName("main").withImage("serve")
                 .withNewResources().addToLimits(Map.of("nvidia.com/gpu", new Quantity("1"))).endResources().endContainer().endSpec().build();
-        var service = service(new ListedClusterView(nodes, pods, List.of(), List.of(), parser, RACK), settings());
+        var service = service(new ListedClusterView(nodes, pods, List.of(), List.of(), parser, RACK, TestTrust.trust()), settings());
 
         // Filters of a pod of no job, as after a restart, go on with the re-seat a slice at a time until it is done.
         await().atMost(Duration.ofSeconds(30)).until(() -> {

@@ -56,7 +56,9 @@ class WholeJobsTest {
     private static final CardCatalog CATALOG = CardCatalog.defaults();
     private final BindingApiServer api = BindingApiServer.start();
     private final PodRequestParser parser = new PodRequestParser("nvidia.com/gpu", CATALOG);
-    private final InformerClusterView view = new InformerClusterView(api.client(), parser, "topology.hetgpu.io/rack");
+    /** The key the bind verb signs with and the view trusts records by, as in one extender. */
+    private final io.hetgpu.extender.trust.RecordTrust trust = io.hetgpu.extender.TestTrust.trust();
+    private final InformerClusterView view = new InformerClusterView(api.client(), parser, "topology.hetgpu.io/rack", trust);
     private final List<String> ended = new CopyOnWriteArrayList<>();
     /** Each pod whose scores the verbs explained, and the node they rank first. */
     private final List<String> explained = new CopyOnWriteArrayList<>();
@@ -80,7 +82,7 @@ class WholeJobsTest {
         return ExtenderVerbs.of(view, parser, nodes, new PlacementPolicy(settings),
                 (pod, table) -> explained.add(pod.name() + " -> " + table.best().node()), advice -> { },
                 new ApiServerPodBinder(api.client()), report -> { }, BindVerb.Limits.DEFAULTS,
-                new WholeJobs.Settings(JobSizes.STATED_ONLY, deadline, (plan, ending, why) -> ended.add(plan.jobKey() + " " + ending)));
+                new WholeJobs.Settings(JobSizes.STATED_ONLY, deadline, (plan, ending, why) -> ended.add(plan.jobKey() + " " + ending)), trust);
     }
 
     private void node(String name) {
@@ -407,9 +409,11 @@ class WholeJobsTest {
         var a0 = member("a", "a-0", 4, 2);
         member("a", "a-1", 4, 2);
         // Another replica is binding a pod to all of n1: its record is written, its Binding not yet.
-        var record = new DeviceAssignmentCodec().encode(new DeviceAssignment("n1",
-                List.of(n1.device(0).uuid(), n1.device(1).uuid(), n1.device(2).uuid(), n1.device(3).uuid()), Instant.now()));
-        api.client().pods().inNamespace("ml").resource(new PodBuilder(alone("other", 4)).editMetadata()
+        var other = alone("other", 4);
+        var record = io.hetgpu.extender.TestTrust.signed(new DeviceAssignment("n1",
+                List.of(n1.device(0).uuid(), n1.device(1).uuid(), n1.device(2).uuid(), n1.device(3).uuid()), Instant.now()),
+                other.getMetadata().getUid());
+        api.client().pods().inNamespace("ml").resource(new PodBuilder(other).editMetadata()
                 .addToAnnotations(HetgpuKeys.POD_GPU_DEVICES, record).endMetadata().build()).update();
         synced(3);
         var verbs = verbs(WholeJobs.Settings.DEFAULT_DEADLINE, PolicySettings.DEFAULTS,

@@ -3,6 +3,8 @@ package io.hetgpu.testcluster.explain;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.hetgpu.extender.ExtenderSetup;
+import io.hetgpu.extender.trust.RecordTrust;
+import io.hetgpu.extender.trust.UntrustedRecords;
 import io.hetgpu.extender.cluster.ListedClusterView;
 import io.hetgpu.extender.cluster.ListedJobSizes;
 import io.hetgpu.extender.job.JobHolds;
@@ -56,7 +58,11 @@ final class ExplainRun {
 
     ExplainRun(DeployedConfiguration configuration) {
         this.configuration = configuration;
-        this.setup = ExtenderSetup.of(configuration.extender());
+        var extender = ExtenderSetup.of(configuration.extender());
+        // The cluster's records are signed with its extenders' key, which explain does not read: they count for nothing
+        // here (bound pods' devices are predicted), without a warning per pod; the records its own binds write count.
+        this.setup = new ExtenderSetup(extender.config(), extender.catalog(), extender.parser(), extender.nodeStates(), extender.policy(),
+                RecordTrust.ownKey(Set.copyOf(configuration.extender().schedulerNames()), UntrustedRecords.countedOnly(UntrustedRecords.DEFAULT_MEMORY)));
     }
 
     /**
@@ -90,7 +96,7 @@ final class ExplainRun {
             explained.putIfAbsent(name, "Pod");
         }
         var copy = new ListedClusterView(reading.nodes(), concat(listed, created), concat(reading.volumes(), workloads.volumes()),
-                concat(reading.claims(), workloads.claims()), setup.parser(), configuration.extender().rackLabel());
+                concat(reading.claims(), workloads.claims()), setup.parser(), configuration.extender().rackLabel(), setup.trust());
         var sizes = reading.sizes().with(workloads.created());
         var scored = new ConcurrentHashMap<String, ScoreTable>();
         var seated = ConcurrentHashMap.<String>newKeySet();

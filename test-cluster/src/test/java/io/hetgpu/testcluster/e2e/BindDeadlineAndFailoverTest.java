@@ -8,6 +8,9 @@ import io.hetgpu.extender.Extender;
 import io.hetgpu.extender.ExtenderConfig;
 import io.hetgpu.extender.cluster.ApiServerPodBinder;
 import io.hetgpu.extender.cluster.InformerClusterView;
+import io.hetgpu.extender.trust.RecordKeySecret;
+import io.hetgpu.extender.trust.RecordTrust;
+import io.hetgpu.extender.trust.UntrustedRecords;
 import io.hetgpu.extender.cluster.PodBinder;
 import io.hetgpu.extender.http.ExtenderMetrics;
 import io.hetgpu.extender.http.ExtenderServer;
@@ -103,7 +106,10 @@ class BindDeadlineAndFailoverTest {
         closing.add(client);
         var catalog = CardCatalog.defaults().withOverrides(config.tiers());
         var parser = new PodRequestParser(config.resourceName(), catalog);
-        var view = new InformerClusterView(client, parser, config.rackLabel());
+        // The key every replica reads from the one Secret: each trusts the records the other signs.
+        var key = new RecordKeySecret(client, client.getNamespace(), config.recordKeySecret(), new java.security.SecureRandom()).getOrCreate();
+        var trust = new RecordTrust(key, Set.copyOf(config.schedulerNames()), Clock.systemUTC(), new UntrustedRecords(UntrustedRecords.DEFAULT_MEMORY));
+        var view = new InformerClusterView(client, parser, config.rackLabel(), trust);
         closing.add(view);
         view.start().orTimeout(30, TimeUnit.SECONDS).join();
         var limits = new BindVerb.Limits(Set.copyOf(config.schedulerNames()), config.httpTimeout());
@@ -112,7 +118,7 @@ class BindDeadlineAndFailoverTest {
         var binder = ApiServerPodBinder.forBinds(client, limits.budget());
         closing.add(binder);
         var verbs = ExtenderVerbs.of(view, parser, nodes, new PlacementPolicy(config.policy()), (pod, table) -> { }, advice -> { },
-                wrap.apply(binder), report -> { }, limits);
+                wrap.apply(binder), report -> { }, limits, io.hetgpu.extender.service.WholeJobs.Settings.DEFAULTS, trust);
         var vertx = Vertx.vertx();
         closing.add(() -> vertx.close().toCompletionStage().toCompletableFuture().join());
         var server = ExtenderServer.start(vertx, new ServerOptions("127.0.0.1", 0, config.bodyLimitBytes(), null, null), verbs,

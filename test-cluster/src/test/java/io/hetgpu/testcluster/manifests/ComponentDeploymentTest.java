@@ -250,7 +250,8 @@ class ComponentDeploymentTest {
 
     /**
      * Whatever the code comes to request: the extender writes Events, and for the bind handshake its record on a pod
-     * (patch) and the pod's Binding (pods/binding). Eviction stays kube-scheduler's, nodes are never written.
+     * (patch) and the pod's Binding (pods/binding), and creates the Secret of the key its records are signed with (read
+     * back by that name only). Eviction stays kube-scheduler's, nodes are never written.
      */
     @Test
     void theExtenderWritesOnlyEventsItsBindRecordAndBindings() {
@@ -262,7 +263,12 @@ class ComponentDeploymentTest {
         for (PolicyRule rule : rules) {
             boolean writes = rule.getVerbs().stream().anyMatch(WRITE_VERBS::contains);
             if (writes) {
-                assertThat(rule.getResources()).as("written resources").isSubsetOf("events", "pods", "pods/binding");
+                assertThat(rule.getResources()).as("written resources").isSubsetOf("events", "pods", "pods/binding", "secrets");
+            }
+            if (rule.getResources().contains("secrets")) {
+                assertThat(rule.getVerbs().equals(List.of("create"))
+                        || rule.getVerbs().equals(List.of("get")) && rule.getResourceNames().equals(List.of("hetgpu-record-key")))
+                        .as("the record key's Secret is created, and read by its name only: %s", rule).isTrue();
             }
             if (rule.getResources().contains("pods") && writes) {
                 assertThat(rule.getVerbs()).as("pods are patched (the device record), never created, updated or deleted")

@@ -60,6 +60,8 @@ class ManifestRbacTest {
     private static final Map<String, Quantity> NODE_RESOURCES = Map.of(
             "cpu", new Quantity("64"), "memory", new Quantity("256Gi"), "pods", new Quantity("110"));
     private static final String NAMESPACE = "default";
+    /** Where the manifests run the extender. */
+    private static final String EXTENDER_NAMESPACE = "hetgpu-system";
     private static final Duration PATIENCE = Duration.ofSeconds(30);
 
     /**
@@ -104,7 +106,9 @@ class ManifestRbacTest {
              var kubeletClient = client(api, "test-kubelet");
              var schedulerClient = client(api, "test-scheduler");
              var pluginClient = client(api, userAgent(Program.DEVICE_PLUGIN));
-             var extenderClient = client(api, userAgent(Program.SCHEDULER_EXTENDER))) {
+             // In its pod the extender's client is in the namespace of its service account, where its Secret is.
+             var extenderClient = new KubernetesClientBuilder().withConfig(new ConfigBuilder(api.config())
+                     .withUserAgent(userAgent(Program.SCHEDULER_EXTENDER)).withNamespace(EXTENDER_NAMESPACE).build()).build()) {
             api.observe(recorded::add);
             // Two GPU nodes: with one feasible node kube-scheduler skips prioritize, and with it the placement Event.
             var components = new ArrayList<AutoCloseable>();

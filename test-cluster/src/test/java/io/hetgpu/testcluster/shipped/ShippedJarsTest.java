@@ -115,6 +115,43 @@ class ShippedJarsTest {
         }
     }
 
+    @Test
+    void aRecordWrittenByHandOnAPodDoesNotMakeTheExtenderReportItsNodeFull() throws Exception {
+        var pluginPod = cluster.pluginPod();
+        var pod = cluster.extenderPod();
+        try (var plugin = cluster.start(DEVICE_PLUGIN, pluginPod, "device-plugin.log");
+             var extender = cluster.start(SCHEDULER_EXTENDER, pod, "extender.log")) {
+            var base = "http://127.0.0.1:" + pod.flagPort("--port");
+            var probes = "http://127.0.0.1:" + pod.port("metrics");
+            var uuids = new java.util.ArrayList<String>();
+            await("the GPU node's inventory, eight GPUs free, reaches the extender").atMost(START).ignoreExceptions()
+                    .failFast("the device plugin exited", JarProcess.stillRunning(plugin))
+                    .failFast("the extender exited", JarProcess.stillRunning(extender)).untilAsserted(() -> {
+                        var inventory = new InventoryCodec().decode(client.nodes().withName(GPU_NODE).get().getMetadata().getAnnotations()
+                                .get(HetgpuKeys.ANNOTATION_INVENTORY));
+                        assertThat(inventory.devices()).hasSize(8);
+                        var filter = post(base + "/filter", gpuPod(8), List.of(GPU_NODE));
+                        assertThat(names(filter.get("NodeNames"))).as(filter::toString).containsExactly(GPU_NODE);
+                        uuids.clear();
+                        inventory.devices().forEach(device -> uuids.add(device.uuid()));
+                    });
+            // A pod that asks no GPU and that no scheduler places, claiming every GPU of the node until 2099: the UUIDs are
+            // public on the Node.
+            var forged = new io.hetgpu.gpu.inventory.DeviceAssignmentCodec().encode(
+                    new io.hetgpu.gpu.inventory.DeviceAssignment(GPU_NODE, uuids, java.time.Instant.parse("2099-01-01T00:00:00Z")));
+            client.pods().inNamespace("default").resource(new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata()
+                    .withName("squatter").withNamespace("default").addToAnnotations(HetgpuKeys.POD_GPU_DEVICES, forged).endMetadata()
+                    .withNewSpec().withSchedulerName("nobody").addNewContainer().withName("main").withImage("busybox").endContainer()
+                    .endSpec().withNewStatus().withPhase("Pending").endStatus().build()).create();
+
+            await("the extender reads the forged record and refuses it").atMost(START).ignoreExceptions().untilAsserted(() ->
+                    assertThat(get(probes + "/metrics").body()).contains("hetgpu_extender_untrusted_records_total{reason=\"not_schedulable\"} 1.0"));
+            var filter = post(base + "/filter", gpuPod(8), List.of(GPU_NODE));
+            assertThat(names(filter.get("NodeNames"))).as(filter::toString).containsExactly(GPU_NODE);
+            assertThat(extender.output()).contains("pod default/squatter: hetgpu.io/gpu-devices not trusted (not_schedulable)");
+        }
+    }
+
     private static String gpuPod(int gpus) {
         return pod("trainer", """
                 "resources": {"limits": {"nvidia.com/gpu": "%d"}, "requests": {"nvidia.com/gpu": "%d"}}""".formatted(gpus, gpus));
