@@ -37,6 +37,7 @@ import java.util.Map;
  * httpTimeout: 5s              # kube-scheduler's extender httpTimeout: every API call of a bind ends within it
  * jobPlanDeadline: 60s         # how long a job's plan holds GPUs for its pods not bound yet
  * recordKeySecret: hetgpu-record-key   # the Secret (own namespace) with the key device records are signed with
+ * maxJobPods: 4096             # the most pods a job may have to be planned whole; larger ones are refused
  * events: {enabled: true, intervalSeconds: 60}
  * policy:
  *   priority: {high: 1000, low: -1, trustedNamespaces: []}   # namespaces whose hetgpu.io/priority may raise a pod's level
@@ -60,7 +61,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
                              PriorityThresholds priority, ScoreWeights weights, List<KnownCard> tiers,
                              boolean events, int eventIntervalSeconds, WorkloadThroughputs workloads, HighPriorityReserve reserve,
                              EvictionFloor evictionFloor, int metricsPort, List<String> schedulerNames, Duration httpTimeout,
-                             Duration jobPlanDeadline, JobHeadroom jobHeadroom, String recordKeySecret) {
+                             Duration jobPlanDeadline, JobHeadroom jobHeadroom, String recordKeySecret, int maxJobPods) {
 
     /**
      * With {@code nodeCacheCapable: true} (the shipped configuration) kube-scheduler sends the pod and node names:
@@ -95,13 +96,21 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
     private static final java.util.regex.Pattern GO_DURATION = java.util.regex.Pattern.compile("(?:(\\d+)(ms|s|m))+");
     private static final java.util.regex.Pattern GO_DURATION_PART = java.util.regex.Pattern.compile("(\\d+)(ms|s|m)");
 
+    /**
+     * The most pods a job may have to be planned whole as shipped: as large as real training jobs get. A plan's time and
+     * memory grow with its pods, and one namespace's job must not take the extender every namespace waits on.
+     */
+    public static final int DEFAULT_MAX_JOB_PODS = 4096;
+    /** The largest {@code maxJobPods} accepted: a plan of more must still end within its budget of httpTimeout. */
+    static final int MAX_JOB_PODS = 65_536;
+
     /** The Secret, in the extender's own namespace, that holds the key its device records are signed with. */
     public static final String DEFAULT_RECORD_KEY_SECRET = "hetgpu-record-key";
 
     public static final ExtenderConfig DEFAULTS = new ExtenderConfig(8888, HetgpuKeys.DEFAULT_RESOURCE_NAME, HetgpuKeys.LABEL_RACK,
             DEFAULT_BODY_LIMIT_BYTES, PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, List.of(), true, 60, WorkloadThroughputs.NONE,
             HighPriorityReserve.NONE, EvictionFloor.NONE, 0, List.of(DEFAULT_SCHEDULER_NAME), DEFAULT_HTTP_TIMEOUT,
-            DEFAULT_JOB_PLAN_DEADLINE, JobHeadroom.NONE, DEFAULT_RECORD_KEY_SECRET);
+            DEFAULT_JOB_PLAN_DEADLINE, JobHeadroom.NONE, DEFAULT_RECORD_KEY_SECRET, DEFAULT_MAX_JOB_PODS);
 
     public ExtenderConfig {
         tiers = List.copyOf(tiers);
@@ -140,7 +149,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
 
     record FileConfig(String version, Integer port, String resourceName, String rackLabel, Long bodyLimitBytes,
                       FileEvents events, FilePolicy policy, Integer metricsPort, List<String> schedulerNames, String httpTimeout,
-                      String jobPlanDeadline, String recordKeySecret) {
+                      String jobPlanDeadline, String recordKeySecret, Integer maxJobPods) {
     }
 
     public static ExtenderConfig load(Path file) throws ConfigException {
@@ -252,7 +261,16 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
                         evictionFloor), newMetricsPort, newSchedulers.stream().filter(name -> name != null && !name.isBlank()).toList(),
                 newTimeout, newPlanDeadline,
                 errors.attempt("policy.", () -> policy.jobHeadroom() == null ? jobHeadroom : new JobHeadroom(policy.jobHeadroom()), jobHeadroom),
-                recordKeySecretOf(file.recordKeySecret(), errors));
+                recordKeySecretOf(file.recordKeySecret(), errors), maxJobPodsOf(file.maxJobPods(), errors));
+    }
+
+    private int maxJobPodsOf(Integer given, FieldErrors errors) {
+        if (given == null) {
+            return maxJobPods;
+        }
+        errors.check(given >= 2 && given <= MAX_JOB_PODS, "maxJobPods", given, "expected 2 to " + MAX_JOB_PODS
+                + ": the most pods a job may have to be planned whole (a plan's time and memory grow with them)");
+        return given >= 2 && given <= MAX_JOB_PODS ? given : maxJobPods;
     }
 
     private String recordKeySecretOf(String given, FieldErrors errors) {
@@ -364,7 +382,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
         var all = new ArrayList<>(tiers);
         all.addAll(fileTiers);
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, all, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
-                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret);
+                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods);
     }
 
     /** The placement settings of the file's {@code policy:} group. */
@@ -374,46 +392,46 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
 
     public ExtenderConfig withPort(int newPort) {
         return new ExtenderConfig(newPort, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
-                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret);
+                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods);
     }
 
     public ExtenderConfig withResourceName(String name) {
         return new ExtenderConfig(port, name, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
-                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret);
+                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods);
     }
 
     public ExtenderConfig withPriority(PriorityThresholds thresholds) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, thresholds, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
-                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret);
+                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods);
     }
 
     public ExtenderConfig withMetricsPort(int newMetricsPort) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, evictionFloor, newMetricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret);
+                reserve, evictionFloor, newMetricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods);
     }
 
     public ExtenderConfig withSchedulerNames(List<String> names) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, evictionFloor, metricsPort, names, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret);
+                reserve, evictionFloor, metricsPort, names, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods);
     }
 
     public ExtenderConfig withHttpTimeout(Duration timeout) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, evictionFloor, metricsPort, schedulerNames, timeout, jobPlanDeadline, jobHeadroom, recordKeySecret);
+                reserve, evictionFloor, metricsPort, schedulerNames, timeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods);
     }
 
     public ExtenderConfig withJobPlanDeadline(Duration deadline) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, evictionFloor, metricsPort, schedulerNames, httpTimeout, deadline, jobHeadroom, recordKeySecret);
+                reserve, evictionFloor, metricsPort, schedulerNames, httpTimeout, deadline, jobHeadroom, recordKeySecret, maxJobPods);
     }
 
     public ExtenderConfig withEvictionFloor(EvictionFloor floor) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, floor, metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret);
+                reserve, floor, metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods);
     }
 
     public ExtenderConfig withJobHeadroom(JobHeadroom headroom) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, evictionFloor, metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, headroom, recordKeySecret);
+                reserve, evictionFloor, metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, headroom, recordKeySecret, maxJobPods);
     }
 }

@@ -66,7 +66,7 @@ public record ExtenderSetup(ExtenderConfig config, CardCatalog catalog, PodReque
     public ExtenderVerbs verbs(ClusterView cluster, BiConsumer<PodRequest, ScoreTable> onScored, Consumer<PreemptionAdvice> onAdvised,
                                PodBinder binder, Consumer<BindVerb.Report> onBound, JobSizes sizes, JobHolds.Listener plans) {
         return ExtenderVerbs.of(cluster, parser, nodeStates, policy, onScored, onAdvised, binder, onBound, bindLimits(),
-                new WholeJobs.Settings(sizes, config.jobPlanDeadline(), plans, WholeJobs.Settings.DEFAULT_MAX_JOB_PODS,
+                new WholeJobs.Settings(sizes, config.jobPlanDeadline(), plans, config.maxJobPods(),
                         planBudget(config.httpTimeout()), Set.copyOf(config.schedulerNames())), trust);
     }
 

@@ -330,6 +330,18 @@ class ExtenderConfigTest {
     }
 
     @Test
+    void maxJobPodsBoundsTheJobsPlannedWhole() throws Exception {
+        assertThat(ExtenderConfig.DEFAULTS.maxJobPods()).isEqualTo(4096);
+        assertThat(ExtenderConfig.parse("version: v1\nmaxJobPods: 512\n", "c.yaml").maxJobPods()).isEqualTo(512);
+        for (var bad : new String[] {"1", "0", "-3", "65537"}) {
+            assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\nmaxJobPods: " + bad + "\n", "c.yaml")).as(bad)
+                    .hasMessage("c.yaml: maxJobPods: expected 2 to 65536: the most pods a job may have to be planned whole "
+                            + "(a plan's time and memory grow with them), got " + bad);
+        }
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\nmaxJobPods: 1000.5\n", "c.yaml")).hasMessageContaining("maxJobPods");
+    }
+
+    @Test
     void recordKeySecretIsASecretName() throws Exception {
         assertThat(ExtenderConfig.DEFAULTS.recordKeySecret()).isEqualTo("hetgpu-record-key");
         assertThat(ExtenderConfig.parse("version: v1\nrecordKeySecret: team-a.record-key\n", "c.yaml").recordKeySecret())

@@ -16,6 +16,7 @@ import io.hetgpu.extender.trust.RecordTrust;
 import io.hetgpu.extender.wire.ExtenderBindingArgs;
 import io.hetgpu.extender.wire.ExtenderBindingResult;
 import io.hetgpu.gpu.inventory.DeviceAssignment;
+import io.hetgpu.gpu.Quote;
 import io.hetgpu.gpu.inventory.DeviceAssignmentCodec;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import java.time.Clock;
@@ -241,13 +242,14 @@ public final class BindVerb {
         } catch (BindDeadline.OutOfTime e) {
             ending = outOfTime(args, e.getMessage());
         } catch (RuntimeException e) {
-            LOG.error("bind of {} failed", args, e);
+            LOG.error("bind of {} failed", Quote.escaped(args), e);
             ending = new Ending(Outcome.FAILED, "hetgpu extender internal error: " + e);
         }
         onBound.accept(new Report(ending.outcome(), Duration.ofNanos(System.nanoTime() - started)));
         if (!ending.error().isEmpty()) {
-            LOG.info("bind of {}/{} to {} refused ({}): {}", args.podNamespace(), args.podName(), args.node(), ending.outcome().tag(),
-                    ending.error());
+            // The names are the caller's, unchecked: whoever reaches the port could put a line break in them.
+            LOG.info("bind of {}/{} to {} refused ({}): {}", Quote.escaped(args.podNamespace()), Quote.escaped(args.podName()),
+                    Quote.escaped(args.node()), ending.outcome().tag(), Quote.escaped(ending.error()));
         }
         return new ExtenderBindingResult(ending.error());
     }

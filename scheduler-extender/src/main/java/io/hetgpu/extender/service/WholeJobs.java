@@ -81,7 +81,7 @@ public final class WholeJobs {
         /** As shipped: a plan holds its GPUs for a minute. */
         public static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(60);
         /** As shipped: jobs of up to 4,096 pods, as large as real training jobs get, are planned whole. */
-        public static final int DEFAULT_MAX_JOB_PODS = 4096;
+        public static final int DEFAULT_MAX_JOB_PODS = io.hetgpu.extender.ExtenderConfig.DEFAULT_MAX_JOB_PODS;
         /** As shipped: a plan may take 3 s, within kube-scheduler's default httpTimeout of 5 s for the filter that plans. */
         public static final Duration DEFAULT_PLAN_BUDGET = Duration.ofSeconds(3);
         public static final Settings DEFAULTS = new Settings(JobSizes.STATED_ONLY, DEFAULT_DEADLINE, JobHolds.Listener.NONE);
