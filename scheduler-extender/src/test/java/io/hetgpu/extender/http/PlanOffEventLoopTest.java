@@ -12,9 +12,8 @@ import io.hetgpu.extender.KubeJson;
 import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.TestTrust;
 import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.cluster.ForwardingClusterView;
 import io.hetgpu.extender.cluster.ListedClusterView;
-import io.hetgpu.extender.cluster.NodeSnapshot;
-import io.hetgpu.extender.model.DataLocality;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
@@ -32,7 +31,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -121,26 +119,10 @@ class PlanOffEventLoopTest {
     }
 
     /** A view whose contexts, read only when a job is planned, wait until the test lets them go. */
-    private final class PausingView implements ClusterView {
-        private final ClusterView view;
+    private final class PausingView extends ForwardingClusterView {
 
         PausingView(ClusterView view) {
-            this.view = view;
-        }
-
-        @Override
-        public boolean synced() {
-            return view.synced();
-        }
-
-        @Override
-        public boolean knowsNodes() {
-            return view.knowsNodes();
-        }
-
-        @Override
-        public NodeSnapshot nodes() {
-            return view.nodes();
+            super(view);
         }
 
         @Override
@@ -154,27 +136,7 @@ class PlanOffEventLoopTest {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
             }
-            return view.contextOf(pod);
-        }
-
-        @Override
-        public List<DataLocality> volumesOf(PodRequest pod) {
-            return view.volumesOf(pod);
-        }
-
-        @Override
-        public List<Pod> jobPods(String jobKey) {
-            return view.jobPods(jobKey);
-        }
-
-        @Override
-        public Set<String> jobKeys() {
-            return view.jobKeys();
-        }
-
-        @Override
-        public Pod podByUid(String uid) {
-            return view.podByUid(uid);
+            return super.contextOf(pod);
         }
     }
 }

@@ -11,12 +11,11 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.TestTrust;
 import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.cluster.ForwardingClusterView;
 import io.hetgpu.extender.cluster.ListedClusterView;
-import io.hetgpu.extender.cluster.NodeSnapshot;
 import io.hetgpu.extender.cluster.PodBinder;
 import io.hetgpu.extender.job.JobHolds;
 import io.hetgpu.extender.job.JobSizes;
-import io.hetgpu.extender.model.DataLocality;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
@@ -231,53 +230,17 @@ class JobBoundsTest {
     }
 
     /** A view that counts the contexts read: a plan reads one for its first member, and nothing else reads any. */
-    private static final class CountingView implements ClusterView {
-        private final ClusterView view;
+    private static final class CountingView extends ForwardingClusterView {
         final AtomicInteger contexts = new AtomicInteger();
 
         CountingView(ClusterView view) {
-            this.view = view;
-        }
-
-        @Override
-        public boolean synced() {
-            return view.synced();
-        }
-
-        @Override
-        public boolean knowsNodes() {
-            return view.knowsNodes();
-        }
-
-        @Override
-        public NodeSnapshot nodes() {
-            return view.nodes();
+            super(view);
         }
 
         @Override
         public PlacementContext contextOf(PodRequest pod) {
             contexts.incrementAndGet();
-            return view.contextOf(pod);
-        }
-
-        @Override
-        public List<DataLocality> volumesOf(PodRequest pod) {
-            return view.volumesOf(pod);
-        }
-
-        @Override
-        public List<Pod> jobPods(String jobKey) {
-            return view.jobPods(jobKey);
-        }
-
-        @Override
-        public Set<String> jobKeys() {
-            return view.jobKeys();
-        }
-
-        @Override
-        public Pod podByUid(String uid) {
-            return view.podByUid(uid);
+            return super.contextOf(pod);
         }
     }
 }

@@ -102,6 +102,7 @@ class ChartValuesTest {
                           javaToolOptions: -XX:MaxRAMPercentage=50
                           resources: {requests: {cpu: "1", memory: 2Gi}, limits: {memory: 4Gi}}
                           jobPlanDeadline: 2m
+                          maxJobPods: 512
                           events: {enabled: false, intervalSeconds: 30}
                           policy:
                             priority: {high: 500, low: -50}
@@ -120,6 +121,7 @@ class ChartValuesTest {
                     // Read by the extender's own parser, as the extender reads its ConfigMap.
                     var config = extenderConfig(r);
                     assertThat(config.jobPlanDeadline()).isEqualTo(Duration.ofMinutes(2));
+                    assertThat(config.maxJobPods()).isEqualTo(512);
                     assertThat(config.events()).isFalse();
                     assertThat(config.eventIntervalSeconds()).isEqualTo(30);
                     assertThat(config.priority()).isEqualTo(new PriorityThresholds(500, -50));
@@ -193,6 +195,7 @@ class ChartValuesTest {
             "devicePlugin: {httpPort: 70000}                          | at '/devicePlugin/httpPort'",
             "extender: {policy: {evictForFasterCards: 1.5}}           | at '/extender/policy/evictForFasterCards'",
             "extender: {policy: {jobHeadroom: -8}}                    | at '/extender/policy/jobHeadroom'",
+            "extender: {maxJobPods: 1}                                | at '/extender/maxJobPods'",
             "devicePlugin: {resourceName: gpu}                        | at '/devicePlugin/resourceName'",
             "monitoring: {enabeld: true}                              | at '/monitoring': additional properties 'enabeld' not allowed"})
     void aBadValueIsRefusedWithHelmsMessageNamingIt(String values, String message) {
