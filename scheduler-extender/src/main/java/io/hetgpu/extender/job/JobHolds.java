@@ -119,18 +119,21 @@ public final class JobHolds {
     }
 
     /**
-     * Moves one member's seat within its job's live plan (kube-scheduler offers the member other nodes than the plan
-     * chose: its own filters, a node selector, refuse the seat): the job keeps its other seats and its deadline.
-     * Returns the plan as now held, or null when the job has no live plan or the pod no seat in it.
+     * Moves members' seats within their job's live plan (kube-scheduler offers a member other nodes than the plan chose:
+     * its own filters, a node selector, refuse the seat; the members whose seats it then takes move too): the job keeps
+     * its other seats and its deadline. Returns the plan as now held, or null when the job has no live plan or a pod no
+     * seat in it.
      */
-    public synchronized HeldPlan move(String jobKey, Hold moved) {
+    public synchronized HeldPlan move(String jobKey, List<Hold> moved) {
         var plan = planOf(jobKey);
-        if (plan == null || plan.holdOf(moved.podUid()) == null) {
+        if (plan == null || moved.stream().anyMatch(hold -> plan.holdOf(hold.podUid()) == null)) {
             return null;
         }
+        var byUid = new HashMap<String, Hold>();
+        moved.forEach(hold -> byUid.put(hold.podUid(), hold));
         var holds = new ArrayList<Hold>(plan.holds().size());
         for (var hold : plan.holds()) {
-            holds.add(hold.podUid().equals(moved.podUid()) ? moved : hold);
+            holds.add(byUid.getOrDefault(hold.podUid(), hold));
         }
         var now = new HeldPlan(jobKey, holds, plan.plannedAt(), plan.deadline());
         byJob.put(jobKey, now);

@@ -264,41 +264,135 @@ public final class WholeJobs {
      * The member's seat moved to the best of the nodes kube-scheduler offers it, the other seats of its plan kept, or null
      * when none of them can take it. A plan seats every member over every node, but only kube-scheduler knows each
      * member's own filters (a node selector, taints, cpu): a job whose pods are each pinned to a node would otherwise be
-     * planned anew at the filter of each of its members.
+     * planned anew at the filter of each of its members. Where the plan's own seats fill the offered nodes, the members
+     * of those seats give them up and are seated again over every node, as the plan would have seated them.
      */
     private JobHolds.Hold moveSeat(JobHolds.HeldPlan plan, JobHolds.Hold hold, PodRequest request, NodeState[] offered,
                                    Function<PodRequest, ClosedTier> closed) {
-        var seated = new ArrayList<NodeState>(offered.length);
+        var offeredNames = HashSet.<String>newHashSet(offered.length);
         for (var state : offered) {
-            seated.add(state);
+            offeredNames.add(state.name());
         }
-        var contexts = new JobContexts(cluster);
-        var peers = new ArrayList<PeerLocation>();
-        var known = snapshotStates();
-        for (var other : plan.holds()) {
-            int at = known.snapshot().positionOf(other.node());
-            if (other != hold && at >= 0) {
-                var node = known.states().get(at);
-                peers.add(new PeerLocation(other.podName(), other.node(), node.rack(), node.zone()));
+        var others = plan.holds().stream().filter(other -> other != hold).toList();
+        var moved = seatAmong(plan.jobKey(), request, List.of(offered), others, closed);
+        var displaced = List.<JobHolds.Hold>of();
+        if (moved == null) {
+            // The plan's own seats on the offered nodes give way: their members have every node to go to, this one not.
+            displaced = others.stream().filter(other -> offeredNames.contains(other.node())).toList();
+            if (displaced.isEmpty()) {
+                return null;
+            }
+            var freed = new ArrayList<NodeState>(offered.length);
+            for (var state : offered) {
+                long mask = 0;
+                for (var other : displaced) {
+                    mask |= other.node().equals(state.name()) ? other.mask() : 0;
+                }
+                freed.add(state.withFreed(mask & freeBeforePlans(state.name())));
+            }
+            var giving = displaced;
+            var kept = others.stream().filter(other -> !giving.contains(other)).toList();
+            moved = seatAmong(plan.jobKey(), request, freed, kept, closed);
+            if (moved == null) {
+                return null;
             }
         }
-        Function<PodRequest, PlacementContext> withPlan = member -> {
-            var base = contexts.apply(member);
-            var all = new ArrayList<>(base.peers());
-            all.addAll(peers);
-            return new PlacementContext(all, base.volumes(), base.waiting());
-        };
-        var outcome = planner.plan(new JobPlanner.Job(plan.jobKey(), List.of(request), withPlan, closed), seated, JobPlanner.MemberFit.ANY);
+        var changes = new ArrayList<JobHolds.Hold>();
+        changes.add(moved.hold());
+        if (!displaced.isEmpty()) {
+            var reseated = reseatDisplaced(plan, hold, displaced, moved.hold(), closed);
+            if (reseated == null) {
+                return null;
+            }
+            changes.addAll(reseated.holds());
+            reseated.seats().forEach(seat -> onPlanned.accept(seat.member(), seat.scores()));
+        }
+        if (holds.move(plan.jobKey(), changes) == null) {
+            return null;
+        }
+        onPlanned.accept(moved.seat().member(), moved.seat().scores());
+        return moved.hold();
+    }
+
+    /** A member's new seat, as held and as planned. */
+    private record Moved(JobHolds.Hold hold, JobPlanner.Seat seat) {
+    }
+
+    /** The seat the policy gives {@code member} among {@code states}, beside the plan's {@code seated} members, or null. */
+    private Moved seatAmong(String jobKey, PodRequest member, List<NodeState> states, List<JobHolds.Hold> seated,
+                            Function<PodRequest, ClosedTier> closed) {
+        var outcome = planner.plan(new JobPlanner.Job(jobKey, List.of(member), withSeats(seated), closed), states, JobPlanner.MemberFit.ANY);
         if (!(outcome instanceof JobPlanner.Planned planned)) {
             return null;
         }
         var seat = planned.seats().getFirst();
-        var moved = new JobHolds.Hold(request.uid(), request.name(), seat.nodeName(), seat.mask(), seat.devices());
-        if (holds.move(plan.jobKey(), moved) == null) {
+        return new Moved(new JobHolds.Hold(member.uid(), member.name(), seat.nodeName(), seat.mask(), seat.devices()), seat);
+    }
+
+    /** The displaced members seated again over every node, or null where one of them fits nowhere now. */
+    private Reseated reseatDisplaced(JobHolds.HeldPlan plan, JobHolds.Hold asking, List<JobHolds.Hold> displaced, JobHolds.Hold moved,
+                                     Function<PodRequest, ClosedTier> closed) {
+        var members = new ArrayList<PodRequest>(displaced.size());
+        for (var other : displaced) {
+            var pod = cluster.podByUid(other.podUid());
+            if (pod == null) {
+                return null;
+            }
+            try {
+                members.add(parser.parse(pod));
+            } catch (InvalidPodRequestException e) {
+                return null;
+            }
+        }
+        // Every node with every plan's seats taken, then this plan's moving seats given back and the new one taken.
+        var snapshot = snapshotStates().snapshot();
+        var states = new ArrayList<>(clusterStates());
+        var giveBack = new ArrayList<>(displaced);
+        giveBack.add(asking);
+        for (var other : giveBack) {
+            int at = snapshot.positionOf(other.node());
+            if (at >= 0) {
+                states.set(at, states.get(at).withFreed(other.mask() & freeBeforePlans(other.node())));
+            }
+        }
+        int at = snapshot.positionOf(moved.node());
+        if (at >= 0) {
+            states.set(at, states.get(at).withTaken(moved.mask()));
+        }
+        var kept = new ArrayList<>(plan.holds().stream().filter(other -> other != asking && !displaced.contains(other)).toList());
+        kept.add(moved);
+        var outcome = planner.plan(new JobPlanner.Job(plan.jobKey(), members, withSeats(kept), closed), states, JobPlanner.MemberFit.ANY);
+        if (!(outcome instanceof JobPlanner.Planned planned)) {
             return null;
         }
-        onPlanned.accept(seat.member(), seat.scores());
-        return moved;
+        var held = planned.seats().stream()
+                .map(seat -> new JobHolds.Hold(seat.member().uid(), seat.member().name(), seat.nodeName(), seat.mask(), seat.devices()))
+                .toList();
+        return new Reseated(held, planned.seats());
+    }
+
+    private record Reseated(List<JobHolds.Hold> holds, List<JobPlanner.Seat> seats) {
+    }
+
+    /** Members' contexts with the plan's {@code seated} members counted as the job's pods where their seats are. */
+    private Function<PodRequest, PlacementContext> withSeats(List<JobHolds.Hold> seated) {
+        var contexts = new JobContexts(cluster);
+        var known = snapshotStates();
+        var peers = new ArrayList<PeerLocation>(seated.size());
+        for (var other : seated) {
+            int at = known.snapshot().positionOf(other.node());
+            if (at >= 0) {
+                var node = known.states().get(at);
+                peers.add(new PeerLocation(other.podName(), other.node(), node.rack(), node.zone()));
+            }
+        }
+        return member -> {
+            var base = contexts.apply(member);
+            var all = new ArrayList<PeerLocation>(base.peers().size() + peers.size());
+            all.addAll(base.peers());
+            all.addAll(peers);
+            return new PlacementContext(all, base.volumes(), base.waiting());
+        };
     }
 
     /**
@@ -703,6 +797,21 @@ public final class WholeJobs {
             }
         }
         return states;
+    }
+
+    /**
+     * The devices free on the node before any plan takes its seats: a seat given back frees only those of its devices
+     * that no pod took behind the plan's back.
+     */
+    private long freeBeforePlans(String node) {
+        var known = snapshotStates();
+        var snapshot = known.snapshot();
+        int at = snapshot.positionOf(node);
+        if (at < 0) {
+            return 0;
+        }
+        return NodeStateFactory.changesWithTime(snapshot.boundPods(at)) ? nodes.state(snapshot.facts(at), snapshot.boundPods(at)).freeMask()
+                : known.states().get(at).freeMask();
     }
 
     /** The states of the view's nodes now, before plans take their GPUs. */
