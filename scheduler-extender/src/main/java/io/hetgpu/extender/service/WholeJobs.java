@@ -106,9 +106,9 @@ public final class WholeJobs {
     }
 
     /**
-     * How long the first filter after a start spends, at most, seating the jobs a restart left half-bound before it answers
-     * its own pod; the next filters go on where it stopped. A cluster of thousands of such jobs (a namespace can make them)
-     * must not hold the first pods back for seconds.
+     * How long a filter after a start goes on seating the jobs a restart left half-bound before it answers its own pod
+     * (a plan begun goes on within its budget); the next filters go on where it stopped. A cluster of thousands of such
+     * jobs (a namespace can make them) must not hold the first pods back for seconds.
      */
     static final Duration RESEAT_SLICE = Duration.ofMillis(200);
 
@@ -423,8 +423,9 @@ public final class WholeJobs {
      * the restarted extender, of any job, could take the seats of the waiting members, and their job would wait
      * half-bound, holding the GPUs of its bound members, until that pod ends. The waiting members are seated on any node
      * the view knows, around the members bound, for a deadline of their own; a job that cannot be seated whole now holds
-     * nothing and is planned when its next pod comes, as any job is. Each call works for {@link #RESEAT_SLICE} at most
-     * and the next goes on where it stopped: however many jobs a cluster holds, a filter waits that long at most.
+     * nothing and is planned when its next pod comes, as any job is. A call starts no job's re-seat once it has worked
+     * for {@link #RESEAT_SLICE}, and the next goes on where it stopped: however many jobs a cluster holds, a filter
+     * waits that long, and at most one plan's budget more.
      */
     private synchronized void reseatHalfBoundJobs(Function<PodRequest, ClosedTier> closed) {
         if (reseated || !cluster.knowsNodes()) {
@@ -435,7 +436,7 @@ public final class WholeJobs {
         }
         var slice = JobPlanner.Budget.from(RESEAT_SLICE);
         while (reseatQueue.hasNext() && !slice.spent()) {
-            reseat(reseatQueue.next(), closed, slice);
+            reseat(reseatQueue.next(), closed);
         }
         if (!reseatQueue.hasNext()) {
             reseated = true;
@@ -444,7 +445,7 @@ public final class WholeJobs {
     }
 
     /** Seats the waiting members of the job of this key, where a restart left it half-bound. */
-    private void reseat(String key, Function<PodRequest, ClosedTier> closed, JobPlanner.Budget slice) {
+    private void reseat(String key, Function<PodRequest, ClosedTier> closed) {
         if (holds.planOf(key) != null) {
             return;
         }
@@ -471,8 +472,9 @@ public final class WholeJobs {
         if (waiting.isEmpty()) {
             return;
         }
+        // A plan's own budget, not what is left of the slice: a job half-bound by a restart is seated whole or not at all.
         var outcome = planner.plan(new JobPlanner.Job(key, waiting, new JobContexts(cluster), closed), clusterStates(), JobPlanner.MemberFit.ANY,
-                assessments, slice);
+                assessments, JobPlanner.Budget.from(planBudget));
         if (outcome instanceof JobPlanner.Planned planned) {
             hold(key, planned);
         }
