@@ -297,40 +297,37 @@ public final class WholeJobs {
                 return null;
             }
         }
-        var changes = new ArrayList<JobHolds.Hold>();
-        changes.add(moved.hold());
+        var seats = new ArrayList<JobPlanner.Seat>();
+        seats.add(moved);
         if (!displaced.isEmpty()) {
-            var reseated = reseatDisplaced(plan, hold, displaced, moved.hold(), closed);
+            var reseated = reseatDisplaced(plan, hold, displaced, heldAs(moved), closed);
             if (reseated == null) {
                 return null;
             }
-            changes.addAll(reseated.holds());
-            reseated.seats().forEach(seat -> onPlanned.accept(seat.member(), seat.scores()));
+            seats.addAll(reseated);
         }
-        if (holds.move(plan.jobKey(), changes) == null) {
+        if (holds.move(plan.jobKey(), seats.stream().map(WholeJobs::heldAs).toList()) == null) {
             return null;
         }
-        onPlanned.accept(moved.seat().member(), moved.seat().scores());
-        return moved.hold();
+        // Told only of seats held: a move given up explains nothing.
+        seats.forEach(seat -> onPlanned.accept(seat.member(), seat.scores()));
+        return heldAs(moved);
     }
 
-    /** A member's new seat, as held and as planned. */
-    private record Moved(JobHolds.Hold hold, JobPlanner.Seat seat) {
+    /** A planned seat as its plan holds it. */
+    private static JobHolds.Hold heldAs(JobPlanner.Seat seat) {
+        return new JobHolds.Hold(seat.member().uid(), seat.member().name(), seat.nodeName(), seat.mask(), seat.devices());
     }
 
     /** The seat the policy gives {@code member} among {@code states}, beside the plan's {@code seated} members, or null. */
-    private Moved seatAmong(String jobKey, PodRequest member, List<NodeState> states, List<JobHolds.Hold> seated,
+    private JobPlanner.Seat seatAmong(String jobKey, PodRequest member, List<NodeState> states, List<JobHolds.Hold> seated,
                             Function<PodRequest, ClosedTier> closed) {
         var outcome = planner.plan(new JobPlanner.Job(jobKey, List.of(member), withSeats(seated), closed), states, JobPlanner.MemberFit.ANY);
-        if (!(outcome instanceof JobPlanner.Planned planned)) {
-            return null;
-        }
-        var seat = planned.seats().getFirst();
-        return new Moved(new JobHolds.Hold(member.uid(), member.name(), seat.nodeName(), seat.mask(), seat.devices()), seat);
+        return outcome instanceof JobPlanner.Planned planned ? planned.seats().getFirst() : null;
     }
 
     /** The displaced members seated again over every node, or null where one of them fits nowhere now. */
-    private Reseated reseatDisplaced(JobHolds.HeldPlan plan, JobHolds.Hold asking, List<JobHolds.Hold> displaced, JobHolds.Hold moved,
+    private List<JobPlanner.Seat> reseatDisplaced(JobHolds.HeldPlan plan, JobHolds.Hold asking, List<JobHolds.Hold> displaced, JobHolds.Hold moved,
                                      Function<PodRequest, ClosedTier> closed) {
         var members = new ArrayList<PodRequest>(displaced.size());
         for (var other : displaced) {
@@ -362,16 +359,7 @@ public final class WholeJobs {
         var kept = new ArrayList<>(plan.holds().stream().filter(other -> other != asking && !displaced.contains(other)).toList());
         kept.add(moved);
         var outcome = planner.plan(new JobPlanner.Job(plan.jobKey(), members, withSeats(kept), closed), states, JobPlanner.MemberFit.ANY);
-        if (!(outcome instanceof JobPlanner.Planned planned)) {
-            return null;
-        }
-        var held = planned.seats().stream()
-                .map(seat -> new JobHolds.Hold(seat.member().uid(), seat.member().name(), seat.nodeName(), seat.mask(), seat.devices()))
-                .toList();
-        return new Reseated(held, planned.seats());
-    }
-
-    private record Reseated(List<JobHolds.Hold> holds, List<JobPlanner.Seat> seats) {
+        return outcome instanceof JobPlanner.Planned planned ? planned.seats() : null;
     }
 
     /** Members' contexts with the plan's {@code seated} members counted as the job's pods where their seats are. */
@@ -777,7 +765,7 @@ public final class WholeJobs {
     /** Holds the plan's seats until its deadline, and tells of each member's scores. */
     private JobHolds.HeldPlan hold(String jobKey, JobPlanner.Planned planned) {
         var held = planned.seats().stream()
-                .map(seat -> new JobHolds.Hold(seat.member().uid(), seat.member().name(), seat.nodeName(), seat.mask(), seat.devices()))
+                .map(WholeJobs::heldAs)
                 .toList();
         var plan = holds.hold(jobKey, held);
         planned.seats().forEach(seat -> onPlanned.accept(seat.member(), seat.scores()));
