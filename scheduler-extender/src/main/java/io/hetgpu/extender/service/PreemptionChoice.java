@@ -24,7 +24,7 @@ public final class PreemptionChoice {
      * How much more lost work (GPU-seconds: 10 GPU-minutes) gathering urgent pods may cost over the cheapest eviction.
      * Chosen in the simulator on seeds 1-10 (300, 600, 1,200, 3,600 and no limit): from 1,200 up, hetgpu's evictions
      * lose more GPU-hours than kube-scheduler's own on 4 to 10 seeds of 10; 300 helps the urgent jobs less
-     * (simulator/README.md, "Under preemption").
+     * (simulator/README.md, "How the settings were chosen").
      */
     public static final long GATHERING_SLACK_GPU_SECONDS = 600;
 
