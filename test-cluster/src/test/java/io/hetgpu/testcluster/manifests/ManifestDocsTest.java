@@ -22,11 +22,13 @@ import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** manifests/README.md and README.md say what the manifests and kubectl really do. */
+/** docs/install.md, manifests/README.md and README.md say what the manifests and kubectl really do. */
 class ManifestDocsTest {
 
     private static final Path MANIFESTS_README = ManifestTree.ROOT.resolve("README.md");
     private static final Path README = Path.of("..", "README.md");
+    /** The admin's page: installing, checking, upgrading and uninstalling. */
+    private static final Path INSTALL = Path.of("..", "docs", "install.md");
     private static final Pattern KUSTOMIZATION_COMMAND = Pattern.compile("kubectl (?:(?:apply|delete|diff) -k|kustomize) ([^\\s`)]+)");
     private static final Pattern NODE_KEY_COMMAND = Pattern.compile("(?m)^kubectl (label|annotate) nodes --all (.+)$");
     /** What hetgpu writes on a Node or asks the admin to set there. */
@@ -34,14 +36,14 @@ class ManifestDocsTest {
 
     @Test
     void theUninstallSectionNamesEveryKeyOfHetgpusContract() throws Exception {
-        String uninstall = section(Files.readString(MANIFESTS_README), "## Uninstall");
+        String uninstall = section(Files.readString(INSTALL), "## Uninstall");
         var missing = new ArrayList<String>();
         for (String key : contractKeys()) {
             if (!uninstall.contains("`" + key + "`")) {
                 missing.add(key);
             }
         }
-        assertThat(missing).as("HetgpuKeys not named in manifests/README.md, Uninstall").isEmpty();
+        assertThat(missing).as("HetgpuKeys not named in docs/install.md, Uninstall").isEmpty();
     }
 
     /**
@@ -64,7 +66,7 @@ class ManifestDocsTest {
         Path file = dir.resolve("node.json");
         Files.writeString(file, new KubernetesSerialization().asJson(node));
 
-        var commands = NODE_KEY_COMMAND.matcher(section(Files.readString(MANIFESTS_README), "## Uninstall")).results().toList();
+        var commands = NODE_KEY_COMMAND.matcher(section(Files.readString(INSTALL), "## Uninstall")).results().toList();
         assertThat(commands).as("kubectl label/annotate nodes --all commands in Uninstall").hasSizeGreaterThanOrEqualTo(2);
         for (var command : commands) {
             var args = new ArrayList<>(List.of(command.group(1), "--local", "-f", file.toString(), "-o", "json"));
@@ -81,14 +83,22 @@ class ManifestDocsTest {
     }
 
     @Test
-    void everyKustomizationTheReadmesNameExists() throws IOException {
+    void everyKustomizationTheDocsNameExists() throws IOException {
         var named = new ArrayList<String>();
-        for (Path readme : List.of(README, MANIFESTS_README)) {
-            KUSTOMIZATION_COMMAND.matcher(Files.readString(readme)).results().map(m -> m.group(1)).forEach(named::add);
+        for (Path doc : List.of(README, MANIFESTS_README, INSTALL)) {
+            KUSTOMIZATION_COMMAND.matcher(Files.readString(doc)).results().map(m -> m.group(1)).forEach(named::add);
         }
         assertThat(named).isNotEmpty().allSatisfy(folder ->
                 assertThat(Path.of("..").resolve(folder).resolve(ManifestTree.KUSTOMIZATION)).as(folder).isRegularFile());
-        assertThat(named).contains("manifests/", "manifests/overlays/simulated/");
+    }
+
+    /** The install page names both installs, and the Uninstall section how to delete each. */
+    @Test
+    void theInstallPageNamesBothInstallsAndHowToDeleteThem() throws IOException {
+        String page = Files.readString(INSTALL);
+        var applied = KUSTOMIZATION_COMMAND.matcher(page).results().map(m -> m.group(1)).toList();
+        assertThat(applied).contains("manifests/", "manifests/overlays/simulated/", "manifests/monitoring/", "manifests/samples/");
+        assertThat(section(page, "## Uninstall")).contains("kubectl delete -k manifests/ ", "kubectl delete -k manifests/overlays/simulated/");
     }
 
     /** Every label and annotation name of HetgpuKeys (its prefix and the resource name are not keys). */

@@ -15,14 +15,14 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * What docs/reference.md, manifests/README.md and the chart's README say about the shipped scheduler configuration is
+ * What docs/reference.md, docs/install.md and the chart's README say about the shipped scheduler configuration is
  * what {@code kubectl kustomize manifests/} and the chart's default render: the reference's table field by field, and
  * in all three the verbs called and whether the extender is ignorable.
  */
 class ShippedConfigurationDocsTest {
 
     private static final Path REFERENCE = Path.of("..", "docs", "reference.md");
-    private static final List<Path> DOCS = List.of(REFERENCE, ManifestTree.ROOT.resolve("README.md"), HelmChart.README);
+    private static final List<Path> DOCS = List.of(REFERENCE, Path.of("..", "docs", "install.md"), HelmChart.README);
     private static final Pattern ROW = Pattern.compile("(?m)^\\| `([A-Za-z]+)` \\| (`([^`]*)`|none) \\|");
     private static final List<String> VERB_FIELDS = List.of("filterVerb", "prioritizeVerb", "preemptVerb", "bindVerb");
 

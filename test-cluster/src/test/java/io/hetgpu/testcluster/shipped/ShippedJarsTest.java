@@ -71,7 +71,7 @@ class ShippedJarsTest {
                     client.nodes().withName(GPU_NODE).get().getMetadata().getAnnotations().get(HetgpuKeys.ANNOTATION_INVENTORY));
             assertThat(inventory.devices()).hasSize(8);
 
-            // The liveness probe's path and the metrics the README tells admins to scrape, on the container's port.
+            // The liveness probe's path and the metrics docs/monitoring.md tells admins to scrape, on the container's port.
             var status = "http://127.0.0.1:" + pod.port("http");
             assertThat(get(status + "/healthz").statusCode()).isEqualTo(200);
             assertThat(get(status + "/metrics").body()).contains("hetgpu_device_plugin_devices", "hetgpu_device_plugin_registrations_total");
