@@ -12,8 +12,8 @@ import java.util.OptionalInt;
 
 /**
  * Reads which job a pod belongs to from the conventions users already run, tried in the order of {@link JobSource}
- * (its comment gives the reasons): the first convention the pod follows decides the job. docs/reference.md ("Which
- * job a pod belongs to") lists the keys for users.
+ * (its comment gives the reasons): the first convention the pod follows decides the job. docs/reference.md ("Job
+ * conventions") lists the keys for users, and docs/concepts.md ("Which job a pod belongs to") explains the order.
  *
  * <p>Every problem goes to the caller's list, naming the key and quoting the value, like the pod's other
  * annotations: a pod that names its group wrongly is told so instead of being placed as if alone.
