@@ -25,7 +25,7 @@ import org.commonmark.parser.Parser;
 /**
  * What the docs check needs of one Markdown file, read by a CommonMark parser: the anchors its headings and
  * {@code <a id>}/{@code <a name>} tags give, the links it makes (inline, reference definitions, images, HTML
- * {@code href}), and its code (inline and blocks), each with the line it is on. Nothing inside code counts as a heading
+ * {@code <a href>} and {@code <img src>}), and its code (inline and blocks), each with the line it is on. Nothing inside code counts as a heading
  * or a link.
  */
 record MarkdownPage(String path, Set<String> anchors, List<Target> targets, List<CodeText> code) {
@@ -42,6 +42,7 @@ record MarkdownPage(String path, Set<String> anchors, List<Target> targets, List
     private static final Pattern HTML_ANCHOR = Pattern.compile("<a\\s[^>]*?\\b(?:id|name)\\s*=\\s*[\"']([^\"']+)[\"']",
             Pattern.CASE_INSENSITIVE);
     private static final Pattern HTML_HREF = Pattern.compile("<a\\s[^>]*?\\bhref\\s*=\\s*[\"']([^\"']*)[\"']", Pattern.CASE_INSENSITIVE);
+    private static final Pattern HTML_SRC = Pattern.compile("<img\\s[^>]*?\\bsrc\\s*=\\s*[\"']([^\"']*)[\"']", Pattern.CASE_INSENSITIVE);
 
     /** Reads {@code text}, the file at {@code path} (relative to the checkout, with {@code /}). */
     static MarkdownPage parse(String path, String text) {
@@ -113,6 +114,10 @@ record MarkdownPage(String path, Set<String> anchors, List<Target> targets, List
                 var href = HTML_HREF.matcher(literal);
                 while (href.find()) {
                     targets.add(new Target(firstLine + newlines(literal, href.start()), "link", href.group(1)));
+                }
+                var src = HTML_SRC.matcher(literal);
+                while (src.find()) {
+                    targets.add(new Target(firstLine + newlines(literal, src.start()), "image", src.group(1)));
                 }
             }
         });

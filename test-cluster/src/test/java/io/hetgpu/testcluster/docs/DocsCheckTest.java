@@ -38,6 +38,8 @@ class DocsCheckTest {
                         ![a picture](pictures/racks.png) and [a reference][ref], [home](https://example.com/x.md).
 
                         [ref]: gone.md
+                        <p><a href="b.md">b</a>, <a href="c.md">c</a></p>
+                        <img src="../pictures/rack.svg" alt="a rack">
                         """,
                 "docs/b.md", "# B\n",
                 "README.md", "# hetgpu\n",
@@ -45,7 +47,9 @@ class DocsCheckTest {
         assertFoundOnlyBy(Rule.FILE_LINKS,
                 "docs/a.md:2: link to ../missing.md: no file or folder missing.md",
                 "docs/a.md:3: image to pictures/racks.png: no file or folder docs/pictures/racks.png",
-                "docs/a.md:5: link to gone.md: no file or folder docs/gone.md");
+                "docs/a.md:5: link to gone.md: no file or folder docs/gone.md",
+                "docs/a.md:6: link to c.md: no file or folder docs/c.md",
+                "docs/a.md:7: image to ../pictures/rack.svg: no file or folder pictures/rack.svg");
     }
 
     @Test
