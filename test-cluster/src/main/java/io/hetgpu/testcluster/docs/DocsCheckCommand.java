@@ -12,13 +12,15 @@ import picocli.CommandLine.Spec;
 
 /** {@code hetgpu docs check}: {@link DocsCheck} over a checkout, one line per problem. */
 @Command(name = "check", mixinStandardHelpOptions = true, versionProvider = ReleaseVersion.class,
-        description = {"Checks the checkout's documentation: every relative link and #anchor of every",
-                "Markdown file resolves (headings slugged as GitHub does; code is not read for",
-                "links); every ./hetgpu and kubectl command README.md quotes is accepted (a",
-                "launcher command, options parsed as that command parses them, kubectl's",
-                "accepted with --help, -k folders holding a kustomization, -f files there);",
-                "README.md is at most " + DocsCheck.README_MAX_BYTES + " bytes. One line per problem, FILE:LINE: what is",
-                "wrong, then a summary.",
+        description = {"Checks the documentation: its links and anchors, README's commands and size.",
+                "",
+                "Every relative link and #anchor of every Markdown file of the checkout",
+                "resolves (headings slugged as GitHub does; code is not read for links);",
+                "every ./hetgpu and kubectl command README.md quotes is accepted (a launcher",
+                "command, its options parsed as that command parses them; kubectl's accepted",
+                "with --help; -k folders holding a kustomization; -f files there); README.md",
+                "is at most " + DocsCheck.README_MAX_BYTES + " bytes. One line per problem, FILE:LINE: what is wrong, then",
+                "a summary.",
                 "",
                 "Exit codes: 0 no problems, 1 problems, 2 bad arguments."})
 final class DocsCheckCommand implements Callable<Integer> {
