@@ -1,6 +1,7 @@
 package io.hetgpu.testcluster.cli;
 
 import io.hetgpu.gpu.Quote;
+import io.hetgpu.testcluster.docs.DocsCommand;
 import io.hetgpu.testcluster.explain.ExplainCommand;
 import picocli.CommandLine;
 import io.hetgpu.gpu.release.ReleaseVersion;
@@ -8,7 +9,7 @@ import picocli.CommandLine.Command;
 
 /** {@code hetgpu-test-cluster}: the demo and the tools around the one-machine cluster. */
 @Command(name = "hetgpu-test-cluster", mixinStandardHelpOptions = true, versionProvider = ReleaseVersion.class,
-        subcommands = {DemoCommand.class, InventoryCommand.class, ExplainCommand.class},
+        subcommands = {DemoCommand.class, InventoryCommand.class, ExplainCommand.class, DocsCommand.class},
         description = "hetgpu on one machine: simulated GPU nodes, the real device plugin and extender.")
 public final class TestClusterMain {
 
