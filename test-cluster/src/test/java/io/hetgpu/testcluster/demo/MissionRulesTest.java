@@ -7,6 +7,8 @@ import io.hetgpu.testcluster.cluster.ProjectFiles;
 import io.hetgpu.testcluster.report.DataDistance;
 import io.hetgpu.testcluster.report.Placement;
 import io.hetgpu.testcluster.scheduler.Decision;
+import java.nio.file.Files;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -84,5 +86,21 @@ class MissionRulesTest {
         assertThat(outcome.explanations().get("bert-large-0")).startsWith("best: dgx-h100-1 scores 10/10 (8x H100, tier 85, 18 NVLinks per GPU pair)");
         assertThat(outcome.placements()).filteredOn(p -> p.pod().equals("resnet-worker-0")).singleElement()
                 .satisfies(p -> assertThat(p.reason()).startsWith("best: dgx-a100-1").contains("tier 40 V100 vs 70"));
+    }
+
+    /** The front page shows the demo's comparison; it must be what the demo prints today, not what it printed once. */
+    @Test
+    void theFrontPageShowsTheComparisonTheDemoPrints() throws Exception {
+        var baseline = DemoRun.run(DemoRun.Scheduler.BASELINE, DeployedConfiguration.load(ProjectFiles.manifests()), 42, message -> { });
+        var summaries = new LinkedHashMap<String, DemoSummary>();
+        summaries.put(DemoRun.Scheduler.HETGPU.title, DemoSummary.of(outcome.placements()));
+        summaries.put(DemoRun.Scheduler.BASELINE.title, DemoSummary.of(baseline.placements()));
+        var printed = DemoSummary.compare(summaries).lines().map(String::stripTrailing).toList();
+
+        var readme = Files.readString(ProjectFiles.manifests().resolveSibling("README.md")).lines().map(String::stripTrailing).toList();
+        int header = readme.indexOf(printed.getFirst());
+        assertThat(header).as("README.md shows the demo's comparison, starting with its header line").isNotNegative();
+        assertThat(readme.subList(header, Math.min(readme.size(), header + printed.size())))
+                .as("README.md's comparison, against what ./hetgpu demo prints").isEqualTo(printed);
     }
 }
