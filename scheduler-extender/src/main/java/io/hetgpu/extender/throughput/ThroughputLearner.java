@@ -95,20 +95,9 @@ public final class ThroughputLearner {
 
     /** Why a sample is not a measurement, naming the field and value, or null when it is one (outliers aside). */
     static String refusal(WorkSample sample, LearningSettings settings) {
-        var workload = WorkloadThroughputs.className(sample.workloadClass());
-        if (workload.isEmpty()) {
-            return "workload class: empty";
-        }
-        if (workload.length() > MAX_CLASS_CHARS || !CLASS_NAME.matcher(workload).matches()) {
-            return "workload class: " + Quote.of(sample.workloadClass()) + " is not a name of at most " + MAX_CLASS_CHARS
-                    + " lower-case letters, digits, '.', '_' or '-', starting and ending with a letter or digit";
-        }
-        if (sample.namespace().length() > 63 || !NAMESPACE.matcher(sample.namespace()).matches()) {
-            return "namespace: " + Quote.of(sample.namespace()) + " is not a namespace name";
-        }
-        if (sample.cardModel().isBlank() || "UNKNOWN".equals(sample.cardModel())
-                || !CardModel.fromProductName(sample.cardModel()).equals(sample.cardModel())) {
-            return "card model: unknown card " + Quote.of(sample.cardModel());
+        var names = nameRefusal(sample.workloadClass(), sample.namespace(), sample.cardModel());
+        if (names != null) {
+            return names;
         }
         if (sample.gpus() < 1 || sample.gpus() > MAX_GPUS) {
             return "gpus: expected 1 to " + MAX_GPUS + ", got " + sample.gpus();
@@ -123,6 +112,25 @@ public final class ThroughputLearner {
         double throughput = sample.throughputPerGpu();
         if (!(throughput > 0) || Double.isInfinite(throughput)) {
             return "throughput: " + number(throughput) + " per GPU-second is not a figure";
+        }
+        return null;
+    }
+
+    /** Why a class, namespace or card model cannot key a figure (untrusted names), or null. */
+    static String nameRefusal(String workloadClass, String namespace, String cardModel) {
+        var workload = WorkloadThroughputs.className(workloadClass);
+        if (workload.isEmpty()) {
+            return "workload class: empty";
+        }
+        if (workload.length() > MAX_CLASS_CHARS || !CLASS_NAME.matcher(workload).matches()) {
+            return "workload class: " + Quote.of(workloadClass) + " is not a name of at most " + MAX_CLASS_CHARS
+                    + " lower-case letters, digits, '.', '_' or '-', starting and ending with a letter or digit";
+        }
+        if (namespace.length() > 63 || !NAMESPACE.matcher(namespace).matches()) {
+            return "namespace: " + Quote.of(namespace) + " is not a namespace name";
+        }
+        if (cardModel.isBlank() || "UNKNOWN".equals(cardModel) || !CardModel.fromProductName(cardModel).equals(cardModel)) {
+            return "card model: unknown card " + Quote.of(cardModel);
         }
         return null;
     }
@@ -216,11 +224,11 @@ public final class ThroughputLearner {
         for (var workloadEntry : state.classes()) {
             for (var cardEntry : workloadEntry.cards()) {
                 for (var ns : cardEntry.namespaces()) {
+                    if (nameRefusal(workloadEntry.workloadClass(), ns.namespace(), cardEntry.cardModel()) != null) {
+                        continue;
+                    }
                     for (var throughput : ns.throughputsPerGpu()) {
-                        var probe = new WorkSample(workloadEntry.workloadClass(), ns.namespace(), cardEntry.cardModel(), 1,
-                                Math.max(1, settings.minRunSeconds()), throughput == null ? Double.NaN : throughput * Math.max(1, settings.minRunSeconds()),
-                                java.time.Instant.EPOCH);
-                        if (throughput != null && refusal(probe, settings) == null) {
+                        if (throughput != null && throughput > 0 && !Double.isInfinite(throughput)) {
                             add(WorkloadThroughputs.className(workloadEntry.workloadClass()), cardEntry.cardModel(), ns.namespace(), throughput);
                         }
                     }

@@ -191,4 +191,17 @@ class ThroughputLearnerTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> new LearningSettings(true, 120, 16, 16, 64, 1, 5, 2, true))
                 .hasMessageStartingWith("learning.outlierFactor: ");
     }
+
+    @Test
+    void aSnapshotSaysWhereEachFigureComesFrom() {
+        var learner = new ThroughputLearner(LearningSettings.DEFAULTS);
+        learner.observe(run("bert", "a", "V100", 10));
+        learner.observe(run("bert", "a", "V100", 10));
+        var configured = new io.hetgpu.extender.policy.WorkloadThroughputs(java.util.Map.of("resnet50", java.util.Map.of("V100", 18.0)));
+        var snapshot = ThroughputSource.learning(learner, configured).current();
+        assertThat(snapshot.describe("bert", "V100")).isEqualTo("10.00 per GPU-second for bert on V100, learned from 2 samples");
+        assertThat(snapshot.describe("bert", "A100")).isEqualTo("25.00 per GPU-second for bert on A100, a prior (never run there)");
+        assertThat(snapshot.describe("resnet50", "V100")).isEqualTo("18.00 per GPU-second for resnet50 on V100, from the admin's table");
+        assertThat(snapshot.describe("gpt", "V100")).isEmpty();
+    }
 }
