@@ -28,10 +28,14 @@ import java.util.regex.Pattern;
  * namespace's vote moves the figure at most to a neighbouring vote: it stays between the lowest and highest vote of
  * the others. With two, the figure is their geometric mean, kept within a factor
  * {@link LearningSettings#maxNamespaceInfluence} of the vote of the namespace that was there first: a tenant arriving
- * at a class and card another established moves its figure by at most that factor (2 by default), whatever it reports;
- * and once a figure rests on {@link LearningSettings#outlierMinSamples} samples, a sample more than
- * {@link LearningSettings#outlierFactor} from it is refused outright. (A tenant that may create namespaces at will is
- * as many tenants.)
+ * at a class and card another established moves its figure by at most that factor (2 by default), whatever it reports.
+ * (Between two namespaces nothing tells the honest one from the other; the one that measured first is trusted. A
+ * tenant that may create namespaces at will is as many tenants.)
+ *
+ * <p><b>Outliers.</b> Once a namespace has {@link LearningSettings#outlierMinSamples} samples of a class on a card, a
+ * sample more than {@link LearningSettings#outlierFactor} from its own median is refused: a run that crashed
+ * half-way through its work, or a node that throttled. Judged against the namespace's own runs, not the figure, so that
+ * the first namespace to arrive cannot refuse everyone else's.
  *
  * <p><b>Bounds.</b> At most {@link LearningSettings#maxClasses} classes (the least recently seen dropped), at most
  * {@link #MAX_CARD_MODELS} card models per class, {@link LearningSettings#maxNamespaces} namespaces per class and card
@@ -79,13 +83,16 @@ public final class ThroughputLearner {
         double throughput = sample.throughputPerGpu();
         var cards = classes.get(workload);
         var cell = cards == null ? null : cards.get(sample.cardModel());
-        if (cell != null && cell.samples() >= settings.outlierMinSamples()) {
-            double figure = cell.figure(settings);
+        var own = cell == null ? null : cell.namespaces.get(sample.namespace());
+        if (own != null && own.samples.size() >= settings.outlierMinSamples()) {
+            // Judged against the namespace's own runs: its crashes and stragglers are what an outlier is. Another
+            // namespace's figure is not the yardstick, or the first to arrive could refuse everyone else's samples.
+            double figure = median(own.values());
             if (throughput > figure * settings.outlierFactor() || throughput < figure / settings.outlierFactor()) {
                 return new Observation.Refused(String.format(Locale.ROOT,
-                        "outlier: %s per GPU-second for workload %s on %s is more than %s times from its figure %s (%d samples)",
-                        number(throughput), workload, sample.cardModel(), number(settings.outlierFactor()), number(figure),
-                        cell.samples()));
+                        "outlier: %s per GPU-second for workload %s on %s is more than %s times from namespace %s's figure %s (%d samples)",
+                        number(throughput), workload, sample.cardModel(), number(settings.outlierFactor()), sample.namespace(),
+                        number(figure), own.samples.size()));
             }
         }
         add(workload, sample.cardModel(), sample.namespace(), throughput);
@@ -280,7 +287,7 @@ public final class ThroughputLearner {
             var votes = new double[namespaces.size()];
             int i = 0;
             for (var window : namespaces.values()) {
-                votes[i++] = median(window.samples.stream().mapToDouble(Double::doubleValue).toArray());
+                votes[i++] = median(window.values());
             }
             return combine(votes, settings.maxNamespaceInfluence());
         }
@@ -295,6 +302,10 @@ public final class ThroughputLearner {
     private static final class Window {
         final ArrayDeque<Double> samples = new ArrayDeque<>();
         long lastSeen;
+
+        double[] values() {
+            return samples.stream().mapToDouble(Double::doubleValue).toArray();
+        }
     }
 
     /**

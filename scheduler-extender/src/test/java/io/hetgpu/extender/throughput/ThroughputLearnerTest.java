@@ -93,9 +93,21 @@ class ThroughputLearnerTest {
         for (int i = 0; i < 5; i++) {
             assertThat(learner.observe(run("bert", "a", "V100", 10 + i))).isInstanceOf(Observation.Accepted.class);
         }
-        assertThat(refusal(learner.observe(run("bert", "a", "V100", 61)))).startsWith("outlier: ").contains("bert on V100").contains("12.00");
+        assertThat(refusal(learner.observe(run("bert", "a", "V100", 61)))).startsWith("outlier: ").contains("bert on V100")
+                .contains("namespace a's figure 12.00");
         assertThat(refusal(learner.observe(run("bert", "a", "V100", 2)))).startsWith("outlier: ");
         assertThat(learner.observe(run("bert", "a", "V100", 50))).as("within the factor").isInstanceOf(Observation.Accepted.class);
+    }
+
+    @Test
+    void theFirstNamespaceToMeasureCannotRefuseAnotherNamespacesSamplesAsOutliers() {
+        var learner = new ThroughputLearner(LearningSettings.DEFAULTS);
+        for (int i = 0; i < 10; i++) {
+            learner.observe(run("bert", "mallory", "V100", 1000));
+        }
+        for (int i = 0; i < 10; i++) {
+            assertThat(learner.observe(run("bert", "team-a", "V100", 100))).isInstanceOf(Observation.Accepted.class);
+        }
     }
 
     @Test
@@ -104,9 +116,9 @@ class ThroughputLearnerTest {
         for (int i = 0; i < 10; i++) {
             learner.observe(run("bert", "team-a", "V100", 100));
         }
-        // Just under the outlier factor, a thousand times: one vote, its own window, and the two-namespace bound.
+        // Absurd figures a thousand times: one vote, its own window, and the two-namespace bound.
         for (int i = 0; i < 1000; i++) {
-            learner.observe(run("bert", "mallory", "V100", 490));
+            learner.observe(run("bert", "mallory", "V100", 1e6));
         }
         assertThat(learner.table().byClass().get("bert").get("V100").throughputPerGpu())
                 .as("at most maxNamespaceInfluence (2) times team-a's figure").isCloseTo(200, org.assertj.core.data.Offset.offset(1e-9));
@@ -118,9 +130,15 @@ class ThroughputLearnerTest {
             learner.observe(run("bert", "team-b", "V100", 110));
         }
         for (int i = 0; i < 1000; i++) {
-            learner.observe(run("bert", "mallory", "V100", 490));
+            learner.observe(run("bert", "mallory", "V100", 1e6));
         }
         assertThat(learner.table().byClass().get("bert").get("V100").throughputPerGpu()).isBetween(100.0, 110.0);
+        // And pulling down instead: the same bound.
+        for (int i = 0; i < 1000; i++) {
+            learner.observe(run("bert", "eve", "V100", 1e-3));
+        }
+        assertThat(learner.table().byClass().get("bert").get("V100").throughputPerGpu())
+                .as("four votes: the geometric mean of the middle two, both honest").isCloseTo(Math.sqrt(100.0 * 110), org.assertj.core.data.Offset.offset(1e-9));
     }
 
     @Test
