@@ -43,7 +43,7 @@ import java.util.regex.Pattern;
  */
 public final class ThroughputLearner {
 
-    /** Card models kept per class: more than the card catalog lists, and a node's model comes from its inventory. */
+    /** Card models kept per class (times three size buckets): more than the card catalog lists. */
     public static final int MAX_CARD_MODELS = 64;
     /** Longest class name: a label value's limit, so a class can be shown and queried by label. */
     public static final int MAX_CLASS_CHARS = 63;
@@ -56,8 +56,22 @@ public final class ThroughputLearner {
     private static final Pattern NAMESPACE = Pattern.compile("[a-z0-9]([a-z0-9-]*[a-z0-9])?");
 
     private final LearningSettings settings;
-    /** Class -> card model -> its samples; access order, so the first entry is the least recently seen class. */
-    private final LinkedHashMap<String, LinkedHashMap<String, Cell>> classes = new LinkedHashMap<>(16, 0.75f, true);
+    /** Class -> card model and GPU-count bucket -> its samples; access order: the first is the least recently seen. */
+    private final LinkedHashMap<String, LinkedHashMap<CardBucket, Cell>> classes = new LinkedHashMap<>(16, 0.75f, true);
+
+    /** One class's runs on one card model by pods of one size bucket ({@link #bucket}). */
+    private record CardBucket(String card, int bucket) {
+    }
+
+    /**
+     * Pods of 1 GPU, of 2 to 4 and of 5 or more are measured apart: a job's speed per GPU falls as it spreads (Gavel's
+     * language model runs on 4 P100s at 40 % of its one-GPU speed per GPU), and the larger jobs are not spread evenly
+     * over the cards (high-priority jobs, on the newest cards, are more often large), so mixing sizes would skew the
+     * ratio between cards. A class's figures come from one bucket where they can ({@link #table}).
+     */
+    static int bucket(int gpus) {
+        return gpus <= 1 ? 1 : gpus <= 4 ? 2 : 5;
+    }
     private volatile long version;
     private long tick;
     private volatile LearnedTable snapshot;
@@ -82,7 +96,7 @@ public final class ThroughputLearner {
         var workload = WorkloadThroughputs.className(sample.workloadClass());
         double throughput = sample.throughputPerGpu();
         var cards = classes.get(workload);
-        var cell = cards == null ? null : cards.get(sample.cardModel());
+        var cell = cards == null ? null : cards.get(new CardBucket(sample.cardModel(), bucket(sample.gpus())));
         var own = cell == null ? null : cell.namespaces.get(sample.namespace());
         if (own != null && own.samples.size() >= settings.outlierMinSamples()) {
             // Judged against the namespace's own runs: its crashes and stragglers are what an outlier is. Another
@@ -95,7 +109,7 @@ public final class ThroughputLearner {
                         number(figure), own.samples.size()));
             }
         }
-        add(workload, sample.cardModel(), sample.namespace(), throughput);
+        add(workload, new CardBucket(sample.cardModel(), bucket(sample.gpus())), sample.namespace(), throughput);
         version++;
         return new Observation.Accepted(workload, sample.cardModel(), throughput);
     }
@@ -142,7 +156,7 @@ public final class ThroughputLearner {
         return null;
     }
 
-    private void add(String workload, String card, String namespace, double throughput) {
+    private void add(String workload, CardBucket card, String namespace, double throughput) {
         var cards = classes.get(workload);
         if (cards == null) {
             if (classes.size() >= settings.maxClasses()) {
@@ -153,7 +167,7 @@ public final class ThroughputLearner {
         }
         var cell = cards.get(card);
         if (cell == null) {
-            if (cards.size() >= MAX_CARD_MODELS) {
+            if (cards.size() >= MAX_CARD_MODELS * 3) {
                 dropFirst(cards);
             }
             cell = new Cell();
@@ -162,8 +176,8 @@ public final class ThroughputLearner {
         cell.add(namespace, throughput, ++tick, settings);
     }
 
-    private static void dropFirst(Map<String, ?> map) {
-        Iterator<String> first = map.keySet().iterator();
+    private static <K> void dropFirst(Map<K, ?> map) {
+        Iterator<K> first = map.keySet().iterator();
         first.next();
         first.remove();
     }
@@ -189,9 +203,14 @@ public final class ThroughputLearner {
         for (var entry : classes.entrySet()) {
             var row = new TreeMap<String, LearnedTable.LearnedSpeed>();
             var measured = new TreeMap<String, Double>();
-            for (var card : entry.getValue().entrySet()) {
-                double figure = card.getValue().figure(settings);
-                row.put(card.getKey(), new LearnedTable.LearnedSpeed(figure, card.getValue().samples(), false));
+            int reference = referenceBucket(entry.getValue().keySet());
+            var byCard = new TreeMap<String, TreeMap<Integer, Cell>>();
+            entry.getValue().forEach((key, cell) -> byCard.computeIfAbsent(key.card(), card -> new TreeMap<>()).put(key.bucket(), cell));
+            for (var card : byCard.entrySet()) {
+                // The reference bucket's figure, else the smallest bucket's: a measurement of another size beats a prior.
+                var cell = card.getValue().getOrDefault(reference, card.getValue().firstEntry().getValue());
+                double figure = cell.figure(settings);
+                row.put(card.getKey(), new LearnedTable.LearnedSpeed(figure, cell.samples(), false));
                 measured.put(card.getKey(), figure);
             }
             for (var model : CardPriors.models()) {
@@ -208,15 +227,34 @@ public final class ThroughputLearner {
         return snapshot;
     }
 
+    /** The size bucket a class's figures come from: the one measured on the most card models; the smallest on a tie. */
+    static int referenceBucket(java.util.Collection<CardBucket> cells) {
+        var cards = new TreeMap<Integer, Integer>();
+        for (var cell : cells) {
+            cards.merge(cell.bucket(), 1, Integer::sum);
+        }
+        int best = 1;
+        int most = -1;
+        for (var entry : cards.entrySet()) {
+            if (entry.getValue() > most) {
+                best = entry.getKey();
+                most = entry.getValue();
+            }
+        }
+        return best;
+    }
+
     /** What to persist: every window, bounded as the learner is. */
     public synchronized LearnedState state() {
         var result = new ArrayList<LearnedState.ClassSamples>();
         for (var entry : classes.entrySet()) {
-            var cards = new ArrayList<LearnedState.CardSamples>();
-            for (var card : entry.getValue().entrySet()) {
-                cards.add(new LearnedState.CardSamples(card.getKey(), card.getValue().state()));
+            var cards = new LinkedHashMap<String, List<LearnedState.NamespaceSamples>>();
+            for (var cell : entry.getValue().entrySet()) {
+                cards.computeIfAbsent(cell.getKey().card(), card -> new ArrayList<>()).addAll(cell.getValue().state(cell.getKey().bucket()));
             }
-            result.add(new LearnedState.ClassSamples(entry.getKey(), cards));
+            var cardStates = new ArrayList<LearnedState.CardSamples>();
+            cards.forEach((card, namespaces) -> cardStates.add(new LearnedState.CardSamples(card, namespaces)));
+            result.add(new LearnedState.ClassSamples(entry.getKey(), cardStates));
         }
         return new LearnedState(result);
     }
@@ -236,7 +274,8 @@ public final class ThroughputLearner {
                     }
                     for (var throughput : ns.throughputsPerGpu()) {
                         if (throughput != null && throughput > 0 && !Double.isInfinite(throughput)) {
-                            add(WorkloadThroughputs.className(workloadEntry.workloadClass()), cardEntry.cardModel(), ns.namespace(), throughput);
+                            add(WorkloadThroughputs.className(workloadEntry.workloadClass()), new CardBucket(cardEntry.cardModel(), bucket(ns.gpus())),
+                                    ns.namespace(), throughput);
                         }
                     }
                 }
@@ -292,9 +331,9 @@ public final class ThroughputLearner {
             return combine(votes, settings.maxNamespaceInfluence());
         }
 
-        List<LearnedState.NamespaceSamples> state() {
+        List<LearnedState.NamespaceSamples> state(int bucket) {
             var result = new ArrayList<LearnedState.NamespaceSamples>();
-            namespaces.forEach((namespace, window) -> result.add(new LearnedState.NamespaceSamples(namespace, List.copyOf(window.samples))));
+            namespaces.forEach((namespace, window) -> result.add(new LearnedState.NamespaceSamples(namespace, List.copyOf(window.samples), bucket)));
             return result;
         }
     }

@@ -222,4 +222,38 @@ class ThroughputLearnerTest {
         assertThat(snapshot.describe("resnet50", "V100")).isEqualTo("18.00 per GPU-second for resnet50 on V100, from the admin's table");
         assertThat(snapshot.describe("gpt", "V100")).isEmpty();
     }
+
+    private static WorkSample sized(String card, int gpus, double perGpuPerSecond) {
+        return new WorkSample("lm", "team-a", card, gpus, 600, perGpuPerSecond * 600 * gpus, END);
+    }
+
+    @Test
+    void podsOfDifferentSizesAreMeasuredApartAndAClassesCardsAreComparedWithinOneSize() {
+        var learner = new ThroughputLearner(LearningSettings.DEFAULTS);
+        // One-GPU runs on both cards; four-GPU runs (40 % per GPU, as Gavel's language model scales) on V100 only.
+        learner.observe(sized("K80", 1, 10));
+        learner.observe(sized("V100", 1, 50));
+        for (int i = 0; i < 5; i++) {
+            learner.observe(sized("V100", 4, 20));
+        }
+        var row = learner.table().byClass().get("lm");
+        assertThat(row.get("V100").throughputPerGpu()).as("the one-GPU figure, as K80's").isEqualTo(50);
+        assertThat(row.get("V100").samples()).isEqualTo(1);
+        assertThat(row.get("V100").throughputPerGpu() / row.get("K80").throughputPerGpu()).isEqualTo(5);
+
+        // Once four-GPU runs cover more cards, they are the reference, and a card without them keeps its one-GPU figure.
+        learner.observe(sized("K80", 4, 4));
+        learner.observe(sized("A100", 4, 50));
+        row = learner.table().byClass().get("lm");
+        assertThat(row.get("V100").throughputPerGpu()).isEqualTo(20);
+        assertThat(row.get("K80").throughputPerGpu()).isEqualTo(4);
+        assertThat(row.get("A100").throughputPerGpu()).isEqualTo(50);
+        assertThat(ThroughputLearner.bucket(1)).isEqualTo(1);
+        assertThat(ThroughputLearner.bucket(3)).isEqualTo(2);
+        assertThat(ThroughputLearner.bucket(8)).isEqualTo(5);
+
+        var restored = new ThroughputLearner(LearningSettings.DEFAULTS);
+        restored.restore(LearnedStateCodec.fromJson(LearnedStateCodec.toJson(learner.state())));
+        assertThat(restored.table().byClass()).isEqualTo(learner.table().byClass());
+    }
 }
