@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * Learns how fast each workload class runs on each card model from the pods that end ({@link WorkSample}s). Pure:
  * no I/O, no clock; thread-safe (one lock: a sample a minute is the rate, a table read is a cached snapshot).
  *
- * <p><b>The figure.</b> Per class and card model, each namespace keeps a window of its newest
+ * <p><b>The figure.</b> Per class, card model and pod size ({@link #bucket}), each namespace keeps a window of its newest
  * {@link LearningSettings#windowSize} throughputs per GPU, and votes with their median (a few slow or fast runs do
  * not move a median). The figure is the median of the namespaces' votes (the geometric mean of the middle two for an
  * even count).
@@ -38,8 +38,9 @@ import java.util.regex.Pattern;
  * the first namespace to arrive cannot refuse everyone else's.
  *
  * <p><b>Bounds.</b> At most {@link LearningSettings#maxClasses} classes (the least recently seen dropped), at most
- * {@link #MAX_CARD_MODELS} card models per class, {@link LearningSettings#maxNamespaces} namespaces per class and card
- * (the least recently seen dropped), {@link LearningSettings#windowSize} samples per namespace.
+ * {@link #MAX_CARD_MODELS} card models per class (each in three sizes), {@link LearningSettings#maxNamespaces}
+ * namespaces per class, card and size (the least recently seen dropped), {@link LearningSettings#windowSize} samples
+ * per namespace.
  */
 public final class ThroughputLearner {
 
@@ -72,6 +73,7 @@ public final class ThroughputLearner {
     static int bucket(int gpus) {
         return gpus <= 1 ? 1 : gpus <= 4 ? 2 : 5;
     }
+
     private volatile long version;
     private long tick;
     private volatile LearnedTable snapshot;
@@ -123,7 +125,10 @@ public final class ThroughputLearner {
         if (sample.gpus() < 1 || sample.gpus() > MAX_GPUS) {
             return "gpus: expected 1 to " + MAX_GPUS + ", got " + sample.gpus();
         }
-        if (!(sample.runSeconds() >= settings.minRunSeconds()) || Double.isInfinite(sample.runSeconds()) || !(sample.runSeconds() > 0)) {
+        if (!Double.isFinite(sample.runSeconds())) {
+            return "run time: " + number(sample.runSeconds()) + " s is not a duration";
+        }
+        if (!(sample.runSeconds() >= settings.minRunSeconds()) || !(sample.runSeconds() > 0)) {
             return "run time: " + number(sample.runSeconds()) + " s is below the " + number(settings.minRunSeconds())
                     + " s a measurement needs (policy.learning.minRunSeconds)";
         }
