@@ -98,7 +98,9 @@ public final class LearnedThroughputsConfigMap {
         try {
             state = LearnedStateCodec.fromJson(json);
         } catch (IllegalArgumentException e) {
-            return new Stored.Unusable("data." + e.getMessage(), version);
+            // The codec names the field inside the document ("schema: expected 1, got 2"), or the document itself.
+            var message = String.valueOf(e.getMessage());
+            return new Stored.Unusable("data." + (message.startsWith(DATA_KEY) ? message : DATA_KEY + ": " + message), version);
         } catch (RuntimeException e) {
             // The codec says what is wrong for every document it refuses; anything else is still this one document's problem.
             return new Stored.Unusable("data." + DATA_KEY + ": " + Quote.cut(e), version);

@@ -66,6 +66,10 @@ public final class ThroughputLearning implements AutoCloseable {
         public Settings withPersistEvery(Duration every) {
             return new Settings(every, maxPending, rememberedUids, stopFlush);
         }
+
+        public Settings withMaxPending(int pods) {
+            return new Settings(persistEvery, pods, rememberedUids, stopFlush);
+        }
     }
 
     /** A pod's run as the learner's reader makes it: a sample, or why the pod is not one. */
