@@ -227,7 +227,7 @@ public final class ExtenderMetrics {
     }
 
     /** One row of the learned table as the gauges show it. */
-    private record LearnedRow(String workload, String card, String source) {
+    private record LearnedRow(String workload, String card) {
     }
 
     /** What a row's two gauges read: set at each scrape, held here because a gauge holds its object only weakly. */
@@ -241,10 +241,10 @@ public final class ExtenderMetrics {
 
     /**
      * What the extender has learned, per workload class and card model, read from the learner at each scrape: the
-     * throughput per GPU the policy uses ({@code source} learned, or prior where the class never ran on the card and its
-     * figure is extrapolated) and the samples behind it; and the runs it heard of, kept, refused by why, and dropped.
-     * A row the learner no longer has (its class dropped as the least recently seen) is removed, so the series are as
-     * bounded as the learner (maxClasses times the card models).
+     * throughput per GPU the policy uses and the samples behind it, for the cards a class has run on (the priors that
+     * fill the others are one per card model the priors know, and say nothing measured: they are left out); and the runs
+     * it heard of, kept, refused by why, and dropped. A row the learner no longer has (its class dropped as the least
+     * recently seen) is removed, so the series are as bounded as the learner (maxClasses times the card models run on).
      */
     public void watchLearning(io.hetgpu.extender.cluster.ThroughputLearning learning) {
         io.micrometer.core.instrument.FunctionCounter.builder("hetgpu.extender.learning.samples.accepted", learning,
@@ -264,7 +264,10 @@ public final class ExtenderMetrics {
     private void showLearned(io.hetgpu.extender.throughput.LearnedTable table) {
         var now = new java.util.HashSet<LearnedRow>();
         table.byClass().forEach((workload, cards) -> cards.forEach((card, speed) -> {
-            var row = new LearnedRow(workload, card, speed.prior() ? "prior" : "learned");
+            if (speed.prior()) {
+                return;
+            }
+            var row = new LearnedRow(workload, card);
             now.add(row);
             var figure = learnedRows.computeIfAbsent(row, this::learnedGauges);
             figure.throughputPerGpu = speed.throughputPerGpu();
@@ -282,13 +285,12 @@ public final class ExtenderMetrics {
 
     private LearnedFigure learnedGauges(LearnedRow row) {
         var figure = new LearnedFigure();
-        var tags = io.micrometer.core.instrument.Tags.of("workload", row.workload(), "card", row.card(), "source", row.source());
+        var tags = io.micrometer.core.instrument.Tags.of("workload", row.workload(), "card", row.card());
         figure.meters.add(io.micrometer.core.instrument.Gauge.builder("hetgpu.extender.learned.throughput", figure, f -> f.throughputPerGpu)
-                .description("learned throughput per GPU of a workload class on a card model, in the class's own unit per second "
-                        + "(source prior: extrapolated from its other cards, never run there)")
+                .description("learned throughput per GPU of a workload class on a card model, in the class's own unit per second")
                 .tags(tags).register(registry));
         figure.meters.add(io.micrometer.core.instrument.Gauge.builder("hetgpu.extender.learned.samples", figure, f -> f.samples)
-                .description("runs behind a learned throughput (0 for a prior)").tags(tags).register(registry));
+                .description("runs behind a learned throughput").tags(tags).register(registry));
         return figure;
     }
 
