@@ -90,7 +90,6 @@ public final class Extender implements AutoCloseable {
         Optional<JobObjectSizes> jobObjects = Optional.empty();
         Optional<RecordKeySecret> keySecret = Optional.empty();
         Optional<ThroughputLearning> learning = Optional.empty();
-        var learner = new io.hetgpu.extender.throughput.ThroughputLearner(io.hetgpu.extender.throughput.LearningSettings.DEFAULTS);
         Optional<ExecutorService> eventWriter = Optional.empty();
         var synced = CompletableFuture.<Void>completedFuture(null);
         var listener = PlacementEvents.logOnly();
@@ -110,9 +109,11 @@ public final class Extender implements AutoCloseable {
             sizes.start();
             jobObjects = Optional.of(sizes);
             informers = Optional.of(view);
-            if (learner.settings().enabled()) {
-                // Fed by the pods that end, kept in a ConfigMap beside the record key's Secret; off the informer's thread.
-                var following = new ThroughputLearning(learner, new LearnedThroughputsConfigMap(client.get(), namespace),
+            var learner = setup.learner();
+            if (learner.isPresent()) {
+                // The learner the policy reads (policy.learning on), fed by the pods that end and kept in a ConfigMap beside
+                // the record key's Secret; off the informer's thread.
+                var following = new ThroughputLearning(learner.get(), new LearnedThroughputsConfigMap(client.get(), namespace),
                         ThroughputLearning.following(view, parser, setup.catalog(), setup.trust(), Set.copyOf(settings.schedulerNames()),
                                 ThroughputLearning.interimRuns()), ThroughputLearning.Settings.DEFAULTS);
                 view.onPods(following::seen);
