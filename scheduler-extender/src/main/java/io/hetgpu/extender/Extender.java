@@ -115,7 +115,7 @@ public final class Extender implements AutoCloseable {
                 // the record key's Secret; off the informer's thread.
                 var following = new ThroughputLearning(learner.get(), new LearnedThroughputsConfigMap(client.get(), namespace),
                         ThroughputLearning.following(view, parser, setup.catalog(), setup.trust(), Set.copyOf(settings.schedulerNames()),
-                                ThroughputLearning.interimRuns()), ThroughputLearning.Settings.DEFAULTS);
+                                ThroughputLearning.POD_RUNS), ThroughputLearning.Settings.DEFAULTS);
                 view.onPods(following::seen);
                 following.start(view::pods);
                 learning = Optional.of(following);

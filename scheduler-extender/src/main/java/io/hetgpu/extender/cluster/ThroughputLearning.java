@@ -4,8 +4,10 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.throughput.Observation;
+import io.hetgpu.extender.throughput.PodRun;
 import io.hetgpu.extender.throughput.ThroughputLearner;
 import io.hetgpu.extender.throughput.WorkSample;
+import io.hetgpu.gpu.inventory.HetgpuKeys;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -122,10 +124,20 @@ public final class ThroughputLearning implements AutoCloseable {
                 pod -> BoundPods.gpuCount(pod, parser), runs);
     }
 
-    /** Until the throughput package's own reader is merged. */
-    public static RunReader interimRuns() {
-        return new InterimPodRuns();
-    }
+    /**
+     * The throughput package's reader ({@link PodRun}): a pod that names no {@code hetgpu.io/workload} is no run to count,
+     * one that names a class and cannot be measured is refused with PodRun's reason.
+     */
+    public static final RunReader POD_RUNS = (pod, cardModel, gpus) -> {
+        var annotations = pod.getMetadata().getAnnotations();
+        if (annotations == null || annotations.getOrDefault(HetgpuKeys.POD_WORKLOAD, "").isBlank()) {
+            return new Reading.NoClass();
+        }
+        return switch (PodRun.of(pod, cardModel, gpus)) {
+            case PodRun.Outcome.Run run -> new Reading.Run(run.sample());
+            case PodRun.Outcome.NotARun not -> new Reading.NotMeasured(not.reason());
+        };
+    };
 
     private final ThroughputLearner learner;
     private final LearnedThroughputsConfigMap store;
@@ -401,14 +413,21 @@ public final class ThroughputLearning implements AutoCloseable {
 
     /** Why a run was not kept, as a metric's label: the field the reason names, from a fixed set. */
     public enum RefusalReason {
-        CARDS("cards"), WORKLOAD_CLASS("workload class"), NAMESPACE("namespace"), CARD_MODEL("card model"), GPUS("gpus"),
-        RUN_TIME("run time"), WORK("work"), THROUGHPUT("throughput"), OUTLIER("outlier"), FAILED("failed"), OFF("learning is off"),
-        OTHER("");
+        /** The cards it held could not be told (a node of several models without a trusted record, a node gone). */
+        CARDS("cards"),
+        /** Not Succeeded, and not evicted either: it may have crashed at any point. */
+        PHASE("phase", "status"),
+        /** No usable run time: no terminated container, times missing, or shorter than minRunSeconds. */
+        RUN_TIME("run time", "containerStatuses"),
+        /** No work reported or declared, or not a number, or evicted without a report. */
+        WORK("work", HetgpuKeys.POD_WORK, "termination message", "evicted"),
+        OUTLIER("outlier"), THROUGHPUT("throughput"), WORKLOAD_CLASS("workload class"), NAMESPACE("namespace"),
+        CARD_MODEL("card model"), GPUS("gpus"), OFF("learning is off"), OTHER();
 
-        private final String prefix;
+        private final List<String> prefixes;
 
-        RefusalReason(String prefix) {
-            this.prefix = prefix;
+        RefusalReason(String... prefixes) {
+            this.prefixes = List.of(prefixes);
         }
 
         /** The label value: {@code run_time}, {@code outlier}… */
@@ -419,8 +438,10 @@ public final class ThroughputLearning implements AutoCloseable {
         /** The reason's kind by the field it starts with ("run time: 30 s is below…"), {@link #OTHER} for any other. */
         public static RefusalReason of(String reason) {
             for (var kind : values()) {
-                if (kind != OTHER && reason.startsWith(kind.prefix)) {
-                    return kind;
+                for (var prefix : kind.prefixes) {
+                    if (reason.startsWith(prefix)) {
+                        return kind;
+                    }
                 }
             }
             return OTHER;

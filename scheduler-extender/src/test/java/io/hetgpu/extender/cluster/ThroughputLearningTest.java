@@ -196,6 +196,12 @@ class ThroughputLearningTest {
         assertThat(ThroughputLearning.RefusalReason.of("run time: 30 s is below the 120 s a measurement needs")).isEqualTo(ThroughputLearning.RefusalReason.RUN_TIME);
         assertThat(ThroughputLearning.RefusalReason.of("outlier: 1e6 per GPU-second…")).isEqualTo(ThroughputLearning.RefusalReason.OUTLIER);
         assertThat(ThroughputLearning.RefusalReason.of("something new")).isEqualTo(ThroughputLearning.RefusalReason.OTHER);
+        // PodRun's reasons.
+        assertThat(ThroughputLearning.RefusalReason.of("phase \"Failed\": only a pod that succeeded or was evicted is a measurement"))
+                .isEqualTo(ThroughputLearning.RefusalReason.PHASE);
+        assertThat(ThroughputLearning.RefusalReason.of("hetgpu.io/work: none, and no hetgpu.io/work: line in its termination message"))
+                .isEqualTo(ThroughputLearning.RefusalReason.WORK);
+        assertThat(ThroughputLearning.RefusalReason.of("containerStatuses[0].state.terminated: none")).isEqualTo(ThroughputLearning.RefusalReason.RUN_TIME);
         assertThat(ThroughputLearning.RefusalReason.RUN_TIME.tag()).isEqualTo("run_time");
     }
 
@@ -220,7 +226,7 @@ class ThroughputLearningTest {
 
     private ThroughputLearning start(List<Pod> pods, ThroughputLearning.Settings settings) {
         var sources = new ThroughputLearning.Sources(Set.of("hetgpu-scheduler"), node -> null,
-                (pod, gpus, node) -> new EndedPods.Cards.Model("V100"), pod -> 2, ThroughputLearning.interimRuns());
+                (pod, gpus, node) -> new EndedPods.Cards.Model("V100"), pod -> 2, ThroughputLearning.POD_RUNS);
         var learning = new ThroughputLearning(new ThroughputLearner(LearningSettings.DEFAULTS),
                 new LearnedThroughputsConfigMap(api.client(), NAMESPACE), sources, settings);
         started.add(learning);
