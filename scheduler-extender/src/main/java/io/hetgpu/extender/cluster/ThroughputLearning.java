@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Order at start. The verbs answer once the informers have synced, whether or not the ConfigMap has been read: until
  * then the policy ranks by the configured table and the priors, as on a first start. Pods that end before the read are
- * not lost: nothing is observed until the read is done (a failed read is retried, 1 s doubling to 32 s, and nothing is
+ * learned from once it is done, if they are still there (a pod deleted meanwhile is missed): nothing is observed until the read is done (a failed read is retried, 1 s doubling to 32 s, and nothing is
  * written meanwhile, so an API server that is away never makes an empty table overwrite a learned one); then every ended
  * pod in the informer's store is observed, skipping those that ended at or before the instant the ConfigMap says it has
  * learned through (they are in the state read back). A missing ConfigMap, or one whose data is not a state, is a clean
