@@ -198,7 +198,7 @@ public final class LearnedThroughputsConfigMap {
                 var namespaces = new ArrayList<LearnedState.NamespaceSamples>();
                 for (var ns : card.namespaces()) {
                     List<Double> window = ns.throughputsPerGpu();
-                    namespaces.add(new LearnedState.NamespaceSamples(ns.namespace(), window.subList(window.size() / 2, window.size())));
+                    namespaces.add(new LearnedState.NamespaceSamples(ns.namespace(), window.subList(window.size() / 2, window.size()), ns.gpus()));
                 }
                 cards.add(new LearnedState.CardSamples(card.cardModel(), namespaces));
             }

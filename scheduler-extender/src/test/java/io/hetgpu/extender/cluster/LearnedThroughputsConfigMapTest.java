@@ -98,8 +98,9 @@ class LearnedThroughputsConfigMapTest {
     void aStateTooLargeKeepsEachWindowsNewestSamplesFirstThenTheMostRecentlySeenClasses() {
         var classes = new ArrayList<LearnedState.ClassSamples>();
         for (int c = 0; c < 8; c++) {
+            // Pods of 2 to 4 GPUs: their size is kept as the windows are cut.
             var namespaces = IntStream.range(0, 8).mapToObj(n -> new LearnedState.NamespaceSamples("team-" + n,
-                    IntStream.range(0, 16).mapToObj(i -> 1000.0 + i).toList())).toList();
+                    IntStream.range(0, 16).mapToObj(i -> 1000.0 + i).toList(), 2)).toList();
             classes.add(new LearnedState.ClassSamples("class-" + c, List.of(new LearnedState.CardSamples("V100", namespaces))));
         }
         var state = new LearnedState(classes);
@@ -111,6 +112,7 @@ class LearnedThroughputsConfigMapTest {
         assertThat(halved.classes()).hasSize(8);
         assertThat(halved.classes().getFirst().cards().getFirst().namespaces().getFirst().throughputsPerGpu())
                 .as("the newest half").containsExactly(1008.0, 1009.0, 1010.0, 1011.0, 1012.0, 1013.0, 1014.0, 1015.0);
+        assertThat(halved.classes().getFirst().cards().getFirst().namespaces().getFirst().gpus()).isEqualTo(2);
 
         var tight = LearnedThroughputsConfigMap.fit(state, 600);
         assertThat(tight.length()).isLessThanOrEqualTo(600);

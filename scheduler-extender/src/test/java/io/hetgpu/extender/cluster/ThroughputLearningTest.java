@@ -68,7 +68,7 @@ class ThroughputLearningTest {
         var state = LearnedStateCodec.fromJson(map.getData().get(LearnedThroughputsConfigMap.DATA_KEY));
         // 12,000 steps in 600 s on 2 GPUs.
         assertThat(state).isEqualTo(new LearnedState(List.of(new LearnedState.ClassSamples("resnet50", List.of(
-                new LearnedState.CardSamples("V100", List.of(new LearnedState.NamespaceSamples("ml", List.of(10.0)))))))));
+                new LearnedState.CardSamples("V100", List.of(new LearnedState.NamespaceSamples("ml", List.of(10.0), 2))))))));
     }
 
     @Test
