@@ -6,7 +6,9 @@ import io.hetgpu.extender.cluster.ClusterView;
 import io.hetgpu.extender.cluster.PodBinder;
 import io.hetgpu.extender.cluster.InformerClusterView;
 import io.hetgpu.extender.cluster.JobObjectSizes;
+import io.hetgpu.extender.cluster.LearnedThroughputsConfigMap;
 import io.hetgpu.extender.cluster.NodeSnapshot;
+import io.hetgpu.extender.cluster.ThroughputLearning;
 import io.hetgpu.extender.explain.PlacementEvents;
 import io.hetgpu.extender.http.ExtenderMetrics;
 import io.hetgpu.extender.http.ExtenderServer;
@@ -55,11 +57,13 @@ public final class Extender implements AutoCloseable {
     private final Optional<ApiServerPodBinder> binder;
     private final Optional<JobObjectSizes> jobObjects;
     private final Optional<RecordKeySecret> keySecret;
+    private final Optional<ThroughputLearning> learning;
 
     private Extender(Vertx vertx, ExtenderServer server, Optional<InformerClusterView> informers, CompletableFuture<Void> synced,
                      Optional<ExecutorService> eventWriter, Optional<ApiServerPodBinder> binder, Optional<JobObjectSizes> jobObjects,
-                     Optional<RecordKeySecret> keySecret) {
+                     Optional<RecordKeySecret> keySecret, Optional<ThroughputLearning> learning) {
         this.keySecret = keySecret;
+        this.learning = learning;
         this.binder = binder;
         this.jobObjects = jobObjects;
         this.vertx = vertx;
@@ -85,6 +89,7 @@ public final class Extender implements AutoCloseable {
         Optional<InformerClusterView> informers = Optional.empty();
         Optional<JobObjectSizes> jobObjects = Optional.empty();
         Optional<RecordKeySecret> keySecret = Optional.empty();
+        Optional<ThroughputLearning> learning = Optional.empty();
         Optional<ExecutorService> eventWriter = Optional.empty();
         var synced = CompletableFuture.<Void>completedFuture(null);
         var listener = PlacementEvents.logOnly();
@@ -104,6 +109,17 @@ public final class Extender implements AutoCloseable {
             sizes.start();
             jobObjects = Optional.of(sizes);
             informers = Optional.of(view);
+            var learner = setup.learner();
+            if (learner.isPresent()) {
+                // The learner the policy reads (policy.learning on), fed by the pods that end and kept in a ConfigMap beside
+                // the record key's Secret; off the informer's thread.
+                var following = new ThroughputLearning(learner.get(), new LearnedThroughputsConfigMap(client.get(), namespace),
+                        ThroughputLearning.following(view, parser, setup.catalog(), setup.trust(), Set.copyOf(settings.schedulerNames()),
+                                ThroughputLearning.POD_RUNS), ThroughputLearning.Settings.DEFAULTS);
+                view.onPods(following::seen);
+                following.start(view::pods);
+                learning = Optional.of(following);
+            }
             cluster = view;
             if (settings.events()) {
                 // A bounded queue: while the API server is slow, newer advice is dropped rather than queued without end.
@@ -144,13 +160,15 @@ public final class Extender implements AutoCloseable {
         if (settings.jobHeadroom().isOn()) {
             metrics.watchJobHeadroom(service.jobs());
         }
+        learning.ifPresent(metrics::watchLearning);
         var vertx = PollingEventLoops.vertx(options.eventLoopPoll());
         try {
             var server = ExtenderServer.start(vertx, options, verbs, metrics)
                     .toCompletionStage().toCompletableFuture().join();
-            return new Extender(vertx, server, informers, synced, eventWriter, apiBinder, jobObjects, keySecret);
+            return new Extender(vertx, server, informers, synced, eventWriter, apiBinder, jobObjects, keySecret, learning);
         } catch (RuntimeException e) {
             keySecret.ifPresent(RecordKeySecret::close);
+            learning.ifPresent(ThroughputLearning::close);
             informers.ifPresent(InformerClusterView::close);
             jobObjects.ifPresent(JobObjectSizes::close);
             apiBinder.ifPresent(ApiServerPodBinder::close);
@@ -199,10 +217,17 @@ public final class Extender implements AutoCloseable {
         return synced;
     }
 
+    /** What this extender learns from the pods that end, with an API server and learning on. */
+    public Optional<ThroughputLearning> learning() {
+        return learning;
+    }
+
     @Override
     public void close() {
         server.close();
         keySecret.ifPresent(RecordKeySecret::close);
+        // Before the informers: its last write of what it learned.
+        learning.ifPresent(ThroughputLearning::close);
         informers.ifPresent(InformerClusterView::close);
         jobObjects.ifPresent(JobObjectSizes::close);
         eventWriter.ifPresent(ExecutorService::shutdownNow);

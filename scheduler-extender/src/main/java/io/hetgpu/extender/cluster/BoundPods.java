@@ -53,7 +53,7 @@ public final class BoundPods {
     }
 
     /** The GPUs the pod's request asks: 0 for a request that cannot be read (its own verbs say why). */
-    private static int gpuCount(Pod pod, PodRequestParser parser) {
+    static int gpuCount(Pod pod, PodRequestParser parser) {
         try {
             return parser.gpuCount(pod);
         } catch (InvalidPodRequestException e) {

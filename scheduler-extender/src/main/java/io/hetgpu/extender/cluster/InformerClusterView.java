@@ -288,6 +288,34 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
                 (namespace, name) -> claims.getStore().getByKey(Cache.namespaceKeyFunc(namespace, name)), volumes.getStore()::getByKey);
     }
 
+    /**
+     * Tells {@code listener} of each pod added, changed or deleted, as the informer sees it, on the informer's thread: the
+     * listener must hand work off rather than block ({@link ThroughputLearning#seen}). Pods already listed are told at once.
+     */
+    public void onPods(java.util.function.Consumer<Pod> listener) {
+        pods.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Pod pod) {
+                listener.accept(pod);
+            }
+
+            @Override
+            public void onUpdate(Pod before, Pod after) {
+                listener.accept(after);
+            }
+
+            @Override
+            public void onDelete(Pod pod, boolean finalStateUnknown) {
+                listener.accept(pod);
+            }
+        });
+    }
+
+    /** Every pod the informer holds now. */
+    public List<Pod> pods() {
+        return pods.getStore().list();
+    }
+
     @Override
     public List<Pod> jobPods(String jobKey) {
         return pods.getIndexer().byIndex(BY_JOB, jobKey);

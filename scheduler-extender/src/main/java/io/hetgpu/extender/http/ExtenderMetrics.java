@@ -20,6 +20,8 @@ public final class ExtenderMetrics {
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private volatile Runnable beforeScrape = () -> { };
+    /** Other counts refreshed at each scrape, besides the free GPUs. */
+    private final java.util.List<Runnable> alsoBeforeScrape = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Map<String, AtomicLong> freeGpus = new ConcurrentHashMap<>();
 
     public Timer.Sample start() {
@@ -220,7 +222,76 @@ public final class ExtenderMetrics {
 
     public String scrape() {
         beforeScrape.run();
+        alsoBeforeScrape.forEach(Runnable::run);
         return registry.scrape();
+    }
+
+    /** One row of the learned table as the gauges show it. */
+    private record LearnedRow(String workload, String card) {
+    }
+
+    /** What a row's two gauges read: set at each scrape, held here because a gauge holds its object only weakly. */
+    private static final class LearnedFigure {
+        volatile double throughputPerGpu;
+        volatile double samples;
+        final java.util.List<io.micrometer.core.instrument.Meter> meters = new java.util.ArrayList<>();
+    }
+
+    private final Map<LearnedRow, LearnedFigure> learnedRows = new ConcurrentHashMap<>();
+
+    /**
+     * What the extender has learned, per workload class and card model, read from the learner at each scrape: the
+     * throughput per GPU the policy uses and the samples behind it, for the cards a class has run on (the priors that
+     * fill the others are one per card model the priors know, and say nothing measured: they are left out); and the runs
+     * it heard of, kept, refused by why, and dropped. A row the learner no longer has (its class dropped as the least
+     * recently seen) is removed, so the series are as bounded as the learner (maxClasses times the card models run on).
+     */
+    public void watchLearning(io.hetgpu.extender.cluster.ThroughputLearning learning) {
+        io.micrometer.core.instrument.FunctionCounter.builder("hetgpu.extender.learning.samples.accepted", learning,
+                        io.hetgpu.extender.cluster.ThroughputLearning::accepted)
+                .description("runs of pods that ended kept by the throughput learner as measurements").register(registry);
+        for (var reason : io.hetgpu.extender.cluster.ThroughputLearning.RefusalReason.values()) {
+            io.micrometer.core.instrument.FunctionCounter.builder("hetgpu.extender.learning.samples.refused", learning, l -> l.refused(reason))
+                    .description("pods naming a workload class whose run was not kept as a measurement, by the field that ruled it out")
+                    .tag("reason", reason.tag()).register(registry);
+        }
+        io.micrometer.core.instrument.FunctionCounter.builder("hetgpu.extender.learning.pods.dropped", learning,
+                        io.hetgpu.extender.cluster.ThroughputLearning::dropped)
+                .description("pods that ended while too many were waiting to be learned from: not learned from").register(registry);
+        alsoBeforeScrape.add(() -> showLearned(learning.learner().table()));
+    }
+
+    private void showLearned(io.hetgpu.extender.throughput.LearnedTable table) {
+        var now = new java.util.HashSet<LearnedRow>();
+        table.byClass().forEach((workload, cards) -> cards.forEach((card, speed) -> {
+            if (speed.prior()) {
+                return;
+            }
+            var row = new LearnedRow(workload, card);
+            now.add(row);
+            var figure = learnedRows.computeIfAbsent(row, this::learnedGauges);
+            figure.throughputPerGpu = speed.throughputPerGpu();
+            figure.samples = speed.samples();
+        }));
+        for (var gone : learnedRows.keySet()) {
+            if (!now.contains(gone)) {
+                var figure = learnedRows.remove(gone);
+                if (figure != null) {
+                    figure.meters.forEach(registry::remove);
+                }
+            }
+        }
+    }
+
+    private LearnedFigure learnedGauges(LearnedRow row) {
+        var figure = new LearnedFigure();
+        var tags = io.micrometer.core.instrument.Tags.of("workload", row.workload(), "card", row.card());
+        figure.meters.add(io.micrometer.core.instrument.Gauge.builder("hetgpu.extender.learned.throughput", figure, f -> f.throughputPerGpu)
+                .description("learned throughput per GPU of a workload class on a card model, in the class's own unit per second")
+                .tags(tags).register(registry));
+        figure.meters.add(io.micrometer.core.instrument.Gauge.builder("hetgpu.extender.learned.samples", figure, f -> f.samples)
+                .description("runs behind a learned throughput").tags(tags).register(registry));
+        return figure;
     }
 
     /** Whole jobs: plans made, plans ended by how, and what live plans hold. */

@@ -42,6 +42,39 @@ class ExtenderMetricsTest {
     }
 
     @Test
+    void showsEachLearnedFigureWithItsSamplesAndDropsTheRowsOfAClassTheLearnerDropped() {
+        var metrics = new ExtenderMetrics();
+        // One class at a time: a second class pushes the first out of the learner, and out of the metrics.
+        var learner = new io.hetgpu.extender.throughput.ThroughputLearner(
+                new io.hetgpu.extender.throughput.LearningSettings(true, 120, 16, 16, 1, 5, 5, 2, true));
+        var learning = new io.hetgpu.extender.cluster.ThroughputLearning(learner,
+                new io.hetgpu.extender.cluster.LearnedThroughputsConfigMap(null, "hetgpu-system"),
+                new io.hetgpu.extender.cluster.ThroughputLearning.Sources(java.util.Set.of(), node -> null, (pod, gpus, node) -> null,
+                        pod -> 0, (pod, card, gpus) -> null), io.hetgpu.extender.cluster.ThroughputLearning.Settings.DEFAULTS);
+        metrics.watchLearning(learning);
+        var ended = java.time.Instant.parse("2026-11-28T04:00:00Z");
+        learner.observe(new io.hetgpu.extender.throughput.WorkSample("resnet50", "ml", "V100", 2, 600, 12_000, ended));
+        learner.observe(new io.hetgpu.extender.throughput.WorkSample("resnet50", "ml", "V100", 2, 600, 13_200, ended));
+
+        var scraped = metrics.scrape();
+        // The learner's figure, whatever its estimate (between the two runs' 10 and 11).
+        double figure = learner.table().byClass().get("resnet50").get("V100").throughputPerGpu();
+        assertThat(figure).isBetween(10.0, 11.0);
+        assertThat(scraped).contains("hetgpu_extender_learned_throughput{card=\"V100\",workload=\"resnet50\"} " + figure)
+                .contains("hetgpu_extender_learned_samples{card=\"V100\",workload=\"resnet50\"} 2.0")
+                .contains("hetgpu_extender_learning_samples_accepted_total 0.0")
+                .contains("hetgpu_extender_learning_samples_refused_total{reason=\"outlier\"} 0.0")
+                .contains("hetgpu_extender_learning_pods_dropped_total 0.0")
+                .as("priors are not shown").doesNotContain("card=\"K80\"");
+
+        learner.observe(new io.hetgpu.extender.throughput.WorkSample("bert", "ml", "A100", 1, 600, 600, ended));
+        var after = metrics.scrape();
+        assertThat(after).doesNotContain("workload=\"resnet50\"")
+                .contains("hetgpu_extender_learned_throughput{card=\"A100\",workload=\"bert\"} 1.0");
+        learning.close();
+    }
+
+    @Test
     void theBytesInFlightGaugeOutlivesAGarbageCollection() {
         var metrics = new ExtenderMetrics();
         var taken = new java.util.concurrent.atomic.AtomicLong(4096);

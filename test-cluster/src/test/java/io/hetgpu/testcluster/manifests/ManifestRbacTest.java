@@ -12,6 +12,7 @@ import io.hetgpu.deviceplugin.devices.DeviceListStrategy;
 import io.hetgpu.extender.Extender;
 import io.hetgpu.extender.ExtenderConfig;
 import io.hetgpu.extender.cluster.JobObjectSizes;
+import io.hetgpu.extender.cluster.LearnedThroughputsConfigMap;
 import io.hetgpu.extender.http.ServerOptions;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.profile.SimulatedGpuSource;
@@ -139,7 +140,7 @@ class ManifestRbacTest {
                         Optional.of(extenderClient))) {
                     extender.synced().orTimeout(PATIENCE.toSeconds(), TimeUnit.SECONDS).join();
                     admin.pods().resource(new PodBuilder().withNewMetadata().withName("train").withNamespace(NAMESPACE).withUid("uid-train")
-                            .endMetadata().withNewSpec().withSchedulerName(SCHEDULER_NAME)
+                            .addToAnnotations(HetgpuKeys.POD_WORKLOAD, "resnet50").endMetadata().withNewSpec().withSchedulerName(SCHEDULER_NAME)
                             .addNewContainer().withName("main").withImage("train").withNewResources()
                             .addToLimits(RESOURCE_NAME, new Quantity("2")).endResources().endContainer().endSpec()
                             .withNewStatus().withPhase("Pending").endStatus().build()).create();
@@ -149,6 +150,17 @@ class ManifestRbacTest {
                     // The placement Event is posted off the request path.
                     await().atMost(PATIENCE).until(() -> admin.v1().events().inNamespace(NAMESPACE).list().getItems().stream()
                             .anyMatch(e -> "HetgpuPlacement".equals(e.getReason())));
+                    // The learned throughputs: read at the start and made at once (get, create); the pod ends as kubelet
+                    // reports it, the extender learns from it and writes what it learned at its stop (update).
+                    await().atMost(PATIENCE).until(() -> admin.configMaps().inNamespace(EXTENDER_NAMESPACE)
+                            .withName(LearnedThroughputsConfigMap.NAME).get() != null);
+                    var started = java.time.Instant.now().minusSeconds(600);
+                    admin.pods().inNamespace(NAMESPACE).withName("train").editStatus(pod -> new PodBuilder(pod).editStatus()
+                            .withPhase("Succeeded").withContainerStatuses(new io.fabric8.kubernetes.api.model.ContainerStatusBuilder()
+                                    .withName("main").withNewState().withNewTerminated().withExitCode(0).withReason("Completed")
+                                    .withStartedAt(started.toString()).withFinishedAt(started.plusSeconds(600).toString())
+                                    .withMessage("hetgpu.io/work: 12000").endTerminated().endState().build()).endStatus().build());
+                    await().atMost(PATIENCE).until(() -> extender.learning().orElseThrow().accepted() == 1);
                 }
             } finally {
                 for (var component : components.reversed()) {
