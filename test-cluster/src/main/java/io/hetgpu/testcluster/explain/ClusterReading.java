@@ -78,16 +78,8 @@ record ClusterReading(String server, List<Node> nodes, List<Pod> pods, List<Pers
         }
     }
 
-    /** Why a request got no answer, as a person says it: "connection refused", or the innermost cause's own words. */
     private static String unanswered(Throwable failure) {
-        Throwable innermost = failure;
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof java.net.ConnectException || t instanceof java.nio.channels.ClosedChannelException) {
-                return "connection refused: is the API server running, and is this its address?";
-            }
-            innermost = t;
-        }
-        return innermost.getMessage() == null || innermost.getMessage().isBlank() ? innermost.getClass().getSimpleName() : innermost.getMessage();
+        return KubeconfigChoice.unanswered(failure);
     }
 
     private static <T> List<T> optional(List<String> notes, String resource, String consequence, Supplier<List<T>> list) {
