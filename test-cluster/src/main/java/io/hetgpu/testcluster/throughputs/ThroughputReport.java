@@ -32,7 +32,7 @@ record ThroughputReport(String configMap, String cluster, boolean found, List<Cl
     }
 
     /**
-     * @param fastest the class's fastest card, as the policy picks it (a prior included)
+     * @param fastest the class's fastest card it has run on: the card {@code policy.minimumSpeedShare} takes a share of
      * @param cards   fastest first
      */
     record ClassFigures(String workloadClass, String fastest, List<CardFigure> cards) {
@@ -50,7 +50,7 @@ record ThroughputReport(String configMap, String cluster, boolean found, List<Cl
      * @param perGpu    the class's own unit of work per second on one GPU
      * @param samples   runs the figure rests on (0 for a prior)
      * @param prior     the class never ran on this card: its figure elsewhere scaled by the cards' relative speeds
-     * @param ofBest    the figure over the class's fastest card's
+     * @param ofBest    the figure over the class's fastest card's (above 1 for a prior faster than any card it ran on)
      * @param onCluster the cluster's nodes have this card (null when the nodes could not be read)
      */
     record CardFigure(String card, double perGpu, int samples, boolean prior, double ofBest, Boolean onCluster) {
@@ -84,12 +84,14 @@ record ThroughputReport(String configMap, String cluster, boolean found, List<Cl
         return new ThroughputReport(configMap, cluster, false, List.of(), null, notes);
     }
 
-    /** Each class's figures with their share of its fastest card, as the policy reads the learned table alone. */
+    /** Each class's figures with their share of its fastest card, as the policy reads the learned table alone; fastest first. */
     static List<ClassFigures> classes(LearnedTable table, Set<String> clusterCards) {
         var policy = table.merged(WorkloadThroughputs.NONE);
         var classes = new ArrayList<ClassFigures>();
         table.byClass().forEach((workload, row) -> {
-            var fastest = policy.fastestCard(workload);
+            // The share policy.minimumSpeedShare compares: of the fastest card the class has run on, never of a prior.
+            var known = policy.fastestKnownCard(workload);
+            var fastest = known.isEmpty() ? policy.fastestCard(workload) : known;
             double best = policy.of(workload, fastest);
             var cards = new ArrayList<CardFigure>();
             row.forEach((card, speed) -> cards.add(new CardFigure(card, speed.throughputPerGpu(), speed.samples(), speed.prior(),

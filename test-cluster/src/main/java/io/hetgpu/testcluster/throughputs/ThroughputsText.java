@@ -32,9 +32,9 @@ final class ThroughputsText {
         out.append("Learned workload speeds, ConfigMap ").append(report.configMap()).append(" on ").append(Quote.escaped(report.cluster()))
                 .append(": ").append(report.classes().size()).append(report.classes().size() == 1 ? " class" : " classes").append('\n');
         out.append("per GPU: the class's own unit of work (steps, images, ...) per second on one GPU; runs: the samples the figure\n"
-                + "rests on, or prior (never run there: its figure on other cards scaled by relative card speeds); of best:\n"
-                + "the share of the class's fastest card, what policy.minimumSpeedShare compares. A class an admin lists in\n"
-                + "policy.workloads keeps the admin's figures.\n");
+                + "rests on, or prior (never run there: its figures on other cards scaled by relative card speeds); of best:\n"
+                + "the share of the fastest card the class ran on, what policy.minimumSpeedShare compares (a prior is never\n"
+                + "judged by it). A class an admin lists in policy.workloads keeps the admin's figures.\n");
         for (var workload : report.classes()) {
             var fastest = workload.cards().stream().filter(card -> card.card().equals(workload.fastest())).findFirst();
             out.append('\n').append(Quote.escaped(workload.workloadClass())).append(" (").append(workload.samples())
@@ -43,7 +43,7 @@ final class ThroughputsText {
             out.append(String.format(Locale.ROOT, "  %-8s %12s %7s %8s%n", "card", "per GPU", "runs", "of best"));
             int hidden = 0;
             for (var card : workload.cards()) {
-                // Priors for cards the cluster lacks are noise here; the fastest stays, as the shares are of it.
+                // Priors for cards the cluster lacks are noise here (the fastest is measured, so it always stays).
                 if (card.prior() && Boolean.FALSE.equals(card.onCluster()) && !card.card().equals(workload.fastest())) {
                     hidden++;
                     continue;
