@@ -55,4 +55,140 @@ class ThroughputLearnerTest {
         assertThat(restored.state()).isEqualTo(learner.state());
         assertThat(restored.table().byClass()).isEqualTo(learner.table().byClass());
     }
+
+    private static String refusal(Observation observation) {
+        assertThat(observation).isInstanceOf(Observation.Refused.class);
+        return ((Observation.Refused) observation).reason();
+    }
+
+    @Test
+    void samplesThatAreNotMeasurementsAreRefusedNamingTheFieldAndValue() {
+        var learner = new ThroughputLearner(LearningSettings.DEFAULTS);
+        assertThat(refusal(learner.observe(new WorkSample("bert", "a", "V100", 1, 600, 0, END)))).startsWith("work: ").contains("0.000");
+        assertThat(refusal(learner.observe(new WorkSample("bert", "a", "V100", 1, 600, -5, END)))).startsWith("work: ");
+        assertThat(refusal(learner.observe(new WorkSample("bert", "a", "V100", 1, 600, Double.NaN, END)))).startsWith("work: ").contains("NaN");
+        assertThat(refusal(learner.observe(new WorkSample("bert", "a", "V100", 1, 600, 1e300, END)))).startsWith("work: ").contains("1e15");
+        assertThat(refusal(learner.observe(new WorkSample("bert", "a", "UNKNOWN", 1, 600, 10, END)))).startsWith("card model: unknown card");
+        assertThat(refusal(learner.observe(new WorkSample("bert", "a", "Tesla V100", 1, 600, 10, END))))
+                .as("a product name, not a normalised model").startsWith("card model: ");
+        assertThat(refusal(learner.observe(new WorkSample("bert", "a", "V100", 0, 600, 10, END)))).startsWith("gpus: ");
+        assertThat(refusal(learner.observe(new WorkSample("bert", "a", "V100", 1, Double.POSITIVE_INFINITY, 10, END)))).startsWith("run time: ");
+        assertThat(refusal(learner.observe(new WorkSample(" ", "a", "V100", 1, 600, 10, END)))).isEqualTo("workload class: empty");
+        assertThat(refusal(learner.observe(new WorkSample("bert\u0000; drop", "a", "V100", 1, 600, 10, END)))).startsWith("workload class: ");
+        assertThat(refusal(learner.observe(new WorkSample("x".repeat(64), "a", "V100", 1, 600, 10, END)))).startsWith("workload class: ");
+        assertThat(refusal(learner.observe(new WorkSample("bert", "Not_A_Namespace", "V100", 1, 600, 10, END)))).startsWith("namespace: ");
+        assertThat(learner.table().byClass()).isEmpty();
+        assertThat(learner.table().version()).as("nothing refused changes the table").isZero();
+    }
+
+    @Test
+    void learningOffRefusesEverything() {
+        var learner = new ThroughputLearner(LearningSettings.OFF);
+        assertThat(refusal(learner.observe(run("bert", "a", "V100", 10)))).contains("learning is off");
+    }
+
+    @Test
+    void onceAFigureRestsOnEnoughSamplesAnOutlierIsRefused() {
+        var learner = new ThroughputLearner(LearningSettings.DEFAULTS);
+        for (int i = 0; i < 5; i++) {
+            assertThat(learner.observe(run("bert", "a", "V100", 10 + i))).isInstanceOf(Observation.Accepted.class);
+        }
+        assertThat(refusal(learner.observe(run("bert", "a", "V100", 61)))).startsWith("outlier: ").contains("bert on V100").contains("12.00");
+        assertThat(refusal(learner.observe(run("bert", "a", "V100", 2)))).startsWith("outlier: ");
+        assertThat(learner.observe(run("bert", "a", "V100", 50))).as("within the factor").isInstanceOf(Observation.Accepted.class);
+    }
+
+    @Test
+    void aHostileNamespaceFloodingFakeWorkMovesAnotherNamespacesFigureAtMostByTheBound() {
+        var learner = new ThroughputLearner(LearningSettings.DEFAULTS);
+        for (int i = 0; i < 10; i++) {
+            learner.observe(run("bert", "team-a", "V100", 100));
+        }
+        // Just under the outlier factor, a thousand times: one vote, its own window, and the two-namespace bound.
+        for (int i = 0; i < 1000; i++) {
+            learner.observe(run("bert", "mallory", "V100", 490));
+        }
+        assertThat(learner.table().byClass().get("bert").get("V100").throughputPerGpu())
+                .as("at most maxNamespaceInfluence (2) times team-a's figure").isCloseTo(200, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(learner.state().classes().getFirst().cards().getFirst().namespaces().getFirst().throughputsPerGpu())
+                .as("team-a's samples were not pushed out").hasSize(10);
+
+        // With two honest namespaces, the figure stays between theirs however hard the third one pushes.
+        for (int i = 0; i < 10; i++) {
+            learner.observe(run("bert", "team-b", "V100", 110));
+        }
+        for (int i = 0; i < 1000; i++) {
+            learner.observe(run("bert", "mallory", "V100", 490));
+        }
+        assertThat(learner.table().byClass().get("bert").get("V100").throughputPerGpu()).isBetween(100.0, 110.0);
+    }
+
+    @Test
+    void aNamespaceThatArrivesSecondMovesTheFigureTowardsItsOwnWithinTheBound() {
+        var learner = new ThroughputLearner(LearningSettings.DEFAULTS);
+        learner.observe(run("bert", "team-a", "V100", 100));
+        learner.observe(run("bert", "team-b", "V100", 144));
+        assertThat(learner.table().byClass().get("bert").get("V100").throughputPerGpu())
+                .as("the geometric mean of two namespaces that agree within the bound").isCloseTo(120, org.assertj.core.data.Offset.offset(1e-9));
+    }
+
+    @Test
+    void everyBufferIsBoundedByTheSettings() {
+        var settings = new LearningSettings(true, 120, 4, 3, 2, 5, 5, 2, true);
+        var learner = new ThroughputLearner(settings);
+        for (int i = 0; i < 20; i++) {
+            learner.observe(run("bert", "ns" + i, "V100", 10));
+            learner.observe(run("bert", "ns0", "V100", 10));
+        }
+        var cell = learner.state().classes().getFirst().cards().getFirst();
+        assertThat(cell.namespaces()).hasSize(3);
+        assertThat(cell.namespaces()).allSatisfy(ns -> assertThat(ns.throughputsPerGpu()).hasSizeLessThanOrEqualTo(4));
+        assertThat(cell.namespaces()).as("the namespace seen most recently stays").anySatisfy(ns -> assertThat(ns.namespace()).isEqualTo("ns0"));
+
+        learner.observe(run("resnet", "a", "V100", 10));
+        learner.observe(run("bert", "a", "V100", 10));
+        learner.observe(run("gpt", "a", "V100", 10));
+        assertThat(learner.table().byClass()).as("the least recently seen class dropped").containsOnlyKeys("bert", "gpt");
+    }
+
+    @Test
+    void restoreAppliesThisLearnersBoundsAndSkipsWhatItWouldRefuse() {
+        var state = new LearnedState(java.util.List.of(
+                new LearnedState.ClassSamples("bert", java.util.List.of(new LearnedState.CardSamples("V100", java.util.List.of(
+                        new LearnedState.NamespaceSamples("team-a", java.util.List.of(1.0, 2.0, 3.0, 4.0, 5.0, 6.0)),
+                        new LearnedState.NamespaceSamples("Bad Namespace", java.util.List.of(9.0)))))),
+                new LearnedState.ClassSamples("no such class!", java.util.List.of(new LearnedState.CardSamples("V100", java.util.List.of(
+                        new LearnedState.NamespaceSamples("team-a", java.util.List.of(1.0))))))));
+        var learner = new ThroughputLearner(new LearningSettings(true, 120, 4, 16, 64, 5, 5, 2, true));
+        learner.restore(state);
+        assertThat(learner.table().byClass()).containsOnlyKeys("bert");
+        var cell = learner.state().classes().getFirst().cards().getFirst();
+        assertThat(cell.namespaces()).hasSize(1);
+        assertThat(cell.namespaces().getFirst().throughputsPerGpu()).containsExactly(3.0, 4.0, 5.0, 6.0);
+        assertThat(learner.table().version()).isPositive();
+    }
+
+    @Test
+    void aLearningSourceGivesANewSnapshotOnlyWhenTheLearnerChanges() {
+        var learner = new ThroughputLearner(LearningSettings.DEFAULTS);
+        var source = ThroughputSource.learning(learner, io.hetgpu.extender.policy.WorkloadThroughputs.NONE);
+        var first = source.current();
+        assertThat(source.current()).isSameAs(first);
+        learner.observe(run("bert", "a", "V100", 10));
+        var second = source.current();
+        assertThat(second.version()).isGreaterThan(first.version());
+        assertThat(second.table().of("bert", "V100")).isEqualTo(10);
+        assertThat(second.explore()).isTrue();
+        assertThat(ThroughputSource.fixed(io.hetgpu.extender.policy.WorkloadThroughputs.NONE).current().version()).isZero();
+    }
+
+    @Test
+    void settingsOutOfBoundsAreRefusedNamingTheField() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new LearningSettings(true, 120, 0, 16, 64, 5, 5, 2, true))
+                .hasMessage("learning.windowSize: expected from 1 to 1024, got 0");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new LearningSettings(true, Double.NaN, 16, 16, 64, 5, 5, 2, true))
+                .hasMessageStartingWith("learning.minRunSeconds: ");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new LearningSettings(true, 120, 16, 16, 64, 1, 5, 2, true))
+                .hasMessageStartingWith("learning.outlierFactor: ");
+    }
 }
