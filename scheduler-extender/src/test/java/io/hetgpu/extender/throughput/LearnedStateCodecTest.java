@@ -14,7 +14,7 @@ class LearnedStateCodecTest {
                 List.of(new LearnedState.NamespaceSamples("team-a", List.of(10.5, 11.0))))))));
         var json = LearnedStateCodec.toJson(state);
         assertThat(json).isEqualTo("{\"schema\":1,\"classes\":[{\"class\":\"bert\",\"cards\":[{\"card\":\"V100\","
-                + "\"namespaces\":[{\"namespace\":\"team-a\",\"throughputs\":[10.5,11.0]}]}]}]}");
+                + "\"namespaces\":[{\"namespace\":\"team-a\",\"gpus\":1,\"throughputs\":[10.5,11.0]}]}]}]}");
         assertThat(LearnedStateCodec.fromJson(json)).isEqualTo(state);
         assertThat(LearnedStateCodec.fromJson(LearnedStateCodec.toJson(LearnedState.EMPTY))).isEqualTo(LearnedState.EMPTY);
     }
@@ -29,6 +29,9 @@ class LearnedStateCodecTest {
         assertThatThrownBy(() -> LearnedStateCodec.fromJson("{\"schema\":1,\"classes\":[{\"class\":\"bert\",\"cards\":[{\"card\":\"V100\","
                 + "\"namespaces\":[{\"namespace\":\"a\",\"throughputs\":[1,-2]}]}]}]}"))
                 .hasMessage("classes[0].cards[0].namespaces[0].throughputs[1]: expected a number above 0, got \"-2\"");
+        assertThatThrownBy(() -> LearnedStateCodec.fromJson("{\"schema\":1,\"classes\":[{\"class\":\"bert\",\"cards\":[{\"card\":\"V100\","
+                + "\"namespaces\":[{\"namespace\":\"a\",\"gpus\":3,\"throughputs\":[1]}]}]}]}"))
+                .hasMessage("classes[0].cards[0].namespaces[0].gpus: expected 1, 2 or 5 (a size bucket), got \"3\"");
         assertThatThrownBy(() -> LearnedStateCodec.fromJson("{\"schema\":1,\"classes\":[{\"class\":7,\"cards\":[]}]}"))
                 .hasMessageStartingWith("classes[0].class: expected a name");
         assertThatThrownBy(() -> LearnedStateCodec.fromJson(" ".repeat(LearnedStateCodec.MAX_CHARS + 1) + "{}"))

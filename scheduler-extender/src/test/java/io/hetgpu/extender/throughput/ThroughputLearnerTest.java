@@ -93,9 +93,21 @@ class ThroughputLearnerTest {
         for (int i = 0; i < 5; i++) {
             assertThat(learner.observe(run("bert", "a", "V100", 10 + i))).isInstanceOf(Observation.Accepted.class);
         }
-        assertThat(refusal(learner.observe(run("bert", "a", "V100", 61)))).startsWith("outlier: ").contains("bert on V100").contains("12.00");
+        assertThat(refusal(learner.observe(run("bert", "a", "V100", 61)))).startsWith("outlier: ").contains("bert on V100")
+                .contains("namespace a's figure 12.00");
         assertThat(refusal(learner.observe(run("bert", "a", "V100", 2)))).startsWith("outlier: ");
         assertThat(learner.observe(run("bert", "a", "V100", 50))).as("within the factor").isInstanceOf(Observation.Accepted.class);
+    }
+
+    @Test
+    void theFirstNamespaceToMeasureCannotRefuseAnotherNamespacesSamplesAsOutliers() {
+        var learner = new ThroughputLearner(LearningSettings.DEFAULTS);
+        for (int i = 0; i < 10; i++) {
+            learner.observe(run("bert", "mallory", "V100", 1000));
+        }
+        for (int i = 0; i < 10; i++) {
+            assertThat(learner.observe(run("bert", "team-a", "V100", 100))).isInstanceOf(Observation.Accepted.class);
+        }
     }
 
     @Test
@@ -104,9 +116,9 @@ class ThroughputLearnerTest {
         for (int i = 0; i < 10; i++) {
             learner.observe(run("bert", "team-a", "V100", 100));
         }
-        // Just under the outlier factor, a thousand times: one vote, its own window, and the two-namespace bound.
+        // Absurd figures a thousand times: one vote, its own window, and the two-namespace bound.
         for (int i = 0; i < 1000; i++) {
-            learner.observe(run("bert", "mallory", "V100", 490));
+            learner.observe(run("bert", "mallory", "V100", 1e6));
         }
         assertThat(learner.table().byClass().get("bert").get("V100").throughputPerGpu())
                 .as("at most maxNamespaceInfluence (2) times team-a's figure").isCloseTo(200, org.assertj.core.data.Offset.offset(1e-9));
@@ -118,9 +130,15 @@ class ThroughputLearnerTest {
             learner.observe(run("bert", "team-b", "V100", 110));
         }
         for (int i = 0; i < 1000; i++) {
-            learner.observe(run("bert", "mallory", "V100", 490));
+            learner.observe(run("bert", "mallory", "V100", 1e6));
         }
         assertThat(learner.table().byClass().get("bert").get("V100").throughputPerGpu()).isBetween(100.0, 110.0);
+        // And pulling down instead: the same bound.
+        for (int i = 0; i < 1000; i++) {
+            learner.observe(run("bert", "eve", "V100", 1e-3));
+        }
+        assertThat(learner.table().byClass().get("bert").get("V100").throughputPerGpu())
+                .as("four votes: the geometric mean of the middle two, both honest").isCloseTo(Math.sqrt(100.0 * 110), org.assertj.core.data.Offset.offset(1e-9));
     }
 
     @Test
@@ -190,5 +208,52 @@ class ThroughputLearnerTest {
                 .hasMessageStartingWith("learning.minRunSeconds: ");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> new LearningSettings(true, 120, 16, 16, 64, 1, 5, 2, true))
                 .hasMessageStartingWith("learning.outlierFactor: ");
+    }
+
+    @Test
+    void aSnapshotSaysWhereEachFigureComesFrom() {
+        var learner = new ThroughputLearner(LearningSettings.DEFAULTS);
+        learner.observe(run("bert", "a", "V100", 10));
+        learner.observe(run("bert", "a", "V100", 10));
+        var configured = new io.hetgpu.extender.policy.WorkloadThroughputs(java.util.Map.of("resnet50", java.util.Map.of("V100", 18.0)));
+        var snapshot = ThroughputSource.learning(learner, configured).current();
+        assertThat(snapshot.describe("bert", "V100")).isEqualTo("10.00 per GPU-second for bert on V100, learned from 2 samples");
+        assertThat(snapshot.describe("bert", "A100")).isEqualTo("25.00 per GPU-second for bert on A100, a prior (never run there)");
+        assertThat(snapshot.describe("resnet50", "V100")).isEqualTo("18.00 per GPU-second for resnet50 on V100, from the admin's table");
+        assertThat(snapshot.describe("gpt", "V100")).isEmpty();
+    }
+
+    private static WorkSample sized(String card, int gpus, double perGpuPerSecond) {
+        return new WorkSample("lm", "team-a", card, gpus, 600, perGpuPerSecond * 600 * gpus, END);
+    }
+
+    @Test
+    void podsOfDifferentSizesAreMeasuredApartAndAClassesCardsAreComparedWithinOneSize() {
+        var learner = new ThroughputLearner(LearningSettings.DEFAULTS);
+        // One-GPU runs on both cards; four-GPU runs (40 % per GPU, as Gavel's language model scales) on V100 only.
+        learner.observe(sized("K80", 1, 10));
+        learner.observe(sized("V100", 1, 50));
+        for (int i = 0; i < 5; i++) {
+            learner.observe(sized("V100", 4, 20));
+        }
+        var row = learner.table().byClass().get("lm");
+        assertThat(row.get("V100").throughputPerGpu()).as("the one-GPU figure, as K80's").isEqualTo(50);
+        assertThat(row.get("V100").samples()).isEqualTo(1);
+        assertThat(row.get("V100").throughputPerGpu() / row.get("K80").throughputPerGpu()).isEqualTo(5);
+
+        // Once four-GPU runs cover more cards, they are the reference, and a card without them keeps its one-GPU figure.
+        learner.observe(sized("K80", 4, 4));
+        learner.observe(sized("A100", 4, 50));
+        row = learner.table().byClass().get("lm");
+        assertThat(row.get("V100").throughputPerGpu()).isEqualTo(20);
+        assertThat(row.get("K80").throughputPerGpu()).isEqualTo(4);
+        assertThat(row.get("A100").throughputPerGpu()).isEqualTo(50);
+        assertThat(ThroughputLearner.bucket(1)).isEqualTo(1);
+        assertThat(ThroughputLearner.bucket(3)).isEqualTo(2);
+        assertThat(ThroughputLearner.bucket(8)).isEqualTo(5);
+
+        var restored = new ThroughputLearner(LearningSettings.DEFAULTS);
+        restored.restore(LearnedStateCodec.fromJson(LearnedStateCodec.toJson(learner.state())));
+        assertThat(restored.table().byClass()).isEqualTo(learner.table().byClass());
     }
 }
