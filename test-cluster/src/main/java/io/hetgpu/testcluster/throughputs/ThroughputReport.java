@@ -70,8 +70,9 @@ record ThroughputReport(String configMap, String cluster, boolean found, List<Cl
         learner.restore(state);
         var table = learner.table();
         var allNotes = new ArrayList<>(notes);
-        int given = given(state);
-        int kept = table.byClass().values().stream().flatMap(row -> row.values().stream()).mapToInt(LearnedTable.LearnedSpeed::samples).sum();
+        int given = samples(state);
+        // What the learner keeps of it, every size bucket included (the table's counts are of the bucket a figure comes from).
+        int kept = samples(learner.state());
         if (kept < given) {
             allNotes.add((given - kept) + " of the document's " + given + " samples are left out, as the extender leaves them out:"
                     + " a class name, card model, namespace or figure the learner refuses, or beyond its bounds");
@@ -102,8 +103,8 @@ record ThroughputReport(String configMap, String cluster, boolean found, List<Cl
         return classes;
     }
 
-    /** Samples the document holds, valid or not. */
-    private static int given(LearnedState state) {
+    /** Samples a state holds, valid or not. */
+    private static int samples(LearnedState state) {
         int count = 0;
         for (var workload : state.classes()) {
             for (var card : workload.cards()) {

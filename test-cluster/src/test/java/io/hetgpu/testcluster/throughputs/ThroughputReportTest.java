@@ -45,6 +45,20 @@ class ThroughputReportTest {
     }
 
     @Test
+    void runsOfEverySizeAreKeptThoughAFigureComesFromOneSize() {
+        // Pods of 1 and of 8 GPUs are measured apart; the table's figure is the 1-GPU one, and nothing is left out.
+        var state = new LearnedState(List.of(new ClassSamples("bert", List.of(new CardSamples("A100", List.of(
+                new NamespaceSamples("team-a", List.of(100.0, 104.0), 1), new NamespaceSamples("team-a", List.of(60.0, 62.0, 61.0), 5)))))));
+
+        var report = ThroughputReport.of("hetgpu-system/hetgpu-throughputs", "https://api", state, Set.of("A100"), List.of());
+
+        assertThat(report.notes()).isEmpty();
+        var a100 = report.classes().getFirst().cards().stream().filter(card -> card.card().equals("A100")).findFirst().orElseThrow();
+        assertThat(a100.samples()).isEqualTo(2);
+        assertThat(a100.perGpu()).isCloseTo(Math.sqrt(100.0 * 104.0), org.assertj.core.data.Offset.offset(1e-9));
+    }
+
+    @Test
     void figuresAreShownToThreeOrFourDigits() {
         assertThat(List.of(123456.0, 1250.0, 48.25, 0.125, 0.000123).stream().map(ThroughputsText::figure))
                 .containsExactly("123,456", "1,250", "48.3", "0.125", "1.23e-04");
