@@ -19,7 +19,8 @@ import java.util.List;
  * <p>Exploration: where the class's figure on a candidate's cards is only a prior (it has never run there) and
  * learning explores, a low-priority pod does not count that candidate as dominated: it may take it by tier like any
  * other, and its run measures the class there. Low-priority work pays for exploring; high-priority and neutral pods
- * trust the prior as a figure and never explore.
+ * trust the prior as a figure and never explore (priors follow the card table's tier order, so for them an unmeasured
+ * card ranks as its tier would beside the class's measured ones).
  */
 public final class TierScorer implements NodeScorer {
 

@@ -256,4 +256,38 @@ class ThroughputLearnerTest {
         restored.restore(LearnedStateCodec.fromJson(LearnedStateCodec.toJson(learner.state())));
         assertThat(restored.table().byClass()).isEqualTo(learner.table().byClass());
     }
+
+    @Test
+    void samplesFromSeveralThreadsWhileTablesAreReadAreAllCounted() throws Exception {
+        var learner = new ThroughputLearner(new LearningSettings(true, 120, 1024, 16, 64, 5, 5, 2, true));
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            var writers = new java.util.ArrayList<java.util.concurrent.Future<?>>();
+            for (int t = 0; t < 3; t++) {
+                var namespace = "ns" + t;
+                writers.add(pool.submit(() -> {
+                    for (int i = 0; i < 300; i++) {
+                        learner.observe(run("bert", namespace, "V100", 10));
+                    }
+                }));
+            }
+            var reads = pool.submit(() -> {
+                long last = -1;
+                while (writers.stream().anyMatch(w -> !w.isDone())) {
+                    var table = learner.table();
+                    assertThat(table.version()).isGreaterThanOrEqualTo(last);
+                    last = table.version();
+                }
+                return last;
+            });
+            for (var writer : writers) {
+                writer.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            reads.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(learner.table().version()).isEqualTo(900);
+        assertThat(learner.table().byClass().get("bert").get("V100").samples()).isEqualTo(900);
+    }
 }
