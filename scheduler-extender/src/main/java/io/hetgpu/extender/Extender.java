@@ -127,7 +127,8 @@ public final class Extender implements AutoCloseable {
                         Thread.ofPlatform().daemon().name("events").factory(), new ThreadPoolExecutor.DiscardPolicy());
                 eventWriter = Optional.of(writer);
                 var placementEvents = new PlacementEvents(client.get(), Clock.systemUTC(), Duration.ofSeconds(settings.eventIntervalSeconds()),
-                        writer, PlacementEvents.asInformersHoldIt(view::podByUid, parser), view::podByUid, settings.priority());
+                        writer, PlacementEvents.asInformersHoldIt(view::podByUid, parser), view::podByUid, settings.priority(),
+                        setup.policy().throughputs()::current);
                 listener = placementEvents;
                 preemptionListener = placementEvents::preemption;
             }

@@ -10,6 +10,7 @@ import io.hetgpu.extender.model.PodRequestParser;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreTable;
 import io.hetgpu.extender.service.PreemptionAdvice;
+import io.hetgpu.extender.throughput.ThroughputSource;
 import io.hetgpu.gpu.Quote;
 import java.time.Clock;
 import java.time.Duration;
@@ -19,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,6 +53,7 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
     private final Function<PodRequest, PodRequest> informerCopy;
     private final Function<String, Pod> podByUid;
     private final PriorityThresholds priority;
+    private final Supplier<ThroughputSource.Snapshot> throughputs;
     /** Last event per pod, oldest first, bounded; its only job is the throttle. */
     private final Map<String, Instant> lastSent = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
@@ -68,6 +71,17 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
      */
     public PlacementEvents(KubernetesClient client, Clock clock, Duration interval, Executor executor,
                            Function<PodRequest, PodRequest> informerCopy, Function<String, Pod> podByUid, PriorityThresholds priority) {
+        this(client, clock, interval, executor, informerCopy, podByUid, priority, () -> null);
+    }
+
+    /**
+     * @param throughputs the workload speed table the policy reads now (its {@code ThroughputSource}), so that an Event
+     *                    gives the figures a speed decision rested on; a supplier of null where there is none
+     */
+    public PlacementEvents(KubernetesClient client, Clock clock, Duration interval, Executor executor,
+                           Function<PodRequest, PodRequest> informerCopy, Function<String, Pod> podByUid, PriorityThresholds priority,
+                           Supplier<ThroughputSource.Snapshot> throughputs) {
+        this.throughputs = throughputs;
         this.podByUid = podByUid;
         this.priority = priority;
         this.client = client;
@@ -133,7 +147,8 @@ public final class PlacementEvents implements BiConsumer<PodRequest, ScoreTable>
         }
         // First, so that the Event's length limit never cuts it: it tells the pod's author why the annotation did nothing.
         var ignored = priority.ignoredHint(known);
-        var message = (ignored.isEmpty() ? "" : ignored + "; ") + PlacementExplanation.of(table);
+        // The table now: a few seconds newer than the one the answer read at most, and the figures are what a user can check.
+        var message = (ignored.isEmpty() ? "" : ignored + "; ") + PlacementExplanation.of(table, PodSpeeds.of(known.workload(), throughputs.get()));
         executor.execute(() -> post(known, message, now));
     }
 

@@ -26,6 +26,15 @@ public final class PlacementExplanation {
     }
 
     public static String of(ScoreTable table) {
+        return of(table, PodSpeeds.NONE);
+    }
+
+    /**
+     * The explanation, where the pod's speeds decided between two nodes said with the figures
+     * ({@link LearnedSpeedWords}): "a100-1 4/10 (resnet50 runs 3.1x faster per GPU on H100 than on A100 (learned, 14 and
+     * 9 runs))".
+     */
+    public static String of(ScoreTable table, PodSpeeds speeds) {
         // No sort: the prioritize verb and every member of a planned job explain themselves from thousands of rows.
         var fitting = table.bestFitting(ALTERNATIVES + 1);
         if (fitting.isEmpty()) {
@@ -37,7 +46,7 @@ public final class PlacementExplanation {
                 .append(offer(best)).append(')');
         for (var other : fitting.subList(1, fitting.size())) {
             text.append("; ").append(other.node()).append(' ').append(other.score()).append("/10");
-            var behind = behind(table.scorers(), best, other);
+            var behind = behind(table.scorers(), best, other, speeds);
             text.append(behind.isEmpty() ? " (tied with the best on every preference)" : " (" + String.join(", ", behind) + ")");
         }
         int refused = table.refusedCount();
@@ -67,6 +76,11 @@ public final class PlacementExplanation {
 
     /** The preferences on which the other node trails the best, largest gap first, each in its own unit; empty when tied. */
     public static List<String> behind(List<String> scorers, ScoreTable.Row best, ScoreTable.Row other) {
+        return behind(scorers, best, other, PodSpeeds.NONE);
+    }
+
+    /** {@link #behind(List, ScoreTable.Row, ScoreTable.Row)}, the tier gap said with the pod's speeds where they decided it. */
+    public static List<String> behind(List<String> scorers, ScoreTable.Row best, ScoreTable.Row other, PodSpeeds speeds) {
         var gaps = new ArrayList<double[]>();
         for (int s = 0; s < scorers.size(); s++) {
             double gap = best.parts()[s] - other.parts()[s];
@@ -78,20 +92,34 @@ public final class PlacementExplanation {
         var parts = new ArrayList<String>();
         for (var gap : gaps) {
             int s = (int) gap[0];
-            parts.add(difference(scorers.get(s), other.parts()[s], best.parts()[s], other, best));
+            parts.add(difference(scorers.get(s), other.parts()[s], best.parts()[s], other, best, speeds));
         }
         return parts;
     }
 
-    private static String difference(String scorer, double otherPart, double bestPart, ScoreTable.Row other, ScoreTable.Row best) {
+    private static String difference(String scorer, double otherPart, double bestPart, ScoreTable.Row other, ScoreTable.Row best,
+                                     PodSpeeds speeds) {
         return switch (scorer) {
-            case "tier" -> tier(other, best, otherPart, bestPart);
+            case "tier" -> bySpeed(speeds, other, best).orElseGet(() -> tier(other, best, otherPart, bestPart));
             case "nvlink" -> "nvlink " + nvlink(other, best);
             case "data" -> "data " + Proximity.describe(otherPart) + " vs " + Proximity.describe(bestPart);
             case "job" -> "job's pods " + Proximity.describeJob(otherPart) + " vs " + Proximity.describeJob(bestPart);
             case "cpu" -> "a GPU node vs a CPU node";
             default -> String.format(Locale.ROOT, "%s %.2f vs %.2f", scorer, otherPart, bestPart);
         };
+    }
+
+    /**
+     * Where the pod's class has figures on both sets and the other's is slower, the tier scorer ranked by them: said with
+     * the figures. (A low-priority pod on an older card that is no slower lost for its tier: the tier wording says so.)
+     */
+    private static java.util.Optional<String> bySpeed(PodSpeeds speeds, ScoreTable.Row other, ScoreTable.Row best) {
+        var mine = speeds.on(other.candidate());
+        var theirs = speeds.on(best.candidate());
+        if (mine.isEmpty() || theirs.isEmpty() || !(mine.get().perGpu() < theirs.get().perGpu())) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(LearnedSpeedWords.faster(speeds.workload(), theirs.get(), mine.get()));
     }
 
     /** Tier ranks from the tier table; when they are equal, the pod's own speed decided (an admin's throughput table). */

@@ -10,6 +10,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.hetgpu.extender.cluster.ApiFaults;
 import io.hetgpu.extender.cluster.ListedJobSizes;
+import io.hetgpu.extender.throughput.LearnedState;
+import io.hetgpu.extender.throughput.LearnedStateCodec;
+import io.hetgpu.testcluster.throughputs.ThroughputsCommand;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -20,11 +23,15 @@ import java.util.function.Supplier;
  * and the objects job sizes are read from, where API discovery says the cluster serves them. Only get and list: no
  * watch, no write.
  *
- * @param server where the API server is, for the report
- * @param notes  what could not be read and is done without (a list refused that placement can do without)
+ * @param server  where the API server is, for the report
+ * @param notes   what could not be read and is done without (a list refused that placement can do without)
+ * @param learned what the extender has learned of workload speeds (its ConfigMap {@code hetgpu-throughputs} in
+ *                {@code hetgpu-system}), so that pods naming a class are ranked as the extender ranks them; empty when
+ *                there is none or it cannot be read (a note says which)
  */
 record ClusterReading(String server, List<Node> nodes, List<Pod> pods, List<PersistentVolume> volumes, List<PersistentVolumeClaim> claims,
-                      List<PriorityClass> priorityClasses, List<PodDisruptionBudget> budgets, ListedJobSizes sizes, List<String> notes) {
+                      List<PriorityClass> priorityClasses, List<PodDisruptionBudget> budgets, ListedJobSizes sizes, List<String> notes,
+                      LearnedState learned) {
 
     ClusterReading {
         nodes = List.copyOf(nodes);
@@ -63,7 +70,27 @@ record ClusterReading(String server, List<Node> nodes, List<Pod> pods, List<Pers
                     + "): only sizes pods state (hetgpu.io/job-size) are known");
             sizes = ListedJobSizes.none();
         }
-        return new ClusterReading(server, nodes, pods, volumes, claims, classes, budgets, sizes, notes);
+        var learned = learned(client, notes);
+        return new ClusterReading(server, nodes, pods, volumes, claims, classes, budgets, sizes, notes, learned);
+    }
+
+    /** The extender's learned state, read as the extender reads it at start; empty, with a note, where it cannot be. */
+    private static LearnedState learned(KubernetesClient client, List<String> notes) {
+        var where = ThroughputsCommand.DEFAULT_NAMESPACE + "/" + ThroughputsCommand.CONFIG_MAP;
+        var without = ": pods that name a workload class are ranked without learned speeds";
+        try {
+            var configMap = client.configMaps().inNamespace(ThroughputsCommand.DEFAULT_NAMESPACE).withName(ThroughputsCommand.CONFIG_MAP).get();
+            var document = configMap == null || configMap.getData() == null ? null : configMap.getData().get(ThroughputsCommand.DATA_KEY);
+            if (document == null) {
+                return LearnedState.EMPTY;
+            }
+            return LearnedStateCodec.fromJson(document);
+        } catch (KubernetesClientException e) {
+            notes.add("reading ConfigMap " + where + " failed (" + ApiFaults.describe(e) + ")" + without);
+        } catch (IllegalArgumentException e) {
+            notes.add("ConfigMap " + where + ", " + ThroughputsCommand.DATA_KEY + ": " + e.getMessage() + without);
+        }
+        return LearnedState.EMPTY;
     }
 
     private static <T> List<T> required(String server, String resource, Supplier<List<T>> list) throws Unreadable {
@@ -78,16 +105,8 @@ record ClusterReading(String server, List<Node> nodes, List<Pod> pods, List<Pers
         }
     }
 
-    /** Why a request got no answer, as a person says it: "connection refused", or the innermost cause's own words. */
     private static String unanswered(Throwable failure) {
-        Throwable innermost = failure;
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof java.net.ConnectException || t instanceof java.nio.channels.ClosedChannelException) {
-                return "connection refused: is the API server running, and is this its address?";
-            }
-            innermost = t;
-        }
-        return innermost.getMessage() == null || innermost.getMessage().isBlank() ? innermost.getClass().getSimpleName() : innermost.getMessage();
+        return KubeconfigChoice.unanswered(failure);
     }
 
     private static <T> List<T> optional(List<String> notes, String resource, String consequence, Supplier<List<T>> list) {

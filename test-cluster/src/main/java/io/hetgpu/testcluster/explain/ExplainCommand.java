@@ -1,17 +1,14 @@
 package io.hetgpu.testcluster.explain;
 
 import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.hetgpu.extender.cluster.KubeconfigFile;
 import io.hetgpu.gpu.Quote;
 import io.hetgpu.gpu.discovery.GpuDiscoveryException;
 import io.hetgpu.testcluster.cluster.DeployedConfiguration;
 import io.hetgpu.testcluster.cluster.ProjectFiles;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -112,7 +109,7 @@ public final class ExplainCommand implements Callable<Integer> {
      * The line for a fault of explain's own, not of the input: what it was doing says where, the exception's kind and
      * text what (Java's message alone, "long overflow", says neither to the person who ran it).
      */
-    static String unexpected(String doing, RuntimeException e) {
+    public static String unexpected(String doing, RuntimeException e) {
         var message = e.getMessage() == null || e.getMessage().isBlank() ? "" : ": " + Quote.cut(e.getMessage(), 200);
         return doing + " failed unexpectedly (" + e.getClass().getSimpleName() + message + ")";
     }
@@ -174,13 +171,8 @@ public final class ExplainCommand implements Callable<Integer> {
         return 0;
     }
 
-    /**
-     * A path as the caller means it: relative to the directory the command was typed in, which the launcher passes on
-     * ({@code hetgpu.workdir}) because it runs from the checkout.
-     */
     private static Path callers(Path path) {
-        var workdir = System.getProperty("hetgpu.workdir");
-        return path.isAbsolute() || workdir == null || workdir.isBlank() ? path : Path.of(workdir).resolve(path);
+        return KubeconfigChoice.callers(path);
     }
 
     /** NAME, NAMESPACE/NAME or pod/NAME (kubectl's form) as namespace/name. */
@@ -191,41 +183,12 @@ public final class ExplainCommand implements Callable<Integer> {
 
     /** The kubeconfig as kubectl finds it, with fabric8's retries on a refused connection cut to one: a person is waiting. */
     private Config clientConfig() throws Usage {
-        Config config;
-        if (kubeconfig != null) {
-            try {
-                config = KubeconfigFile.read(callers(kubeconfig), context);
-            } catch (KubeconfigFile.Unreadable e) {
-                throw new Usage("--kubeconfig " + e.getMessage());
-            }
-        } else {
-            var env = System.getenv("KUBECONFIG");
-            var home = Path.of(System.getProperty("user.home"), ".kube", "config");
-            if ((env == null || env.isBlank()) && !Files.isRegularFile(home) && System.getenv("KUBERNETES_SERVICE_HOST") == null) {
-                throw new Usage("no cluster to read: no --kubeconfig, no $KUBECONFIG and no " + home + " (or try --demo)");
-            }
-            try {
-                config = Config.autoConfigure(context);
-            } catch (RuntimeException e) {
-                throw new Usage("the kubeconfig cannot be read (" + firstLine(e) + ")");
-            }
-            // fabric8 falls back to the current context when the named one is missing; kubectl refuses, and so does this.
-            if (context != null && (config.getCurrentContext() == null || !context.equals(config.getCurrentContext().getName()))) {
-                throw new Usage("--context: no context " + Quote.of(context) + " in the kubeconfig ("
-                        + (env == null || env.isBlank() ? home : "$KUBECONFIG " + env) + ")");
-            }
+        try {
+            return KubeconfigChoice.clientConfig(kubeconfig, context, USER_AGENT);
+        } catch (KubeconfigChoice.Refused e) {
+            // Without a cluster, the demo's is there to try.
+            throw new Usage(e.getMessage().startsWith("no cluster to read") ? e.getMessage() + " (or try --demo)" : e.getMessage());
         }
-        if (config.getMasterUrl() == null || config.getMasterUrl().isBlank()) {
-            throw new Usage("the kubeconfig names no server" + (context == null ? "" : " for context " + context));
-        }
-        // Named, so that the API server's audit log tells explain's reads from the components'.
-        return new ConfigBuilder(config).withRequestRetryBackoffLimit(1).withConnectionTimeout(10_000).withRequestTimeout(60_000)
-                .withUserAgent(USER_AGENT).build();
-    }
-
-    private static String firstLine(Exception e) {
-        var message = e.getMessage() == null ? e.toString() : e.getMessage();
-        return message.lines().findFirst().orElse(message);
     }
 
     /** The line names values read from files and the cluster: it is printed escaped, one line whatever they hold. */

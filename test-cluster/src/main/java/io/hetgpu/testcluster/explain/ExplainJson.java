@@ -18,7 +18,7 @@ import java.util.List;
  * field, and every pod object has every key, {@code null} where it does not apply, so that a tool reads one shape.
  * {@code version} changes when a field changes meaning or goes away (fields may be added within a version).
  */
-final class ExplainJson {
+public final class ExplainJson {
 
     static final String KIND = "HetgpuExplanation";
     static final int VERSION = 1;
@@ -50,6 +50,15 @@ final class ExplainJson {
     private ExplainJson() {
     }
 
+    /** Text of a JSON tree as every hetgpu tool writes it: indented, with what a terminal would act on escaped; a newline at the end. */
+    public static String printable(com.fasterxml.jackson.databind.JsonNode root) {
+        try {
+            return JSON.writeValueAsString(root) + "\n";
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     static String render(ExplainReport report) {
         var root = JSON.createObjectNode();
         root.put("kind", KIND);
@@ -62,11 +71,7 @@ final class ExplainJson {
         strings(root.putArray("notes"), report.notes());
         var pods = root.putArray("pods");
         report.pods().forEach(pod -> pod(pods.addObject(), pod));
-        try {
-            return JSON.writeValueAsString(root) + "\n";
-        } catch (JsonProcessingException e) {
-            throw new UncheckedIOException(e);
-        }
+        return printable(root);
     }
 
     private static void pod(ObjectNode json, PodExplanation pod) {

@@ -13,6 +13,7 @@ import io.hetgpu.extender.model.InvalidPodRequestException;
 import io.hetgpu.extender.policy.ScoreTable;
 import io.hetgpu.extender.service.ExtenderVerbs;
 import io.hetgpu.gpu.inventory.DeviceAssignmentCodec;
+import io.hetgpu.extender.explain.PodSpeeds;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.inventory.InventoryFormatException;
 import io.hetgpu.kubescheduler.selection.TieBreak;
@@ -71,6 +72,8 @@ final class ExplainRun {
      */
     ExplainReport explain(ClusterReading reading, Workloads workloads, List<String> asked, String clusterLabel, String configurationLabel)
             throws WorkloadFiles.BadInput {
+        // What the cluster's extender has learned, so that a pod naming its class is ranked as the extender ranks it.
+        setup.learner().ifPresent(learner -> learner.restore(reading.learned()));
         var admission = new PriorityAdmission(concat(reading.priorityClasses(), workloads.priorityClasses()));
         var explained = new LinkedHashMap<String, String>();
         var outcomes = new LinkedHashMap<String, PodExplanation>();
@@ -145,7 +148,8 @@ final class ExplainRun {
                 var devices = devices(now, bound.node());
                 var cards = GpuCards.of(setup, copy, bound.node(), devices);
                 boolean plan = seated.contains(uid);
-                var ranking = plan && table != null ? Rankings.planned(table) : Rankings.scored(bound, weightOf(), table);
+                var speeds = PodSpeeds.of(workloadClass(pod), setup.policy().throughputs().current());
+                var ranking = plan && table != null ? Rankings.planned(table, speeds) : Rankings.scored(bound, weightOf(), table, speeds);
                 var shown = plan ? Rankings.withUnseated(refusals, ranking, copy.nodeObjects().stream().map(node -> node.getMetadata().getName()).toList())
                         : refusals;
                 yield new PodExplanation(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), workload, job,
@@ -158,6 +162,12 @@ final class ExplainRun {
             case Decision.Failed failed -> new PodExplanation(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), workload, job,
                     new PodExplanation.Failed(failed.error()), List.of(), refusals, List.of());
         };
+    }
+
+    /** The pod's {@code hetgpu.io/workload}, "" for none. */
+    private static String workloadClass(Pod pod) {
+        var annotations = pod.getMetadata().getAnnotations();
+        return annotations == null ? "" : annotations.getOrDefault(HetgpuKeys.POD_WORKLOAD, "");
     }
 
     /** What would have to change: GPUs of the pod's class, and what preemption found, or the job's reason for a job's pod. */

@@ -1,6 +1,7 @@
 package io.hetgpu.testcluster.explain;
 
 import io.hetgpu.extender.explain.PlacementExplanation;
+import io.hetgpu.extender.explain.PodSpeeds;
 import io.hetgpu.extender.policy.ScoreTable;
 import io.hetgpu.testcluster.scheduler.Decision;
 import io.hetgpu.testcluster.scheduler.ExtenderSettings;
@@ -27,7 +28,7 @@ final class Rankings {
      *
      * @param table the extender's scores for the pod in that cycle, or null when none were given
      */
-    static List<PodExplanation.Rank> scored(Decision.Bound bound, long weight, ScoreTable table) {
+    static List<PodExplanation.Rank> scored(Decision.Bound bound, long weight, ScoreTable table, PodSpeeds speeds) {
         var rows = rowsByNode(table);
         var best = table == null ? null : table.best();
         var ranks = new ArrayList<PodExplanation.Rank>();
@@ -38,16 +39,16 @@ final class Rankings {
                     long plugins = bound.pluginScores().getOrDefault(node, 0L);
                     int extender = (int) ((entry.getValue() - plugins) / (weight * ExtenderSettings.SCORE_SCALE));
                     ranks.add(new PodExplanation.Rank(node, entry.getValue(), extender, plugins, offer(rows.get(node)),
-                            behind(table, best, rows.get(node))));
+                            behind(table, best, rows.get(node), speeds)));
                 });
         return ranks;
     }
 
     /** The extender's ranking alone, for a pod kube-scheduler scored nothing for (its job's plan gave it one node). */
-    static List<PodExplanation.Rank> planned(ScoreTable table) {
+    static List<PodExplanation.Rank> planned(ScoreTable table, PodSpeeds speeds) {
         var best = table.best();
         return table.ranked().stream().filter(row -> row.candidate() != null)
-                .map(row -> new PodExplanation.Rank(row.node(), null, row.score(), null, PlacementExplanation.offer(row), behind(table, best, row)))
+                .map(row -> new PodExplanation.Rank(row.node(), null, row.score(), null, PlacementExplanation.offer(row), behind(table, best, row, speeds)))
                 .toList();
     }
 
@@ -103,11 +104,12 @@ final class Rankings {
         return row == null || row.candidate() == null ? "" : PlacementExplanation.offer(row);
     }
 
-    private static String behind(ScoreTable table, ScoreTable.Row best, ScoreTable.Row row) {
+    /** Where the row trails the best, the tier gap said with the pod's speeds where they decided it. */
+    private static String behind(ScoreTable table, ScoreTable.Row best, ScoreTable.Row row, PodSpeeds speeds) {
         if (table == null || best == null || row == null || row.candidate() == null || row.node().equals(best.node())) {
             return "";
         }
-        var gaps = PlacementExplanation.behind(table.scorers(), best, row);
+        var gaps = PlacementExplanation.behind(table.scorers(), best, row, speeds);
         return gaps.isEmpty() ? "tied with the extender's best on every preference" : String.join(", ", gaps);
     }
 }

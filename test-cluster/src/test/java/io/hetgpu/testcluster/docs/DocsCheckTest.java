@@ -128,7 +128,7 @@ class DocsCheckTest {
                 """));
         assertFoundOnlyBy(Rule.LAUNCHER_COMMANDS,
                 "README.md:4: `./hetgpu frobnicate --all`: ./hetgpu has no command frobnicate (its commands: ",
-                "README.md:9: `kubectl hetgpu why`: bin/kubectl-hetgpu has no command why (its commands: explain, -h, --help, help)");
+                "README.md:9: `kubectl hetgpu why`: bin/kubectl-hetgpu has no command why (its commands: explain, throughputs, -h, --help, help)");
     }
 
     @Test

@@ -50,10 +50,11 @@ class ReferenceCoverageTest {
     @Test
     void everyOptionOfTheLaunchersClusterCommandsIsInItsSection() {
         var subcommands = TestClusterMain.commandLine().getSubcommands();
-        assertThat(subcommands).containsOnlyKeys("demo", "inventory", "explain", "docs");
+        assertThat(subcommands).containsOnlyKeys("demo", "inventory", "explain", "throughputs", "docs");
         assertFlagsDocumented(subcommands.get("demo").getCommandSpec(), "### `./hetgpu demo`");
         assertFlagsDocumented(subcommands.get("inventory").getCommandSpec(), "### `./hetgpu cluster inventory`");
         assertFlagsDocumented(subcommands.get("explain").getCommandSpec(), "### `./hetgpu explain`");
+        assertFlagsDocumented(subcommands.get("throughputs").getCommandSpec(), "### `./hetgpu throughputs`");
         assertThat(subcommands.get("docs").getSubcommands()).containsOnlyKeys("check");
         assertFlagsDocumented(subcommands.get("docs").getSubcommands().get("check").getCommandSpec(), "### `./hetgpu docs check`");
     }

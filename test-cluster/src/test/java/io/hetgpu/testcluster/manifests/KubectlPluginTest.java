@@ -57,11 +57,19 @@ class KubectlPluginTest {
     }
 
     @Test
+    void kubectlHetgpuThroughputsRunsTheLaunchersThroughputsWithEveryArgumentAndItsExitCode() {
+        var shown = Kubectl.withEnvironment(List.of("hetgpu", "throughputs", "-n", "gpu-ops", "-o", "json"), environment);
+
+        assertThat(shown.stdout()).isEqualTo("launcher: throughputs -n gpu-ops -o json (named kubectl hetgpu)\n");
+        assertThat(shown.exitCode()).isEqualTo(3);
+    }
+
+    @Test
     void kubectlHetgpuHelpSaysWhatItDoesWithoutStartingAnything() {
         var help = Kubectl.withEnvironment(List.of("hetgpu", "--help"), environment);
 
         assertThat(help.exitCode()).isZero();
-        assertThat(help.stdout()).startsWith("Usage: kubectl hetgpu COMMAND [ARGS]").contains("explain").doesNotContain("launcher:");
+        assertThat(help.stdout()).startsWith("Usage: kubectl hetgpu COMMAND [ARGS]").contains("explain", "throughputs").doesNotContain("launcher:");
     }
 
     @Test
