@@ -250,8 +250,9 @@ class ComponentDeploymentTest {
 
     /**
      * Whatever the code comes to request: the extender writes Events, and for the bind handshake its record on a pod
-     * (patch) and the pod's Binding (pods/binding), and creates the Secret of the key its records are signed with (read
-     * back by that name only). Eviction stays kube-scheduler's, nodes are never written.
+     * (patch) and the pod's Binding (pods/binding), creates the Secret of the key its records are signed with (read
+     * back by that name only), and keeps what it learned in one ConfigMap (read and updated by that name only).
+     * Eviction stays kube-scheduler's, nodes are never written.
      */
     @Test
     void theExtenderWritesOnlyEventsItsBindRecordAndBindings() {
@@ -263,7 +264,13 @@ class ComponentDeploymentTest {
         for (PolicyRule rule : rules) {
             boolean writes = rule.getVerbs().stream().anyMatch(WRITE_VERBS::contains);
             if (writes) {
-                assertThat(rule.getResources()).as("written resources").isSubsetOf("events", "pods", "pods/binding", "secrets");
+                assertThat(rule.getResources()).as("written resources").isSubsetOf("events", "pods", "pods/binding", "secrets", "configmaps");
+            }
+            if (rule.getResources().contains("configmaps")) {
+                assertThat(rule.getVerbs().equals(List.of("create"))
+                        || rule.getResourceNames().equals(List.of("hetgpu-throughputs")) && !rule.getVerbs().contains("delete")
+                                && !rule.getVerbs().contains("list") && !rule.getVerbs().contains("watch"))
+                        .as("the learned throughputs' ConfigMap is created, and read and updated by its name only: %s", rule).isTrue();
             }
             if (rule.getResources().contains("secrets")) {
                 assertThat(rule.getVerbs().equals(List.of("create"))
