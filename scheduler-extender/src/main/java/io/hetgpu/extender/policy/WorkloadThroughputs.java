@@ -4,6 +4,8 @@ import io.hetgpu.gpu.CardModel;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * An admin's table of how fast each workload class runs on each card model (any unit, as long as one
@@ -16,10 +18,16 @@ import java.util.Map;
  * job started on a card ten times slower holds that card ten times longer, which under load costs more
  * than the wait (the simulator measures both).
  *
+ * <p>The table the policy reads is the admin's merged with what the extender learned
+ * ({@code io.hetgpu.extender.throughput.LearnedTable#merged}); a figure that is only a prior (the class has never run
+ * on that card: its speed elsewhere times the card's relative speed) is listed in {@code priors}, so that low-priority
+ * pods may explore it and explanations can say so.
+ *
  * @param table        workload class (lower case) -> normalised card model -> throughput (> 0)
  * @param minimumShare 0 (off) up to below 1: the least share of the class's fastest listed speed a card must give
+ * @param priors       workload class (lower case) -> the card models whose figure in {@code table} is a prior
  */
-public record WorkloadThroughputs(Map<String, Map<String, Double>> table, double minimumShare) {
+public record WorkloadThroughputs(Map<String, Map<String, Double>> table, double minimumShare, Map<String, Set<String>> priors) {
 
     /** No table: every pod is ranked by card tier. */
     public static final WorkloadThroughputs NONE = new WorkloadThroughputs(Map.of());
@@ -27,6 +35,11 @@ public record WorkloadThroughputs(Map<String, Map<String, Double>> table, double
     /** A table that ranks cards but keeps none out. */
     public WorkloadThroughputs(Map<String, Map<String, Double>> table) {
         this(table, 0);
+    }
+
+    /** A table of measured (or admin-given) figures alone. */
+    public WorkloadThroughputs(Map<String, Map<String, Double>> table, double minimumShare) {
+        this(table, minimumShare, Map.of());
     }
 
     public WorkloadThroughputs {
@@ -47,6 +60,13 @@ public record WorkloadThroughputs(Map<String, Map<String, Double>> table, double
             copy.put(className(entry.getKey()), Map.copyOf(byModel));
         }
         table = Map.copyOf(copy);
+        var priorCopy = new LinkedHashMap<String, Set<String>>();
+        for (var entry : priors.entrySet()) {
+            var models = new TreeSet<String>();
+            entry.getValue().forEach(model -> models.add(CardModel.fromProductName(model)));
+            priorCopy.put(className(entry.getKey()), Set.copyOf(models));
+        }
+        priors = Map.copyOf(priorCopy);
     }
 
     /** How a class name is compared: case and surrounding blanks do not matter. */
@@ -68,7 +88,7 @@ public record WorkloadThroughputs(Map<String, Map<String, Double>> table, double
     }
 
     public WorkloadThroughputs withMinimumShare(double share) {
-        return new WorkloadThroughputs(table, share);
+        return new WorkloadThroughputs(table, share, priors);
     }
 
     /** The class's fastest listed card model, or "" for a class the table does not know. */
@@ -89,5 +109,10 @@ public record WorkloadThroughputs(Map<String, Map<String, Double>> table, double
 
     public boolean knows(String workload) {
         return !workload.isBlank() && table.containsKey(className(workload));
+    }
+
+    /** The class's figure on this card model is only a prior: the class has never run there. */
+    public boolean isPrior(String workload, String model) {
+        return priors.getOrDefault(className(workload), Set.of()).contains(model);
     }
 }
