@@ -11,6 +11,7 @@ import io.hetgpu.extender.model.PriorityHint;
 import io.hetgpu.extender.model.WaitingPeer;
 import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
 import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.service.JobPreemptionStep;
 import io.hetgpu.extender.service.PolicyStep;
 import io.hetgpu.extender.service.PreemptionStep;
@@ -42,8 +43,11 @@ import java.util.Set;
 final class HetgpuPlacer implements Placer, PreemptVerb, JobPlacing {
 
     private final String name;
-    private final PlacementPolicy policy;
-    private final JobPlanner planner;
+    /** The policy over the table it reads now: replaced (with its planner) when what it learned changes the table. */
+    private PlacementPolicy policy;
+    private JobPlanner planner;
+    private final PolicySettings settings;
+    private final Learning learning;
     private final boolean namesWorkload;
     private final TieBreak ties;
     private final Preempting preempting;
@@ -57,7 +61,24 @@ final class HetgpuPlacer implements Placer, PreemptVerb, JobPlacing {
         this.name = name;
         this.policy = policy;
         this.planner = new JobPlanner(policy);
+        this.settings = null;
+        this.learning = null;
         this.namesWorkload = namesWorkload;
+        this.ties = TieBreak.random(new Random(seed));
+        this.preempting = Preempting.Kube.seeded(seed, this);
+    }
+
+    /**
+     * The same, learning as the extender does: the policy reads {@code learning}'s current table (its configured rows
+     * those of {@code settings}' table) and never anything else about how fast jobs run. Pods name their class.
+     */
+    HetgpuPlacer(String name, PolicySettings settings, Learning learning, long seed) {
+        this.name = name;
+        this.settings = settings;
+        this.learning = learning;
+        this.policy = new PlacementPolicy(settings.withThroughputs(learning.source().current().table()));
+        this.planner = new JobPlanner(policy);
+        this.namesWorkload = true;
         this.ties = TieBreak.random(new Random(seed));
         this.preempting = Preempting.Kube.seeded(seed, this);
     }
@@ -67,6 +88,8 @@ final class HetgpuPlacer implements Placer, PreemptVerb, JobPlacing {
         this.name = name;
         this.policy = policy;
         this.planner = new JobPlanner(policy);
+        this.settings = null;
+        this.learning = null;
         this.namesWorkload = namesWorkload;
         this.ties = ties;
         this.preempting = Preempting.NEVER;
@@ -85,6 +108,23 @@ final class HetgpuPlacer implements Placer, PreemptVerb, JobPlacing {
     @Override
     public Admission admission() {
         return new Admission.Planned(this);
+    }
+
+    /**
+     * What the cluster shows when the job's pods end reaches the learner. The table changes only here, so the policy
+     * over it is rebuilt only here: the simulator's stand-in for the extender's per-request read of its source.
+     */
+    @Override
+    public void ended(EndedRun run) {
+        if (learning != null && learning.observe(run)) {
+            policy = new PlacementPolicy(settings.withThroughputs(learning.source().current().table()));
+            planner = new JobPlanner(policy);
+        }
+    }
+
+    @Override
+    public Learning.Figures learned() {
+        return learning == null ? Learning.Figures.NONE : learning.figures();
     }
 
     static PodRequest request(Job job, int podIndex, boolean namesWorkload) {
