@@ -8,6 +8,7 @@ import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.extender.policy.WorkloadThroughputs;
+import io.hetgpu.extender.throughput.LearningSettings;
 import io.hetgpu.gpu.cli.ParseErrors;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.inventory.KubernetesNames;
@@ -52,6 +53,16 @@ import java.util.Map;
  *                             # preemption can free for it, so that kube-scheduler preempts for the faster ones
  *   jobHeadroom: 8            # optional: a job of several pods below high priority starts only where 8 GPUs more
  *                             # than it needs are free, room kept for urgent pods
+ *   learning:                 # how fast each workload class runs on each card, learned from pods that end
+ *     enabled: true
+ *     minRunSeconds: 120      # shorter runs are not measurements
+ *     windowSize: 16          # samples kept per namespace, class and card
+ *     maxNamespaces: 16       # namespaces kept per class and card
+ *     maxClasses: 64          # classes kept (least recently seen dropped)
+ *     outlierFactor: 5        # a sample this factor off the figure is refused...
+ *     outlierMinSamples: 5    # ...once the figure rests on this many
+ *     maxNamespaceInfluence: 2   # how far one namespace moves a figure another established
+ *     explore: true           # low-priority pods try cards their class never ran on
  * }</pre>
  *
  * <p>Every bad field is reported at once, each with its path and value, as kube-scheduler validates its
@@ -61,7 +72,8 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
                              PriorityThresholds priority, ScoreWeights weights, List<KnownCard> tiers,
                              boolean events, int eventIntervalSeconds, WorkloadThroughputs workloads, HighPriorityReserve reserve,
                              EvictionFloor evictionFloor, int metricsPort, List<String> schedulerNames, Duration httpTimeout,
-                             Duration jobPlanDeadline, JobHeadroom jobHeadroom, String recordKeySecret, int maxJobPods) {
+                             Duration jobPlanDeadline, JobHeadroom jobHeadroom, String recordKeySecret, int maxJobPods,
+                             LearningSettings learning) {
 
     /**
      * With {@code nodeCacheCapable: true} (the shipped configuration) kube-scheduler sends the pod and node names:
@@ -110,7 +122,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
     public static final ExtenderConfig DEFAULTS = new ExtenderConfig(8888, HetgpuKeys.DEFAULT_RESOURCE_NAME, HetgpuKeys.LABEL_RACK,
             DEFAULT_BODY_LIMIT_BYTES, PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, List.of(), true, 60, WorkloadThroughputs.NONE,
             HighPriorityReserve.NONE, EvictionFloor.NONE, 0, List.of(DEFAULT_SCHEDULER_NAME), DEFAULT_HTTP_TIMEOUT,
-            DEFAULT_JOB_PLAN_DEADLINE, JobHeadroom.NONE, DEFAULT_RECORD_KEY_SECRET, DEFAULT_MAX_JOB_PODS);
+            DEFAULT_JOB_PLAN_DEADLINE, JobHeadroom.NONE, DEFAULT_RECORD_KEY_SECRET, DEFAULT_MAX_JOB_PODS, LearningSettings.DEFAULTS);
 
     public ExtenderConfig {
         tiers = List.copyOf(tiers);
@@ -122,6 +134,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
         java.util.Objects.requireNonNull(evictionFloor, "evictionFloor");
         java.util.Objects.requireNonNull(jobHeadroom, "jobHeadroom");
         java.util.Objects.requireNonNull(recordKeySecret, "recordKeySecret");
+        java.util.Objects.requireNonNull(learning, "learning");
     }
 
     /** A configuration file that cannot be used; the message is one line naming each bad field and its value. */
@@ -144,7 +157,11 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
 
     record FilePolicy(FilePriority priority, Map<String, Integer> weights, List<FileTier> tiers,
                       Map<String, Map<String, Double>> workloads, Double minimumSpeedShare, Integer highPriorityReserve,
-                      Double evictForFasterCards, Integer jobHeadroom) {
+                      Double evictForFasterCards, Integer jobHeadroom, FileLearning learning) {
+    }
+
+    record FileLearning(Boolean enabled, Double minRunSeconds, Integer windowSize, Integer maxNamespaces, Integer maxClasses,
+                        Double outlierFactor, Integer outlierMinSamples, Double maxNamespaceInfluence, Boolean explore) {
     }
 
     record FileConfig(String version, Integer port, String resourceName, String rackLabel, Long bodyLimitBytes,
@@ -252,7 +269,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
                 newPlanDeadline = jobPlanDeadline;
             }
         }
-        var policy = file.policy() == null ? new FilePolicy(null, null, null, null, null, null, null, null) : file.policy();
+        var policy = file.policy() == null ? new FilePolicy(null, null, null, null, null, null, null, null, null) : file.policy();
         return new ExtenderConfig(newPort, newResource, newRack, limit, priorityOf(policy.priority(), errors),
                 weightsOf(policy.weights(), errors), tiers, newEvents, newInterval, workloadsOf(policy, errors),
                 errors.attempt("policy.", () -> policy.highPriorityReserve() == null ? reserve : new HighPriorityReserve(policy.highPriorityReserve()),
@@ -261,7 +278,73 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
                         evictionFloor), newMetricsPort, newSchedulers.stream().filter(name -> name != null && !name.isBlank()).toList(),
                 newTimeout, newPlanDeadline,
                 errors.attempt("policy.", () -> policy.jobHeadroom() == null ? jobHeadroom : new JobHeadroom(policy.jobHeadroom()), jobHeadroom),
-                recordKeySecretOf(file.recordKeySecret(), errors), maxJobPodsOf(file.maxJobPods(), errors));
+                recordKeySecretOf(file.recordKeySecret(), errors), maxJobPodsOf(file.maxJobPods(), errors),
+                learningOf(policy.learning(), errors));
+    }
+
+    /**
+     * {@code policy.learning}: each field given replaces the current one, checked on its own so that every bad field is
+     * reported at once.
+     */
+    private LearningSettings learningOf(FileLearning file, FieldErrors errors) {
+        if (file == null) {
+            return learning;
+        }
+        var result = learning;
+        var l = result;
+        if (file.enabled() != null) {
+            result = result.withEnabled(file.enabled());
+        }
+        result = field(errors, result, file.minRunSeconds(), v -> new LearningSettings(l.enabled(), v, l.windowSize(), l.maxNamespaces(),
+                l.maxClasses(), l.outlierFactor(), l.outlierMinSamples(), l.maxNamespaceInfluence(), l.explore()));
+        result = field(errors, result, file.windowSize(), v -> new LearningSettings(l.enabled(), l.minRunSeconds(), v, l.maxNamespaces(),
+                l.maxClasses(), l.outlierFactor(), l.outlierMinSamples(), l.maxNamespaceInfluence(), l.explore()));
+        result = field(errors, result, file.maxNamespaces(), v -> new LearningSettings(l.enabled(), l.minRunSeconds(), l.windowSize(), v,
+                l.maxClasses(), l.outlierFactor(), l.outlierMinSamples(), l.maxNamespaceInfluence(), l.explore()));
+        result = field(errors, result, file.maxClasses(), v -> new LearningSettings(l.enabled(), l.minRunSeconds(), l.windowSize(),
+                l.maxNamespaces(), v, l.outlierFactor(), l.outlierMinSamples(), l.maxNamespaceInfluence(), l.explore()));
+        result = field(errors, result, file.outlierFactor(), v -> new LearningSettings(l.enabled(), l.minRunSeconds(), l.windowSize(),
+                l.maxNamespaces(), l.maxClasses(), v, l.outlierMinSamples(), l.maxNamespaceInfluence(), l.explore()));
+        result = field(errors, result, file.outlierMinSamples(), v -> new LearningSettings(l.enabled(), l.minRunSeconds(), l.windowSize(),
+                l.maxNamespaces(), l.maxClasses(), l.outlierFactor(), v, l.maxNamespaceInfluence(), l.explore()));
+        result = field(errors, result, file.maxNamespaceInfluence(), v -> new LearningSettings(l.enabled(), l.minRunSeconds(),
+                l.windowSize(), l.maxNamespaces(), l.maxClasses(), l.outlierFactor(), l.outlierMinSamples(), v, l.explore()));
+        if (file.explore() != null) {
+            var r = result;
+            result = new LearningSettings(r.enabled(), r.minRunSeconds(), r.windowSize(), r.maxNamespaces(), r.maxClasses(),
+                    r.outlierFactor(), r.outlierMinSamples(), r.maxNamespaceInfluence(), file.explore());
+        }
+        return result;
+    }
+
+    /**
+     * One field of {@code policy.learning} applied to the defaults alone (so its check names it and no other), then to
+     * what has been read so far; a bad value is reported and the field keeps its value.
+     */
+    private <V> LearningSettings field(FieldErrors errors, LearningSettings soFar, V given,
+                                       java.util.function.Function<V, LearningSettings> onDefaults) {
+        if (given == null) {
+            return soFar;
+        }
+        var alone = errors.attempt("policy.", () -> onDefaults.apply(given), null);
+        if (alone == null) {
+            return soFar;
+        }
+        // Copy the one field that differs from the base onto what has been read so far.
+        return merge(soFar, alone, learning);
+    }
+
+    /** {@code soFar} with every field in which {@code changed} differs from {@code base} taken from {@code changed}. */
+    private static LearningSettings merge(LearningSettings soFar, LearningSettings changed, LearningSettings base) {
+        return new LearningSettings(soFar.enabled(),
+                changed.minRunSeconds() != base.minRunSeconds() ? changed.minRunSeconds() : soFar.minRunSeconds(),
+                changed.windowSize() != base.windowSize() ? changed.windowSize() : soFar.windowSize(),
+                changed.maxNamespaces() != base.maxNamespaces() ? changed.maxNamespaces() : soFar.maxNamespaces(),
+                changed.maxClasses() != base.maxClasses() ? changed.maxClasses() : soFar.maxClasses(),
+                changed.outlierFactor() != base.outlierFactor() ? changed.outlierFactor() : soFar.outlierFactor(),
+                changed.outlierMinSamples() != base.outlierMinSamples() ? changed.outlierMinSamples() : soFar.outlierMinSamples(),
+                changed.maxNamespaceInfluence() != base.maxNamespaceInfluence() ? changed.maxNamespaceInfluence() : soFar.maxNamespaceInfluence(),
+                soFar.explore());
     }
 
     private int maxJobPodsOf(Integer given, FieldErrors errors) {
@@ -382,7 +465,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
         var all = new ArrayList<>(tiers);
         all.addAll(fileTiers);
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, all, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
-                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods);
+                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods, learning);
     }
 
     /** The placement settings of the file's {@code policy:} group. */
@@ -392,46 +475,51 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
 
     public ExtenderConfig withPort(int newPort) {
         return new ExtenderConfig(newPort, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
-                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods);
+                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods, learning);
     }
 
     public ExtenderConfig withResourceName(String name) {
         return new ExtenderConfig(port, name, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
-                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods);
+                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods, learning);
     }
 
     public ExtenderConfig withPriority(PriorityThresholds thresholds) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, thresholds, weights, tiers, events, eventIntervalSeconds, workloads, reserve, evictionFloor,
-                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods);
+                metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods, learning);
     }
 
     public ExtenderConfig withMetricsPort(int newMetricsPort) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, evictionFloor, newMetricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods);
+                reserve, evictionFloor, newMetricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods, learning);
     }
 
     public ExtenderConfig withSchedulerNames(List<String> names) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, evictionFloor, metricsPort, names, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods);
+                reserve, evictionFloor, metricsPort, names, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods, learning);
     }
 
     public ExtenderConfig withHttpTimeout(Duration timeout) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, evictionFloor, metricsPort, schedulerNames, timeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods);
+                reserve, evictionFloor, metricsPort, schedulerNames, timeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods, learning);
     }
 
     public ExtenderConfig withJobPlanDeadline(Duration deadline) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, evictionFloor, metricsPort, schedulerNames, httpTimeout, deadline, jobHeadroom, recordKeySecret, maxJobPods);
+                reserve, evictionFloor, metricsPort, schedulerNames, httpTimeout, deadline, jobHeadroom, recordKeySecret, maxJobPods, learning);
     }
 
     public ExtenderConfig withEvictionFloor(EvictionFloor floor) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, floor, metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods);
+                reserve, floor, metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods, learning);
+    }
+
+    public ExtenderConfig withLearning(LearningSettings settings) {
+        return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
+                reserve, evictionFloor, metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, jobHeadroom, recordKeySecret, maxJobPods, settings);
     }
 
     public ExtenderConfig withJobHeadroom(JobHeadroom headroom) {
         return new ExtenderConfig(port, resourceName, rackLabel, bodyLimitBytes, priority, weights, tiers, events, eventIntervalSeconds, workloads,
-                reserve, evictionFloor, metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, headroom, recordKeySecret, maxJobPods);
+                reserve, evictionFloor, metricsPort, schedulerNames, httpTimeout, jobPlanDeadline, headroom, recordKeySecret, maxJobPods, learning);
     }
 }

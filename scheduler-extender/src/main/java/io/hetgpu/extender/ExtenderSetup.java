@@ -13,6 +13,8 @@ import io.hetgpu.extender.service.BindVerb;
 import io.hetgpu.extender.service.ExtenderVerbs;
 import io.hetgpu.extender.service.PreemptionAdvice;
 import io.hetgpu.extender.service.WholeJobs;
+import io.hetgpu.extender.throughput.ThroughputLearner;
+import io.hetgpu.extender.throughput.ThroughputSource;
 import io.hetgpu.extender.trust.RecordTrust;
 import io.hetgpu.gpu.tier.CardCatalog;
 import java.time.Clock;
@@ -35,11 +37,27 @@ public record ExtenderSetup(ExtenderConfig config, CardCatalog catalog, PodReque
         // A record on a pod not bound yet holds its devices while the bind that wrote it may still run, in any process.
         var nodeStates = new NodeStateFactory(catalog, config.rackLabel(), config.resourceName(),
                 NodeStateFactory.recordLifetime(config.httpTimeout()), Clock.systemUTC());
+        var learning = config.learning();
+        // Learning on, any class a pod names is learned (the learner bounds their number and names); off, a configured
+        // table lists every class there is, and a pod naming another is told so.
+        var classes = learning.enabled() ? java.util.Set.<String>of() : config.policy().throughputs().table().keySet();
+        var throughputs = learning.enabled()
+                ? ThroughputSource.learning(new ThroughputLearner(learning), config.policy().throughputs())
+                : ThroughputSource.fixed(config.policy().throughputs());
         return new ExtenderSetup(config, catalog,
-                new PodRequestParser(config.resourceName(), catalog, config.policy().throughputs().table().keySet()), nodeStates,
-                new PlacementPolicy(config.policy()),
+                new PodRequestParser(config.resourceName(), catalog, classes), nodeStates,
+                new PlacementPolicy(config.policy(), throughputs),
                 // A key of this process's own until one is read from the replicas' Secret (RecordTrust#use).
                 RecordTrust.ownKey(Set.copyOf(config.schedulerNames())));
+    }
+
+    /**
+     * The learner the policy reads, for whoever feeds it pods that end and persists it; empty with
+     * {@code policy.learning.enabled: false}.
+     */
+    public java.util.Optional<ThroughputLearner> learner() {
+        return policy.throughputs() instanceof ThroughputSource.LearningSource source ? java.util.Optional.of(source.learner())
+                : java.util.Optional.empty();
     }
 
     /** The same setup, records judged (and signed) by {@code other}. */

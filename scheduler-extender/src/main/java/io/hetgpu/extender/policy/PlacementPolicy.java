@@ -6,6 +6,7 @@ import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
+import io.hetgpu.extender.throughput.ThroughputSource;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -32,19 +33,29 @@ public final class PlacementPolicy {
     private final HighPriorityReserve reserve;
     private final EvictionFloor evictionFloor;
     private final JobHeadroom jobHeadroom;
-    private final WorkloadThroughputs throughputs;
+    private final ThroughputSource throughputs;
     /** The score of every fitting node when no scorer can tell them apart. */
     static final int NEUTRAL_SCORE = 5;
 
+    /** The policy over the admin's throughput table alone ({@code settings.throughputs()}), which never changes. */
     public PlacementPolicy(PolicySettings settings) {
+        this(settings, ThroughputSource.fixed(settings.throughputs()));
+    }
+
+    /**
+     * The policy reading its workload speeds from {@code throughputs} on every request (what the extender learns, merged
+     * with the admin's table): a new table changes answers without a new policy. {@code settings.throughputs()} is
+     * then only what the source was made from.
+     */
+    public PlacementPolicy(PolicySettings settings, ThroughputSource throughputs) {
         this.thresholds = settings.thresholds();
         this.reserve = settings.reserve();
         this.evictionFloor = settings.evictionFloor();
         this.jobHeadroom = settings.jobHeadroom();
-        this.throughputs = settings.throughputs();
+        this.throughputs = throughputs;
         this.deviceFilters = List.of(new CardModelFilter(), new MinimumCardFilter(), new ExcludedCardFilter(), new GpuMemoryFilter(),
-                new ComputeCapabilityFilter(), new WorkloadSpeedFilter(settings.throughputs()));
-        this.scorers = Scorers.all(thresholds, settings.throughputs());
+                new ComputeCapabilityFilter(), new WorkloadSpeedFilter(throughputs));
+        this.scorers = Scorers.all(thresholds, throughputs);
         this.scorerNames = scorers.stream().map(NodeScorer::name).toList();
         this.weights = scorers.stream().mapToInt(scorer -> settings.weights().of(scorer.name())).toArray();
     }
@@ -67,6 +78,19 @@ public final class PlacementPolicy {
     /** Which cards the pod prefers, from its annotations and priority. */
     public GpuPreference preferenceOf(PodRequest pod) {
         return TierPreference.of(pod, thresholds);
+    }
+
+    /** Where the policy reads workload speeds: the table now, and its version. */
+    public ThroughputSource throughputs() {
+        return throughputs;
+    }
+
+    /**
+     * The version of the speed table this pod's assessment depends on: the table's for a pod that names a workload
+     * class, 0 for one that does not (no table changes its answer). Memos of assessments are kept under it.
+     */
+    public long throughputVersion(PodRequest pod) {
+        return pod.workload().isEmpty() ? 0 : throughputs.current().version();
     }
 
     /** Whether a reserve can close the top tier to some pods: only then does the cluster's headroom matter. */
@@ -94,7 +118,7 @@ public final class PlacementPolicy {
                 candidates.add(fit.candidate());
             }
         }
-        return evictionFloor.closedTo(pod, throughputs, candidates);
+        return evictionFloor.closedTo(pod, throughputs.current().table(), candidates);
     }
 
     /**

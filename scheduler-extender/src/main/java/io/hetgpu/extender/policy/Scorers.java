@@ -1,5 +1,6 @@
 package io.hetgpu.extender.policy;
 
+import io.hetgpu.extender.throughput.ThroughputSource;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,7 +16,7 @@ final class Scorers {
     private Scorers() {
     }
 
-    static List<NodeScorer> all(PriorityThresholds thresholds, WorkloadThroughputs throughputs) {
+    static List<NodeScorer> all(PriorityThresholds thresholds, ThroughputSource throughputs) {
         return List.of(new TierScorer(thresholds, throughputs), new NvlinkScorer(), new JobLocalityScorer(),
                 new DataLocalityScorer(), new CpuNodeScorer(), new PackingScorer());
     }
@@ -30,7 +31,7 @@ final class Scorers {
 
     private static Map<String, Integer> readDefaultWeights() {
         var weights = new LinkedHashMap<String, Integer>();
-        all(PriorityThresholds.DEFAULTS, WorkloadThroughputs.NONE).forEach(scorer -> weights.put(scorer.name(), scorer.defaultWeight()));
+        all(PriorityThresholds.DEFAULTS, ThroughputSource.fixed(WorkloadThroughputs.NONE)).forEach(scorer -> weights.put(scorer.name(), scorer.defaultWeight()));
         return Collections.unmodifiableMap(weights);
     }
 }

@@ -3,6 +3,7 @@ package io.hetgpu.extender.policy;
 import io.hetgpu.extender.model.GpuPreference;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.throughput.ThroughputSource;
 import java.util.List;
 
 /**
@@ -14,19 +15,29 @@ import java.util.List;
  * set highest, low-priority pods the oldest tier that fits; in both cases a set that is slower for this
  * pod than a set of an older or equal tier on another candidate scores 0, so a job never gets a newer
  * card it runs slower on.
+ *
+ * <p>Exploration: where the class's figure on a candidate's cards is only a prior (it has never run there) and
+ * learning explores, a low-priority pod does not count that candidate as dominated: it may take it by tier like any
+ * other, and its run measures the class there. Low-priority work pays for exploring; high-priority and neutral pods
+ * trust the prior as a figure and never explore.
  */
 public final class TierScorer implements NodeScorer {
 
     private final PriorityThresholds thresholds;
-    private final WorkloadThroughputs throughputs;
+    /** Read once per request: the learned table changes while the scorer lives. */
+    private final ThroughputSource source;
 
     public TierScorer(PriorityThresholds thresholds) {
         this(thresholds, WorkloadThroughputs.NONE);
     }
 
     public TierScorer(PriorityThresholds thresholds, WorkloadThroughputs throughputs) {
+        this(thresholds, ThroughputSource.fixed(throughputs));
+    }
+
+    public TierScorer(PriorityThresholds thresholds, ThroughputSource source) {
         this.thresholds = thresholds;
-        this.throughputs = throughputs;
+        this.source = source;
     }
 
     @Override
@@ -42,10 +53,13 @@ public final class TierScorer implements NodeScorer {
     @Override
     public double[] score(PodRequest pod, List<Candidate> candidates, PlacementContext context) {
         var preference = TierPreference.of(pod, thresholds);
+        var snapshot = source.current();
+        var throughputs = snapshot.table();
         if (pod.needsGpus() && throughputs.knows(pod.workload())) {
-            var speeds = speeds(pod, candidates);
+            var speeds = speeds(pod, candidates, throughputs);
             if (speeds != null) {
-                return byThroughput(preference, candidates, speeds);
+                var explored = preference == GpuPreference.OLDEST && snapshot.explore() ? unexplored(pod, candidates, throughputs) : null;
+                return byThroughput(preference, candidates, speeds, explored);
             }
         }
         var scores = new double[candidates.size()];
@@ -69,7 +83,7 @@ public final class TierScorer implements NodeScorer {
      * The pod's throughput on each candidate's set (its slowest card: synchronous training waits for it),
      * or null when the table lacks one of the cards, in which case tiers decide for every candidate alike.
      */
-    private double[] speeds(PodRequest pod, List<Candidate> candidates) {
+    private static double[] speeds(PodRequest pod, List<Candidate> candidates, WorkloadThroughputs throughputs) {
         var speeds = new double[candidates.size()];
         for (int i = 0; i < speeds.length; i++) {
             var candidate = candidates.get(i);
@@ -86,7 +100,24 @@ public final class TierScorer implements NodeScorer {
         return speeds;
     }
 
-    private static double[] byThroughput(GpuPreference preference, List<Candidate> candidates, double[] speeds) {
+    /** Per candidate: whether a card of its set has only a prior figure for the class (it never ran there). */
+    static boolean[] unexplored(PodRequest pod, List<Candidate> candidates, WorkloadThroughputs throughputs) {
+        var result = new boolean[candidates.size()];
+        for (int i = 0; i < result.length; i++) {
+            var candidate = candidates.get(i);
+            var topology = candidate.node().gpus().topology();
+            for (int position : candidate.set().positions()) {
+                if (throughputs.isPrior(pod.workload(), topology.device(position).model())) {
+                    result[i] = true;
+                    break;
+                }
+            }
+        }
+        return result;
+    }
+
+    /** @param explored candidates a low-priority pod explores (never dominated), or null */
+    private static double[] byThroughput(GpuPreference preference, List<Candidate> candidates, double[] speeds, boolean[] explored) {
         var scores = new double[candidates.size()];
         double fastest = 0;
         int minRank = Integer.MAX_VALUE;
@@ -97,7 +128,7 @@ public final class TierScorer implements NodeScorer {
             maxRank = Math.max(maxRank, candidates.get(i).tierRank());
         }
         for (int i = 0; i < scores.length; i++) {
-            if (dominated(i, candidates, speeds)) {
+            if ((explored == null || !explored[i]) && dominated(i, candidates, speeds)) {
                 continue;
             }
             if (preference == GpuPreference.OLDEST) {

@@ -2,6 +2,7 @@ package io.hetgpu.extender.policy;
 
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.NodeGpus.DeviceKind;
+import io.hetgpu.extender.throughput.ThroughputSource;
 import java.util.Locale;
 
 /**
@@ -11,25 +12,43 @@ import java.util.Locale;
  */
 public final class WorkloadSpeedFilter implements DeviceFilter {
 
-    private final WorkloadThroughputs throughputs;
+    /** Read per call: the learned table changes while the filter lives. */
+    private final ThroughputSource source;
 
     public WorkloadSpeedFilter(WorkloadThroughputs throughputs) {
-        this.throughputs = throughputs;
+        this(ThroughputSource.fixed(throughputs));
+    }
+
+    public WorkloadSpeedFilter(ThroughputSource source) {
+        this.source = source;
     }
 
     @Override
     public boolean appliesTo(PodRequest pod) {
+        return applies(pod, source.current().table());
+    }
+
+    private static boolean applies(PodRequest pod, WorkloadThroughputs throughputs) {
         return throughputs.minimumShare() > 0 && pod.needsGpus() && throughputs.knows(pod.workload());
     }
 
     @Override
     public boolean admits(PodRequest pod, DeviceKind kind) {
-        return !appliesTo(pod) || !throughputs.tooSlow(pod.workload(), kind.model());
+        var throughputs = source.current().table();
+        return !applies(pod, throughputs) || !throughputs.tooSlow(pod.workload(), kind.model());
     }
 
     @Override
     public String requirement(PodRequest pod) {
-        return String.format(Locale.ROOT, "cards running workload %s at %.0f %% or more of its %s speed", pod.workload(),
-                100 * throughputs.minimumShare(), throughputs.fastestCard(pod.workload()));
+        var throughputs = source.current().table();
+        var fastest = throughputs.fastestKnownCard(pod.workload());
+        return String.format(Locale.ROOT, "cards running workload %s at %.0f %% or more of its %s speed (%s)", pod.workload(),
+                100 * throughputs.minimumShare(), fastest, figure(throughputs, pod.workload(), fastest));
+    }
+
+    /** A figure as an explanation shows it: its value per GPU-second and whether it was measured or given. */
+    static String figure(WorkloadThroughputs throughputs, String workload, String model) {
+        return String.format(Locale.ROOT, "%.4g per GPU-second%s", throughputs.of(workload, model),
+                throughputs.isPrior(workload, model) ? ", a prior" : "");
     }
 }

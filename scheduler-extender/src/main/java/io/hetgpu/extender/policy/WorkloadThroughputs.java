@@ -98,13 +98,24 @@ public record WorkloadThroughputs(Map<String, Map<String, Double>> table, double
                 .map(Map.Entry::getKey).orElse("");
     }
 
+    /** The class's fastest card model among figures that are not priors (measured or the admin's), or "". */
+    public String fastestKnownCard(String workload) {
+        var guessed = priors.getOrDefault(className(workload), Set.of());
+        var byModel = table.getOrDefault(className(workload), Map.of());
+        return byModel.entrySet().stream().filter(entry -> !guessed.contains(entry.getKey()))
+                .max(Map.Entry.<String, Double>comparingByValue().thenComparing(Map.Entry.comparingByKey()))
+                .map(Map.Entry::getKey).orElse("");
+    }
+
     /**
      * The class runs on this card model below {@link #minimumShare} of its fastest listed speed. A card the
-     * table does not list is never judged too slow: nothing is known about it.
+     * table does not list is never judged too slow: nothing is known about it; nor is one whose figure is only a prior,
+     * and a prior is never the fastest speed judged against: a guess keeps no pod off a card.
      */
     public boolean tooSlow(String workload, String model) {
         double speed = of(workload, model);
-        return minimumShare > 0 && speed > 0 && speed < minimumShare * of(workload, fastestCard(workload));
+        return minimumShare > 0 && speed > 0 && !isPrior(workload, model)
+                && speed < minimumShare * of(workload, fastestKnownCard(workload));
     }
 
     public boolean knows(String workload) {

@@ -112,8 +112,12 @@ final class MemoizingCache implements RequestCache {
         }
     }
 
-    /** What a node's assessment depends on besides the node: the pod's shape, and the tier a reserve closes to it. */
-    private record Judging(PodRequest.Shape shape, ClosedTier closed) {
+    /**
+     * What a node's assessment depends on besides the node: the pod's shape, the tier a reserve closes to it, and the
+     * version of the workload speed table it was judged by (0 for a pod naming no workload class): a learned table
+     * that changes leaves the memos of the old one unmatched, so none is served stale.
+     */
+    private record Judging(PodRequest.Shape shape, ClosedTier closed, long throughputVersion) {
     }
 
     /** The top-tier headroom as last counted, and the snapshot it was counted from (null: from a request's nodes). */
@@ -279,7 +283,7 @@ final class MemoizingCache implements RequestCache {
     @Override
     public PlacementPolicy.Assessment[] assess(PodRequest pod, ClosedTier closed, ResolvedNodes resolved) {
         var found = (Found) resolved.trace();
-        var shape = canonical(new Judging(pod.shape(), closed));
+        var shape = canonical(new Judging(pod.shape(), closed, policy.throughputVersion(pod)));
         var states = resolved.states();
         var result = new PlacementPolicy.Assessment[states.length];
         List<NodeState> fresh = null;

@@ -54,9 +54,9 @@ public final class ThroughputLearner {
     private final LearningSettings settings;
     /** Class -> card model -> its samples; access order, so the first entry is the least recently seen class. */
     private final LinkedHashMap<String, LinkedHashMap<String, Cell>> classes = new LinkedHashMap<>(16, 0.75f, true);
-    private long version;
+    private volatile long version;
     private long tick;
-    private LearnedTable snapshot;
+    private volatile LearnedTable snapshot;
 
     public ThroughputLearner(LearningSettings settings) {
         this.settings = settings;
@@ -153,8 +153,19 @@ public final class ThroughputLearner {
         first.remove();
     }
 
-    /** What the learner knows now, with priors filling the cards a class has not run on. Cached per version. */
-    public synchronized LearnedTable table() {
+    /**
+     * What the learner knows now, with priors filling the cards a class has not run on. Cached per version, and read
+     * without the lock while it is current: the policy asks on every request.
+     */
+    public LearnedTable table() {
+        var cached = snapshot;
+        if (cached != null && cached.version() == version) {
+            return cached;
+        }
+        return rebuild();
+    }
+
+    private synchronized LearnedTable rebuild() {
         if (snapshot != null && snapshot.version() == version) {
             return snapshot;
         }

@@ -18,11 +18,17 @@ public interface ThroughputSource {
      * @param version changes whenever {@code table} may (0 for a fixed table)
      * @param table   the admin's rows merged with the learned ones
      * @param learned the learned figures behind it (sample counts, priors), for explanations; empty for a fixed table
+     * @param explore low-priority pods may try cards where their class's figure is only a prior
+     *                ({@link LearningSettings#explore})
      */
-    record Snapshot(long version, WorkloadThroughputs table, LearnedTable learned) {
+    record Snapshot(long version, WorkloadThroughputs table, LearnedTable learned, boolean explore) {
         public Snapshot {
             Objects.requireNonNull(table, "table");
             Objects.requireNonNull(learned, "learned");
+        }
+
+        public Snapshot(long version, WorkloadThroughputs table, LearnedTable learned) {
+            this(version, table, learned, false);
         }
     }
 
@@ -60,7 +66,7 @@ public interface ThroughputSource {
                 return cached;
             }
             // Versions start at 0 for an empty learner; a fixed source's 0 never meets a learning one's memos.
-            var fresh = new Snapshot(table.version(), table.merged(configured), table);
+            var fresh = new Snapshot(table.version(), table.merged(configured), table, learner.settings().explore());
             last = fresh;
             return fresh;
         }

@@ -39,7 +39,7 @@ class WorkloadSpeedFilterTest {
         assertThat(outcome.fitting()).containsExactly("v100");
         assertThat(outcome.failed()).isEmpty();
         assertThat(outcome.unresolvable()).containsOnlyKeys("k80");
-        assertThat(outcome.unresolvable().get("k80")).endsWith("pod needs cards running workload resnet50 at 25 % or more of its V100 speed");
+        assertThat(outcome.unresolvable().get("k80")).endsWith("pod needs cards running workload resnet50 at 25 % or more of its V100 speed (17.99 per GPU-second)");
     }
 
     @Test

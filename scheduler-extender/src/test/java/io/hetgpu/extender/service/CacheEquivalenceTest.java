@@ -21,6 +21,10 @@ import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.policy.PriorityThresholds;
 import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.extender.policy.WorkloadThroughputs;
+import io.hetgpu.extender.throughput.LearningSettings;
+import io.hetgpu.extender.throughput.ThroughputLearner;
+import io.hetgpu.extender.throughput.ThroughputSource;
+import io.hetgpu.extender.throughput.WorkSample;
 import io.hetgpu.extender.wire.ExtenderArgs;
 import io.hetgpu.extender.wire.ExtenderPreemptionArgs;
 import io.hetgpu.extender.wire.ExtenderPreemptionArgs.MetaPod;
@@ -105,6 +109,53 @@ class CacheEquivalenceTest {
         }
         assertThat(cached.service().lastHeadroom()).isEqualTo(uncached.service().lastHeadroom());
         assertThat(cached.service().heldByReserve()).isEqualTo(uncached.service().heldByReserve());
+    }
+
+    /**
+     * The learned speed table changes between requests (pods of two classes end on random cards at random speeds) while
+     * the policy reads it through its source: a memo judged by an older table is never served, so the cached service
+     * still answers as the uncached one, speed floor and exploration included.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {9, 10})
+    void aLearnedTableThatChangesLeavesNoMemoStale(long seed) {
+        var random = new Random(seed);
+        var configured = new WorkloadThroughputs(Map.of("resnet50", Map.of("K80", 1.81, "V100", 17.99)), 0.3);
+        var learner = new ThroughputLearner(LearningSettings.DEFAULTS);
+        var policy = new PlacementPolicy(PolicySettings.DEFAULTS.withThroughputs(configured), ThroughputSource.learning(learner, configured));
+        var cluster = new Cluster(random);
+        var view = new SnapshotClusterView(cluster.snapshot::get);
+        var cached = Side.of(view, policy, true);
+        var uncached = Side.of(view, policy, false);
+        var pods = pods();
+        for (int priority : new int[] {1000, 0, -1}) {
+            var learned = KubeJson.trainingPod();
+            learned.getMetadata().setName("bert" + priority);
+            learned.getSpec().setPriority(priority);
+            learned.getMetadata().getAnnotations().put("hetgpu.io/workload", "bert");
+            pods.add(learned);
+        }
+        var cards = List.of("K80", "V100", "T4", "A100", "H100");
+        long versions = 0;
+        for (int step = 0; step < STEPS; step++) {
+            if (random.nextInt(10) < 3) {
+                cluster.change(step);
+            }
+            if (random.nextInt(10) < 2) {
+                var card = cards.get(random.nextInt(cards.size()));
+                var before = learner.table().version();
+                learner.observe(new WorkSample("bert", "ns" + random.nextInt(3), card, 1, 600, 600 * Math.exp(4 * random.nextDouble()),
+                        java.time.Instant.EPOCH));
+                versions += learner.table().version() == before ? 0 : 1;
+            }
+            var pod = pods.get(random.nextInt(pods.size()));
+            var args = random.nextInt(10) < 7 ? new ExtenderArgs(pod, null, cluster.names(random))
+                    : new ExtenderArgs(pod, cluster.wireNodes(random), null);
+            var what = "seed " + seed + ", step " + step + ", pod " + pod.getMetadata().getName();
+            assertThat(filter(cached, args)).as("filter, %s", what).isEqualTo(filter(uncached, args));
+            assertThat(prioritize(cached, args)).as("prioritize, %s", what).isEqualTo(prioritize(uncached, args));
+        }
+        assertThat(versions).as("tables learned during the run").isGreaterThan(10);
     }
 
     /**
