@@ -43,10 +43,8 @@ import java.util.Set;
 final class HetgpuPlacer implements Placer, PreemptVerb, JobPlacing {
 
     private final String name;
-    /** The policy over the table it reads now: replaced (with its planner) when what it learned changes the table. */
-    private PlacementPolicy policy;
-    private JobPlanner planner;
-    private final PolicySettings settings;
+    private final PlacementPolicy policy;
+    private final JobPlanner planner;
     private final Learning learning;
     private final boolean namesWorkload;
     private final TieBreak ties;
@@ -61,7 +59,6 @@ final class HetgpuPlacer implements Placer, PreemptVerb, JobPlacing {
         this.name = name;
         this.policy = policy;
         this.planner = new JobPlanner(policy);
-        this.settings = null;
         this.learning = null;
         this.namesWorkload = namesWorkload;
         this.ties = TieBreak.random(new Random(seed));
@@ -69,14 +66,13 @@ final class HetgpuPlacer implements Placer, PreemptVerb, JobPlacing {
     }
 
     /**
-     * The same, learning as the extender does: the policy reads {@code learning}'s current table (its configured rows
-     * those of {@code settings}' table) and never anything else about how fast jobs run. Pods name their class.
+     * The same, learning as the extender does: the policy reads {@code learning}'s current table through the extender's
+     * own indirection, on every request, and never anything else about how fast jobs run. Pods name their class.
      */
     HetgpuPlacer(String name, PolicySettings settings, Learning learning, long seed) {
         this.name = name;
-        this.settings = settings;
         this.learning = learning;
-        this.policy = new PlacementPolicy(settings.withThroughputs(learning.source().current().table()));
+        this.policy = new PlacementPolicy(settings, learning.source());
         this.planner = new JobPlanner(policy);
         this.namesWorkload = true;
         this.ties = TieBreak.random(new Random(seed));
@@ -88,7 +84,6 @@ final class HetgpuPlacer implements Placer, PreemptVerb, JobPlacing {
         this.name = name;
         this.policy = policy;
         this.planner = new JobPlanner(policy);
-        this.settings = null;
         this.learning = null;
         this.namesWorkload = namesWorkload;
         this.ties = ties;
@@ -110,15 +105,11 @@ final class HetgpuPlacer implements Placer, PreemptVerb, JobPlacing {
         return new Admission.Planned(this);
     }
 
-    /**
-     * What the cluster shows when the job's pods end reaches the learner. The table changes only here, so the policy
-     * over it is rebuilt only here: the simulator's stand-in for the extender's per-request read of its source.
-     */
+    /** What the cluster shows when the job's pods end reaches the learner, as the extender's pod informer would. */
     @Override
     public void ended(EndedRun run) {
-        if (learning != null && learning.observe(run)) {
-            policy = new PlacementPolicy(settings.withThroughputs(learning.source().current().table()));
-            planner = new JobPlanner(policy);
+        if (learning != null) {
+            learning.observe(run);
         }
     }
 

@@ -19,7 +19,8 @@ import java.util.function.ToDoubleFunction;
  *
  * <p>How far it has come is measured against an oracle: the table the workload really runs at (Gavel's 1-GPU
  * throughputs), which only this measurement reads. A class is <em>ranked</em> when every two cards the oracle tells
- * apart by more than the tolerance are in the oracle's order in the table the policy reads; it is <em>within</em>
+ * apart by more than the tolerance are in the oracle's order in the table the policy reads; its <em>fastest</em> is right
+ * when the card the table ranks first for it runs within the tolerance of its truly fastest card; it is <em>within</em>
  * when, for every two cards, the table's speed ratio is within the tolerance of the oracle's. The figures say after how
  * many completed jobs each held for good (to the end of the trace).
  */
@@ -68,14 +69,16 @@ public final class Learning {
      * @param classes       classes of the oracle
      * @param rankedAtEnd   classes ranked at the end of the trace
      * @param withinAtEnd   classes within the tolerance at the end
+     * @param fastestAtEnd  classes whose fastest card is right at the end
+     * @param fastestFrom   completed jobs after which every class's fastest card stayed right; -1 if not by the end
      * @param rankedFrom    completed jobs after which every class stayed ranked; -1 if not by the end
      * @param withinFrom    completed jobs after which every class stayed within the tolerance; -1 if not by the end
      * @param medianWithinFrom the median class's own such count (a class never within counts as the trace's length + 1)
      */
-    public record Figures(int completedJobs, int accepted, int refused, int classes, int rankedAtEnd, int withinAtEnd, int rankedFrom,
-                   int withinFrom, int medianWithinFrom) {
+    public record Figures(int completedJobs, int accepted, int refused, int classes, int fastestAtEnd, int rankedAtEnd, int withinAtEnd,
+                          int fastestFrom, int rankedFrom, int withinFrom, int medianWithinFrom) {
 
-        public static final Figures NONE = new Figures(0, 0, 0, 0, 0, 0, -1, -1, -1);
+        public static final Figures NONE = new Figures(0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1);
 
         boolean learned() {
             return classes > 0;
@@ -88,6 +91,7 @@ public final class Learning {
     private final Random reports;
     private final List<String> classes;
     /** Per oracle class: completed jobs since which it has been ranked / within, -1 while it is not. */
+    private final int[] fastestSince;
     private final int[] rankedSince;
     private final int[] withinSince;
     private int completed;
@@ -105,8 +109,10 @@ public final class Learning {
         this.source = ThroughputSource.learning(learner, configured);
         this.reports = new Random(seed * 31 + 7);
         this.classes = List.copyOf(setup.oracle().table().keySet());
+        this.fastestSince = new int[classes.size()];
         this.rankedSince = new int[classes.size()];
         this.withinSince = new int[classes.size()];
+        Arrays.fill(fastestSince, -1);
         Arrays.fill(rankedSince, -1);
         Arrays.fill(withinSince, -1);
     }
@@ -148,19 +154,32 @@ public final class Learning {
         for (int c = 0; c < classes.size(); c++) {
             var truth = setup.oracle().table().get(classes.get(c));
             var learned = table.table().table().get(classes.get(c));
+            fastestSince[c] = fastestRight(learned, truth) ? (fastestSince[c] < 0 ? completed : fastestSince[c]) : -1;
             rankedSince[c] = ranked(learned, truth) ? (rankedSince[c] < 0 ? completed : rankedSince[c]) : -1;
             withinSince[c] = within(learned, truth, TOLERANCE) ? (withinSince[c] < 0 ? completed : withinSince[c]) : -1;
         }
     }
 
     Figures figures() {
+        int fastest = (int) Arrays.stream(fastestSince).filter(since -> since >= 0).count();
         int ranked = (int) Arrays.stream(rankedSince).filter(since -> since >= 0).count();
         int within = (int) Arrays.stream(withinSince).filter(since -> since >= 0).count();
         var perClass = Arrays.stream(withinSince).map(since -> since >= 0 ? since : completed + 1).sorted().toArray();
-        return new Figures(completed, accepted, refused, classes.size(), ranked, within,
+        return new Figures(completed, accepted, refused, classes.size(), fastest, ranked, within,
+                fastest == classes.size() && fastest > 0 ? Arrays.stream(fastestSince).max().orElse(-1) : -1,
                 ranked == classes.size() && ranked > 0 ? Arrays.stream(rankedSince).max().orElse(-1) : -1,
                 within == classes.size() && within > 0 ? Arrays.stream(withinSince).max().orElse(-1) : -1,
                 perClass.length == 0 ? -1 : perClass[(perClass.length - 1) / 2]);
+    }
+
+    /** The card {@code learned} ranks first (of the oracle's cards) runs within the tolerance of the truly fastest. */
+    static boolean fastestRight(Map<String, Double> learned, Map<String, Double> truth) {
+        if (learned == null || !learned.keySet().containsAll(truth.keySet())) {
+            return false;
+        }
+        var first = truth.keySet().stream().max(java.util.Comparator.comparingDouble(learned::get)).orElseThrow();
+        double best = truth.values().stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+        return truth.get(first) * (1 + TOLERANCE) >= best;
     }
 
     /** Every two cards the oracle tells apart by more than the tolerance are in its order in {@code learned}. */

@@ -396,17 +396,20 @@ public final class Report {
         if (rows.isEmpty()) {
             return "";
         }
+        int tolerance = (int) Math.round(100 * Learning.TOLERANCE);
         return "\n" + wrap("**Learning**: completed jobs after which the learned table (as the policy reads it, priors included) "
-                + "ranked every class's cards as the jobs truly run / had every class's speed ratios between cards within "
-                + Math.round(100 * Learning.TOLERANCE) + " % of the true ones (the median class's, in brackets), for good; "
-                + "then classes within at the end, and the pods' reports refused of all.") + "\n\n"
-                + perSeed(seeds, "policy (ranked / within (median class); classes; refused)", rows);
+                + "had, for every class and for good, its fastest card right (within " + tolerance + " % of the truly fastest) / its "
+                + "cards ranked as the jobs truly run (cards within " + tolerance + " % of each other a tie) / every speed ratio between "
+                + "two cards within " + tolerance + " % of the true one (the median class's, in brackets); \"–\": not by the end. "
+                + "Then the classes right / ranked / within at the end, and the pods' reports the learner refused.") + "\n\n"
+                + perSeed(seeds, "policy (fastest / ranked / within (median); at the end; refused)", rows);
     }
 
     static String learnedCell(Learning.Figures learned) {
-        return String.format(Locale.ROOT, "%s / %s (%s); %d of %d; %d of %d", since(learned.rankedFrom()), since(learned.withinFrom()),
-                since(learned.medianWithinFrom() > learned.completedJobs() ? -1 : learned.medianWithinFrom()), learned.withinAtEnd(),
-                learned.classes(), learned.refused(), learned.accepted() + learned.refused());
+        return String.format(Locale.ROOT, "%s / %s / %s (%s); %d / %d / %d of %d; %d of %d", since(learned.fastestFrom()),
+                since(learned.rankedFrom()), since(learned.withinFrom()),
+                since(learned.medianWithinFrom() > learned.completedJobs() ? -1 : learned.medianWithinFrom()), learned.fastestAtEnd(),
+                learned.rankedAtEnd(), learned.withinAtEnd(), learned.classes(), learned.refused(), learned.accepted() + learned.refused());
     }
 
     private static String since(int completed) {

@@ -93,12 +93,13 @@ public final class SimulatorMain implements Callable<Integer> {
 
     @Option(names = "--learning", negatable = true, description = "the hetgpu runs without a given table learn one as the extender "
             + "does by default (policy.learning.enabled), their pods naming their Gavel job type in hetgpu.io/workload; "
-            + "--no-learning: they do not, as before learning existed; default on")
-    boolean learning = true;
+            + "--no-learning: they do not, as before learning existed; default the --config file's policy.learning.enabled, "
+            + "else on as the extender ships")
+    Boolean learning;
 
     @Option(names = "--explore", negatable = true, description = "policy.learning.explore of the runs that learn: low-priority pods "
-            + "try cards their class has not run on; default on")
-    boolean explore = LearningSettings.DEFAULTS.explore();
+            + "try cards their class has not run on; default the --config file's, else on as the extender ships")
+    Boolean explore;
 
     @Option(names = "--report-noise", paramLabel = "SIGMA", description = "an assumption: the sigma of the lognormal noise on the work "
             + "a job reports when its pods end; default ${DEFAULT-VALUE}")
@@ -280,8 +281,11 @@ public final class SimulatorMain implements Callable<Integer> {
 
     /** What the runs that learn learn with: Gavel's jobs report the steps they ran, with noise and bogus reports. */
     private Learning.Setup learningSetup(GavelThroughputs throughputs) {
-        var settings = LearningSettings.DEFAULTS.withEnabled(learning);
-        if (explore != settings.explore()) {
+        var settings = extenderConfig.learning();
+        if (learning != null) {
+            settings = settings.withEnabled(learning);
+        }
+        if (explore != null && explore != settings.explore()) {
             settings = new LearningSettings(settings.enabled(), settings.minRunSeconds(), settings.windowSize(), settings.maxNamespaces(),
                     settings.maxClasses(), settings.outlierFactor(), settings.outlierMinSamples(), settings.maxNamespaceInfluence(), explore);
         }
