@@ -270,16 +270,16 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
             }
         }
         var policy = file.policy() == null ? new FilePolicy(null, null, null, null, null, null, null, null, null) : file.policy();
+        var newLearning = learningOf(policy.learning(), errors);
         return new ExtenderConfig(newPort, newResource, newRack, limit, priorityOf(policy.priority(), errors),
-                weightsOf(policy.weights(), errors), tiers, newEvents, newInterval, workloadsOf(policy, errors),
+                weightsOf(policy.weights(), errors), tiers, newEvents, newInterval, workloadsOf(policy, newLearning.enabled(), errors),
                 errors.attempt("policy.", () -> policy.highPriorityReserve() == null ? reserve : new HighPriorityReserve(policy.highPriorityReserve()),
                         reserve),
                 errors.attempt("policy.", () -> policy.evictForFasterCards() == null ? evictionFloor : new EvictionFloor(policy.evictForFasterCards()),
                         evictionFloor), newMetricsPort, newSchedulers.stream().filter(name -> name != null && !name.isBlank()).toList(),
                 newTimeout, newPlanDeadline,
                 errors.attempt("policy.", () -> policy.jobHeadroom() == null ? jobHeadroom : new JobHeadroom(policy.jobHeadroom()), jobHeadroom),
-                recordKeySecretOf(file.recordKeySecret(), errors), maxJobPodsOf(file.maxJobPods(), errors),
-                learningOf(policy.learning(), errors));
+                recordKeySecretOf(file.recordKeySecret(), errors), maxJobPodsOf(file.maxJobPods(), errors), newLearning);
     }
 
     /**
@@ -445,14 +445,16 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
         return valid ? errors.attempt("policy.weights: ", () -> new ScoreWeights(named), weights) : weights;
     }
 
-    private WorkloadThroughputs workloadsOf(FilePolicy policy, FieldErrors errors) {
+    /** The admin's table and its minimum share; a share without a table needs learning, which fills the table. */
+    private WorkloadThroughputs workloadsOf(FilePolicy policy, boolean learning, FieldErrors errors) {
         var result = workloads;
         if (policy.workloads() != null) {
             result = errors.attempt("policy.", () -> new WorkloadThroughputs(policy.workloads(), workloads.minimumShare()), workloads);
         }
         if (policy.minimumSpeedShare() != null) {
-            if (policy.workloads() == null && result.isEmpty()) {
-                errors.add("policy.minimumSpeedShare", policy.minimumSpeedShare(), "needs a policy.workloads table to compare cards with");
+            if (policy.workloads() == null && result.isEmpty() && !learning) {
+                errors.add("policy.minimumSpeedShare", policy.minimumSpeedShare(),
+                        "needs a policy.workloads table, or policy.learning.enabled, to compare cards with");
             } else {
                 var withTable = result;
                 result = errors.attempt("policy.", () -> withTable.withMinimumShare(policy.minimumSpeedShare()), withTable);

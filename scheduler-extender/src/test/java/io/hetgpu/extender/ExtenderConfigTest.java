@@ -104,6 +104,51 @@ class ExtenderConfigTest {
     }
 
     @Test
+    void learningIsOnByDefaultAndReadsItsBounds() throws Exception {
+        assertThat(ExtenderConfig.DEFAULTS.learning()).isEqualTo(io.hetgpu.extender.throughput.LearningSettings.DEFAULTS);
+        assertThat(ExtenderConfig.DEFAULTS.learning().enabled()).isTrue();
+        var config = ExtenderConfig.parse("""
+                version: v1
+                policy:
+                  learning: {enabled: true, minRunSeconds: 300, windowSize: 8, maxNamespaces: 4, maxClasses: 10,
+                             outlierFactor: 3, outlierMinSamples: 2, maxNamespaceInfluence: 1.5, explore: false}
+                """, "c.yaml");
+        assertThat(config.learning()).isEqualTo(new io.hetgpu.extender.throughput.LearningSettings(true, 300, 8, 4, 10, 3, 2, 1.5, false));
+        assertThat(ExtenderConfig.parse("version: v1\npolicy: {learning: {enabled: false}}\n", "c.yaml").learning())
+                .isEqualTo(io.hetgpu.extender.throughput.LearningSettings.OFF);
+    }
+
+    @Test
+    void everyBadLearningFieldIsReportedAtOnce() {
+        assertThatThrownBy(() -> ExtenderConfig.parse("""
+                version: v1
+                policy:
+                  learning: {minRunSeconds: -1, windowSize: 0, maxClasses: 100000, outlierFactor: 1, maxNamespaceInfluence: 0.5,
+                             enabled: maybe, colour: red}
+                """, "c.yaml"))
+                .hasMessageContaining("policy.learning.minRunSeconds: expected from 0 to 2592000 (30 days), got -1.0")
+                .hasMessageContaining("policy.learning.windowSize: expected from 1 to 1024, got 0")
+                .hasMessageContaining("policy.learning.maxClasses: expected from 1 to 4096, got 100000")
+                .hasMessageContaining("policy.learning.outlierFactor: expected above 1 and at most 1000, got 1.0")
+                .hasMessageContaining("policy.learning.maxNamespaceInfluence: expected from 1 to 1000, got 0.5")
+                .hasMessageContaining("policy.learning.enabled")
+                .hasMessageContaining("policy.learning.colour: unknown field");
+    }
+
+    @Test
+    void withLearningOnAnyWorkloadClassIsAcceptedAndOffTheTableListsThem() throws Exception {
+        var table = "version: v1\npolicy: {workloads: {resnet50: {V100: 18}}, learning: {enabled: %s}}\n";
+        var pod = KubeJson.trainingPod();
+        pod.getMetadata().getAnnotations().put("hetgpu.io/workload", "bert");
+        var learning = ExtenderSetup.of(ExtenderConfig.parse(table.formatted("true"), "c.yaml"));
+        assertThat(learning.learner()).isPresent();
+        assertThat(learning.parser().parse(pod).workload()).isEqualTo("bert");
+        var fixed = ExtenderSetup.of(ExtenderConfig.parse(table.formatted("false"), "c.yaml"));
+        assertThat(fixed.learner()).isEmpty();
+        assertThatThrownBy(() -> fixed.parser().parse(pod)).hasMessageContaining("unknown workload class \"bert\"");
+    }
+
+    @Test
     void everyBadFieldIsReportedAtOnce() {
         assertThatThrownBy(() -> ExtenderConfig.parse("""
                 version: v1

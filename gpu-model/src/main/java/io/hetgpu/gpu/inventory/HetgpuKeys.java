@@ -40,6 +40,17 @@ public final class HetgpuKeys {
     public static final String POD_JOB_SIZE = PREFIX + "job-size";
     public static final String POD_ROLE = PREFIX + "role";
     public static final String POD_WORKLOAD = PREFIX + "workload";
+    /**
+     * The total work a pod declares it does (steps, images… in its class's own unit), a number: with its run time, a
+     * Succeeded pod's speed for {@link #POD_WORKLOAD}'s class, which the extender learns.
+     */
+    public static final String POD_WORK = PREFIX + "work";
+    /**
+     * The line a pod writes to its termination message ({@code /dev/termination-log}) with the work it did, as
+     * {@code hetgpu.io/work: <number>}: what the extender learns from a pod evicted before the end, and what it prefers
+     * to the declared total for one that ran to its end.
+     */
+    public static final String TERMINATION_WORK_PREFIX = POD_WORK + ":";
     /** RFC 3339 time of the pod's last checkpoint, written by its training code or operator: work after it is lost on eviction. */
     public static final String POD_CHECKPOINTED_AT = PREFIX + "checkpointed-at";
     public static final String KUBEFLOW_JOB = "training.kubeflow.org/job-name";

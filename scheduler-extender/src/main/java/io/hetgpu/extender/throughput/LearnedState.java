@@ -28,10 +28,19 @@ public record LearnedState(List<ClassSamples> classes) {
         }
     }
 
-    /** One namespace's window on one class and card: throughputs per GPU, oldest first. */
-    public record NamespaceSamples(String namespace, List<Double> throughputsPerGpu) {
+    /**
+     * One namespace's window on one class and card, for pods of one size: throughputs per GPU, oldest first.
+     *
+     * @param gpus the size bucket's smallest GPU count: 1, 2 (2 to 4 GPUs) or 5 (5 and more)
+     */
+    public record NamespaceSamples(String namespace, List<Double> throughputsPerGpu, int gpus) {
         public NamespaceSamples {
             throughputsPerGpu = List.copyOf(throughputsPerGpu);
+        }
+
+        /** Samples of one-GPU pods. */
+        public NamespaceSamples(String namespace, List<Double> throughputsPerGpu) {
+            this(namespace, throughputsPerGpu, 1);
         }
     }
 }

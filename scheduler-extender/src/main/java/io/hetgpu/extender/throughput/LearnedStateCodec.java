@@ -14,7 +14,9 @@ import java.util.List;
  * The learner's state as JSON, what the ConfigMap {@code hetgpu-throughputs} holds under {@code throughputs.json}:
  *
  * <pre>{"schema": 1, "classes": [{"class": "resnet50", "cards": [{"card": "V100",
- *   "namespaces": [{"namespace": "team-a", "throughputs": [412.5, 409.1]}]}]}]}</pre>
+ *   "namespaces": [{"namespace": "team-a", "gpus": 1, "throughputs": [412.5, 409.1]}]}]}]}</pre>
+ *
+ * {@code gpus} is the size bucket of the pods measured (1; 2 for 2 to 4 GPUs; 5 for 5 and more), 1 when absent.
  *
  * Lists are in the learner's order (least recently seen class first, oldest sample first). A document is read whole
  * or refused with a message naming the field and its value; its size is bounded ({@link #MAX_CHARS}, the ConfigMap's
@@ -52,6 +54,7 @@ public final class LearnedStateCodec {
                 for (var ns : card.namespaces()) {
                     var nsNode = namespaces.addObject();
                     nsNode.put("namespace", ns.namespace());
+                    nsNode.put("gpus", ns.gpus());
                     var values = nsNode.putArray("throughputs");
                     ns.throughputsPerGpu().forEach(values::add);
                 }
@@ -113,7 +116,11 @@ public final class LearnedStateCodec {
                         }
                         values.add(value.doubleValue());
                     }
-                    namespaces.add(new LearnedState.NamespaceSamples(namespace, values));
+                    var gpus = nsNode.get("gpus");
+                    if (gpus != null && (!gpus.isInt() || !(gpus.intValue() == 1 || gpus.intValue() == 2 || gpus.intValue() == 5))) {
+                        throw new IllegalArgumentException(nsAt + ".gpus: expected 1, 2 or 5 (a size bucket), got " + Quote.of(gpus));
+                    }
+                    namespaces.add(new LearnedState.NamespaceSamples(namespace, values, gpus == null ? 1 : gpus.intValue()));
                 }
                 cards.add(new LearnedState.CardSamples(card, namespaces));
             }

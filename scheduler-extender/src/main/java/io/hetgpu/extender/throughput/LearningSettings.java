@@ -11,9 +11,10 @@ package io.hetgpu.extender.throughput;
  *                              default: a median of 16 shrugs off a few slow neighbours or stragglers
  * @param maxNamespaces         namespaces kept per class and card model; the least recently seen is dropped. 16
  * @param maxClasses            workload classes kept; the least recently seen is dropped. 64
- * @param outlierFactor         once a class has {@code outlierMinSamples} samples on a card, a sample more than this
- *                              factor above or below its figure there is refused as an outlier. 5
- * @param outlierMinSamples     samples a figure needs before it judges outliers. 5
+ * @param outlierFactor         once a namespace has {@code outlierMinSamples} samples of a class on a card, a sample
+ *                              more than this factor above or below their median is refused as an outlier. 5: a run
+ *                              that crashed after a fifth of its work, or a throttled node, is not a measurement
+ * @param outlierMinSamples     samples a namespace's figure needs before it judges outliers. 5
  * @param maxNamespaceInfluence how far (a factor) a namespace can move the figure another namespace established alone
  *                              on a card ({@link ThroughputLearner} says how). 2
  * @param explore               low-priority pods try cards their class has never run on (its figure there is only a

@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * Learns how fast each workload class runs on each card model from the pods that end ({@link WorkSample}s). Pure:
  * no I/O, no clock; thread-safe (one lock: a sample a minute is the rate, a table read is a cached snapshot).
  *
- * <p><b>The figure.</b> Per class and card model, each namespace keeps a window of its newest
+ * <p><b>The figure.</b> Per class, card model and pod size ({@link #bucket}), each namespace keeps a window of its newest
  * {@link LearningSettings#windowSize} throughputs per GPU, and votes with their median (a few slow or fast runs do
  * not move a median). The figure is the median of the namespaces' votes (the geometric mean of the middle two for an
  * even count).
@@ -28,18 +28,23 @@ import java.util.regex.Pattern;
  * namespace's vote moves the figure at most to a neighbouring vote: it stays between the lowest and highest vote of
  * the others. With two, the figure is their geometric mean, kept within a factor
  * {@link LearningSettings#maxNamespaceInfluence} of the vote of the namespace that was there first: a tenant arriving
- * at a class and card another established moves its figure by at most that factor (2 by default), whatever it reports;
- * and once a figure rests on {@link LearningSettings#outlierMinSamples} samples, a sample more than
- * {@link LearningSettings#outlierFactor} from it is refused outright. (A tenant that may create namespaces at will is
- * as many tenants.)
+ * at a class and card another established moves its figure by at most that factor (2 by default), whatever it reports.
+ * (Between two namespaces nothing tells the honest one from the other; the one that measured first is trusted. A
+ * tenant that may create namespaces at will is as many tenants.)
+ *
+ * <p><b>Outliers.</b> Once a namespace has {@link LearningSettings#outlierMinSamples} samples of a class on a card, a
+ * sample more than {@link LearningSettings#outlierFactor} from its own median is refused: a run that crashed
+ * half-way through its work, or a node that throttled. Judged against the namespace's own runs, not the figure, so that
+ * the first namespace to arrive cannot refuse everyone else's.
  *
  * <p><b>Bounds.</b> At most {@link LearningSettings#maxClasses} classes (the least recently seen dropped), at most
- * {@link #MAX_CARD_MODELS} card models per class, {@link LearningSettings#maxNamespaces} namespaces per class and card
- * (the least recently seen dropped), {@link LearningSettings#windowSize} samples per namespace.
+ * {@link #MAX_CARD_MODELS} card models per class (each in three sizes), {@link LearningSettings#maxNamespaces}
+ * namespaces per class, card and size (the least recently seen dropped), {@link LearningSettings#windowSize} samples
+ * per namespace.
  */
 public final class ThroughputLearner {
 
-    /** Card models kept per class: more than the card catalog lists, and a node's model comes from its inventory. */
+    /** Card models kept per class (times three size buckets): more than the card catalog lists. */
     public static final int MAX_CARD_MODELS = 64;
     /** Longest class name: a label value's limit, so a class can be shown and queried by label. */
     public static final int MAX_CLASS_CHARS = 63;
@@ -52,8 +57,23 @@ public final class ThroughputLearner {
     private static final Pattern NAMESPACE = Pattern.compile("[a-z0-9]([a-z0-9-]*[a-z0-9])?");
 
     private final LearningSettings settings;
-    /** Class -> card model -> its samples; access order, so the first entry is the least recently seen class. */
-    private final LinkedHashMap<String, LinkedHashMap<String, Cell>> classes = new LinkedHashMap<>(16, 0.75f, true);
+    /** Class -> card model and GPU-count bucket -> its samples; access order: the first is the least recently seen. */
+    private final LinkedHashMap<String, LinkedHashMap<CardBucket, Cell>> classes = new LinkedHashMap<>(16, 0.75f, true);
+
+    /** One class's runs on one card model by pods of one size bucket ({@link #bucket}). */
+    private record CardBucket(String card, int bucket) {
+    }
+
+    /**
+     * Pods of 1 GPU, of 2 to 4 and of 5 or more are measured apart: a job's speed per GPU falls as it spreads (Gavel's
+     * language model runs on 4 P100s at 40 % of its one-GPU speed per GPU), and the larger jobs are not spread evenly
+     * over the cards (high-priority jobs, on the newest cards, are more often large), so mixing sizes would skew the
+     * ratio between cards. A class's figures come from one bucket where they can ({@link #table}).
+     */
+    static int bucket(int gpus) {
+        return gpus <= 1 ? 1 : gpus <= 4 ? 2 : 5;
+    }
+
     private volatile long version;
     private long tick;
     private volatile LearnedTable snapshot;
@@ -78,42 +98,37 @@ public final class ThroughputLearner {
         var workload = WorkloadThroughputs.className(sample.workloadClass());
         double throughput = sample.throughputPerGpu();
         var cards = classes.get(workload);
-        var cell = cards == null ? null : cards.get(sample.cardModel());
-        if (cell != null && cell.samples() >= settings.outlierMinSamples()) {
-            double figure = cell.figure(settings);
+        var cell = cards == null ? null : cards.get(new CardBucket(sample.cardModel(), bucket(sample.gpus())));
+        var own = cell == null ? null : cell.namespaces.get(sample.namespace());
+        if (own != null && own.samples.size() >= settings.outlierMinSamples()) {
+            // Judged against the namespace's own runs: its crashes and stragglers are what an outlier is. Another
+            // namespace's figure is not the yardstick, or the first to arrive could refuse everyone else's samples.
+            double figure = median(own.values());
             if (throughput > figure * settings.outlierFactor() || throughput < figure / settings.outlierFactor()) {
                 return new Observation.Refused(String.format(Locale.ROOT,
-                        "outlier: %s per GPU-second for workload %s on %s is more than %s times from its figure %s (%d samples)",
-                        number(throughput), workload, sample.cardModel(), number(settings.outlierFactor()), number(figure),
-                        cell.samples()));
+                        "outlier: %s per GPU-second for workload %s on %s is more than %s times from namespace %s's figure %s (%d samples)",
+                        number(throughput), workload, sample.cardModel(), number(settings.outlierFactor()), sample.namespace(),
+                        number(figure), own.samples.size()));
             }
         }
-        add(workload, sample.cardModel(), sample.namespace(), throughput);
+        add(workload, new CardBucket(sample.cardModel(), bucket(sample.gpus())), sample.namespace(), throughput);
         version++;
         return new Observation.Accepted(workload, sample.cardModel(), throughput);
     }
 
     /** Why a sample is not a measurement, naming the field and value, or null when it is one (outliers aside). */
     static String refusal(WorkSample sample, LearningSettings settings) {
-        var workload = WorkloadThroughputs.className(sample.workloadClass());
-        if (workload.isEmpty()) {
-            return "workload class: empty";
-        }
-        if (workload.length() > MAX_CLASS_CHARS || !CLASS_NAME.matcher(workload).matches()) {
-            return "workload class: " + Quote.of(sample.workloadClass()) + " is not a name of at most " + MAX_CLASS_CHARS
-                    + " lower-case letters, digits, '.', '_' or '-', starting and ending with a letter or digit";
-        }
-        if (sample.namespace().length() > 63 || !NAMESPACE.matcher(sample.namespace()).matches()) {
-            return "namespace: " + Quote.of(sample.namespace()) + " is not a namespace name";
-        }
-        if (sample.cardModel().isBlank() || "UNKNOWN".equals(sample.cardModel())
-                || !CardModel.fromProductName(sample.cardModel()).equals(sample.cardModel())) {
-            return "card model: unknown card " + Quote.of(sample.cardModel());
+        var names = nameRefusal(sample.workloadClass(), sample.namespace(), sample.cardModel());
+        if (names != null) {
+            return names;
         }
         if (sample.gpus() < 1 || sample.gpus() > MAX_GPUS) {
             return "gpus: expected 1 to " + MAX_GPUS + ", got " + sample.gpus();
         }
-        if (!(sample.runSeconds() >= settings.minRunSeconds()) || Double.isInfinite(sample.runSeconds()) || !(sample.runSeconds() > 0)) {
+        if (!Double.isFinite(sample.runSeconds())) {
+            return "run time: " + number(sample.runSeconds()) + " s is not a duration";
+        }
+        if (!(sample.runSeconds() >= settings.minRunSeconds()) || !(sample.runSeconds() > 0)) {
             return "run time: " + number(sample.runSeconds()) + " s is below the " + number(settings.minRunSeconds())
                     + " s a measurement needs (policy.learning.minRunSeconds)";
         }
@@ -127,7 +142,26 @@ public final class ThroughputLearner {
         return null;
     }
 
-    private void add(String workload, String card, String namespace, double throughput) {
+    /** Why a class, namespace or card model cannot key a figure (untrusted names), or null. */
+    static String nameRefusal(String workloadClass, String namespace, String cardModel) {
+        var workload = WorkloadThroughputs.className(workloadClass);
+        if (workload.isEmpty()) {
+            return "workload class: empty";
+        }
+        if (workload.length() > MAX_CLASS_CHARS || !CLASS_NAME.matcher(workload).matches()) {
+            return "workload class: " + Quote.of(workloadClass) + " is not a name of at most " + MAX_CLASS_CHARS
+                    + " lower-case letters, digits, '.', '_' or '-', starting and ending with a letter or digit";
+        }
+        if (namespace.length() > 63 || !NAMESPACE.matcher(namespace).matches()) {
+            return "namespace: " + Quote.of(namespace) + " is not a namespace name";
+        }
+        if (cardModel.isBlank() || "UNKNOWN".equals(cardModel) || !CardModel.fromProductName(cardModel).equals(cardModel)) {
+            return "card model: unknown card " + Quote.of(cardModel);
+        }
+        return null;
+    }
+
+    private void add(String workload, CardBucket card, String namespace, double throughput) {
         var cards = classes.get(workload);
         if (cards == null) {
             if (classes.size() >= settings.maxClasses()) {
@@ -138,7 +172,7 @@ public final class ThroughputLearner {
         }
         var cell = cards.get(card);
         if (cell == null) {
-            if (cards.size() >= MAX_CARD_MODELS) {
+            if (cards.size() >= MAX_CARD_MODELS * 3) {
                 dropFirst(cards);
             }
             cell = new Cell();
@@ -147,8 +181,8 @@ public final class ThroughputLearner {
         cell.add(namespace, throughput, ++tick, settings);
     }
 
-    private static void dropFirst(Map<String, ?> map) {
-        Iterator<String> first = map.keySet().iterator();
+    private static <K> void dropFirst(Map<K, ?> map) {
+        Iterator<K> first = map.keySet().iterator();
         first.next();
         first.remove();
     }
@@ -174,9 +208,14 @@ public final class ThroughputLearner {
         for (var entry : classes.entrySet()) {
             var row = new TreeMap<String, LearnedTable.LearnedSpeed>();
             var measured = new TreeMap<String, Double>();
-            for (var card : entry.getValue().entrySet()) {
-                double figure = card.getValue().figure(settings);
-                row.put(card.getKey(), new LearnedTable.LearnedSpeed(figure, card.getValue().samples(), false));
+            int reference = referenceBucket(entry.getValue().keySet());
+            var byCard = new TreeMap<String, TreeMap<Integer, Cell>>();
+            entry.getValue().forEach((key, cell) -> byCard.computeIfAbsent(key.card(), card -> new TreeMap<>()).put(key.bucket(), cell));
+            for (var card : byCard.entrySet()) {
+                // The reference bucket's figure, else the smallest bucket's: a measurement of another size beats a prior.
+                var cell = card.getValue().getOrDefault(reference, card.getValue().firstEntry().getValue());
+                double figure = cell.figure(settings);
+                row.put(card.getKey(), new LearnedTable.LearnedSpeed(figure, cell.samples(), false));
                 measured.put(card.getKey(), figure);
             }
             for (var model : CardPriors.models()) {
@@ -193,15 +232,34 @@ public final class ThroughputLearner {
         return snapshot;
     }
 
+    /** The size bucket a class's figures come from: the one measured on the most card models; the smallest on a tie. */
+    static int referenceBucket(java.util.Collection<CardBucket> cells) {
+        var cards = new TreeMap<Integer, Integer>();
+        for (var cell : cells) {
+            cards.merge(cell.bucket(), 1, Integer::sum);
+        }
+        int best = 1;
+        int most = -1;
+        for (var entry : cards.entrySet()) {
+            if (entry.getValue() > most) {
+                best = entry.getKey();
+                most = entry.getValue();
+            }
+        }
+        return best;
+    }
+
     /** What to persist: every window, bounded as the learner is. */
     public synchronized LearnedState state() {
         var result = new ArrayList<LearnedState.ClassSamples>();
         for (var entry : classes.entrySet()) {
-            var cards = new ArrayList<LearnedState.CardSamples>();
-            for (var card : entry.getValue().entrySet()) {
-                cards.add(new LearnedState.CardSamples(card.getKey(), card.getValue().state()));
+            var cards = new LinkedHashMap<String, List<LearnedState.NamespaceSamples>>();
+            for (var cell : entry.getValue().entrySet()) {
+                cards.computeIfAbsent(cell.getKey().card(), card -> new ArrayList<>()).addAll(cell.getValue().state(cell.getKey().bucket()));
             }
-            result.add(new LearnedState.ClassSamples(entry.getKey(), cards));
+            var cardStates = new ArrayList<LearnedState.CardSamples>();
+            cards.forEach((card, namespaces) -> cardStates.add(new LearnedState.CardSamples(card, namespaces)));
+            result.add(new LearnedState.ClassSamples(entry.getKey(), cardStates));
         }
         return new LearnedState(result);
     }
@@ -216,12 +274,13 @@ public final class ThroughputLearner {
         for (var workloadEntry : state.classes()) {
             for (var cardEntry : workloadEntry.cards()) {
                 for (var ns : cardEntry.namespaces()) {
+                    if (nameRefusal(workloadEntry.workloadClass(), ns.namespace(), cardEntry.cardModel()) != null) {
+                        continue;
+                    }
                     for (var throughput : ns.throughputsPerGpu()) {
-                        var probe = new WorkSample(workloadEntry.workloadClass(), ns.namespace(), cardEntry.cardModel(), 1,
-                                Math.max(1, settings.minRunSeconds()), throughput == null ? Double.NaN : throughput * Math.max(1, settings.minRunSeconds()),
-                                java.time.Instant.EPOCH);
-                        if (throughput != null && refusal(probe, settings) == null) {
-                            add(WorkloadThroughputs.className(workloadEntry.workloadClass()), cardEntry.cardModel(), ns.namespace(), throughput);
+                        if (throughput != null && throughput > 0 && !Double.isInfinite(throughput)) {
+                            add(WorkloadThroughputs.className(workloadEntry.workloadClass()), new CardBucket(cardEntry.cardModel(), bucket(ns.gpus())),
+                                    ns.namespace(), throughput);
                         }
                     }
                 }
@@ -272,14 +331,14 @@ public final class ThroughputLearner {
             var votes = new double[namespaces.size()];
             int i = 0;
             for (var window : namespaces.values()) {
-                votes[i++] = median(window.samples.stream().mapToDouble(Double::doubleValue).toArray());
+                votes[i++] = median(window.values());
             }
             return combine(votes, settings.maxNamespaceInfluence());
         }
 
-        List<LearnedState.NamespaceSamples> state() {
+        List<LearnedState.NamespaceSamples> state(int bucket) {
             var result = new ArrayList<LearnedState.NamespaceSamples>();
-            namespaces.forEach((namespace, window) -> result.add(new LearnedState.NamespaceSamples(namespace, List.copyOf(window.samples))));
+            namespaces.forEach((namespace, window) -> result.add(new LearnedState.NamespaceSamples(namespace, List.copyOf(window.samples), bucket)));
             return result;
         }
     }
@@ -287,6 +346,10 @@ public final class ThroughputLearner {
     private static final class Window {
         final ArrayDeque<Double> samples = new ArrayDeque<>();
         long lastSeen;
+
+        double[] values() {
+            return samples.stream().mapToDouble(Double::doubleValue).toArray();
+        }
     }
 
     /**

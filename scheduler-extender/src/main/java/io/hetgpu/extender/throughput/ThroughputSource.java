@@ -30,6 +30,28 @@ public interface ThroughputSource {
         public Snapshot(long version, WorkloadThroughputs table, LearnedTable learned) {
             this(version, table, learned, false);
         }
+
+        /**
+         * The figure behind a card's rank or refusal, as an explanation says it: "412 per GPU-second for bert on V100,
+         * learned from 12 samples", "..., a prior (never run there)", "..., from the admin's table"; "" where the table
+         * has no figure.
+         */
+        public String describe(String workload, String model) {
+            double figure = table.of(workload, model);
+            if (!(figure > 0)) {
+                return "";
+            }
+            var head = String.format(java.util.Locale.ROOT, "%.4g per GPU-second for %s on %s", figure,
+                    WorkloadThroughputs.className(workload), model);
+            if (table.isPrior(workload, model)) {
+                return head + ", a prior (never run there)";
+            }
+            var speed = learned.byClass().getOrDefault(WorkloadThroughputs.className(workload), java.util.Map.of()).get(model);
+            if (speed != null && !speed.prior() && speed.throughputPerGpu() == figure) {
+                return head + ", learned from " + speed.samples() + (speed.samples() == 1 ? " sample" : " samples");
+            }
+            return head + ", from the admin's table";
+        }
     }
 
     /** A table that never changes: the admin's alone (learning off, tests, tools). */

@@ -73,8 +73,11 @@ class WorkloadSpeedFilterTest {
         assertThat(ExtenderConfig.DEFAULTS.workloads().minimumShare()).isZero();
         assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {workloads: {resnet50: {V100: 1}}, minimumSpeedShare: 1.5}", "c.yaml"))
                 .hasMessage("c.yaml: policy.minimumSpeedShare: expected at least 0 and below 1, got 1.5");
-        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {minimumSpeedShare: 0.3}", "c.yaml"))
-                .hasMessage("c.yaml: policy.minimumSpeedShare: needs a policy.workloads table to compare cards with, got 0.3");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {minimumSpeedShare: 0.3, learning: {enabled: false}}", "c.yaml"))
+                .hasMessage("c.yaml: policy.minimumSpeedShare: needs a policy.workloads table, or policy.learning.enabled, to compare cards"
+                        + " with, got 0.3");
+        assertThat(ExtenderConfig.parse("version: v1\npolicy: {minimumSpeedShare: 0.3}", "c.yaml").workloads().minimumShare())
+                .as("learning fills the table the share compares with").isEqualTo(0.3);
         assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {workloads: {resnet50: {V100: 1}}, minimumSpeedShare: lots}", "c.yaml"))
                 .hasMessage("c.yaml: policy.minimumSpeedShare: expected a number, got \"lots\"");
     }
