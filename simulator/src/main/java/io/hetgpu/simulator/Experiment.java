@@ -24,10 +24,12 @@ import java.util.List;
  *                  (the ablations zero one weight of them)
  * @param checkpoints what an eviction costs the jobs
  * @param communication how much a multi-GPU job slows down for where its GPUs are
+ * @param learning  how the hetgpu runs without a given table learn one ({@link Learning.Setup#OFF}: they do not, and
+ *                  their pods name no class)
  */
 public record Experiment(String name, ClusterInventory inventory, List<Job> jobs, CardSpeed speed, WorkloadThroughputs workloads,
                          double slowCardShare, int reserve, ExtenderConfig config, Checkpoints checkpoints,
-                         CommunicationModel communication) {
+                         CommunicationModel communication, Learning.Setup learning) {
 
     /** The minimumSpeedShare the README's figures use; {@code --minimum-speed-share} gives others. */
     static final double SLOW_CARD_SHARE = 0.3;
@@ -41,22 +43,27 @@ public record Experiment(String name, ClusterInventory inventory, List<Job> jobs
     public Experiment(String name, ClusterInventory inventory, List<Job> jobs, CardSpeed speed, WorkloadThroughputs workloads,
                       double slowCardShare, int reserve) {
         this(name, inventory, jobs, speed, workloads, slowCardShare, reserve, ExtenderConfig.DEFAULTS, Checkpoints.DEFAULTS,
-                CommunicationModel.DEFAULTS);
+                CommunicationModel.DEFAULTS, Learning.Setup.OFF);
     }
 
     /** The same runs with the policy settings of an extender configuration file ({@code --config}). */
     public Experiment withConfig(ExtenderConfig newConfig) {
-        return new Experiment(name, inventory, jobs, speed, workloads, slowCardShare, reserve, newConfig, checkpoints, communication);
+        return new Experiment(name, inventory, jobs, speed, workloads, slowCardShare, reserve, newConfig, checkpoints, communication, learning);
     }
 
     /** The same runs with another cost of eviction ({@code --checkpoint-interval}, {@code --restart-overhead}). */
     public Experiment withCheckpoints(Checkpoints newCheckpoints) {
-        return new Experiment(name, inventory, jobs, speed, workloads, slowCardShare, reserve, config, newCheckpoints, communication);
+        return new Experiment(name, inventory, jobs, speed, workloads, slowCardShare, reserve, config, newCheckpoints, communication, learning);
     }
 
     /** The same runs with other communication factors ({@code --communication}). */
     public Experiment withCommunication(CommunicationModel newCommunication) {
-        return new Experiment(name, inventory, jobs, speed, workloads, slowCardShare, reserve, config, checkpoints, newCommunication);
+        return new Experiment(name, inventory, jobs, speed, workloads, slowCardShare, reserve, config, checkpoints, newCommunication, learning);
+    }
+
+    /** The same runs, hetgpu's learning as {@code newLearning} says ({@code --learning} and its options). */
+    public Experiment withLearning(Learning.Setup newLearning) {
+        return new Experiment(name, inventory, jobs, speed, workloads, slowCardShare, reserve, config, checkpoints, communication, newLearning);
     }
 
     /** The policies compared, each a fresh placer seeded alike. */
@@ -78,6 +85,7 @@ public record Experiment(String name, ClusterInventory inventory, List<Job> jobs
             }
         }
         if (!workloads.isEmpty()) {
+            // The oracle: the table the jobs truly run at, given as the configured table, and nothing learned.
             placers.add(hetgpu("hetgpu-workload-aware", config.weights(), workloads, seed));
             // The same table with minimumSpeedShare: pods wait rather than start on cards they crawl on.
             placers.add(hetgpu("hetgpu-workload-aware-min" + slowCardShare, config.weights(), workloads.withMinimumShare(slowCardShare), seed));
@@ -92,8 +100,22 @@ public record Experiment(String name, ClusterInventory inventory, List<Job> jobs
         return hetgpu(name, weights, workloads, HighPriorityReserve.NONE, seed);
     }
 
+    /**
+     * A hetgpu run. Without a table of its own it learns one when learning is on, as the extender does by default: the
+     * configured table it merges under is the --config file's (none as shipped), with the file's minimumSpeedShare unless the
+     * learning setup gives one.
+     */
     private Placer hetgpu(String name, ScoreWeights weights, WorkloadThroughputs workloads, HighPriorityReserve reserve, long seed) {
-        var policy = new PlacementPolicy(config.policy().withWeights(weights).withThroughputs(workloads).withReserve(reserve));
+        var settings = config.policy().withWeights(weights).withReserve(reserve);
+        if (workloads.isEmpty() && learning.enabled()) {
+            var configured = config.policy().throughputs();
+            if (!Double.isNaN(learning.minimumShare())) {
+                configured = configured.withMinimumShare(learning.minimumShare());
+            }
+            settings = settings.withThroughputs(configured);
+            return new HetgpuPlacer(name, settings, new Learning(learning, configured, seed), seed);
+        }
+        var policy = new PlacementPolicy(settings.withThroughputs(workloads));
         return new HetgpuPlacer(name, policy, !workloads.isEmpty(), seed);
     }
 
@@ -106,6 +128,6 @@ public record Experiment(String name, ClusterInventory inventory, List<Job> jobs
         var simulation = new Simulation(inventory, speed, checkpoints, communication);
         // Each policy's run is independent of the others (its own placer, tie-breaks and state): run them side by side.
         return placers(seed).parallelStream().filter(placer -> placer instanceof KubernetesDefaultPlacer || which.test(placer.name()))
-                .map(placer -> Summary.of(simulation.run(jobs, placer), inventory)).toList();
+                .map(placer -> Summary.of(simulation.run(jobs, placer), inventory).withLearned(placer.learned())).toList();
     }
 }

@@ -11,6 +11,7 @@ import io.hetgpu.extender.model.PriorityHint;
 import io.hetgpu.extender.model.WaitingPeer;
 import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
 import io.hetgpu.extender.policy.PlacementPolicy;
+import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.service.JobPreemptionStep;
 import io.hetgpu.extender.service.PolicyStep;
 import io.hetgpu.extender.service.PreemptionStep;
@@ -44,6 +45,7 @@ final class HetgpuPlacer implements Placer, PreemptVerb, JobPlacing {
     private final String name;
     private final PlacementPolicy policy;
     private final JobPlanner planner;
+    private final Learning learning;
     private final boolean namesWorkload;
     private final TieBreak ties;
     private final Preempting preempting;
@@ -57,7 +59,22 @@ final class HetgpuPlacer implements Placer, PreemptVerb, JobPlacing {
         this.name = name;
         this.policy = policy;
         this.planner = new JobPlanner(policy);
+        this.learning = null;
         this.namesWorkload = namesWorkload;
+        this.ties = TieBreak.random(new Random(seed));
+        this.preempting = Preempting.Kube.seeded(seed, this);
+    }
+
+    /**
+     * The same, learning as the extender does: the policy reads {@code learning}'s current table through the extender's
+     * own indirection, on every request, and never anything else about how fast jobs run. Pods name their class.
+     */
+    HetgpuPlacer(String name, PolicySettings settings, Learning learning, long seed) {
+        this.name = name;
+        this.learning = learning;
+        this.policy = new PlacementPolicy(settings, learning.source());
+        this.planner = new JobPlanner(policy);
+        this.namesWorkload = true;
         this.ties = TieBreak.random(new Random(seed));
         this.preempting = Preempting.Kube.seeded(seed, this);
     }
@@ -67,6 +84,7 @@ final class HetgpuPlacer implements Placer, PreemptVerb, JobPlacing {
         this.name = name;
         this.policy = policy;
         this.planner = new JobPlanner(policy);
+        this.learning = null;
         this.namesWorkload = namesWorkload;
         this.ties = ties;
         this.preempting = Preempting.NEVER;
@@ -85,6 +103,19 @@ final class HetgpuPlacer implements Placer, PreemptVerb, JobPlacing {
     @Override
     public Admission admission() {
         return new Admission.Planned(this);
+    }
+
+    /** What the cluster shows when the job's pods end reaches the learner, as the extender's pod informer would. */
+    @Override
+    public void ended(EndedRun run) {
+        if (learning != null) {
+            learning.observe(run);
+        }
+    }
+
+    @Override
+    public Learning.Figures learned() {
+        return learning == null ? Learning.Figures.NONE : learning.figures();
     }
 
     static PodRequest request(Job job, int podIndex, boolean namesWorkload) {

@@ -37,4 +37,13 @@ public interface Placer {
 
     /** How the pods of a job of several get their nodes. */
     Admission admission();
+
+    /** A run of a job this scheduler placed ended (completed or evicted): what a scheduler that learns learns from. */
+    default void ended(EndedRun run) {
+    }
+
+    /** What this scheduler learned over the trace, for the report; {@link Learning.Figures#NONE} if it does not learn. */
+    default Learning.Figures learned() {
+        return Learning.Figures.NONE;
+    }
 }

@@ -257,6 +257,7 @@ public final class Report {
             text.append(perSeed(seeds, "policy (high × / all ×)", steadyRows));
         }
         text.append('\n').append(targets(bySeed, ceilings));
+        text.append(learning(bySeed));
         return text.toString();
     }
 
@@ -370,6 +371,49 @@ public final class Report {
                 + "workload): speed-up of high-priority and all jobs' mean JCT (median; least), and the seeds on which preemption "
                 + "lost no more GPU-hours than it did.") + "\n\n"
                 + markdown(List.of("policy", "high ×", "least", "all ×", "least", "lost ≤ whole"), rows);
+    }
+
+    /**
+     * Per seed, how soon each policy that learns its table had it right, against the table the jobs truly run at: the
+     * completed jobs after which every class's card ranking stayed right / every class's speed ratios stayed within
+     * {@link Learning#TOLERANCE} (the median class's in brackets), or "–" when not by the end of the trace. Empty when
+     * no policy learned.
+     */
+    static String learning(SortedMap<Long, List<Summary>> bySeed) {
+        var seeds = List.copyOf(bySeed.keySet());
+        var rows = new LinkedHashMap<String, List<String>>();
+        var names = bySeed.get(seeds.getFirst()).stream().map(Summary::policy).toList();
+        for (int p = 0; p < names.size(); p++) {
+            if (!bySeed.get(seeds.getFirst()).get(p).learned().learned()) {
+                continue;
+            }
+            var cells = new ArrayList<String>();
+            for (var seed : seeds) {
+                cells.add(learnedCell(bySeed.get(seed).get(p).learned()));
+            }
+            rows.put(names.get(p), cells);
+        }
+        if (rows.isEmpty()) {
+            return "";
+        }
+        int tolerance = (int) Math.round(100 * Learning.TOLERANCE);
+        return "\n" + wrap("**Learning**: completed jobs after which the learned table (as the policy reads it, priors included) "
+                + "had, for every class and for good, its fastest card right (within " + tolerance + " % of the truly fastest) / its "
+                + "cards ranked as the jobs truly run (cards within " + tolerance + " % of each other a tie) / every speed ratio between "
+                + "two cards within " + tolerance + " % of the true one (the median class's, in brackets); \"–\": not by the end. "
+                + "Then the classes right / ranked / within at the end, and the pods' reports the learner refused.") + "\n\n"
+                + perSeed(seeds, "policy (fastest / ranked / within (median); at the end; refused)", rows);
+    }
+
+    static String learnedCell(Learning.Figures learned) {
+        return String.format(Locale.ROOT, "%s / %s / %s (%s); %d / %d / %d of %d; %d of %d", since(learned.fastestFrom()),
+                since(learned.rankedFrom()), since(learned.withinFrom()),
+                since(learned.medianWithinFrom() > learned.completedJobs() ? -1 : learned.medianWithinFrom()), learned.fastestAtEnd(),
+                learned.rankedAtEnd(), learned.withinAtEnd(), learned.classes(), learned.refused(), learned.accepted() + learned.refused());
+    }
+
+    private static String since(int completed) {
+        return completed < 0 ? "–" : Integer.toString(completed);
     }
 
     private static double median(double[] sorted) {

@@ -258,6 +258,7 @@ public final class Simulation {
                     var done = running.poll();
                     done.run().placements().forEach(p -> cluster.give(p.node(), p.mask(), done.job().priority()));
                     runs.add(done.run());
+                    placer.ended(ended(done, done.run().end(), false));
                     freed = true;
                 }
                 arrived.clear();
@@ -618,6 +619,7 @@ public final class Simulation {
             var done = progress.computeIfAbsent(job.id(), id -> new Progress(job.work()));
             double elapsed = now - run.run().start();
             double saved = checkpoints.saved(Math.max(0, elapsed - run.overhead()));
+            placer.ended(ended(run, now, true));
             done.remaining = Math.max(0, done.remaining - saved * run.rate());
             done.evictions++;
             done.lostGpuSeconds += job.gpus() * (elapsed - saved);
@@ -625,6 +627,30 @@ public final class Simulation {
             done.ran = true;
             pending.add(job);
             evicted.add(job);
+        }
+
+        /** The run as its pods' ends show it: each GPU pod's slowest card, its run time, and the work it did. */
+        private EndedRun ended(Running run, double end, boolean evicted) {
+            var placements = run.run().placements();
+            var pods = new ArrayList<EndedRun.Pod>(placements.size());
+            for (int i = 0; i < placements.size(); i++) {
+                var placement = placements.get(i);
+                var gpus = inventory.nodes().get(placement.node()).gpus();
+                String slowest = null;
+                int lowest = Integer.MAX_VALUE;
+                for (int position : placement.set().positions()) {
+                    int rank = gpus.tiers().get(position).rank();
+                    if (rank < lowest) {
+                        lowest = rank;
+                        slowest = gpus.topology().device(position).model();
+                    }
+                }
+                if (slowest != null) {
+                    pods.add(new EndedRun.Pod(i, placement.set().size(), slowest));
+                }
+            }
+            double seconds = end - run.run().start();
+            return new EndedRun(run.job(), pods, seconds, Math.max(0, seconds - run.overhead()) * run.rate(), end, evicted);
         }
 
         /** When the running job last saved its work: its last checkpoint, else the start of this run. */

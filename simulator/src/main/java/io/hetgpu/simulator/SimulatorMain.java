@@ -3,6 +3,7 @@ package io.hetgpu.simulator;
 import io.hetgpu.extender.ExtenderConfig;
 import io.hetgpu.extender.policy.EvictionFloor;
 import io.hetgpu.extender.policy.JobHeadroom;
+import io.hetgpu.extender.throughput.LearningSettings;
 import io.hetgpu.gpu.cli.OneLineErrors;
 import io.hetgpu.gpu.cli.OutputFolder;
 import java.io.IOException;
@@ -85,8 +86,28 @@ public final class SimulatorMain implements Callable<Integer> {
             + "--config file's, else the extender's default")
     Integer jobHeadroom;
 
-    @Option(names = "--minimum-speed-share", description = "the policy.minimumSpeedShare of the workload-aware runs that use one; default ${DEFAULT-VALUE}")
-    double share = Experiment.SLOW_CARD_SHARE;
+    @Option(names = "--minimum-speed-share", description = "the policy.minimumSpeedShare of the workload-aware runs that use one "
+            + "(default " + Experiment.SLOW_CARD_SHARE + "), and of the runs that learn their table (default the --config file's, else the "
+            + "extender's)")
+    Double share;
+
+    @Option(names = "--learning", negatable = true, description = "the hetgpu runs without a given table learn one as the extender "
+            + "does by default (policy.learning.enabled), their pods naming their Gavel job type in hetgpu.io/workload; "
+            + "--no-learning: they do not, as before learning existed; default the --config file's policy.learning.enabled, "
+            + "else on as the extender ships")
+    Boolean learning;
+
+    @Option(names = "--explore", negatable = true, description = "policy.learning.explore of the runs that learn: low-priority pods "
+            + "try cards their class has not run on; default the --config file's, else on as the extender ships")
+    Boolean explore;
+
+    @Option(names = "--report-noise", paramLabel = "SIGMA", description = "an assumption: the sigma of the lognormal noise on the work "
+            + "a job reports when its pods end; default ${DEFAULT-VALUE}")
+    double reportNoise = WorkReporting.DEFAULTS.noiseSigma();
+
+    @Option(names = "--bogus-reports", paramLabel = "SHARE", description = "an assumption: the share of pods' reports that are no "
+            + "measurement (half from pods that crashed within a minute, half ten times inflated); default ${DEFAULT-VALUE}")
+    double bogusReports = WorkReporting.DEFAULTS.bogusShare();
 
     @Option(names = "--high-priority-reserve", description = "the policy.highPriorityReserve (top-tier GPUs) of the last workload-aware run; default ${DEFAULT-VALUE}")
     int reserve = Experiment.RESERVE;
@@ -130,8 +151,14 @@ public final class SimulatorMain implements Callable<Integer> {
         if (jobs < 1) {
             throw new ParameterException(spec.commandLine(), "--jobs: expected at least 1, got " + jobs);
         }
-        if (!(share >= 0 && share < 1)) {
+        if (share != null && !(share >= 0 && share < 1)) {
             throw new ParameterException(spec.commandLine(), "--minimum-speed-share: expected at least 0 and below 1, got " + share);
+        }
+        if (!(reportNoise >= 0 && reportNoise <= 1)) {
+            throw new ParameterException(spec.commandLine(), "--report-noise: expected a sigma from 0 to 1, got " + reportNoise);
+        }
+        if (!(bogusReports >= 0 && bogusReports <= 1)) {
+            throw new ParameterException(spec.commandLine(), "--bogus-reports: expected a share from 0 to 1, got " + bogusReports);
         }
         if (reserve < 0) {
             throw new ParameterException(spec.commandLine(), "--high-priority-reserve: expected 0 or more GPUs, got " + reserve);
@@ -173,6 +200,10 @@ public final class SimulatorMain implements Callable<Integer> {
         }
         report.append(Report.ceiling(ceiling, summaries.getFirst()))
                 .append('\n');
+        var learned = Report.learning(new TreeMap<>(java.util.Map.of(seed, summaries)));
+        if (!learned.isEmpty()) {
+            report.append(learned.substring(1)).append('\n');
+        }
         charts.forEach(chart -> report.append("![").append(chart).append("](").append(chart).append(")\n"));
         Files.writeString(out.resolve(experiment.name() + ".md"), report);
         System.out.print(report);
@@ -241,10 +272,25 @@ public final class SimulatorMain implements Callable<Integer> {
                 yield new Experiment(String.format(Locale.ROOT, "gavel-rate%s-jobs%d-%s%s", trim(rate), jobs, reference.toLowerCase(Locale.ROOT),
                         others == Others.low ? "" : "-others-" + others), inventory,
                         GavelWorkload.generate(rate, jobs, seed, throughputs, racks, others.priority), CardSpeed.gavel(throughputs, reference),
-                        throughputs.asWorkloadTable(), share, reserve);
+                        throughputs.asWorkloadTable(), share == null ? Experiment.SLOW_CARD_SHARE : share, reserve)
+                        .withLearning(learningSetup(throughputs));
             }
             case alibaba -> AlibabaTrace.experiment();
         };
+    }
+
+    /** What the runs that learn learn with: Gavel's jobs report the steps they ran, with noise and bogus reports. */
+    private Learning.Setup learningSetup(GavelThroughputs throughputs) {
+        var settings = extenderConfig.learning();
+        if (learning != null) {
+            settings = settings.withEnabled(learning);
+        }
+        if (explore != null && explore != settings.explore()) {
+            settings = new LearningSettings(settings.enabled(), settings.minRunSeconds(), settings.windowSize(), settings.maxNamespaces(),
+                    settings.maxClasses(), settings.outlierFactor(), settings.outlierMinSamples(), settings.maxNamespaceInfluence(), explore);
+        }
+        var setup = Learning.Setup.gavel(settings, new WorkReporting(reportNoise, bogusReports), throughputs, reference);
+        return share == null ? setup : setup.withMinimumShare(share);
     }
 
     private static String trim(double value) {

@@ -33,12 +33,13 @@ import java.util.stream.Collectors;
  *                           largest wait longest, and their wait is most of the overall mean
  * @param highJctByGpus      mean JCT of the high-priority jobs by GPUs per job: where they trail the ceiling
  * @param halfPlaced         what jobs spent with some of their pods placed while others waited
+ * @param learned            what a policy that learns its speed table learned ({@link Learning.Figures#NONE} otherwise)
  */
 public record Summary(String policy, int jobs, double meanJctHigh, double p99JctHigh, double meanJctOther, double p99JctOther,
                       double meanJct, double makespan, double meanQueueing, double gpuUtilisation, double highOnTopTier,
                       double multiGpuOnNvlink, double crossRackTb, int neverPlaced, int preemptions, double gpuHoursLost,
                       double steadyJctHigh, double steadyJct, SortedMap<Integer, Double> otherJctByGpus,
-                      SortedMap<Integer, Double> highJctByGpus, HalfPlacedJobs halfPlaced) {
+                      SortedMap<Integer, Double> highJctByGpus, HalfPlacedJobs halfPlaced, Learning.Figures learned) {
 
     /**
      * Jobs left half-placed: some of their pods bound and holding GPUs, cpu and memory while others wait for a node.
@@ -72,6 +73,17 @@ public record Summary(String policy, int jobs, double meanJctHigh, double p99Jct
             }
             return new HalfPlacedJobs(jobs, beyond, gpuHours, longest);
         }
+    }
+
+    /** Of a policy that learns nothing. */
+    public Summary(String policy, int jobs, double meanJctHigh, double p99JctHigh, double meanJctOther, double p99JctOther,
+                   double meanJct, double makespan, double meanQueueing, double gpuUtilisation, double highOnTopTier,
+                   double multiGpuOnNvlink, double crossRackTb, int neverPlaced, int preemptions, double gpuHoursLost,
+                   double steadyJctHigh, double steadyJct, SortedMap<Integer, Double> otherJctByGpus,
+                   SortedMap<Integer, Double> highJctByGpus, HalfPlacedJobs halfPlaced) {
+        this(policy, jobs, meanJctHigh, p99JctHigh, meanJctOther, p99JctOther, meanJct, makespan, meanQueueing, gpuUtilisation,
+                highOnTopTier, multiGpuOnNvlink, crossRackTb, neverPlaced, preemptions, gpuHoursLost, steadyJctHigh, steadyJct,
+                otherJctByGpus, highJctByGpus, halfPlaced, Learning.Figures.NONE);
     }
 
     /** Without what jobs spent half-placed. */
@@ -138,7 +150,14 @@ public record Summary(String policy, int jobs, double meanJctHigh, double p99Jct
     public Summary withPolicy(String name) {
         return new Summary(name, jobs, meanJctHigh, p99JctHigh, meanJctOther, p99JctOther, meanJct, makespan, meanQueueing, gpuUtilisation,
                 highOnTopTier, multiGpuOnNvlink, crossRackTb, neverPlaced, preemptions, gpuHoursLost, steadyJctHigh, steadyJct,
-                otherJctByGpus, highJctByGpus, halfPlaced);
+                otherJctByGpus, highJctByGpus, halfPlaced, learned);
+    }
+
+    /** The same figures with what the policy learned. */
+    public Summary withLearned(Learning.Figures figures) {
+        return new Summary(policy, jobs, meanJctHigh, p99JctHigh, meanJctOther, p99JctOther, meanJct, makespan, meanQueueing, gpuUtilisation,
+                highOnTopTier, multiGpuOnNvlink, crossRackTb, neverPlaced, preemptions, gpuHoursLost, steadyJctHigh, steadyJct,
+                otherJctByGpus, highJctByGpus, halfPlaced, figures);
     }
 
     private static double mean(List<JobRun> runs, Predicate<JobRun> which) {

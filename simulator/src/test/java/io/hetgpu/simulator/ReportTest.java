@@ -42,6 +42,18 @@ class ReportTest {
     }
 
     @Test
+    void theLearningFiguresArePerSeedForThePoliciesThatLearnAndAbsentOtherwise() {
+        var plain = summaries(List.of("kubernetes-default", "hetgpu"));
+        var learned = List.of(plain.get(0), plain.get(1).withLearned(new Learning.Figures(3000, 3500, 120, 26, 26, 20, 7, 1400, -1, -1, 2900)));
+        var bySeed = new java.util.TreeMap<Long, List<Summary>>(Map.of(1L, learned, 2L, learned));
+
+        assertThat(Report.learning(new java.util.TreeMap<>(Map.of(1L, plain)))).isEmpty();
+        var text = Report.learning(bySeed);
+        assertThat(text).contains("| hetgpu ").doesNotContain("| kubernetes-default ").contains("seed 1").contains("seed 2");
+        assertThat(Report.learnedCell(learned.get(1).learned())).isEqualTo("1400 / – / – (2900); 26 / 20 / 7 of 26; 120 of 3620");
+    }
+
+    @Test
     void everyChartHasOneLabelledGroupPerPolicyRun() throws Exception {
         var policies = policyNames();
         var charts = Report.charts("gavel", summaries(policies), new PlacementCeiling(15.26, 15.6, 15.53, 0.73, 0));

@@ -20,6 +20,8 @@ class SimulatorCommandLineTest {
             "--jobs 0                       | --jobs: expected at least 1, got 0",
             "--jobs many                    | Invalid value for option '--jobs': 'many' is not an int",
             "--minimum-speed-share 1        | --minimum-speed-share: expected at least 0 and below 1, got 1.0",
+            "--report-noise 2               | --report-noise: expected a sigma from 0 to 1, got 2.0",
+            "--bogus-reports -0.1           | --bogus-reports: expected a share from 0 to 1, got -0.1",
             "--seeds 10..1                  | --seeds: expected FROM..TO with FROM <= TO, such as 1..10, got \"10..1\"",
             "--config /nonexistent/hetgpu.yaml | --config: config file /nonexistent/hetgpu.yaml does not exist",
             "--policies hetgpu-(no         | Invalid value for option '--policies': expected a regular expression over the policy names, got \"hetgpu-(no\" (Unclosed group at index 10)"})
