@@ -158,7 +158,8 @@ record MarkdownPage(String path, Set<String> anchors, List<Target> targets, List
         return spans.isEmpty() ? 0 : spans.get(0).getLineIndex() + 1;
     }
 
-    private static int newlines(String text, int end) {
+    /** How many line breaks {@code text} has before {@code end}: the line an offset is on, counted from 0. */
+    static int newlines(String text, int end) {
         int count = 0;
         for (int i = 0; i < end; i++) {
             if (text.charAt(i) == '\n') {

@@ -33,12 +33,12 @@ final class ShellWords {
         var rest = new StringBuilder();
         while (substitution.find()) {
             var inner = substitution.group(1);
-            int line = newlines(text, substitution.start(1));
+            int line = MarkdownPage.newlines(text, substitution.start(1));
             for (var command : commands(inner)) {
                 commands.add(new Command(line + command.line(), command.words()));
             }
             // One word, followed by as many escaped newlines as it spanned, so that the lines after it keep their numbers.
-            substitution.appendReplacement(rest, Matcher.quoteReplacement("SUBSTITUTION" + "\\\n".repeat(newlines(inner, inner.length()))));
+            substitution.appendReplacement(rest, Matcher.quoteReplacement("SUBSTITUTION" + "\\\n".repeat(MarkdownPage.newlines(inner, inner.length()))));
         }
         substitution.appendTail(rest);
         split(rest.toString(), commands);
@@ -142,15 +142,5 @@ final class ShellWords {
         if (first < words.size()) {
             commands.add(new Command(line, List.copyOf(words.subList(first, words.size()))));
         }
-    }
-
-    private static int newlines(String text, int end) {
-        int count = 0;
-        for (int i = 0; i < end; i++) {
-            if (text.charAt(i) == '\n') {
-                count++;
-            }
-        }
-        return count;
     }
 }

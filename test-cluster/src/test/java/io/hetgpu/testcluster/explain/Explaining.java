@@ -2,28 +2,16 @@ package io.hetgpu.testcluster.explain;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.hetgpu.testcluster.cli.TestClusterMain;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import io.hetgpu.testcluster.cli.CommandRun;
 import java.io.UncheckedIOException;
 import io.hetgpu.testcluster.cluster.ProjectFiles;
-import java.util.ArrayList;
-import java.util.List;
 
 /** {@code hetgpu explain} run in this process as the command line runs it: its exit code, what it printed, and where. */
 record Explaining(int code, String out, String err) {
 
     static Explaining run(String... args) {
-        var out = new StringWriter();
-        var err = new StringWriter();
-        var command = TestClusterMain.commandLine();
-        command.setOut(new PrintWriter(out, true));
-        command.setErr(new PrintWriter(err, true));
-        var all = new ArrayList<String>();
-        all.add("explain");
-        all.addAll(List.of(args));
-        int code = command.execute(all.toArray(String[]::new));
-        return new Explaining(code, out.toString(), err.toString());
+        var run = CommandRun.of("explain", args);
+        return new Explaining(run.code(), run.out(), run.err());
     }
 
     /** A file of {@code manifests/samples}, as an absolute path. */

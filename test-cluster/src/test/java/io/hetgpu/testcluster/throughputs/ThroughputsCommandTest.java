@@ -10,10 +10,8 @@ import io.hetgpu.extender.throughput.CardPriors;
 import io.hetgpu.extender.throughput.LearnedState;
 import io.hetgpu.extender.throughput.LearnedStateCodec;
 import io.hetgpu.testcluster.api.ApiServer;
-import io.hetgpu.testcluster.cli.TestClusterMain;
+import io.hetgpu.testcluster.cli.CommandRun;
 import io.hetgpu.testcluster.cluster.ProjectFiles;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -238,22 +236,11 @@ class ThroughputsCommandTest {
         assertOneLine(run("--kubeconfig", kubeconfig.toString(), "--context", "prod"), 2, "--kubeconfig ", "no context \"prod\"");
     }
 
-    private record Shown(int code, String out, String err) {
+    private static CommandRun run(String... args) {
+        return CommandRun.of("throughputs", args);
     }
 
-    private static Shown run(String... args) {
-        var out = new StringWriter();
-        var err = new StringWriter();
-        var command = TestClusterMain.commandLine();
-        command.setOut(new PrintWriter(out, true));
-        command.setErr(new PrintWriter(err, true));
-        var all = new ArrayList<String>();
-        all.add("throughputs");
-        all.addAll(List.of(args));
-        return new Shown(command.execute(all.toArray(String[]::new)), out.toString(), err.toString());
-    }
-
-    private static void assertOneLine(Shown shown, int code, String... parts) {
+    private static void assertOneLine(CommandRun shown, int code, String... parts) {
         assertThat(shown.code()).as(shown.err()).isEqualTo(code);
         assertThat(shown.out()).isEmpty();
         assertThat(shown.err().lines().toList()).as(shown.err()).singleElement().satisfies(line -> {
