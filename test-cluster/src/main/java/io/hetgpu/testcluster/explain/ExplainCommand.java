@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -63,12 +64,8 @@ public final class ExplainCommand implements Callable<Integer> {
             description = {"Namespace of the objects and pods that name none.", "Default: the kubeconfig context's, else default."})
     String namespace;
 
-    @Option(names = "--kubeconfig", paramLabel = "PATH",
-            description = {"The cluster to read. Default: $KUBECONFIG, else", "~/.kube/config, as kubectl."})
-    Path kubeconfig;
-
-    @Option(names = "--context", paramLabel = "NAME", description = {"The kubeconfig context to use. Default: its", "current context."})
-    String context;
+    @Mixin
+    KubeconfigOptions kubeconfig;
 
     @Option(names = "--demo", arity = "0..1", fallbackValue = "empty", paramLabel = "empty|loaded",
             description = {"Instead of a cluster, the demo's (3 racks: DGX", "H100, DGX A100, 2x DGX-1 V100, 2x T4, 2x K80,",
@@ -123,7 +120,7 @@ public final class ExplainCommand implements Callable<Integer> {
             throw new Usage("--demo: expected empty or loaded, got \"" + demo + "\" (for a pod of that name: --demo=empty " + demo
                     + ", or the pod before --demo)");
         }
-        if (demo != null && (kubeconfig != null || context != null)) {
+        if (demo != null && kubeconfig.given()) {
             throw new Usage("--demo reads the demo cluster: leave out --kubeconfig and --context");
         }
         if (files.isEmpty() && pods.isEmpty()) {
@@ -184,7 +181,7 @@ public final class ExplainCommand implements Callable<Integer> {
     /** The kubeconfig as kubectl finds it, with fabric8's retries on a refused connection cut to one: a person is waiting. */
     private Config clientConfig() throws Usage {
         try {
-            return KubeconfigChoice.clientConfig(kubeconfig, context, USER_AGENT);
+            return kubeconfig.clientConfig(USER_AGENT);
         } catch (KubeconfigChoice.Refused e) {
             // Without a cluster, the demo's is there to try.
             throw new Usage(e.getMessage().startsWith("no cluster to read") ? e.getMessage() + " (or try --demo)" : e.getMessage());

@@ -13,7 +13,7 @@ import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.inventory.NvidiaKeys;
 import io.hetgpu.testcluster.explain.ExplainCommand;
 import io.hetgpu.testcluster.explain.KubeconfigChoice;
-import java.nio.file.Path;
+import io.hetgpu.testcluster.explain.KubeconfigOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -21,6 +21,7 @@ import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -56,12 +57,8 @@ public final class ThroughputsCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--kubeconfig", paramLabel = "PATH",
-            description = {"The cluster to read. Default: $KUBECONFIG, else", "~/.kube/config, as kubectl."})
-    Path kubeconfig;
-
-    @Option(names = "--context", paramLabel = "NAME", description = {"The kubeconfig context to use. Default: its", "current context."})
-    String context;
+    @Mixin
+    KubeconfigOptions kubeconfig;
 
     @Option(names = {"-n", "--namespace"}, paramLabel = "NS", defaultValue = DEFAULT_NAMESPACE,
             description = {"The extender's namespace, where its ConfigMap", "hetgpu-throughputs is. Default: " + DEFAULT_NAMESPACE + "."})
@@ -161,7 +158,7 @@ public final class ThroughputsCommand implements Callable<Integer> {
 
     private io.fabric8.kubernetes.client.Config clientConfig() throws Failure {
         try {
-            return KubeconfigChoice.clientConfig(kubeconfig, context, USER_AGENT);
+            return kubeconfig.clientConfig(USER_AGENT);
         } catch (KubeconfigChoice.Refused e) {
             throw new Failure(e.getMessage(), 2);
         }
