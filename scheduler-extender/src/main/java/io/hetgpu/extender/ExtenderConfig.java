@@ -47,12 +47,12 @@ import java.util.Map;
  *     - {model: B300, rank: 110, computeCapability: "10.0", maxMemoryMiB: 294912}
  *   workloads:                # optional: pods' speed per workload class and card (hetgpu.io/workload)
  *     resnet50: {K80: 1.8, P100: 11.7, V100: 18.0}
- *   minimumSpeedShare: 0.25   # optional, with workloads: keep such pods off cards slower than this share of their best
+ *   minimumSpeedShare: 0.3    # keep a class's pods off cards slower than this share of their best (learned or given; 0 off)
  *   highPriorityReserve: 8    # optional: the cluster's last 8 free top-tier GPUs go to high-priority pods only
- *   evictForFasterCards: 0.8  # optional: a high-priority pod refuses free cards below 80 % of the speed of cards
- *                             # preemption can free for it, so that kube-scheduler preempts for the faster ones
- *   jobHeadroom: 8            # optional: a job of several pods below high priority starts only where 8 GPUs more
- *                             # than it needs are free, room kept for urgent pods
+ *   evictForFasterCards: 0.8  # a high-priority pod refuses free cards below 80 % of the speed of cards
+ *                             # preemption can free for it, so that kube-scheduler preempts for the faster ones (0 off)
+ *   jobHeadroom: 10%          # a job of several pods below high priority starts only where 10 % of the cluster's GPUs
+ *                             # (or a number: 8) stay free beyond what it needs, room kept for urgent pods (0 off)
  *   learning:                 # how fast each workload class runs on each card, learned from pods that end
  *     enabled: true
  *     minRunSeconds: 120      # shorter runs are not measurements
@@ -119,10 +119,17 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
     /** The Secret, in the extender's own namespace, that holds the key its device records are signed with. */
     public static final String DEFAULT_RECORD_KEY_SECRET = "hetgpu-record-key";
 
+    // The shipped policy. Chosen in the simulator on seeds 1-10 of Gavel's workload, with the table learned as a cluster
+    // would learn it; docs/benchmarks.md#learning gives the figures on seeds that chose nothing.
+    public static final double DEFAULT_MINIMUM_SPEED_SHARE = 0.3;
+    public static final EvictionFloor DEFAULT_EVICT_FOR_FASTER_CARDS = new EvictionFloor(0.8);
+    public static final JobHeadroom DEFAULT_JOB_HEADROOM = JobHeadroom.percent(10);
+
     public static final ExtenderConfig DEFAULTS = new ExtenderConfig(8888, HetgpuKeys.DEFAULT_RESOURCE_NAME, HetgpuKeys.LABEL_RACK,
-            DEFAULT_BODY_LIMIT_BYTES, PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, List.of(), true, 60, WorkloadThroughputs.NONE,
-            HighPriorityReserve.NONE, EvictionFloor.NONE, 0, List.of(DEFAULT_SCHEDULER_NAME), DEFAULT_HTTP_TIMEOUT,
-            DEFAULT_JOB_PLAN_DEADLINE, JobHeadroom.NONE, DEFAULT_RECORD_KEY_SECRET, DEFAULT_MAX_JOB_PODS, LearningSettings.DEFAULTS);
+            DEFAULT_BODY_LIMIT_BYTES, PriorityThresholds.DEFAULTS, ScoreWeights.DEFAULTS, List.of(), true, 60,
+            WorkloadThroughputs.NONE.withMinimumShare(DEFAULT_MINIMUM_SPEED_SHARE), HighPriorityReserve.NONE, DEFAULT_EVICT_FOR_FASTER_CARDS, 0,
+            List.of(DEFAULT_SCHEDULER_NAME), DEFAULT_HTTP_TIMEOUT, DEFAULT_JOB_PLAN_DEADLINE, DEFAULT_JOB_HEADROOM, DEFAULT_RECORD_KEY_SECRET,
+            DEFAULT_MAX_JOB_PODS, LearningSettings.DEFAULTS);
 
     public ExtenderConfig {
         tiers = List.copyOf(tiers);
@@ -157,7 +164,7 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
 
     record FilePolicy(FilePriority priority, Map<String, Integer> weights, List<FileTier> tiers,
                       Map<String, Map<String, Double>> workloads, Double minimumSpeedShare, Integer highPriorityReserve,
-                      Double evictForFasterCards, Integer jobHeadroom, FileLearning learning) {
+                      Double evictForFasterCards, String jobHeadroom, FileLearning learning) {
     }
 
     record FileLearning(Boolean enabled, Double minRunSeconds, Integer windowSize, Integer maxNamespaces, Integer maxClasses,
@@ -272,13 +279,13 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
         var policy = file.policy() == null ? new FilePolicy(null, null, null, null, null, null, null, null, null) : file.policy();
         var newLearning = learningOf(policy.learning(), errors);
         return new ExtenderConfig(newPort, newResource, newRack, limit, priorityOf(policy.priority(), errors),
-                weightsOf(policy.weights(), errors), tiers, newEvents, newInterval, workloadsOf(policy, newLearning.enabled(), errors),
+                weightsOf(policy.weights(), errors), tiers, newEvents, newInterval, workloadsOf(policy, errors),
                 errors.attempt("policy.", () -> policy.highPriorityReserve() == null ? reserve : new HighPriorityReserve(policy.highPriorityReserve()),
                         reserve),
                 errors.attempt("policy.", () -> policy.evictForFasterCards() == null ? evictionFloor : new EvictionFloor(policy.evictForFasterCards()),
                         evictionFloor), newMetricsPort, newSchedulers.stream().filter(name -> name != null && !name.isBlank()).toList(),
                 newTimeout, newPlanDeadline,
-                errors.attempt("policy.", () -> policy.jobHeadroom() == null ? jobHeadroom : new JobHeadroom(policy.jobHeadroom()), jobHeadroom),
+                errors.attempt("policy.", () -> policy.jobHeadroom() == null ? jobHeadroom : JobHeadroom.parse(policy.jobHeadroom()), jobHeadroom),
                 recordKeySecretOf(file.recordKeySecret(), errors), maxJobPodsOf(file.maxJobPods(), errors), newLearning);
     }
 
@@ -445,20 +452,18 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
         return valid ? errors.attempt("policy.weights: ", () -> new ScoreWeights(named), weights) : weights;
     }
 
-    /** The admin's table and its minimum share; a share without a table needs learning, which fills the table. */
-    private WorkloadThroughputs workloadsOf(FilePolicy policy, boolean learning, FieldErrors errors) {
+    /**
+     * The admin's table and its minimum share. A share with neither a table nor learning compares nothing and is kept
+     * all the same: the shipped file sets it, and an admin who turns learning off must not have to delete it.
+     */
+    private WorkloadThroughputs workloadsOf(FilePolicy policy, FieldErrors errors) {
         var result = workloads;
         if (policy.workloads() != null) {
             result = errors.attempt("policy.", () -> new WorkloadThroughputs(policy.workloads(), workloads.minimumShare()), workloads);
         }
         if (policy.minimumSpeedShare() != null) {
-            if (policy.workloads() == null && result.isEmpty() && !learning) {
-                errors.add("policy.minimumSpeedShare", policy.minimumSpeedShare(),
-                        "needs a policy.workloads table, or policy.learning.enabled, to compare cards with");
-            } else {
-                var withTable = result;
-                result = errors.attempt("policy.", () -> withTable.withMinimumShare(policy.minimumSpeedShare()), withTable);
-            }
+            var withTable = result;
+            result = errors.attempt("policy.", () -> withTable.withMinimumShare(policy.minimumSpeedShare()), withTable);
         }
         return result;
     }

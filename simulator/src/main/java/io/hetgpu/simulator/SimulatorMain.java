@@ -81,10 +81,11 @@ public final class SimulatorMain implements Callable<Integer> {
             + "for it; default the --config file's, else the extender's default")
     Double evictForFasterCards;
 
-    @Option(names = "--job-headroom", paramLabel = "GPUS", description = "the policy.jobHeadroom of every hetgpu run (0 off): a job "
-            + "of several pods below high priority starts only where this many GPUs more than it needs are free; default the "
-            + "--config file's, else the extender's default")
-    Integer jobHeadroom;
+    @Option(names = "--job-headroom", paramLabel = "GPUS|PERCENT%", description = "the policy.jobHeadroom of every hetgpu run (0 off): a "
+            + "job of several pods below high priority starts only where this many GPUs (8), or this share of the cluster's (10%), more "
+            + "than it needs are free; default the --config file's, else the extender's default")
+    String jobHeadroom;
+    private JobHeadroom headroom;
 
     @Option(names = "--minimum-speed-share", description = "the policy.minimumSpeedShare of the workload-aware runs that use one "
             + "(default " + Experiment.SLOW_CARD_SHARE + "), and of the runs that learn their table (default the --config file's, else the "
@@ -163,8 +164,12 @@ public final class SimulatorMain implements Callable<Integer> {
         if (reserve < 0) {
             throw new ParameterException(spec.commandLine(), "--high-priority-reserve: expected 0 or more GPUs, got " + reserve);
         }
-        if (jobHeadroom != null && jobHeadroom < 0) {
-            throw new ParameterException(spec.commandLine(), "--job-headroom: expected 0 or more GPUs, got " + jobHeadroom);
+        if (jobHeadroom != null) {
+            try {
+                headroom = JobHeadroom.parse(jobHeadroom);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--" + e.getMessage().replace("jobHeadroom", "job-headroom"));
+            }
         }
         reportFolder();
         long[] range;
@@ -258,7 +263,7 @@ public final class SimulatorMain implements Callable<Integer> {
 
     Experiment experiment(long seed) {
         var settings = evictForFasterCards == null ? extenderConfig : extenderConfig.withEvictionFloor(new EvictionFloor(evictForFasterCards));
-        settings = jobHeadroom == null ? settings : settings.withJobHeadroom(new JobHeadroom(jobHeadroom));
+        settings = jobHeadroom == null ? settings : settings.withJobHeadroom(headroom);
         return workloadExperiment(seed).withConfig(settings).withCheckpoints(new Checkpoints(checkpointMinutes * 60, restartMinutes * 60))
                 .withCommunication(CommunicationModel.parse(communication));
     }

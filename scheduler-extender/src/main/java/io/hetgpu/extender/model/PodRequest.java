@@ -24,6 +24,8 @@ import java.util.Set;
  * @param role                 its role in the job (ps, worker, …; "" for none)
  * @param claimNames           names of the PersistentVolumeClaims it mounts, in its namespace
  * @param workload             the {@code hetgpu.io/workload} annotation: the pod's workload class ("" for none)
+ * @param preempts             whether kube-scheduler may preempt for it ({@code spec.preemptionPolicy} other than
+ *                             {@code Never}): only such a pod may refuse free cards for faster ones behind an eviction
  */
 public record PodRequest(
         String namespace,
@@ -38,7 +40,8 @@ public record PodRequest(
         String job,
         String role,
         List<String> claimNames,
-        String workload) {
+        String workload,
+        boolean preempts) {
 
     public static final ComputeCapability ANY_COMPUTE_CAPABILITY = CardRequirements.ANY_COMPUTE_CAPABILITY;
 
@@ -56,6 +59,14 @@ public record PodRequest(
         if (gpuCount < 0) {
             throw new IllegalArgumentException("gpuCount must be >= 0, got " + gpuCount);
         }
+    }
+
+    /** A pod that kube-scheduler may preempt for, as Kubernetes defaults {@code spec.preemptionPolicy}. */
+    public PodRequest(String namespace, String name, String uid, int gpuCount, CardRequirements cards, boolean requireNvlink,
+                      int specPriority, PriorityHint priorityHint, GpuPreference preference, String job, String role,
+                      List<String> claimNames, String workload) {
+        this(namespace, name, uid, gpuCount, cards, requireNvlink, specPriority, priorityHint, preference, job, role, claimNames,
+                workload, true);
     }
 
     /** A pod that asks for card models, memory and compute capability only (a trace's job, a test's pod). */
@@ -92,7 +103,7 @@ public record PodRequest(
     /** This pod with its workload class set. */
     public PodRequest withWorkload(String newWorkload) {
         return new PodRequest(namespace, name, uid, gpuCount, cards, requireNvlink, specPriority, priorityHint, preference, job, role,
-                claimNames, newWorkload);
+                claimNames, newWorkload, preempts);
     }
 
     /**

@@ -96,7 +96,7 @@ public final class PodRequestParser {
                 metadata == null || metadata.getName() == null ? "" : metadata.getName(),
                 metadata == null || metadata.getUid() == null ? "" : metadata.getUid(),
                 gpus, cards, nvlink, specPriority, hint, preference, job, role, claims,
-                workload);
+                workload, spec == null || !"Never".equals(spec.getPreemptionPolicy()));
     }
 
     /**

@@ -3,30 +3,71 @@ package io.hetgpu.extender.policy;
 import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.extender.model.PodRequest;
 import java.util.List;
+import java.util.Locale;
 
 /**
- * The admin's {@code jobHeadroom}: a job of several pods that is not urgent starts only where at least this many GPUs
- * stay free in the cluster once its plan holds its own. Such a job holds many GPUs for long, and evicting any one of its
- * pods restarts it whole: started into the cluster's last free GPUs, it makes the next urgent pod evict the costliest
- * victim there is, and it takes GPUs that the smaller jobs queued behind it would have used and freed again many times
- * over. With room kept, urgent pods arrive into free GPUs and small jobs flow, while the big job starts at the next
- * moment the cluster has slack. A job that already has a member on a node is never held back (it would hold GPUs while
- * it waits); nor is an urgent one, which preempts instead.
+ * The admin's {@code jobHeadroom}: a job of several pods that is not urgent starts only where some GPUs stay free in
+ * the cluster once its plan holds its own. Such a job holds many GPUs for long, and evicting any one of its pods
+ * restarts it whole: started into the cluster's last free GPUs, it makes the next urgent pod evict the costliest victim
+ * there is, and it takes GPUs that the smaller jobs queued behind it would have used and freed again many times over.
+ * With room kept, urgent pods arrive into free GPUs and small jobs flow, while the big job starts at the next moment the
+ * cluster has slack. A job that already has a member on a node is never held back (it would hold GPUs while it waits);
+ * nor is an urgent one, which preempts instead.
  *
- * @param gpus 0 (off) or more: the GPUs that must stay free after the job's plan
+ * <p>The room is a number of GPUs or a share of the cluster's: a share holds across cluster sizes where a number
+ * would keep a 16-GPU cluster's jobs waiting for ever. It never exceeds what the cluster has beyond the job itself,
+ * so a job as large as the cluster starts once the cluster is free rather than never.
+ *
+ * @param gpus    0 or more: the GPUs that must stay free after the job's plan
+ * @param percent 0 up to 50: the same as a percentage of the cluster's GPUs, rounded up (the larger of the two counts)
  */
-public record JobHeadroom(int gpus) {
+public record JobHeadroom(int gpus, double percent) {
 
-    public static final JobHeadroom NONE = new JobHeadroom(0);
+    public static final JobHeadroom NONE = new JobHeadroom(0, 0);
 
     public JobHeadroom {
         if (gpus < 0) {
             throw new IllegalArgumentException("jobHeadroom: expected a number of GPUs, 0 (off) or more, got " + gpus);
         }
+        if (!(percent >= 0 && percent <= 50)) {
+            throw new IllegalArgumentException("jobHeadroom: expected a share of the cluster's GPUs from 0% to 50%, got " + percent + "%");
+        }
+    }
+
+    public JobHeadroom(int gpus) {
+        this(gpus, 0);
+    }
+
+    public static JobHeadroom percent(double percent) {
+        return new JobHeadroom(0, percent);
+    }
+
+    /**
+     * The configuration's form: a whole number of GPUs ({@code 8}) or a percentage of the cluster's ({@code 10%}).
+     *
+     * @throws IllegalArgumentException naming the setting and the text when it is neither
+     */
+    public static JobHeadroom parse(String text) {
+        var trimmed = text.strip();
+        try {
+            if (trimmed.endsWith("%")) {
+                return percent(Double.parseDouble(trimmed.substring(0, trimmed.length() - 1).strip()));
+            }
+            return new JobHeadroom(Integer.parseInt(trimmed));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("jobHeadroom: expected a number of GPUs (8) or a share of the cluster's GPUs (10%), got \""
+                    + text + "\"");
+        }
     }
 
     public boolean isOn() {
-        return gpus > 0;
+        return gpus > 0 || percent > 0;
+    }
+
+    /** The GPUs kept free in a cluster of this many for a job that needs {@code needed}: never more than it has beyond the job. */
+    public int room(int clusterGpus, int needed) {
+        int asShare = (int) Math.ceil(percent * clusterGpus / 100 - 1e-9);
+        return Math.max(0, Math.min(Math.max(gpus, asShare), clusterGpus - needed));
     }
 
     /**
@@ -45,16 +86,29 @@ public record JobHeadroom(int gpus) {
             return "";
         }
         int free = 0;
+        int all = 0;
         for (var node : nodes) {
             free += node.freeCount();
+            all += node.gpus().size();
         }
-        if (free - needed >= gpus) {
+        int room = room(all, needed);
+        if (free - needed >= room) {
             return "";
         }
         return "job " + key + ": " + members.size() + " pods need " + needed + " GPUs, " + free + " free in all; a job below high "
-                + "priority starts once " + gpus + " more than it needs are free (policy.jobHeadroom " + gpus
+                + "priority starts once " + room + " more than it needs are free (policy.jobHeadroom " + this
                 + ", room kept for urgent pods); no GPU is held for it"
                 + members.stream().map(thresholds::ignoredHint).filter(ignored -> !ignored.isEmpty()).findFirst()
                         .map(ignored -> "; " + ignored).orElse("");
+    }
+
+    /** As the configuration writes it: {@code 8}, or {@code 10%} (with {@code 8} GPUs and {@code 10%}: the larger). */
+    @Override
+    public String toString() {
+        var share = (percent == Math.rint(percent) ? Long.toString((long) percent) : String.format(Locale.ROOT, "%s", percent)) + "%";
+        if (percent == 0) {
+            return Integer.toString(gpus);
+        }
+        return gpus == 0 ? share : gpus + " GPUs or " + share;
     }
 }

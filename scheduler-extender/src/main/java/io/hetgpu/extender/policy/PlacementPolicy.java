@@ -109,7 +109,8 @@ public final class PlacementPolicy {
      */
     public ClosedTier evictionFloor(PodRequest pod, Supplier<List<NodeState>> reachable) {
         // Only then is the cluster walked: the floor concerns high-priority pods alone.
-        if (!evictionFloor.isOn() || !pod.needsGpus() || !TierPreference.isHighPriority(pod, thresholds)) {
+        // A pod that may not preempt (preemptionPolicy: Never) would wait for the faster cards to free by themselves.
+        if (!evictionFloor.isOn() || !pod.needsGpus() || !pod.preempts() || !TierPreference.isHighPriority(pod, thresholds)) {
             return ClosedTier.NONE;
         }
         var candidates = new ArrayList<Candidate>();

@@ -36,6 +36,16 @@ class PodRequestParserTest {
         assertThat(request.job()).isEqualTo("resnet-train");
         assertThat(request.role()).isEqualTo("worker");
         assertThat(request.claimNames()).containsExactly("imagenet-train");
+        assertThat(request.preempts()).as("preemptionPolicy unset: PreemptLowerPriority").isTrue();
+    }
+
+    @Test
+    void aPodWithPreemptionPolicyNeverIsOneKubeSchedulerWillNotPreemptFor() throws Exception {
+        var pod = KubeJson.trainingPod();
+        pod.getSpec().setPreemptionPolicy("Never");
+        assertThat(parser.parse(pod).preempts()).isFalse();
+        pod.getSpec().setPreemptionPolicy("PreemptLowerPriority");
+        assertThat(parser.parse(pod).preempts()).isTrue();
     }
 
     @Test

@@ -60,6 +60,18 @@ class EvictionFloorTest {
     }
 
     @Test
+    void aPodThatMayNotPreemptTakesTheFreeOldCardsRatherThanWaitForTheNewOnesToFreeThemselves() {
+        var policy = policy(0.8, WorkloadThroughputs.NONE);
+        var urgent = pod(1000);
+        var neverPreempts = new PodRequest(urgent.namespace(), urgent.name(), urgent.uid(), urgent.gpuCount(), urgent.cards(),
+                urgent.requireNvlink(), urgent.specPriority(), urgent.priorityHint(), urgent.preference(), urgent.job(), urgent.role(),
+                urgent.claimNames(), urgent.workload(), false);
+
+        assertThat(policy.evictionFloor(neverPreempts, () -> List.of(freeK80, reachableV100))).isEqualTo(ClosedTier.NONE);
+        assertThat(policy.evictionFloor(urgent, () -> List.of(freeK80, reachableV100))).isNotEqualTo(ClosedTier.NONE);
+    }
+
+    @Test
     void withAThroughputTableTheWorkloadsOwnSpeedsDecide() {
         // Recommendation runs at 66 % of its K80 speed on a V100: its own best card is the free one.
         var throughputs = new WorkloadThroughputs(Map.of(

@@ -67,11 +67,44 @@ class JobHeadroomTest {
     @Test
     void theConfigurationFileSetsItUnderPolicyAndABadValueIsNamedWithItsPath() throws Exception {
         assertThat(ExtenderConfig.parse("version: v1\npolicy: {jobHeadroom: 8}", "c.yaml").policy().jobHeadroom()).isEqualTo(new JobHeadroom(8));
-        assertThat(ExtenderConfig.parse("version: v1", "c.yaml").policy().jobHeadroom()).isEqualTo(JobHeadroom.NONE);
+        assertThat(ExtenderConfig.parse("version: v1", "c.yaml").policy().jobHeadroom()).as("as shipped").isEqualTo(JobHeadroom.percent(10));
         assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {jobHeadroom: -2}", "c.yaml"))
                 .hasMessage("c.yaml: policy.jobHeadroom: expected a number of GPUs, 0 (off) or more, got -2");
         assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {jobHeadroom: lots}", "c.yaml"))
-                .hasMessage("c.yaml: policy.jobHeadroom: expected an integer, got \"lots\"");
+                .hasMessage("c.yaml: policy.jobHeadroom: expected a number of GPUs (8) or a share of the cluster's GPUs (10%), got \"lots\"");
+        assertThat(ExtenderConfig.parse("version: v1\npolicy: {jobHeadroom: 12.5%}", "c.yaml").policy().jobHeadroom())
+                .isEqualTo(JobHeadroom.percent(12.5));
+        assertThat(ExtenderConfig.parse("version: v1\npolicy: {jobHeadroom: 0}", "c.yaml").policy().jobHeadroom().isOn()).isFalse();
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {jobHeadroom: 80%}", "c.yaml"))
+                .hasMessage("c.yaml: policy.jobHeadroom: expected a share of the cluster's GPUs from 0% to 50%, got 80.0%");
+        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {jobHeadroom: 8 GPUs}", "c.yaml"))
+                .hasMessageContaining("got \"8 GPUs\"");
+    }
+
+    @Test
+    void aShareOfTheClusterKeepsRoomInProportionRoundedUp() {
+        var tenPercent = JobHeadroom.percent(10);
+        assertThat(tenPercent.room(108, 8)).as("the simulator's Gavel cluster").isEqualTo(11);
+        assertThat(tenPercent.room(16, 4)).as("the demo's cluster").isEqualTo(2);
+        assertThat(tenPercent.room(8, 2)).isEqualTo(1);
+        assertThat(tenPercent.room(10_000, 64)).isEqualTo(1_000);
+        assertThat(new JobHeadroom(3, 10).room(16, 4)).as("the larger of the two").isEqualTo(3);
+        assertThat(tenPercent).hasToString("10%");
+        assertThat(new JobHeadroom(8)).hasToString("8");
+    }
+
+    @Test
+    void aJobAsLargeAsTheClusterStartsOnceTheClusterIsFreeRatherThanNever() {
+        // 8 GPUs in all, 6 free. With 4 GPUs of room, a job of 6 could never start: room is capped at the 2 beyond it.
+        assertThat(heldBack(4, job(3, 2, 0), nodes)).contains("starts once 2 more than it needs are free");
+        var all = List.of(TestNodes.gpu("n1", TestTopologies::k80x4, 0, 1, 2, 3), TestNodes.gpu("n2", TestTopologies::k80x4, 0, 1, 2, 3));
+        assertThat(heldBack(4, job(4, 2, 0), all)).as("the whole cluster, free").isEmpty();
+        assertThat(heldBack(4, job(3, 2, 0), all)).as("2 left over of 8").isEmpty();
+        assertThat(JobHeadroom.percent(25).heldBack("ml/resnet", job(2, 2, 0), nodes, PriorityThresholds.DEFAULTS))
+                .as("25 % of 8 GPUs is 2; 6 free leave 2").isEmpty();
+        assertThat(JobHeadroom.percent(40).heldBack("ml/resnet", job(2, 2, 0), nodes, PriorityThresholds.DEFAULTS))
+                .isEqualTo("job ml/resnet: 2 pods need 4 GPUs, 6 free in all; a job below high priority starts once 4 more than it "
+                        + "needs are free (policy.jobHeadroom 40%, room kept for urgent pods); no GPU is held for it");
     }
 
     @Test

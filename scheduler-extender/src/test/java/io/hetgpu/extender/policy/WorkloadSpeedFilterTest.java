@@ -70,12 +70,11 @@ class WorkloadSpeedFilterTest {
                 """, "c.yaml");
         assertThat(config.workloads().minimumShare()).isEqualTo(0.3);
         assertThat(config.workloads().tooSlow("ResNet50", "K80")).isTrue();
-        assertThat(ExtenderConfig.DEFAULTS.workloads().minimumShare()).isZero();
+        assertThat(ExtenderConfig.DEFAULTS.workloads().minimumShare()).as("as shipped").isEqualTo(0.3);
         assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {workloads: {resnet50: {V100: 1}}, minimumSpeedShare: 1.5}", "c.yaml"))
                 .hasMessage("c.yaml: policy.minimumSpeedShare: expected at least 0 and below 1, got 1.5");
-        assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {minimumSpeedShare: 0.3, learning: {enabled: false}}", "c.yaml"))
-                .hasMessage("c.yaml: policy.minimumSpeedShare: needs a policy.workloads table, or policy.learning.enabled, to compare cards"
-                        + " with, got 0.3");
+        assertThat(ExtenderConfig.parse("version: v1\npolicy: {minimumSpeedShare: 0.2, learning: {enabled: false}}", "c.yaml").workloads())
+                .as("the shipped file's share stays valid with learning off: it compares nothing").isEqualTo(WorkloadThroughputs.NONE.withMinimumShare(0.2));
         assertThat(ExtenderConfig.parse("version: v1\npolicy: {minimumSpeedShare: 0.3}", "c.yaml").workloads().minimumShare())
                 .as("learning fills the table the share compares with").isEqualTo(0.3);
         assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {workloads: {resnet50: {V100: 1}}, minimumSpeedShare: lots}", "c.yaml"))

@@ -479,11 +479,12 @@ class WholeJobsTest {
     void aJobBelowHighPriorityWaitsForTheHeadroomHoldingNothingWhileAnUrgentJobStarts() {
         node("n1");
         node("n2");
-        var a0 = member("a", "a-0", 4, 2);
-        member("a", "a-1", 4, 2);
+        running("sweep", "n2", 2, "", 5);
+        var a0 = member("a", "a-0", 2, 2);
+        member("a", "a-1", 2, 2);
         var u0 = urgent("u", "u-0", 2, 2);
         urgent("u", "u-1", 2, 2);
-        synced(4);
+        synced(5);
         var verbs = verbs(Duration.ofMinutes(1), PolicySettings.DEFAULTS.withJobHeadroom(new JobHeadroom(4)));
         var metrics = new ExtenderMetrics();
         metrics.watchJobHeadroom(verbs.service().jobs());
@@ -491,16 +492,16 @@ class WholeJobsTest {
         var waits = verbs.service().filter(askAbout(a0));
         assertThat(waits.nodeNames()).isEmpty();
         assertThat(waits.failedAndUnresolvableNodes().values()).singleElement().asString()
-                .contains("job ml/a: 2 pods need 8 GPUs, 8 free in all; a job below high priority starts once 4 more")
+                .contains("job ml/a: 2 pods need 4 GPUs, 6 free in all; a job below high priority starts once 4 more")
                 .endsWith("no GPU is held for it");
         assertThat(verbs.service().jobs().holds().plans()).isEmpty();
 
-        // 8 free, 4 needed: an urgent job starts whatever it leaves (it preempts where the cluster is full).
+        // 6 free, 4 needed: an urgent job starts whatever it leaves (it preempts where the cluster is full).
         assertThat(verbs.service().filter(askAbout(u0)).nodeNames()).hasSize(1);
         assertThat(verbs.service().jobs().holds().plans()).singleElement().satisfies(plan -> assertThat(plan.jobKey()).isEqualTo("ml/u"));
         // The urgent job's plan holds its 4 GPUs for its pods not bound yet: they are not free for job a's headroom.
         assertThat(verbs.service().filter(askAbout(a0)).failedAndUnresolvableNodes().values()).singleElement().asString()
-                .contains("job ml/a: 2 pods need 8 GPUs, 4 free in all");
+                .contains("job ml/a: 2 pods need 4 GPUs, 2 free in all");
         assertThat(metrics.scrape()).contains("hetgpu_extender_job_headroom_waits_total 2.0");
     }
 
