@@ -298,8 +298,12 @@ public final class TestCluster implements AutoCloseable {
             throw new IllegalStateException("pod " + namespace + "/" + name + (pod == null ? " does not exist"
                     : node == null ? " is not bound" : " is on " + node + ", not a node of hetgpu's device plugin"));
         }
+        var allocations = kubelet(node).allocations();
+        if (!allocations.containsKey(namespace + "/" + name)) {
+            throw new IllegalStateException("pod " + namespace + "/" + name + " on " + node + " is not running: its kubelet has not admitted it");
+        }
         var topology = gpuSources.get(node).topology();
-        var devices = kubelet(node).allocations().getOrDefault(namespace + "/" + name, Map.of());
+        var devices = allocations.get(namespace + "/" + name);
         var models = devices.values().stream().flatMap(List::stream)
                 .map(uuid -> topology.positionOf(uuid).map(position -> topology.device(position).model()).orElse("")).toList();
         return switch (PodEnd.of(pod, models, speeds, java.time.Instant.now())) {

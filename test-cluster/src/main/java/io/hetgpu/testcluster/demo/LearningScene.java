@@ -7,7 +7,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hetgpu.extender.Extender;
 import io.hetgpu.extender.throughput.CardPriors;
 import io.hetgpu.gpu.discovery.GpuDiscoveryException;
+import io.hetgpu.gpu.inventory.FreeDevicesCodec;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
+import io.hetgpu.gpu.inventory.InventoryCodec;
 import io.hetgpu.gpu.inventory.InventoryFormatException;
 import io.hetgpu.testcluster.cluster.DeployedConfiguration;
 import io.hetgpu.testcluster.cluster.NodeSpec;
@@ -110,6 +112,7 @@ final class LearningScene {
             awaitLearned(first, runs.size());
             progress.accept(label + ": " + runs.size() + " runs of " + CLASS + " ended and learned");
 
+            awaitEveryGpuFree(first, nodes);
             var after = place(client, driver, schedulerName, AFTER, DemoWorkload.HIGH);
             remove(client, AFTER);
 
@@ -117,6 +120,7 @@ final class LearningScene {
             var throughputs = classBlock(ThroughputsCommand.text(client, client.getNamespace() == null ? "default" : client.getNamespace()));
             var second = cluster.startExtender(configuration.extender());
             awaitRestored(second);
+            awaitEveryGpuFree(second, nodes);
             var again = new SchedulerDriver(client, configuration.schedulerCalling(second), HttpClient.newHttpClient(), seed);
             var restarted = place(client, again, schedulerName, RESTARTED, DemoWorkload.HIGH);
             return new Outcome(before, runs, after, throughputs, restarted);
@@ -263,6 +267,33 @@ final class LearningScene {
             cluster.stopExtender(extender);
         } catch (Exception e) {
             throw new IllegalStateException("stopping the learning scene's extender failed: " + e, e);
+        }
+    }
+
+    /**
+     * Until the extender sees every node wholly free, as before the first pod: the device plugin republishes a node's
+     * free GPUs shortly after kubelet releases an ended pod's, and until then the extender counts them held, so the
+     * nodes would differ by more than their cards.
+     */
+    private static void awaitEveryGpuFree(Extender extender, List<NodeSpec> nodes) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!nodes.stream().allMatch(node -> whollyFree(extender, node.name()))) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the extender did not see the learning scene's GPUs free again within 30 s");
+            }
+            pause();
+        }
+    }
+
+    private static boolean whollyFree(Extender extender, String node) {
+        var facts = extender.view().facts(node);
+        if (facts == null || facts.free() == null || facts.inventory() == null) {
+            return false;
+        }
+        try {
+            return new FreeDevicesCodec().decode(facts.free()).uuids().size() == new InventoryCodec().decode(facts.inventory()).size();
+        } catch (InventoryFormatException e) {
+            return false;
         }
     }
 

@@ -4,10 +4,13 @@ import static io.hetgpu.testcluster.e2e.TrainingPods.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.hetgpu.extender.Extender;
 import io.hetgpu.extender.cluster.LearnedThroughputsConfigMap;
 import io.hetgpu.extender.throughput.CardPriors;
 import io.hetgpu.extender.throughput.LearnedStateCodec;
+import io.hetgpu.gpu.inventory.FreeDevicesCodec;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
+import io.hetgpu.gpu.inventory.InventoryFormatException;
 import io.hetgpu.testcluster.cluster.DeployedConfiguration;
 import io.hetgpu.testcluster.cluster.NodeSpec;
 import io.hetgpu.testcluster.cluster.ProjectFiles;
@@ -20,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -87,6 +91,7 @@ class LearnedPlacementEndToEndTest {
             assertThat(learned.get("P100").throughputPerGpu()).isEqualTo(24.0);
 
             // After: the same pod on the same free cluster goes to P100, and its Event says it was the learned speed.
+            awaitEveryGpuFree(first);
             assertThat(place(scheduler, pods, "lstm-after", HIGH)).as("placed once the runs were learned").isEqualTo(P100_NODE);
             await().atMost(PATIENCE).untilAsserted(() -> assertThat(placementEvents(cluster, "lstm-after")).anySatisfy(message -> assertThat(message)
                     .startsWith("best: " + P100_NODE).contains("lstm runs 1.3x faster per GPU on P100 than on V100 (learned, 3 and 3 runs)")));
@@ -99,6 +104,7 @@ class LearnedPlacementEndToEndTest {
                     .singleElement().satisfies(row -> assertThat(row.workloadClass()).isEqualTo(LSTM));
             var second = cluster.startExtender(configuration.extender());
             await().atMost(PATIENCE).until(second.learning().orElseThrow()::restored);
+            awaitEveryGpuFree(second);
             var again = new SchedulerDriver(cluster.client(), configuration.schedulerCalling(second), HttpClient.newHttpClient(), 1);
             assertThat(place(again, pods, "lstm-restarted", HIGH)).as("placed by the extender started afterwards").isEqualTo(P100_NODE);
             assertThat(second.learning().orElseThrow().learner().table().byClass().get(LSTM).get("P100").samples()).isEqualTo(RUNS);
@@ -116,7 +122,23 @@ class LearnedPlacementEndToEndTest {
         return pods.awaitRunning(name).getSpec().getNodeName();
     }
 
-    /** The pod is deleted, and its GPUs are free again in every running extender's eyes before the test goes on. */
+    /**
+     * Waits until the extender sees both nodes wholly free, as before the first pod: the device plugin republishes a
+     * node's free GPUs shortly after kubelet releases an ended pod's, and until then the extender counts them held, which
+     * would make the nodes differ by more than their cards.
+     */
+    private static void awaitEveryGpuFree(Extender extender) {
+        await().atMost(PATIENCE).until(() -> Stream.of(V100_NODE, P100_NODE).allMatch(node -> {
+            var free = extender.view().facts(node) == null ? null : extender.view().facts(node).free();
+            try {
+                return free != null && new FreeDevicesCodec().decode(free).uuids().size() == 8;
+            } catch (InventoryFormatException e) {
+                return false;
+            }
+        }));
+    }
+
+    /** The pod is deleted, and gone from the API server before the test goes on. */
     private static void remove(TestCluster cluster, String name) {
         var pod = cluster.client().pods().inNamespace(NS).withName(name);
         pod.delete();
