@@ -21,6 +21,8 @@ import io.hetgpu.gpu.GpuDevice;
 import io.hetgpu.gpu.NodeTopology;
 import io.hetgpu.testcluster.kubelet.KubeletFolders;
 import io.hetgpu.testcluster.kubelet.PlainDevicePlugin;
+import io.hetgpu.testcluster.kubelet.PodEnd;
+import io.hetgpu.testcluster.kubelet.SpeedTable;
 import io.hetgpu.testcluster.kubelet.SimulatedKubelet;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -278,6 +280,40 @@ public final class TestCluster implements AutoCloseable {
 
     public SimulatedKubelet kubelet(String node) {
         return require(kubelets, node);
+    }
+
+    /**
+     * The pod's job runs to its end, as fast as {@code speeds} says its class runs on the cards its kubelet gave it: its
+     * kubelet writes it Succeeded, its run as long as its declared work ({@code hetgpu.io/work}) takes there and ending
+     * now, with the job's termination message ({@link PodEnd}). A pod on a node hetgpu's device plugin does not serve has
+     * no card model to read here.
+     *
+     * @return the end written
+     * @throws IllegalStateException when the pod is not running on a GPU node of this cluster, or the table cannot time it
+     */
+    public PodEnd endRun(String namespace, String name, SpeedTable speeds) {
+        var pod = client.pods().inNamespace(namespace).withName(name).get();
+        var node = pod == null || pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+        if (node == null || !gpuSources.containsKey(node)) {
+            throw new IllegalStateException("pod " + namespace + "/" + name + (pod == null ? " does not exist"
+                    : node == null ? " is not bound" : " is on " + node + ", not a node of hetgpu's device plugin"));
+        }
+        var allocations = kubelet(node).allocations();
+        if (!allocations.containsKey(namespace + "/" + name)) {
+            throw new IllegalStateException("pod " + namespace + "/" + name + " on " + node + " is not running: its kubelet has not admitted it");
+        }
+        var topology = gpuSources.get(node).topology();
+        var devices = allocations.get(namespace + "/" + name);
+        var models = devices.values().stream().flatMap(List::stream)
+                .map(uuid -> topology.positionOf(uuid).map(position -> topology.device(position).model()).orElse("")).toList();
+        return switch (PodEnd.of(pod, models, speeds, java.time.Instant.now())) {
+            case PodEnd.Outcome.Ends ends -> {
+                kubelet(node).end(namespace, name, ends.end());
+                yield ends.end();
+            }
+            case PodEnd.Outcome.CannotEnd cannot -> throw new IllegalStateException("pod " + namespace + "/" + name + " on " + node
+                    + " cannot end by the speed table: " + cannot.reason());
+        };
     }
 
     /** The simulated GPUs of a GPU node, to make one unhealthy or healthy again. */

@@ -94,6 +94,10 @@ public final class Demo {
                 sceneEvictions, new DataVolume(DemoWorkload.DATA_CLAIM, "none", "no training data in this scene"), PreemptionScene.rows(scenes)));
         out.printf("Picture of the preemption scene, evicted pods marked: %s%n", scenePage);
         jobsScene(configuration, page, seed);
+        var learning = LearningScene.run(configuration, seed, this::progress);
+        out.println();
+        out.print(LearningScene.setting());
+        out.print(LearningScene.describe(learning));
         progress(String.format("done in %.1f s", (System.nanoTime() - started) / 1e9));
         out.flush();
         return 0;

@@ -52,7 +52,8 @@ import java.util.concurrent.TimeUnit;
  * {@value #DEVICES_ANNOTATION}) and marks the pod Running. It can restart (deleting every socket in
  * the device-plugin folder, as kubelet does) and vanish.
  *
- * <p>What it leaves out: containers, cgroups, probes, CPU and memory managers; pods run until deleted.
+ * <p>What it leaves out: containers, cgroups, probes, CPU and memory managers; pods run until deleted, or until a test
+ * ends one ({@link #end}), as kubelet reports a job that exited.
  */
 public final class SimulatedKubelet implements AutoCloseable {
 
@@ -161,6 +162,36 @@ public final class SimulatedKubelet implements AutoCloseable {
                 .filter(pod -> nodeName.equals(pod.getSpec().getNodeName()))
                 .sorted(ADMISSION_ORDER)
                 .forEach(this::consider);
+    }
+
+    /**
+     * The pod's job exits 0, as {@code end} says: kubelet releases its devices (PodResources no longer lists the pod, so
+     * the device plugin counts them free again) and writes the pod's end (phase Succeeded, its containers terminated, the
+     * job's termination message). Done in the pod worker's order, after the pod's admission; returns once written.
+     *
+     * @throws IllegalStateException when this kubelet has not admitted the pod, or the write fails
+     */
+    public void end(String namespace, String name, PodEnd end) {
+        var key = namespace + "/" + name;
+        var written = java.util.concurrent.CompletableFuture.runAsync(() -> {
+            if (!devicesByPod.containsKey(key)) {
+                throw new IllegalStateException("pod " + key + " is not running on " + nodeName + ": this kubelet never admitted it");
+            }
+            client.pods().inNamespace(namespace).withName(name).editStatus(end::applyTo);
+            devicesByPod.remove(key);
+            envByPod.remove(key);
+        }, podWorker);
+        try {
+            written.get(10, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof IllegalStateException refused ? refused
+                    : new IllegalStateException("ending pod " + key + " on " + nodeName + " failed: " + e.getCause(), e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("ending pod " + key + " on " + nodeName + ": not written within 10 s", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while ending pod " + key, e);
+        }
     }
 
     /** The environment the plugin gave each container of the pod ({@code namespace/name}), by container name. */

@@ -103,6 +103,18 @@ public final class ThroughputsCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * What {@code hetgpu throughputs} prints for the cluster {@code client} reaches, the extender's ConfigMap being in
+     * {@code namespace}: the report's text, or the command's one-line failure. For the demo, which shows it in process.
+     */
+    public static String text(KubernetesClient client, String namespace) {
+        try {
+            return ThroughputsText.render(read(client, namespace));
+        } catch (Failure e) {
+            return "hetgpu throughputs: " + Quote.escaped(e.getMessage()) + "\n";
+        }
+    }
+
     /** The report of what the cluster holds: the ConfigMap's document, and the card models of its nodes where they can be listed. */
     static ThroughputReport read(KubernetesClient client, String namespace) throws Failure {
         var server = client.getMasterUrl() == null ? "(no server)" : client.getMasterUrl().toString().replaceAll("/$", "");

@@ -139,6 +139,37 @@ class SimulatedKubeletTest {
         });
     }
 
+    @Test
+    void aPodThatEndsIsWrittenSucceededAndItsGpusAreFreeAgain() {
+        await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.deviceHealth().size() == 8);
+        client.pods().resource(pod("train-0", 2)).create();
+        await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.allocations().containsKey("default/train-0"));
+        var end = new PodEnd("lstm", "V100", 2, 43_200, java.time.Instant.parse("2026-11-28T07:20:00Z"),
+                java.time.Instant.parse("2026-11-28T08:00:00Z"));
+
+        kubelet.end("default", "train-0", end);
+
+        var pod = client.pods().inNamespace("default").withName("train-0").get();
+        assertThat(pod.getStatus().getPhase()).isEqualTo("Succeeded");
+        assertThat(pod.getStatus().getContainerStatuses().getFirst().getState().getTerminated().getMessage()).isEqualTo("hetgpu.io/work: 43200\n");
+        assertThat(kubelet.allocations()).doesNotContainKey("default/train-0");
+        // The plugin reads PodResources: the pod's GPUs are in the free set again.
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(new FreeDevicesCodec().decode(client.nodes().withName(NODE).get()
+                .getMetadata().getAnnotations().get(HetgpuKeys.ANNOTATION_FREE)).uuids()).hasSize(8));
+        // Ended, it is not admitted again.
+        client.pods().resource(pod("train-1", 1)).create();
+        await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.allocations().containsKey("default/train-1"));
+        assertThat(kubelet.allocations()).doesNotContainKey("default/train-0");
+        assertThat(client.pods().inNamespace("default").withName("train-0").get().getStatus().getPhase()).isEqualTo("Succeeded");
+    }
+
+    @Test
+    void aPodThisKubeletNeverAdmittedCannotEndHere() {
+        var end = new PodEnd("lstm", "V100", 1, 100, java.time.Instant.parse("2026-11-28T07:20:00Z"), java.time.Instant.parse("2026-11-28T08:00:00Z"));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> kubelet.end("default", "elsewhere", end))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("default/elsewhere").hasMessageContaining("never admitted");
+    }
+
     private static io.fabric8.kubernetes.api.model.Pod pod(String name, int gpus) {
         return new PodBuilder().withNewMetadata().withName(name).withNamespace("default").endMetadata()
                 .withNewSpec().withNodeName(NODE).addNewContainer().withName("main").withImage("train")
