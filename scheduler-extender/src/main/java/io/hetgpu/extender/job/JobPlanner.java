@@ -254,13 +254,15 @@ public final class JobPlanner {
         };
         var seats = new ArrayList<Seat>(order.size());
         var plannedPeers = new ArrayList<PeerLocation>(order.size());
+        // An eviction floor holds the job only where preemption could free enough faster cards for all of it.
+        int jobGpus = order.stream().mapToInt(PodRequest::gpuCount).sum();
         for (int m = 0; m < order.size(); m++) {
             if (budget.spent()) {
                 return new Lacking(need(job, order, nodes), "planning stopped after " + m + " of its " + order.size()
                         + " pods: a plan may take " + budget.limit().toMillis() + " ms (within kube-scheduler's httpTimeout)", "");
             }
             var member = order.get(m);
-            var closed = job.closed().apply(member);
+            var closed = job.closed().apply(member).forJobOf(jobGpus);
             var key = List.<Object>of(member.shape(), closed);
             var judged = assessed.get(key);
             if (judged == null) {

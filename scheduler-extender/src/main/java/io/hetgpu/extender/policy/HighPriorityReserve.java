@@ -45,17 +45,24 @@ public record HighPriorityReserve(int gpus) {
      * Tiers whose cards a pod may not take now, and why: the reserve's top tier for an ordinary pod, or for a
      * high-priority pod the tiers below the cards preemption can free for it ({@link EvictionFloor}).
      *
-     * @param lowest  the lowest rank closed
-     * @param highest the highest rank closed
-     * @param models  card models closed whatever their tier (a workload's slow cards)
-     * @param reason  the node's reason when only those cards would have fitted the pod
+     * @param lowest        the lowest rank closed
+     * @param highest       the highest rank closed
+     * @param models        card models closed whatever their tier (a workload's slow cards)
+     * @param reason        the node's reason when only those cards would have fitted the pod
+     * @param openReachable for an eviction floor, the GPUs preemption could leave free in the tiers left open; a job
+     *                      that needs more than these is not held to it, since no eviction could seat it whole there
+     *                      ({@link Integer#MAX_VALUE} where the tiers stay closed whatever the job's size)
      */
-    public record ClosedTier(int lowest, int highest, java.util.Set<String> models, String reason) {
+    public record ClosedTier(int lowest, int highest, java.util.Set<String> models, String reason, int openReachable) {
 
         public static final ClosedTier NONE = new ClosedTier(Integer.MIN_VALUE, Integer.MIN_VALUE, java.util.Set.of(), "");
 
         public ClosedTier {
             models = java.util.Set.copyOf(models);
+        }
+
+        public ClosedTier(int lowest, int highest, java.util.Set<String> models, String reason) {
+            this(lowest, highest, models, reason, Integer.MAX_VALUE);
         }
 
         /** One tier closed. */
@@ -71,6 +78,16 @@ public record HighPriorityReserve(int gpus) {
         /** These card models, whatever their tier. */
         public static ClosedTier models(java.util.Set<String> models, String reason) {
             return new ClosedTier(Integer.MIN_VALUE, Integer.MIN_VALUE, models, reason);
+        }
+
+        /** The same tiers closed, as a floor that preemption could satisfy for at most {@code gpus} GPUs. */
+        public ClosedTier withOpenReachable(int gpus) {
+            return new ClosedTier(lowest, highest, models, reason, gpus);
+        }
+
+        /** What a job needing {@code gpus} in all is held to: these tiers, or none where they would keep it out for good. */
+        public ClosedTier forJobOf(int gpus) {
+            return gpus > openReachable ? NONE : this;
         }
 
         /** The positions of the node's GPUs of the closed tiers. */

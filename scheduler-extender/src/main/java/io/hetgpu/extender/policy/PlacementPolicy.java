@@ -113,13 +113,22 @@ public final class PlacementPolicy {
         if (!evictionFloor.isOn() || !pod.needsGpus() || !pod.preempts() || !TierPreference.isHighPriority(pod, thresholds)) {
             return ClosedTier.NONE;
         }
+        var nodes = reachable.get();
         var candidates = new ArrayList<Candidate>();
-        for (var assessment : assessAll(pod, reachable.get(), ClosedTier.NONE)) {
+        for (var assessment : assessAll(pod, nodes, ClosedTier.NONE)) {
             if (assessment instanceof Fit fit) {
                 candidates.add(fit.candidate());
             }
         }
-        return evictionFloor.closedTo(pod, throughputs.current().table(), candidates);
+        var closed = evictionFloor.closedTo(pod, throughputs.current().table(), candidates);
+        if (closed == ClosedTier.NONE) {
+            return closed;
+        }
+        long open = 0;
+        for (var node : nodes) {
+            open += Long.bitCount(node.freeMask() & ~closed.mask(node));
+        }
+        return closed.withOpenReachable((int) Math.min(Integer.MAX_VALUE - 1, open));
     }
 
     /**

@@ -60,6 +60,19 @@ class EvictionFloorTest {
     }
 
     @Test
+    void aJobLargerThanTheFasterCardsPreemptionCanFreeIsNotHeldToTheFloor() {
+        var policy = policy(0.8, WorkloadThroughputs.NONE);
+        var closed = policy.evictionFloor(pod(1000), () -> List.of(freeK80, reachableV100));
+
+        assertThat(closed.openReachable()).as("the DGX-1's 8 V100s; the K80s are closed").isEqualTo(8);
+        assertThat(closed.forJobOf(8)).isSameAs(closed);
+        // 12 GPUs in all: evicting every V100 pod would still not seat it there, so it takes what is free instead of
+        // waiting for good behind a preemption that can find no victims.
+        assertThat(closed.forJobOf(12)).isEqualTo(ClosedTier.NONE);
+        assertThat(policy.assess(pod(1000), freeK80, closed.forJobOf(12))).isInstanceOf(PlacementPolicy.Fit.class);
+    }
+
+    @Test
     void aPodThatMayNotPreemptTakesTheFreeOldCardsRatherThanWaitForTheNewOnesToFreeThemselves() {
         var policy = policy(0.8, WorkloadThroughputs.NONE);
         var urgent = pod(1000);

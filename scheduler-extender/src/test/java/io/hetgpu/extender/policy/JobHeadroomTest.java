@@ -67,7 +67,7 @@ class JobHeadroomTest {
     @Test
     void theConfigurationFileSetsItUnderPolicyAndABadValueIsNamedWithItsPath() throws Exception {
         assertThat(ExtenderConfig.parse("version: v1\npolicy: {jobHeadroom: 8}", "c.yaml").policy().jobHeadroom()).isEqualTo(new JobHeadroom(8));
-        assertThat(ExtenderConfig.parse("version: v1", "c.yaml").policy().jobHeadroom()).as("as shipped").isEqualTo(JobHeadroom.percent(10));
+        assertThat(ExtenderConfig.parse("version: v1", "c.yaml").policy().jobHeadroom()).as("as shipped").isEqualTo(ExtenderConfig.DEFAULT_JOB_HEADROOM);
         assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {jobHeadroom: -2}", "c.yaml"))
                 .hasMessage("c.yaml: policy.jobHeadroom: expected a number of GPUs, 0 (off) or more, got -2");
         assertThatThrownBy(() -> ExtenderConfig.parse("version: v1\npolicy: {jobHeadroom: lots}", "c.yaml"))
