@@ -61,7 +61,7 @@ public final class ThroughputLearner {
     private final LinkedHashMap<String, LinkedHashMap<CardBucket, Cell>> classes = new LinkedHashMap<>(16, 0.75f, true);
 
     /** One class's runs on one card model by pods of one size bucket ({@link #bucket}). */
-    private record CardBucket(String card, int bucket) {
+    record CardBucket(String card, int bucket) {
     }
 
     /**
@@ -277,16 +277,45 @@ public final class ThroughputLearner {
                     if (nameRefusal(workloadEntry.workloadClass(), ns.namespace(), cardEntry.cardModel()) != null) {
                         continue;
                     }
-                    for (var throughput : ns.throughputsPerGpu()) {
-                        if (throughput != null && throughput > 0 && !Double.isInfinite(throughput)) {
-                            add(WorkloadThroughputs.className(workloadEntry.workloadClass()), new CardBucket(cardEntry.cardModel(), bucket(ns.gpus())),
-                                    ns.namespace(), throughput);
-                        }
+                    var valid = ns.throughputsPerGpu().stream().filter(t -> t != null && t > 0 && !Double.isInfinite(t)).toList();
+                    for (var throughput : expanded(valid, ns.runs(), settings.windowSize())) {
+                        add(WorkloadThroughputs.className(workloadEntry.workloadClass()), new CardBucket(cardEntry.cardModel(), bucket(ns.gpus())),
+                                ns.namespace(), throughput);
                     }
                 }
             }
         }
         version++;
+    }
+
+    /**
+     * A window summarised by a few samples around its median ({@link LearnedState.NamespaceSamples#runs} above their
+     * count) as the window it stands for: each sample repeated in its place in time, as many times as its share of the
+     * runs (at most {@code windowSize} in all), the median's sample taking what does not divide evenly. For the odd counts
+     * {@link StateFit} writes, as many copies lie below the median's as above, so the median, the namespace's vote, comes
+     * back unchanged, and so does the count of runs a figure rests on. A window listed whole is returned as it is.
+     */
+    static List<Double> expanded(List<Double> listed, int runs, int windowSize) {
+        int count = listed.size();
+        if (count == 0 || runs <= count || count >= windowSize) {
+            return listed;
+        }
+        int total = Math.min(runs, windowSize);
+        var byValue = new Integer[count];
+        for (int i = 0; i < count; i++) {
+            byValue[i] = i;
+        }
+        Arrays.sort(byValue, (a, b) -> Double.compare(listed.get(a), listed.get(b)));
+        var copies = new int[count];
+        Arrays.fill(copies, total / count);
+        copies[byValue[(count - 1) / 2]] += total % count;
+        var result = new ArrayList<Double>(total);
+        for (int i = 0; i < count; i++) {
+            for (int c = 0; c < copies[i]; c++) {
+                result.add(listed.get(i));
+            }
+        }
+        return result;
     }
 
     static String number(double value) {
