@@ -213,16 +213,17 @@ public final class ThroughputLearner {
             entry.getValue().forEach((key, cell) -> byCard.computeIfAbsent(key.card(), card -> new TreeMap<>()).put(key.bucket(), cell));
             for (var card : byCard.entrySet()) {
                 // The reference bucket's figure, else the smallest bucket's: a measurement of another size beats a prior.
-                var cell = card.getValue().getOrDefault(reference, card.getValue().firstEntry().getValue());
+                int bucket = card.getValue().containsKey(reference) ? reference : card.getValue().firstKey();
+                var cell = card.getValue().get(bucket);
                 double figure = cell.figure(settings);
-                row.put(card.getKey(), new LearnedTable.LearnedSpeed(figure, cell.samples(), false));
+                row.put(card.getKey(), new LearnedTable.LearnedSpeed(figure, cell.samples(), false, bucket));
                 measured.put(card.getKey(), figure);
             }
             for (var model : CardPriors.models()) {
                 if (!row.containsKey(model)) {
                     double guess = CardPriors.extrapolate(measured, model);
                     if (guess > 0 && Double.isFinite(guess)) {
-                        row.put(model, new LearnedTable.LearnedSpeed(guess, 0, true));
+                        row.put(model, new LearnedTable.LearnedSpeed(guess, 0, true, 0));
                     }
                 }
             }

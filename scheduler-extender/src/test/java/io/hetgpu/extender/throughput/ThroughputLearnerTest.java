@@ -239,7 +239,9 @@ class ThroughputLearnerTest {
         var row = learner.table().byClass().get("lm");
         assertThat(row.get("V100").throughputPerGpu()).as("the one-GPU figure, as K80's").isEqualTo(50);
         assertThat(row.get("V100").samples()).isEqualTo(1);
+        assertThat(row.get("V100").gpus()).as("the size a figure is for").isEqualTo(1);
         assertThat(row.get("V100").throughputPerGpu() / row.get("K80").throughputPerGpu()).isEqualTo(5);
+        assertThat(row.get("A100").gpus()).as("a prior is for no size").isZero();
 
         // Once four-GPU runs cover more cards, they are the reference, and a card without them keeps its one-GPU figure.
         learner.observe(sized("K80", 4, 4));
@@ -248,6 +250,9 @@ class ThroughputLearnerTest {
         assertThat(row.get("V100").throughputPerGpu()).isEqualTo(20);
         assertThat(row.get("K80").throughputPerGpu()).isEqualTo(4);
         assertThat(row.get("A100").throughputPerGpu()).isEqualTo(50);
+        assertThat(row.get("V100").gpus()).isEqualTo(2);
+        assertThat(row.get("V100").podSize()).isEqualTo("2-4 GPUs");
+        assertThat(row.get("H100").podSize()).isEmpty();
         assertThat(ThroughputLearner.bucket(1)).isEqualTo(1);
         assertThat(ThroughputLearner.bucket(3)).isEqualTo(2);
         assertThat(ThroughputLearner.bucket(8)).isEqualTo(5);
