@@ -6,7 +6,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.function.ToLongFunction;
 import java.util.function.UnaryOperator;
 
 /**
@@ -58,7 +60,7 @@ public final class StateFit {
     public record Fitted(String json, String how) {
     }
 
-    private record Step(String how, UnaryOperator<LearnedState> apply, java.util.function.ToLongFunction<LearnedState> least) {
+    private record Step(String how, UnaryOperator<LearnedState> apply, ToLongFunction<LearnedState> least) {
     }
 
     private StateFit() {
@@ -244,7 +246,7 @@ public final class StateFit {
     static LearnedState referenceSizes(LearnedState state) {
         var classes = new ArrayList<LearnedState.ClassSamples>();
         for (var workload : state.classes()) {
-            var cells = new java.util.LinkedHashSet<ThroughputLearner.CardBucket>();
+            var cells = new LinkedHashSet<ThroughputLearner.CardBucket>();
             for (var card : workload.cards()) {
                 for (var ns : card.namespaces()) {
                     cells.add(new ThroughputLearner.CardBucket(card.cardModel(), ThroughputLearner.bucket(ns.gpus())));
