@@ -46,6 +46,23 @@ class ThroughputLearnerTest {
     }
 
     @Test
+    void aWindowKeepsItsNewestSamplesInOrderWhateverItsSize() {
+        for (int window : new int[] {1, 3, 4, 5, 16}) {
+            var learner = new ThroughputLearner(new LearningSettings(true, 120, window, 16, 64, 5, 5, 2, true));
+            for (int i = 1; i <= 40; i++) {
+                learner.observe(run("bert", "team-a", "V100", 100 + i));
+                var kept = learner.state().classes().getFirst().cards().getFirst().namespaces().getFirst().throughputsPerGpu();
+                var newest = IntStream.rangeClosed(Math.max(1, i - window + 1), i).mapToObj(n -> 100.0 + n).toList();
+                assertThat(kept).as("window %d after %d samples", window, i).hasSize(newest.size());
+                for (int k = 0; k < kept.size(); k++) {
+                    assertThat(kept.get(k)).isCloseTo(newest.get(k), org.assertj.core.data.Offset.offset(1e-9));
+                }
+                assertThat(learner.table().byClass().get("bert").get("V100").samples()).isEqualTo(newest.size());
+            }
+        }
+    }
+
+    @Test
     void theStateSurvivesItsJson() {
         var learner = new ThroughputLearner(LearningSettings.DEFAULTS);
         IntStream.range(0, 3).forEach(i -> learner.observe(run("bert", "team-a", "V100", 10 + i)));
