@@ -10,8 +10,6 @@ import io.hetgpu.extender.throughput.LearnedStateCodec;
 import io.hetgpu.gpu.Quote;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -123,7 +121,7 @@ public final class LearnedThroughputsConfigMap {
     }
 
     /**
-     * Stores {@code json} (already within {@link #MAX_DATA_CHARS}: {@link #fit}) as of {@code learnedThrough}: an update
+     * Stores {@code json} (already within {@link #MAX_DATA_CHARS}: {@link io.hetgpu.extender.throughput.StateFit}) as of {@code learnedThrough}: an update
      * carrying {@code knownVersion} where one is known, else a create. An update that finds the object deleted creates
      * it again. {@link KubernetesClientException} for any failure other than a conflict.
      */
@@ -156,55 +154,6 @@ public final class LearnedThroughputsConfigMap {
             }
             throw e;
         }
-    }
-
-    /**
-     * The state as JSON within {@code maxChars}: as it is where it fits; else each namespace's window cut to its newest
-     * half until it fits or every window holds one sample, then the least recently seen classes dropped. The newest
-     * figures of the most recently used classes are what a restart most needs. Bounded: at most log2 of the longest
-     * window plus the number of classes encodings.
-     */
-    public static String fit(LearnedState state, int maxChars) {
-        var json = LearnedStateCodec.toJson(state);
-        var fitted = state;
-        while (json.length() > maxChars && longestWindow(fitted) > 1) {
-            fitted = newestHalf(fitted);
-            json = LearnedStateCodec.toJson(fitted);
-        }
-        while (json.length() > maxChars && !fitted.classes().isEmpty()) {
-            fitted = new LearnedState(fitted.classes().subList(1, fitted.classes().size()));
-            json = LearnedStateCodec.toJson(fitted);
-        }
-        return json;
-    }
-
-    private static int longestWindow(LearnedState state) {
-        int longest = 0;
-        for (var workload : state.classes()) {
-            for (var card : workload.cards()) {
-                for (var ns : card.namespaces()) {
-                    longest = Math.max(longest, ns.throughputsPerGpu().size());
-                }
-            }
-        }
-        return longest;
-    }
-
-    private static LearnedState newestHalf(LearnedState state) {
-        var classes = new ArrayList<LearnedState.ClassSamples>();
-        for (var workload : state.classes()) {
-            var cards = new ArrayList<LearnedState.CardSamples>();
-            for (var card : workload.cards()) {
-                var namespaces = new ArrayList<LearnedState.NamespaceSamples>();
-                for (var ns : card.namespaces()) {
-                    List<Double> window = ns.throughputsPerGpu();
-                    namespaces.add(new LearnedState.NamespaceSamples(ns.namespace(), window.subList(window.size() / 2, window.size()), ns.gpus()));
-                }
-                cards.add(new LearnedState.CardSamples(card.cardModel(), namespaces));
-            }
-            classes.add(new LearnedState.ClassSamples(workload.workloadClass(), cards));
-        }
-        return new LearnedState(classes);
     }
 
     private Resource<ConfigMap> resource() {

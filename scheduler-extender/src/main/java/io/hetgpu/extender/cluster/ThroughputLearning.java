@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.throughput.Observation;
 import io.hetgpu.extender.throughput.PodRun;
+import io.hetgpu.extender.throughput.StateFit;
 import io.hetgpu.extender.throughput.ThroughputLearner;
 import io.hetgpu.extender.throughput.WorkSample;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
@@ -160,6 +161,8 @@ public final class ThroughputLearning implements AutoCloseable {
     /** The end of the newest run observed, or read back. */
     private Instant learnedThrough = Instant.EPOCH;
     private long writtenVersion = -1;
+    /** How the last write was made to fit the ConfigMap: said when it changes, not at every write. */
+    private String lastFit = "whole";
     private int readFailures;
 
     private volatile boolean restored;
@@ -362,7 +365,12 @@ public final class ThroughputLearning implements AutoCloseable {
         if (version == writtenVersion) {
             return;
         }
-        var json = LearnedThroughputsConfigMap.fit(learner.state(), LearnedThroughputsConfigMap.MAX_DATA_CHARS);
+        var fitted = StateFit.fit(learner.state(), LearnedThroughputsConfigMap.MAX_DATA_CHARS, learner.settings());
+        if (!fitted.how().equals(lastFit)) {
+            LOG.info("the learned throughputs fit ConfigMap {} ({} characters) as: {}", store.where(), fitted.json().length(), fitted.how());
+            lastFit = fitted.how();
+        }
+        var json = fitted.json();
         var written = store.write(json, learnedThrough, resourceVersion);
         if (written instanceof LearnedThroughputsConfigMap.Written.Conflict conflict) {
             LOG.info("ConfigMap {} was written by another replica meanwhile ({}): keeping the newer", store.where(), conflict.message());

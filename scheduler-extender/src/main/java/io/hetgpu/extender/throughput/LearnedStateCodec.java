@@ -17,6 +17,8 @@ import java.util.List;
  *   "namespaces": [{"namespace": "team-a", "gpus": 1, "throughputs": [412.5, 409.1]}]}]}]}</pre>
  *
  * {@code gpus} is the size bucket of the pods measured (1; 2 for 2 to 4 GPUs; 5 for 5 and more), 1 when absent.
+ * {@code runs}, written only where it is more than the throughputs listed, is how many runs a window summarised to fit
+ * the ConfigMap stands for ({@link StateFit}); an older reader ignores it and reads the summary as a short window.
  *
  * Lists are in the learner's order (least recently seen class first, oldest sample first). A document is read whole
  * or refused with a message naming the field and its value; its size is bounded ({@link #MAX_CHARS}, the ConfigMap's
@@ -55,6 +57,9 @@ public final class LearnedStateCodec {
                     var nsNode = namespaces.addObject();
                     nsNode.put("namespace", ns.namespace());
                     nsNode.put("gpus", ns.gpus());
+                    if (ns.summarised()) {
+                        nsNode.put("runs", ns.runs());
+                    }
                     var values = nsNode.putArray("throughputs");
                     ns.throughputsPerGpu().forEach(values::add);
                 }
@@ -120,7 +125,13 @@ public final class LearnedStateCodec {
                     if (gpus != null && (!gpus.isInt() || !(gpus.intValue() == 1 || gpus.intValue() == 2 || gpus.intValue() == 5))) {
                         throw new IllegalArgumentException(nsAt + ".gpus: expected 1, 2 or 5 (a size bucket), got " + Quote.of(gpus));
                     }
-                    namespaces.add(new LearnedState.NamespaceSamples(namespace, values, gpus == null ? 1 : gpus.intValue()));
+                    var runs = nsNode.get("runs");
+                    if (runs != null && (!runs.isInt() || runs.intValue() < values.size() || runs.intValue() > LearningSettings.MAX_WINDOW)) {
+                        throw new IllegalArgumentException(nsAt + ".runs: expected from " + values.size() + " (the throughputs listed) to "
+                                + LearningSettings.MAX_WINDOW + ", got " + Quote.of(runs));
+                    }
+                    namespaces.add(new LearnedState.NamespaceSamples(namespace, values, gpus == null ? 1 : gpus.intValue(),
+                            runs == null ? values.size() : runs.intValue()));
                 }
                 cards.add(new LearnedState.CardSamples(card, namespaces));
             }

@@ -23,8 +23,25 @@ public record LearnedTable(long version, Map<String, Map<String, LearnedSpeed>> 
      * @param throughputPerGpu the figure (> 0), in the class's own unit per second per GPU
      * @param samples          samples it rests on (0 for a prior)
      * @param prior            the class never ran on this card: the figure is extrapolated
+     * @param gpus             the size of the pods it was measured on, as the learner keeps them apart: 1 (one GPU), 2
+     *                         (2 to 4) or 5 (5 and more); 0 for a prior
      */
-    public record LearnedSpeed(double throughputPerGpu, int samples, boolean prior) {
+    public record LearnedSpeed(double throughputPerGpu, int samples, boolean prior, int gpus) {
+
+        /** A figure of one-GPU pods, or a prior. */
+        public LearnedSpeed(double throughputPerGpu, int samples, boolean prior) {
+            this(throughputPerGpu, samples, prior, prior ? 0 : 1);
+        }
+
+        /** The pod size in words: "1 GPU", "2-4 GPUs", "5+ GPUs", "" for a prior. */
+        public String podSize() {
+            return switch (gpus) {
+                case 0 -> "";
+                case 1 -> "1 GPU";
+                case 2 -> "2-4 GPUs";
+                default -> "5+ GPUs";
+            };
+        }
     }
 
     public LearnedTable {

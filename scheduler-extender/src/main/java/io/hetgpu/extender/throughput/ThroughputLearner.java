@@ -3,7 +3,6 @@ package io.hetgpu.extender.throughput;
 import io.hetgpu.extender.policy.WorkloadThroughputs;
 import io.hetgpu.gpu.CardModel;
 import io.hetgpu.gpu.Quote;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -61,7 +60,7 @@ public final class ThroughputLearner {
     private final LinkedHashMap<String, LinkedHashMap<CardBucket, Cell>> classes = new LinkedHashMap<>(16, 0.75f, true);
 
     /** One class's runs on one card model by pods of one size bucket ({@link #bucket}). */
-    private record CardBucket(String card, int bucket) {
+    record CardBucket(String card, int bucket) {
     }
 
     /**
@@ -100,7 +99,7 @@ public final class ThroughputLearner {
         var cards = classes.get(workload);
         var cell = cards == null ? null : cards.get(new CardBucket(sample.cardModel(), bucket(sample.gpus())));
         var own = cell == null ? null : cell.namespaces.get(sample.namespace());
-        if (own != null && own.samples.size() >= settings.outlierMinSamples()) {
+        if (own != null && own.size() >= settings.outlierMinSamples()) {
             // Judged against the namespace's own runs: its crashes and stragglers are what an outlier is. Another
             // namespace's figure is not the yardstick, or the first to arrive could refuse everyone else's samples.
             double figure = median(own.values());
@@ -108,7 +107,7 @@ public final class ThroughputLearner {
                 return new Observation.Refused(String.format(Locale.ROOT,
                         "outlier: %s per GPU-second for workload %s on %s is more than %s times from namespace %s's figure %s (%d samples)",
                         number(throughput), workload, sample.cardModel(), number(settings.outlierFactor()), sample.namespace(),
-                        number(figure), own.samples.size()));
+                        number(figure), own.size()));
             }
         }
         add(workload, new CardBucket(sample.cardModel(), bucket(sample.gpus())), sample.namespace(), throughput);
@@ -213,16 +212,17 @@ public final class ThroughputLearner {
             entry.getValue().forEach((key, cell) -> byCard.computeIfAbsent(key.card(), card -> new TreeMap<>()).put(key.bucket(), cell));
             for (var card : byCard.entrySet()) {
                 // The reference bucket's figure, else the smallest bucket's: a measurement of another size beats a prior.
-                var cell = card.getValue().getOrDefault(reference, card.getValue().firstEntry().getValue());
+                int bucket = card.getValue().containsKey(reference) ? reference : card.getValue().firstKey();
+                var cell = card.getValue().get(bucket);
                 double figure = cell.figure(settings);
-                row.put(card.getKey(), new LearnedTable.LearnedSpeed(figure, cell.samples(), false));
+                row.put(card.getKey(), new LearnedTable.LearnedSpeed(figure, cell.samples(), false, bucket));
                 measured.put(card.getKey(), figure);
             }
             for (var model : CardPriors.models()) {
                 if (!row.containsKey(model)) {
                     double guess = CardPriors.extrapolate(measured, model);
                     if (guess > 0 && Double.isFinite(guess)) {
-                        row.put(model, new LearnedTable.LearnedSpeed(guess, 0, true));
+                        row.put(model, new LearnedTable.LearnedSpeed(guess, 0, true, 0));
                     }
                 }
             }
@@ -277,16 +277,45 @@ public final class ThroughputLearner {
                     if (nameRefusal(workloadEntry.workloadClass(), ns.namespace(), cardEntry.cardModel()) != null) {
                         continue;
                     }
-                    for (var throughput : ns.throughputsPerGpu()) {
-                        if (throughput != null && throughput > 0 && !Double.isInfinite(throughput)) {
-                            add(WorkloadThroughputs.className(workloadEntry.workloadClass()), new CardBucket(cardEntry.cardModel(), bucket(ns.gpus())),
-                                    ns.namespace(), throughput);
-                        }
+                    var valid = ns.throughputsPerGpu().stream().filter(t -> t != null && t > 0 && !Double.isInfinite(t)).toList();
+                    for (var throughput : expanded(valid, ns.runs(), settings.windowSize())) {
+                        add(WorkloadThroughputs.className(workloadEntry.workloadClass()), new CardBucket(cardEntry.cardModel(), bucket(ns.gpus())),
+                                ns.namespace(), throughput);
                     }
                 }
             }
         }
         version++;
+    }
+
+    /**
+     * A window summarised by a few samples around its median ({@link LearnedState.NamespaceSamples#runs} above their
+     * count) as the window it stands for: each sample repeated in its place in time, as many times as its share of the
+     * runs (at most {@code windowSize} in all), the median's sample taking what does not divide evenly. For the odd counts
+     * {@link StateFit} writes, as many copies lie below the median's as above, so the median, the namespace's vote, comes
+     * back unchanged, and so does the count of runs a figure rests on. A window listed whole is returned as it is.
+     */
+    static List<Double> expanded(List<Double> listed, int runs, int windowSize) {
+        int count = listed.size();
+        if (count == 0 || runs <= count || count >= windowSize) {
+            return listed;
+        }
+        int total = Math.min(runs, windowSize);
+        var byValue = new Integer[count];
+        for (int i = 0; i < count; i++) {
+            byValue[i] = i;
+        }
+        Arrays.sort(byValue, (a, b) -> Double.compare(listed.get(a), listed.get(b)));
+        var copies = new int[count];
+        Arrays.fill(copies, total / count);
+        copies[byValue[(count - 1) / 2]] += total % count;
+        var result = new ArrayList<Double>(total);
+        for (int i = 0; i < count; i++) {
+            for (int c = 0; c < copies[i]; c++) {
+                result.add(listed.get(i));
+            }
+        }
+        return result;
     }
 
     static String number(double value) {
@@ -311,17 +340,14 @@ public final class ThroughputLearner {
                 window = new Window();
                 namespaces.put(namespace, window);
             }
-            window.samples.addLast(throughput);
-            while (window.samples.size() > settings.windowSize()) {
-                window.samples.removeFirst();
-            }
+            window.add(throughput, settings.windowSize());
             window.lastSeen = tick;
         }
 
         int samples() {
             int count = 0;
             for (var window : namespaces.values()) {
-                count += window.samples.size();
+                count += window.size();
             }
             return count;
         }
@@ -338,17 +364,55 @@ public final class ThroughputLearner {
 
         List<LearnedState.NamespaceSamples> state(int bucket) {
             var result = new ArrayList<LearnedState.NamespaceSamples>();
-            namespaces.forEach((namespace, window) -> result.add(new LearnedState.NamespaceSamples(namespace, List.copyOf(window.samples), bucket)));
+            namespaces.forEach((namespace, window) -> result.add(new LearnedState.NamespaceSamples(namespace,
+                    Arrays.stream(window.values()).boxed().toList(), bucket)));
             return result;
         }
     }
 
+    /**
+     * One namespace's newest samples, oldest first: a ring of plain doubles that grows to the window's size (8 bytes a
+     * sample, not a boxed Double and a reference: a learner at its default bounds holds a million).
+     */
     private static final class Window {
-        final ArrayDeque<Double> samples = new ArrayDeque<>();
+        private double[] ring = new double[0];
+        /** Where the oldest sample is. */
+        private int first;
+        private int size;
         long lastSeen;
 
+        /** Adds the newest sample; at {@code capacity} (the learner's window size, the same at every call) the oldest goes. */
+        void add(double sample, int capacity) {
+            if (size < capacity) {
+                if (size == ring.length) {
+                    // Never longer than capacity, so that a full window's ring is exactly as long as the window.
+                    ring = values(Math.min(capacity, Math.max(4, 2 * ring.length)));
+                    first = 0;
+                }
+                ring[(first + size) % ring.length] = sample;
+                size++;
+            } else {
+                // Full: the ring is exactly capacity long (it grows no further), and its oldest slot takes the newest.
+                ring[first] = sample;
+                first = (first + 1) % ring.length;
+            }
+        }
+
+        int size() {
+            return size;
+        }
+
+        /** The samples, oldest first. */
         double[] values() {
-            return samples.stream().mapToDouble(Double::doubleValue).toArray();
+            return values(size);
+        }
+
+        private double[] values(int length) {
+            var ordered = new double[Math.max(length, size)];
+            for (int i = 0; i < size; i++) {
+                ordered[i] = ring[(first + i) % ring.length];
+            }
+            return ordered;
         }
     }
 

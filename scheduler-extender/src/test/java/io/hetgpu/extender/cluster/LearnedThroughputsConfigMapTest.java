@@ -7,10 +7,8 @@ import io.hetgpu.extender.BindingApiServer;
 import io.hetgpu.extender.throughput.LearnedState;
 import io.hetgpu.extender.throughput.LearnedStateCodec;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /** The ConfigMap the learned state is kept in: read, created, updated only over the version read, and bounded. */
@@ -92,34 +90,6 @@ class LearnedThroughputsConfigMapTest {
         assertThat(LearnedThroughputsConfigMap.learnedThrough(java.util.Map.of(LearnedThroughputsConfigMap.LEARNED_THROUGH, "yesterday")))
                 .isEqualTo(Instant.EPOCH);
         assertThat(LearnedThroughputsConfigMap.learnedThrough(null)).isEqualTo(Instant.EPOCH);
-    }
-
-    @Test
-    void aStateTooLargeKeepsEachWindowsNewestSamplesFirstThenTheMostRecentlySeenClasses() {
-        var classes = new ArrayList<LearnedState.ClassSamples>();
-        for (int c = 0; c < 8; c++) {
-            // Pods of 2 to 4 GPUs: their size is kept as the windows are cut.
-            var namespaces = IntStream.range(0, 8).mapToObj(n -> new LearnedState.NamespaceSamples("team-" + n,
-                    IntStream.range(0, 16).mapToObj(i -> 1000.0 + i).toList(), 2)).toList();
-            classes.add(new LearnedState.ClassSamples("class-" + c, List.of(new LearnedState.CardSamples("V100", namespaces))));
-        }
-        var state = new LearnedState(classes);
-        int whole = LearnedStateCodec.toJson(state).length();
-
-        assertThat(LearnedThroughputsConfigMap.fit(state, whole)).isEqualTo(LearnedStateCodec.toJson(state));
-
-        var halved = LearnedStateCodec.fromJson(LearnedThroughputsConfigMap.fit(state, whole - 1));
-        assertThat(halved.classes()).hasSize(8);
-        assertThat(halved.classes().getFirst().cards().getFirst().namespaces().getFirst().throughputsPerGpu())
-                .as("the newest half").containsExactly(1008.0, 1009.0, 1010.0, 1011.0, 1012.0, 1013.0, 1014.0, 1015.0);
-        assertThat(halved.classes().getFirst().cards().getFirst().namespaces().getFirst().gpus()).isEqualTo(2);
-
-        var tight = LearnedThroughputsConfigMap.fit(state, 600);
-        assertThat(tight.length()).isLessThanOrEqualTo(600);
-        var kept = LearnedStateCodec.fromJson(tight).classes();
-        assertThat(kept).isNotEmpty();
-        assertThat(kept.getLast().workloadClass()).as("the most recently seen class stays").isEqualTo("class-7");
-        assertThat(kept.getLast().cards().getFirst().namespaces().getFirst().throughputsPerGpu()).containsExactly(1015.0);
     }
 
     static LearnedState state(String workload, String card, List<Double> throughputs) {

@@ -20,6 +20,26 @@ class LearnedStateCodecTest {
     }
 
     @Test
+    void aSummarisedWindowCarriesTheRunsItStandsForAndComesBackAsAWindowWithItsMedian() {
+        var summary = new LearnedState(List.of(new LearnedState.ClassSamples("bert", List.of(new LearnedState.CardSamples("V100",
+                List.of(new LearnedState.NamespaceSamples("team-a", List.of(9.0, 10.0, 12.0), 2, 16)))))));
+        var json = LearnedStateCodec.toJson(summary);
+        assertThat(json).contains("{\"namespace\":\"team-a\",\"gpus\":2,\"runs\":16,\"throughputs\":[9.0,10.0,12.0]}");
+        assertThat(LearnedStateCodec.fromJson(json)).isEqualTo(summary);
+
+        var learner = new ThroughputLearner(LearningSettings.DEFAULTS);
+        learner.restore(LearnedStateCodec.fromJson(json));
+        var speed = learner.table().byClass().get("bert").get("V100");
+        assertThat(speed.throughputPerGpu()).isEqualTo(10.0);
+        assertThat(speed.samples()).isEqualTo(16);
+
+        assertThatThrownBy(() -> LearnedStateCodec.fromJson(json.replace("\"runs\":16", "\"runs\":2")))
+                .hasMessage("classes[0].cards[0].namespaces[0].runs: expected from 3 (the throughputs listed) to 1024, got \"2\"");
+        assertThatThrownBy(() -> LearnedStateCodec.fromJson(json.replace("\"runs\":16", "\"runs\":\"many\"")))
+                .hasMessage("classes[0].cards[0].namespaces[0].runs: expected from 3 (the throughputs listed) to 1024, got \"\"many\"\"");
+    }
+
+    @Test
     void aBadDocumentIsRefusedNamingTheFieldAndValue() {
         assertThatThrownBy(() -> LearnedStateCodec.fromJson("")).hasMessage("throughputs.json: empty");
         assertThatThrownBy(() -> LearnedStateCodec.fromJson("{")).hasMessageStartingWith("throughputs.json: not JSON");

@@ -46,6 +46,23 @@ class ThroughputLearnerTest {
     }
 
     @Test
+    void aWindowKeepsItsNewestSamplesInOrderWhateverItsSize() {
+        for (int window : new int[] {1, 3, 4, 5, 16}) {
+            var learner = new ThroughputLearner(new LearningSettings(true, 120, window, 16, 64, 5, 5, 2, true));
+            for (int i = 1; i <= 40; i++) {
+                learner.observe(run("bert", "team-a", "V100", 100 + i));
+                var kept = learner.state().classes().getFirst().cards().getFirst().namespaces().getFirst().throughputsPerGpu();
+                var newest = IntStream.rangeClosed(Math.max(1, i - window + 1), i).mapToObj(n -> 100.0 + n).toList();
+                assertThat(kept).as("window %d after %d samples", window, i).hasSize(newest.size());
+                for (int k = 0; k < kept.size(); k++) {
+                    assertThat(kept.get(k)).isCloseTo(newest.get(k), org.assertj.core.data.Offset.offset(1e-9));
+                }
+                assertThat(learner.table().byClass().get("bert").get("V100").samples()).isEqualTo(newest.size());
+            }
+        }
+    }
+
+    @Test
     void theStateSurvivesItsJson() {
         var learner = new ThroughputLearner(LearningSettings.DEFAULTS);
         IntStream.range(0, 3).forEach(i -> learner.observe(run("bert", "team-a", "V100", 10 + i)));
@@ -239,7 +256,9 @@ class ThroughputLearnerTest {
         var row = learner.table().byClass().get("lm");
         assertThat(row.get("V100").throughputPerGpu()).as("the one-GPU figure, as K80's").isEqualTo(50);
         assertThat(row.get("V100").samples()).isEqualTo(1);
+        assertThat(row.get("V100").gpus()).as("the size a figure is for").isEqualTo(1);
         assertThat(row.get("V100").throughputPerGpu() / row.get("K80").throughputPerGpu()).isEqualTo(5);
+        assertThat(row.get("A100").gpus()).as("a prior is for no size").isZero();
 
         // Once four-GPU runs cover more cards, they are the reference, and a card without them keeps its one-GPU figure.
         learner.observe(sized("K80", 4, 4));
@@ -248,6 +267,9 @@ class ThroughputLearnerTest {
         assertThat(row.get("V100").throughputPerGpu()).isEqualTo(20);
         assertThat(row.get("K80").throughputPerGpu()).isEqualTo(4);
         assertThat(row.get("A100").throughputPerGpu()).isEqualTo(50);
+        assertThat(row.get("V100").gpus()).isEqualTo(2);
+        assertThat(row.get("V100").podSize()).isEqualTo("2-4 GPUs");
+        assertThat(row.get("H100").podSize()).isEmpty();
         assertThat(ThroughputLearner.bucket(1)).isEqualTo(1);
         assertThat(ThroughputLearner.bucket(3)).isEqualTo(2);
         assertThat(ThroughputLearner.bucket(8)).isEqualTo(5);

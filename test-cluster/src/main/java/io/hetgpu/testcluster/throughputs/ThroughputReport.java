@@ -49,11 +49,23 @@ record ThroughputReport(String configMap, String cluster, boolean found, List<Cl
     /**
      * @param perGpu    the class's own unit of work per second on one GPU
      * @param samples   runs the figure rests on (0 for a prior)
+     * @param podGpus   the size of the pods the figure was measured on, as the learner keeps them apart: "1", "2-4" or
+     *                  "5+" GPUs; "" for a prior
      * @param prior     the class never ran on this card: its figure elsewhere scaled by the cards' relative speeds
      * @param ofBest    the figure over the class's fastest card's (above 1 for a prior faster than any card it ran on)
      * @param onCluster the cluster's nodes have this card (null when the nodes could not be read)
      */
-    record CardFigure(String card, double perGpu, int samples, boolean prior, double ofBest, Boolean onCluster) {
+    record CardFigure(String card, double perGpu, int samples, String podGpus, boolean prior, double ofBest, Boolean onCluster) {
+    }
+
+    /** A figure's pod size as the report says it: "1", "2-4", "5+" ({@link LearnedTable.LearnedSpeed#gpus}), "" for a prior. */
+    static String podGpus(LearnedTable.LearnedSpeed speed) {
+        return switch (speed.gpus()) {
+            case 0 -> "";
+            case 1 -> "1";
+            case 2 -> "2-4";
+            default -> "5+";
+        };
     }
 
     /**
@@ -95,7 +107,7 @@ record ThroughputReport(String configMap, String cluster, boolean found, List<Cl
             var fastest = known.isEmpty() ? policy.fastestCard(workload) : known;
             double best = policy.of(workload, fastest);
             var cards = new ArrayList<CardFigure>();
-            row.forEach((card, speed) -> cards.add(new CardFigure(card, speed.throughputPerGpu(), speed.samples(), speed.prior(),
+            row.forEach((card, speed) -> cards.add(new CardFigure(card, speed.throughputPerGpu(), speed.samples(), podGpus(speed), speed.prior(),
                     best > 0 ? speed.throughputPerGpu() / best : 0, clusterCards == null ? null : clusterCards.contains(card))));
             cards.sort(Comparator.comparingDouble(CardFigure::perGpu).reversed().thenComparing(CardFigure::card));
             classes.add(new ClassFigures(workload, fastest, cards));
@@ -103,13 +115,13 @@ record ThroughputReport(String configMap, String cluster, boolean found, List<Cl
         return classes;
     }
 
-    /** Samples a state holds, valid or not. */
+    /** Samples a state holds, valid or not: a window summarised to fit the ConfigMap counts the runs it stands for. */
     private static int samples(LearnedState state) {
         int count = 0;
         for (var workload : state.classes()) {
             for (var card : workload.cards()) {
                 for (var namespace : card.namespaces()) {
-                    count += namespace.throughputsPerGpu().size();
+                    count += namespace.runs();
                 }
             }
         }

@@ -44,6 +44,11 @@ final class ThroughputsJson {
                 row.put("card", card.card());
                 row.put("perGpu", card.perGpu());
                 row.put("samples", card.samples());
+                if (card.prior()) {
+                    row.putNull("podGpus");
+                } else {
+                    row.put("podGpus", card.podGpus());
+                }
                 row.put("prior", card.prior());
                 row.put("ofBest", card.ofBest());
                 if (card.onCluster() == null) {

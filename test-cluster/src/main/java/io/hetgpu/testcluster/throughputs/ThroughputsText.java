@@ -32,15 +32,17 @@ final class ThroughputsText {
         out.append("Learned workload speeds, ConfigMap ").append(report.configMap()).append(" on ").append(Quote.escaped(report.cluster()))
                 .append(": ").append(report.classes().size()).append(report.classes().size() == 1 ? " class" : " classes").append('\n');
         out.append("per GPU: the class's own unit of work (steps, images, ...) per second on one GPU; runs: the samples the figure\n"
-                + "rests on, or prior (never run there: its figures on other cards scaled by relative card speeds); of best:\n"
-                + "the share of the fastest card the class ran on, what policy.minimumSpeedShare compares (a prior is never\n"
-                + "judged by it). A class an admin lists in policy.workloads keeps the admin's figures.\n");
+                + "rests on, or prior (never run there: its figures on other cards scaled by relative card speeds); pod GPUs: the\n"
+                + "size of the pods it was measured on (1, 2-4 or 5+ GPUs, kept apart: speed per GPU drops as a job spreads; a\n"
+                + "class's cards are compared at the size it ran at on the most cards); of best: the share of the fastest card\n"
+                + "the class ran on, what policy.minimumSpeedShare compares (a prior is never judged by it). A class an admin\n"
+                + "lists in policy.workloads keeps the admin's figures.\n");
         for (var workload : report.classes()) {
             var fastest = workload.cards().stream().filter(card -> card.card().equals(workload.fastest())).findFirst();
             out.append('\n').append(Quote.escaped(workload.workloadClass())).append(" (").append(workload.samples())
                     .append(workload.samples() == 1 ? " run" : " runs").append("; fastest: ").append(Quote.escaped(workload.fastest()))
                     .append(fastest.isPresent() && fastest.get().prior() ? ", a prior" : "").append(")\n");
-            out.append(String.format(Locale.ROOT, "  %-8s %12s %7s %8s%n", "card", "per GPU", "runs", "of best"));
+            out.append(String.format(Locale.ROOT, "  %-8s %12s %7s %8s %8s%n", "card", "per GPU", "runs", "pod GPUs", "of best"));
             int hidden = 0;
             for (var card : workload.cards()) {
                 // Priors for cards the cluster lacks are noise here (the fastest is measured, so it always stays).
@@ -48,8 +50,8 @@ final class ThroughputsText {
                     hidden++;
                     continue;
                 }
-                out.append(String.format(Locale.ROOT, "  %-8s %12s %7s %8.2f%s%n", Quote.escaped(card.card()), figure(card.perGpu()),
-                        card.prior() ? "prior" : Integer.toString(card.samples()), card.ofBest(),
+                out.append(String.format(Locale.ROOT, "  %-8s %12s %7s %8s %8.2f%s%n", Quote.escaped(card.card()), figure(card.perGpu()),
+                        card.prior() ? "prior" : Integer.toString(card.samples()), card.prior() ? "-" : card.podGpus(), card.ofBest(),
                         Boolean.FALSE.equals(card.onCluster()) ? "  (not on this cluster)" : ""));
             }
             if (hidden > 0) {

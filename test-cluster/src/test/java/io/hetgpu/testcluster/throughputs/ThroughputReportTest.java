@@ -59,6 +59,34 @@ class ThroughputReportTest {
     }
 
     @Test
+    void theTableSaysWhichPodSizeEachFigureIsFor() {
+        // Pods of 8 GPUs ran on three cards, of 1 GPU on A100 and K80, of 4 on T4: the class is compared at 5+ GPUs, the
+        // size it ran at on the most cards; K80 and T4 show the only size they ran at.
+        var state = new LearnedState(List.of(new ClassSamples("gpt", List.of(
+                new CardSamples("H100", List.of(new NamespaceSamples("team-a", List.of(90.0, 92.0), 5))),
+                new CardSamples("A100", List.of(new NamespaceSamples("team-a", List.of(40.0, 41.0), 5),
+                        new NamespaceSamples("team-a", List.of(50.0), 1))),
+                new CardSamples("V100", List.of(new NamespaceSamples("team-a", List.of(20.0, 20.0), 5))),
+                new CardSamples("T4", List.of(new NamespaceSamples("team-b", List.of(9.0, 9.5, 10.0), 2))),
+                new CardSamples("K80", List.of(new NamespaceSamples("team-b", List.of(3.0), 1)))))));
+
+        var report = ThroughputReport.of("hetgpu-system/hetgpu-throughputs", "https://api", state,
+                Set.of("H100", "A100", "V100", "T4", "K80"), List.of());
+        var lines = ThroughputsText.render(report).lines().toList();
+
+        int header = lines.indexOf("gpt (10 runs; fastest: H100)") + 1;
+        assertThat(header).isPositive();
+        assertThat(lines.subList(header, header + 6)).containsExactly(
+                "  card          per GPU    runs pod GPUs  of best",
+                "  H100             91.0       2       5+     1.00",
+                "  A100             40.5       2       5+     0.45",
+                "  V100             20.0       2       5+     0.22",
+                "  T4              9.500       3      2-4     0.10",
+                "  K80             3.000       1        1     0.03");
+        assertThat(String.join(" ", lines)).contains("pod GPUs: the size of the pods it was measured on (1, 2-4 or 5+ GPUs");
+    }
+
+    @Test
     void figuresAreShownToThreeOrFourDigits() {
         assertThat(List.of(123456.0, 1250.0, 48.25, 0.125, 0.000123).stream().map(ThroughputsText::figure))
                 .containsExactly("123,456", "1,250", "48.3", "0.125", "1.23e-04");

@@ -34,7 +34,7 @@ class ThroughputsCommandTest {
     private static final List<String> REPORT_KEYS = List.of("kind", "version", "cluster", "configMap", "found", "clusterCards", "notes",
             "classes");
     private static final List<String> CLASS_KEYS = List.of("class", "fastest", "samples", "cards");
-    private static final List<String> CARD_KEYS = List.of("card", "perGpu", "samples", "prior", "ofBest", "onCluster");
+    private static final List<String> CARD_KEYS = List.of("card", "perGpu", "samples", "podGpus", "prior", "ofBest", "onCluster");
 
     @TempDir
     Path dir;
@@ -105,11 +105,11 @@ class ThroughputsCommandTest {
         // Shares are of the fastest card the class ran on; priors for cards the cluster has are shown, the others counted.
         var resnet = block(lines, "resnet50 ");
         assertThat(resnet.getFirst()).isEqualTo("resnet50 (23 runs; fastest: A100)");
-        assertThat(resnet.get(1)).matches("  card +per GPU +runs +of best");
+        assertThat(resnet.get(1)).matches("  card +per GPU +runs +pod GPUs +of best");
         assertThat(resnet.subList(2, resnet.size() - 1)).satisfiesExactly(
-                line -> assertThat(line).matches("  A100 +1,250 +14 +1\\.00"),
-                line -> assertThat(line).matches("  T4 +[\\d,.]+ +prior +0\\.\\d\\d"),
-                line -> assertThat(line).matches("  K80 +150\\.0 +9 +0\\.12"));
+                line -> assertThat(line).matches("  A100 +1,250 +14 +1 +1\\.00"),
+                line -> assertThat(line).matches("  T4 +[\\d,.]+ +prior +- +0\\.\\d\\d"),
+                line -> assertThat(line).matches("  K80 +150\\.0 +9 +1 +0\\.12"));
         assertThat(resnet.getLast()).matches("  and priors for \\d+ card models this cluster does not have \\(-o json lists them\\)");
         assertThat(block(lines, "bert ").getFirst()).isEqualTo("bert (1 run; fastest: V100)");
         // Read only: one get of the ConfigMap and one list of nodes, named as this command.
@@ -138,6 +138,7 @@ class ThroughputsCommandTest {
         assertThat(a100.path("perGpu").asDouble()).isEqualTo(1250.0);
         assertThat(a100.path("samples").asInt()).isEqualTo(14);
         assertThat(a100.path("prior").asBoolean()).isFalse();
+        assertThat(a100.path("podGpus").asText()).isEqualTo("1");
         assertThat(a100.path("onCluster").asBoolean()).isTrue();
         assertThat(resnet.path("fastest").asText()).isEqualTo("A100");
         assertThat(a100.path("ofBest").asDouble()).isEqualTo(1.0);
@@ -145,6 +146,7 @@ class ThroughputsCommandTest {
         var h100 = card(resnet, "H100");
         assertThat(h100.path("prior").asBoolean()).isTrue();
         assertThat(h100.path("samples").asInt()).isZero();
+        assertThat(h100.path("podGpus").isNull()).as("a prior was measured on no pods").isTrue();
         assertThat(h100.path("onCluster").asBoolean()).isFalse();
         assertThat(h100.path("ofBest").asDouble()).isEqualTo(h100.path("perGpu").asDouble() / 1250.0).isGreaterThan(1);
         var perGpu = new ArrayList<Double>();
