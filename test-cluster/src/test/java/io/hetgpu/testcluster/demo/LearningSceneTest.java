@@ -30,7 +30,7 @@ class LearningSceneTest {
         assertThat(scene.restarted().node()).isEqualTo(LearningScene.P100_NODE);
         // The class's block of `./hetgpu throughputs`, read from the ConfigMap: P100 first, each figure on its 3 runs.
         assertThat(scene.throughputs().lines().toList()).first().asString().startsWith("lstm (6 runs; fastest: P100)");
-        assertThat(scene.throughputs()).containsPattern("P100 +24\\.0 +3 +1\\.00").containsPattern("V100 +18\\.0 +3 +0\\.75");
+        assertThat(scene.throughputs()).containsPattern("P100 +24\\.0 +3 +2-4 +1\\.00").containsPattern("V100 +18\\.0 +3 +2-4 +0\\.75");
 
         var printed = LearningScene.describe(scene);
         assertThat(printed).contains("lstm-0 (high priority) goes to dgx1-v100-1", "lstm-after (high priority) goes to dgx1-p100-1",
