@@ -121,8 +121,8 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
 
     // The shipped policy. Chosen in the simulator on seeds 1-10 of Gavel's workload, with the table learned as a cluster
     // would learn it; docs/benchmarks.md#learning gives the figures on seeds that chose nothing. evictForFasterCards
-    // stays off: it judges what preemption could free without the taints, disruption budgets and unreachable nodes
-    // kube-scheduler's preemption heeds, so a high-priority pod could wait for cards no eviction will free.
+    // stays off: it judges what preemption could free without the disruption budgets kube-scheduler's preemption
+    // weighs first, so a high-priority pod would evict guarded pods on fast cards before unguarded ones on slower cards.
     public static final double DEFAULT_MINIMUM_SPEED_SHARE = 0.3;
     public static final EvictionFloor DEFAULT_EVICT_FOR_FASTER_CARDS = EvictionFloor.NONE;
     public static final JobHeadroom DEFAULT_JOB_HEADROOM = JobHeadroom.percent(8);

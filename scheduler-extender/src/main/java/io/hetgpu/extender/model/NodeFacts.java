@@ -16,14 +16,24 @@ import java.util.Objects;
  * @param free            the {@code hetgpu.io/gpu-free} annotation, or null when the node has none
  * @param gpuAllocatable  {@code status.allocatable} of the GPU resource as written, or null when the node has none:
  *                        what a node not served by hetgpu's device plugin offers
+ * @param takesNewPods    neither cordoned nor tainted {@code NoSchedule}/{@code NoExecute} (but for the GPU resource's
+ *                        own taint, which GPU pods tolerate): a node preemption may free GPUs on for a new pod. A node
+ *                        kube-scheduler may still admit a tolerating pod to counts as not, which errs towards a pod
+ *                        taking the cards it can have now
  */
 public record NodeFacts(String name, String resourceVersion, Map<String, String> labels, String inventory, String free,
-                        String gpuAllocatable) {
+                        String gpuAllocatable, boolean takesNewPods) {
 
     public NodeFacts {
         Objects.requireNonNull(name, "name");
         resourceVersion = resourceVersion == null ? "" : resourceVersion;
         labels = labels == null ? Map.of() : labels;
+    }
+
+    /** A node as a request's node list gives it: kube-scheduler sends only nodes that passed its own filters. */
+    public NodeFacts(String name, String resourceVersion, Map<String, String> labels, String inventory, String free,
+                     String gpuAllocatable) {
+        this(name, resourceVersion, labels, inventory, free, gpuAllocatable, true);
     }
 
     /** A node whose allocatable GPU count is not looked at (it has hetgpu's inventory, or no GPUs). */
@@ -43,6 +53,25 @@ public record NodeFacts(String name, String resourceVersion, Map<String, String>
                 : node.getStatus().getAllocatable().get(gpuResource);
         return new NodeFacts(metadata.getName(), metadata.getResourceVersion(), metadata.getLabels(),
                 annotations.get(HetgpuKeys.ANNOTATION_INVENTORY), annotations.get(HetgpuKeys.ANNOTATION_FREE),
-                allocatable == null ? null : allocatable.toString());
+                allocatable == null ? null : allocatable.toString(), takesNewPods(node, gpuResource));
+    }
+
+    private static boolean takesNewPods(Node node, String gpuResource) {
+        var spec = node.getSpec();
+        if (spec == null) {
+            return true;
+        }
+        if (Boolean.TRUE.equals(spec.getUnschedulable())) {
+            return false;
+        }
+        if (spec.getTaints() != null) {
+            for (var taint : spec.getTaints()) {
+                if (taint != null && ("NoSchedule".equals(taint.getEffect()) || "NoExecute".equals(taint.getEffect()))
+                        && !gpuResource.equals(taint.getKey())) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 }

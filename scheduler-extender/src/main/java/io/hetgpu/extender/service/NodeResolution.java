@@ -69,12 +69,16 @@ final class NodeResolution {
     }
 
     /**
-     * Every node of the snapshot with the GPUs of its pods below {@code priority} counted free (the devices each holds
-     * read from its bind record, else predicted): what preemption could free for a pod of that priority.
+     * Every node of the snapshot that takes new pods, with the GPUs of its pods below {@code priority} counted free (the
+     * devices each holds read from its bind record, else predicted): what preemption could free for a pod of that
+     * priority. A cordoned or tainted node is left out: kube-scheduler would not place the pod there after an eviction.
      */
     static List<NodeState> reachableBy(NodeSnapshot snapshot, NodeStateFactory nodes, int priority) {
         var states = new ArrayList<NodeState>(snapshot.size());
         for (int i = 0; i < snapshot.size(); i++) {
+            if (!snapshot.facts(i).takesNewPods()) {
+                continue;
+            }
             var bound = snapshot.boundPods(i);
             var state = nodes.state(snapshot.facts(i), bound);
             states.add(state.withFreed(DeviceHoldings.heldBy(state.gpus(), bound, pod -> pod.priority() < priority)));

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.hetgpu.extender.policy.EvictionFloor;
 import io.hetgpu.gpu.DeviceHealth;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.testcluster.cluster.DeployedConfiguration;
@@ -99,6 +100,20 @@ class FailureHandlingTest {
         assertThat(scheduler.scheduleRound()).singleElement()
                 .isInstanceOfSatisfying(Decision.Bound.class, b -> assertThat(b.node()).isEqualTo("k80-1"));
         awaitRunning("high");
+    }
+
+    @Test
+    void withTheEvictionFloorOnAVanishedNodesCardsAreNoneThatPreemptionCouldFree() throws Exception {
+        // The vanished V100 box's GPUs look free to the extender; but a tainted node gets no new pod, so the floor must
+        // not keep the urgent pod waiting for them while the K80s are free.
+        var extender = cluster.startExtender(configuration.extender().withEvictionFloor(new EvictionFloor(0.8)));
+        var scheduler = driver(configuration.schedulerCalling(extender));
+
+        cluster.vanish("v100-1");
+        submit("high", 2, 1000, Map.of());
+
+        assertThat(scheduler.scheduleRound()).singleElement()
+                .isInstanceOfSatisfying(Decision.Bound.class, b -> assertThat(b.node()).isEqualTo("k80-1"));
     }
 
     @Test
