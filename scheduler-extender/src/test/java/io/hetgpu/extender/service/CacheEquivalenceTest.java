@@ -2,6 +2,7 @@ package io.hetgpu.extender.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.hetgpu.extender.KubeJson;
@@ -277,10 +278,15 @@ class CacheEquivalenceTest {
         assertThat(asFiltered).as("prioritize calls of exactly the names the filter kept").isGreaterThan(STEPS / 4);
     }
 
+    /**
+     * Writes the request bodies. One for the class: a new mapper introspects fabric8's Pod model afresh at its first
+     * write, which made the body, not the service, most of these tests' time.
+     */
+    private static final ObjectMapper BODY_WRITER = ExtenderArgsReader.kubernetesMapper();
+
     /** A NodeNames request's body as kube-scheduler writes it. */
     private static byte[] body(Pod pod, List<String> names) throws Exception {
-        var json = ExtenderArgsReader.kubernetesMapper();
-        return ("{\"Pod\":" + json.writeValueAsString(pod) + ",\"Nodes\":null,\"NodeNames\":" + json.writeValueAsString(names) + "}")
+        return ("{\"Pod\":" + BODY_WRITER.writeValueAsString(pod) + ",\"Nodes\":null,\"NodeNames\":" + BODY_WRITER.writeValueAsString(names) + "}")
                 .getBytes(StandardCharsets.UTF_8);
     }
 

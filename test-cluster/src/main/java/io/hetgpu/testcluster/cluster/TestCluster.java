@@ -50,6 +50,11 @@ public final class TestCluster implements AutoCloseable {
     /** Label the simulated overlay of {@code manifests/} selects its per-profile DaemonSets by. */
     public static final String SIMULATED_PROFILE_LABEL = "hetgpu.io/simulated-profile";
     private static final String RESOURCE = HetgpuKeys.DEFAULT_RESOURCE_NAME;
+    /**
+     * How often each device plugin reads kubelet's PodResources to publish its free devices (besides shortly after each
+     * Allocate): often enough that a demo or a test sees a freed GPU published in well under a second.
+     */
+    public static final Duration INVENTORY_INTERVAL = Duration.ofMillis(500);
 
     private final ApiServer api;
     private final KubernetesClient client;
@@ -62,10 +67,12 @@ public final class TestCluster implements AutoCloseable {
     private final Map<Extender, AutoCloseable> extenderStops = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<String, PlainDevicePlugin> plainPlugins = new LinkedHashMap<>();
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
+    private final Duration inventoryInterval;
 
-    private TestCluster(ApiServer api, List<NodeSpec> nodes) {
+    private TestCluster(ApiServer api, List<NodeSpec> nodes, Duration inventoryInterval) {
         this.api = api;
         this.nodes = List.copyOf(nodes);
+        this.inventoryInterval = inventoryInterval;
         this.client = api.newClient();
         resources.push(api);
         resources.push(client);
@@ -73,7 +80,17 @@ public final class TestCluster implements AutoCloseable {
 
     /** Starts the API server and every node; returns once every GPU node advertises its GPUs and inventory. */
     public static TestCluster start(List<NodeSpec> nodes, Path workDir, Consumer<String> progress) throws IOException, GpuDiscoveryException {
-        var cluster = new TestCluster(ApiServer.start(), nodes);
+        return start(nodes, workDir, progress, INVENTORY_INTERVAL);
+    }
+
+    /**
+     * The same, each device plugin reading kubelet's free devices every {@code inventoryInterval}: a test that waits
+     * for every freed GPU to be published before its next step (as the simulator's replay does) waits less with a
+     * shorter one.
+     */
+    public static TestCluster start(List<NodeSpec> nodes, Path workDir, Consumer<String> progress, Duration inventoryInterval)
+            throws IOException, GpuDiscoveryException {
+        var cluster = new TestCluster(ApiServer.start(), nodes, inventoryInterval);
         try {
             progress.accept("API server at " + cluster.api.url());
             for (var node : nodes) {
@@ -126,7 +143,7 @@ public final class TestCluster implements AutoCloseable {
         var source = SimulatedGpuSource.open(spec.profile().get(), spec.name());
         gpuSources.put(spec.name(), source);
         var plugin = DevicePlugin.start(new DevicePlugin.Settings(folders.devicePlugins(), folders.podResourcesSocket(), RESOURCE,
-                Set.of(DeviceListStrategy.ENVVAR), Duration.ofMillis(500), 0, spec.name(), CardCatalog.defaults()), source, Optional.of(client));
+                Set.of(DeviceListStrategy.ENVVAR), inventoryInterval, 0, spec.name(), CardCatalog.defaults()), source, Optional.of(client));
         plugins.put(spec.name(), plugin);
         resources.push(plugin);
     }

@@ -148,7 +148,9 @@ class ShippedJarsTest {
                     assertThat(get(probes + "/metrics").body()).contains("hetgpu_extender_untrusted_records_total{reason=\"not_schedulable\"} 1.0"));
             var filter = post(base + "/filter", gpuPod(8), List.of(GPU_NODE));
             assertThat(names(filter.get("NodeNames"))).as(filter::toString).containsExactly(GPU_NODE);
-            assertThat(extender.output()).contains("pod default/squatter: hetgpu.io/gpu-devices not trusted (not_schedulable)");
+            // The extender counts the refusal, then logs it: the line may reach its output just after the metric shows.
+            await("the refusal is logged").atMost(START).untilAsserted(() ->
+                    assertThat(extender.output()).contains("pod default/squatter: hetgpu.io/gpu-devices not trusted (not_schedulable)"));
         }
     }
 
