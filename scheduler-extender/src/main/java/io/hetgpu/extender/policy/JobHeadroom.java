@@ -3,7 +3,6 @@ package io.hetgpu.extender.policy;
 import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.extender.model.PodRequest;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The admin's {@code jobHeadroom}: a job of several pods that is not urgent starts only where some GPUs stay free in
@@ -105,10 +104,10 @@ public record JobHeadroom(int gpus, double percent) {
     /** As the configuration writes it: {@code 8}, or {@code 10%} (with {@code 8} GPUs and {@code 10%}: the larger). */
     @Override
     public String toString() {
-        var share = (percent == Math.rint(percent) ? Long.toString((long) percent) : String.format(Locale.ROOT, "%s", percent)) + "%";
         if (percent == 0) {
             return Integer.toString(gpus);
         }
+        var share = (percent == Math.rint(percent) ? Long.toString((long) percent) : Double.toString(percent)) + "%";
         return gpus == 0 ? share : gpus + " GPUs or " + share;
     }
 }
