@@ -3,10 +3,13 @@ package io.hetgpu.extender.cluster;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hetgpu.extender.model.BoundPod;
 import io.hetgpu.extender.model.DataLocality;
+import io.hetgpu.extender.model.DisruptionBudgets;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -75,6 +78,25 @@ public interface ClusterView {
 
     /** A pod by UID, or null; preemption names victims this way. */
     Pod podByUid(String uid);
+
+    /**
+     * The PodDisruptionBudgets preemption weighs, as of now: {@link DisruptionBudgets#UNKNOWN} until they have been read,
+     * {@link DisruptionBudgets#NONE} without an API server.
+     */
+    default DisruptionBudgets budgets() {
+        return DisruptionBudgets.NONE;
+    }
+
+    /** What a budget reads of the pod of this UID, or null when the view does not hold it. */
+    default DisruptionBudgets.PodLabels budgetLabelsOf(String uid) {
+        var pod = podByUid(uid);
+        if (pod == null || pod.getMetadata() == null) {
+            return null;
+        }
+        var meta = pod.getMetadata();
+        return new DisruptionBudgets.PodLabels(Objects.requireNonNullElse(meta.getNamespace(), ""),
+                Objects.requireNonNullElse(meta.getName(), ""), Objects.requireNonNullElse(meta.getLabels(), Map.of()));
+    }
 
     /** The view of an extender with no API server: it knows only what each request carries. */
     ClusterView REQUEST_ONLY = new ClusterView() {

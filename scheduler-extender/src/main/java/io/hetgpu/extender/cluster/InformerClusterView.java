@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.hetgpu.extender.job.JobMembershipReader;
 import io.hetgpu.extender.model.BoundPod;
 import io.hetgpu.extender.model.DataLocality;
+import io.hetgpu.extender.model.DisruptionBudgets;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
@@ -67,6 +68,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     private final SharedIndexInformer<Pod> pods;
     private final SharedIndexInformer<PersistentVolume> volumes;
     private final SharedIndexInformer<PersistentVolumeClaim> claims;
+    private final DisruptionBudgetWatch budgets;
     /** The four informers, named, with what each last failed on. */
     private final List<Followed> followed;
     private volatile boolean started;
@@ -112,6 +114,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         this.followed = List.of(new Followed("nodes", nodes), new Followed("pods", pods),
                 new Followed("persistent volumes", volumes), new Followed("persistent volume claims", claims));
         followed.forEach(one -> one.informer().exceptionHandler(one.handler(retry)));
+        this.budgets = new DisruptionBudgetWatch(client);
         pods.addIndexers(Map.of(
                 // The same reader and key as the pod's own request (PodRequest.job), so a pod finds the peers its job names.
                 BY_JOB, pod -> JobMembershipReader.keyOf(pod).map(List::of).orElse(List.of()),
@@ -162,6 +165,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
      */
     public CompletableFuture<Void> start() {
         started = true;
+        budgets.start();
         var lists = followed.stream().map(Followed::start).toArray(CompletableFuture[]::new);
         return CompletableFuture.allOf(lists).thenCompose(listed -> whenHandlersCaughtUp()).thenCompose(caughtUp -> recordsJudged)
                 .whenComplete((done, failure) -> {
@@ -463,5 +467,11 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         pods.close();
         volumes.close();
         claims.close();
+        budgets.close();
+    }
+
+    @Override
+    public DisruptionBudgets budgets() {
+        return budgets.current();
     }
 }

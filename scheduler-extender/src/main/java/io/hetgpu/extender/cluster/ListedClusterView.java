@@ -4,9 +4,11 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.hetgpu.extender.job.JobMembershipReader;
 import io.hetgpu.extender.model.BoundPod;
 import io.hetgpu.extender.model.DataLocality;
+import io.hetgpu.extender.model.DisruptionBudgets;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
@@ -43,6 +45,7 @@ public final class ListedClusterView implements ClusterView {
     /** node name -> UID -> what the pod holds there */
     private final Map<String, Map<String, BoundPod>> holdings = new HashMap<>();
     private volatile NodeSnapshot snapshot;
+    private volatile DisruptionBudgets budgets = DisruptionBudgets.NONE;
 
     public ListedClusterView(List<Node> nodes, List<Pod> pods, List<PersistentVolume> volumes, List<PersistentVolumeClaim> claims,
                              PodRequestParser parser, String rackLabel, RecordTrust trust) {
@@ -55,6 +58,16 @@ public final class ListedClusterView implements ClusterView {
         pods.forEach(this::hold);
         snapshot = NodeSnapshot.of(this.nodes.values().stream().map(node -> NodeFacts.of(node, parser.resourceName())).toList(),
                 heldByNode());
+    }
+
+    /** The PodDisruptionBudgets listed with the cluster: what the eviction floor weighs as the extender's informer would. */
+    public void useBudgets(List<PodDisruptionBudget> listed) {
+        budgets = DisruptionBudgets.of(listed.stream().map(DisruptionBudgetWatch::budget).toList());
+    }
+
+    @Override
+    public DisruptionBudgets budgets() {
+        return budgets;
     }
 
     /** Adds the pod, or replaces the one of its UID (bound, annotated), and what it holds with it. */

@@ -260,7 +260,7 @@ public final class ExtenderService {
 
     /** Every known node as it would be with the GPUs of every pod below {@code priority} free: what preemption could free. */
     private List<NodeState> reachableBy(int priority) {
-        return NodeResolution.reachableBy(cluster.nodes(), nodes, priority);
+        return NodeResolution.reachableBy(cluster.nodes(), nodes, priority, cluster);
     }
 
     static String podName(ExtenderArgs args) {

@@ -70,10 +70,14 @@ final class NodeResolution {
 
     /**
      * Every node of the snapshot that takes new pods, with the GPUs of its pods below {@code priority} counted free (the
-     * devices each holds read from its bind record, else predicted): what preemption could free for a pod of that
-     * priority. A cordoned or tainted node is left out: kube-scheduler would not place the pod there after an eviction.
+     * devices each holds read from its bind record, else predicted) unless evicting them would break a
+     * PodDisruptionBudget: what preemption could free for a pod of that priority without breaking one. A cordoned or
+     * tainted node is left out: kube-scheduler would not place the pod there after an eviction. A pod a budget guards
+     * stays counted as held, so the floor never sends an urgent pod to guarded pods' cards while unguarded ones on other
+     * cards would do (kube-scheduler's preemption breaks the fewest budgets first).
      */
-    static List<NodeState> reachableBy(NodeSnapshot snapshot, NodeStateFactory nodes, int priority) {
+    static List<NodeState> reachableBy(NodeSnapshot snapshot, NodeStateFactory nodes, int priority, ClusterView cluster) {
+        var budgets = cluster.budgets();
         var states = new ArrayList<NodeState>(snapshot.size());
         for (int i = 0; i < snapshot.size(); i++) {
             if (!snapshot.facts(i).takesNewPods()) {
@@ -81,7 +85,9 @@ final class NodeResolution {
             }
             var bound = snapshot.boundPods(i);
             var state = nodes.state(snapshot.facts(i), bound);
-            states.add(state.withFreed(DeviceHoldings.heldBy(state.gpus(), bound, pod -> pod.priority() < priority)));
+            var below = bound.stream().filter(pod -> pod.priority() < priority && !pod.binding() && !pod.released()).toList();
+            var evictable = budgets.evictable(below, cluster::budgetLabelsOf);
+            states.add(state.withFreed(evictable.isEmpty() ? 0 : DeviceHoldings.heldBy(state.gpus(), bound, pod -> evictable.contains(pod.uid()))));
         }
         return states;
     }

@@ -55,4 +55,14 @@ public class ForwardingClusterView implements ClusterView {
     public Pod podByUid(String uid) {
         return view.podByUid(uid);
     }
+
+    @Override
+    public io.hetgpu.extender.model.DisruptionBudgets budgets() {
+        return view.budgets();
+    }
+
+    @Override
+    public io.hetgpu.extender.model.DisruptionBudgets.PodLabels budgetLabelsOf(String uid) {
+        return view.budgetLabelsOf(uid);
+    }
 }

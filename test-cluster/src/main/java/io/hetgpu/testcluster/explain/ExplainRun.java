@@ -100,13 +100,15 @@ final class ExplainRun {
         }
         var copy = new ListedClusterView(reading.nodes(), concat(listed, created), concat(reading.volumes(), workloads.volumes()),
                 concat(reading.claims(), workloads.claims()), setup.parser(), configuration.extender().rackLabel(), setup.trust());
+        var budgets = concat(reading.budgets(), workloads.budgets());
+        copy.useBudgets(budgets);
         var sizes = reading.sizes().with(workloads.created());
         var scored = new ConcurrentHashMap<String, ScoreTable>();
         var seated = ConcurrentHashMap.<String>newKeySet();
         var verbs = setup.verbs(copy, (pod, table) -> scored.put(pod.uid(), table), advice -> { }, new CopyBinder(copy), report -> { },
                 sizes, planListener(seated));
         var extenders = configuration.scheduler().extenders().stream().map(entry -> new InProcessExtender(entry, verbs)).toList();
-        var driver = new SchedulerDriver(new CopyTarget(copy, concat(reading.budgets(), workloads.budgets())), configuration.scheduler(),
+        var driver = new SchedulerDriver(new CopyTarget(copy, budgets), configuration.scheduler(),
                 extenders, FIRST_BY_NAME).preempting(PREEMPTION_SEED, FIRST_BY_NAME);
         var attempts = new LinkedHashMap<String, Attempt>();
         driver.attemptRound(attempt -> attempts.put(key(attempt.pod()), attempt));
