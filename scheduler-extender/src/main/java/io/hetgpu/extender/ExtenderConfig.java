@@ -49,7 +49,7 @@ import java.util.Map;
  *     resnet50: {K80: 1.8, P100: 11.7, V100: 18.0}
  *   minimumSpeedShare: 0.3    # keep a class's pods off cards slower than this share of their best (learned or given; 0 off)
  *   highPriorityReserve: 8    # optional: the cluster's last 8 free top-tier GPUs go to high-priority pods only
- *   evictForFasterCards: 0.8  # optional: a high-priority pod refuses free cards below 80 % of the speed of cards
+ *   evictForFasterCards: 0.9  # a high-priority pod refuses free cards below 90 % of the speed of cards
  *                             # preemption can free for it, so that kube-scheduler preempts for the faster ones
  *   jobHeadroom: 8%           # a job of several pods below high priority starts only where 8 % of the cluster's GPUs
  *                             # (or a number: 8) stay free beyond what it needs, room kept for urgent pods (0 off)
@@ -120,11 +120,11 @@ public record ExtenderConfig(int port, String resourceName, String rackLabel, lo
     public static final String DEFAULT_RECORD_KEY_SECRET = "hetgpu-record-key";
 
     // The shipped policy. Chosen in the simulator on seeds 1-10 of Gavel's workload, with the table learned as a cluster
-    // would learn it; docs/benchmarks.md#learning gives the figures on seeds that chose nothing. evictForFasterCards
-    // stays off: it judges what preemption could free without the disruption budgets kube-scheduler's preemption
-    // weighs first, so a high-priority pod would evict guarded pods on fast cards before unguarded ones on slower cards.
+    // would learn it; docs/benchmarks.md#learning gives the figures on seeds that chose nothing. The eviction floor is
+    // what brings high-priority jobs near the ceiling; it counts only GPUs preemption could free without breaking a
+    // PodDisruptionBudget, so it never sends an urgent pod to guarded pods' cards while unguarded ones would do.
     public static final double DEFAULT_MINIMUM_SPEED_SHARE = 0.3;
-    public static final EvictionFloor DEFAULT_EVICT_FOR_FASTER_CARDS = EvictionFloor.NONE;
+    public static final EvictionFloor DEFAULT_EVICT_FOR_FASTER_CARDS = new EvictionFloor(0.9);
     public static final JobHeadroom DEFAULT_JOB_HEADROOM = JobHeadroom.percent(8);
 
     public static final ExtenderConfig DEFAULTS = new ExtenderConfig(8888, HetgpuKeys.DEFAULT_RESOURCE_NAME, HetgpuKeys.LABEL_RACK,

@@ -40,7 +40,7 @@ public record EvictionFloor(double share) {
             return HighPriorityReserve.ClosedTier.NONE;
         }
         var reason = String.format(Locale.ROOT,
-                "preemption can free faster cards for this high-priority pod (it refuses cards below %.0f %% of their speed)", 100 * share);
+                "faster cards are free, or preemption can free them, for this high-priority pod (it refuses cards below %.0f %% of their speed)", 100 * share);
         if (throughputs.knows(pod.workload())) {
             // Its own speeds decide: every card model it runs below the share of the fastest set preemption can free.
             double best = 0;

@@ -42,7 +42,7 @@ class EvictionFloorTest {
         assertThat(closed).isNotEqualTo(ClosedTier.NONE);
         var onK80 = policy.assess(pod(1000), freeK80, closed);
         assertThat(onK80).isInstanceOfSatisfying(PlacementPolicy.Misfit.class, misfit -> {
-            assertThat(misfit.rejection().reason()).startsWith("preemption can free faster cards for this high-priority pod");
+            assertThat(misfit.rejection().reason()).startsWith("faster cards are free, or preemption can free them, for this high-priority pod");
             // Retryable (Unschedulable, not UnschedulableAndUnresolvable): kube-scheduler's preemption considers the node.
             assertThat(misfit.rejection().unresolvable()).isFalse();
         });

@@ -46,6 +46,7 @@ class LearnedPlacementEndToEndTest {
     private static final String WORK = "86400";
     private static final int HIGH = 1000;
     private static final int LOW = -100;
+    private static final int NORMAL = 0;
     /** Runs per card: the median of 3 is the figure; one would do, the learner needs no more. */
     private static final int RUNS = 3;
 
@@ -90,12 +91,18 @@ class LearnedPlacementEndToEndTest {
             assertThat(learned.get("P100").samples()).isEqualTo(RUNS);
             assertThat(learned.get("P100").throughputPerGpu()).isEqualTo(24.0);
 
-            // After: the same pod on the same free cluster goes to P100, and its Event says it was the learned speed.
+            // After: the same pod on the same free cluster goes to P100. As shipped (evictForFasterCards) a high-priority pod
+            // refuses the V100s outright, now slower for it than the P100s; a pod of normal priority that prefers the fastest
+            // cards still ranks both, and its Event says it was the learned speed.
             awaitEveryGpuFree(first);
             assertThat(place(scheduler, pods, "lstm-after", HIGH)).as("placed once the runs were learned").isEqualTo(P100_NODE);
-            await().atMost(PATIENCE).untilAsserted(() -> assertThat(placementEvents(cluster, "lstm-after")).anySatisfy(message -> assertThat(message)
-                    .startsWith("best: " + P100_NODE).contains("lstm runs 1.3x faster per GPU on P100 than on V100 (learned, 3 and 3 runs)")));
             remove(cluster, "lstm-after");
+            awaitEveryGpuFree(first);
+            assertThat(place(scheduler, pods, "lstm-newest", NORMAL, Map.of(HetgpuKeys.POD_GPU_PREFERENCE, "newest")))
+                    .as("a normal-priority pod preferring the fastest cards").isEqualTo(P100_NODE);
+            await().atMost(PATIENCE).untilAsserted(() -> assertThat(placementEvents(cluster, "lstm-newest")).anySatisfy(message -> assertThat(message)
+                    .startsWith("best: " + P100_NODE).contains("lstm runs 1.3x faster per GPU on P100 than on V100 (learned, 3 and 3 runs)")));
+            remove(cluster, "lstm-newest");
 
             // A restart: the extender that comes next reads the table back from the ConfigMap and places the same way.
             cluster.stopExtender(first);
@@ -117,7 +124,13 @@ class LearnedPlacementEndToEndTest {
 
     /** Submits one 2-GPU pod of the class, schedules it alone, and says where it runs. */
     private static String place(SchedulerDriver scheduler, TrainingPods pods, String name, int priority) {
-        pods.submit(name, 2, priority, lstm());
+        return place(scheduler, pods, name, priority, Map.of());
+    }
+
+    private static String place(SchedulerDriver scheduler, TrainingPods pods, String name, int priority, Map<String, String> more) {
+        var annotations = new java.util.HashMap<>(lstm());
+        annotations.putAll(more);
+        pods.submit(name, 2, priority, annotations);
         assertThat(scheduler.scheduleRound()).singleElement().isInstanceOf(Decision.Bound.class);
         return pods.awaitRunning(name).getSpec().getNodeName();
     }

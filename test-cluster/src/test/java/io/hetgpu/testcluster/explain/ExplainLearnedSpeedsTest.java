@@ -36,7 +36,8 @@ class ExplainLearnedSpeedsTest {
         assertThat(explained.notes()).noneSatisfy(note -> assertThat(note).contains("hetgpu-throughputs"));
         var pod = explained.pods().getFirst();
         assertThat(pod.outcome()).isInstanceOf(PodExplanation.Placed.class);
-        // A high-priority pod goes where its class runs fastest; each card behind is said with its figure's source.
+        // A pod that prefers the newest cards goes where its class runs fastest; each card behind is said with its figure's
+        // source. (A high-priority one would refuse the slower cards outright: evictForFasterCards.)
         assertThat(pod.ranking()).anySatisfy(rank -> assertThat(rank.behind())
                 .contains("resnet50 runs ", " faster per GPU on ", " than on V100 (", "V100 learned, 3 runs)"));
         assertThat(pod.ranking()).anySatisfy(rank -> assertThat(rank.behind()).contains(" than on K80 (", "K80 learned, 2 runs)"));
@@ -60,9 +61,9 @@ class ExplainLearnedSpeedsTest {
                   name: train
                   annotations:
                     hetgpu.io/workload: resnet50
+                    hetgpu.io/gpu-preference: newest
                 spec:
                   schedulerName: hetgpu-scheduler
-                  priorityClassName: training-high
                   containers:
                     - name: main
                       image: train

@@ -122,13 +122,25 @@ class ExplainSamplesTest {
         assertThat(explained.code()).as(explained.err()).isZero();
         var json = Explaining.run("--kubeconfig", kubeconfig.toString(), "-n", "text", "-o", "json", "-f", Explaining.sample("training-data.yaml"),
                 "-f", Explaining.sample("finetune-job.yaml")).json().path("pods").get(0);
-        var best = json.path("ranking").get(0);
+        // The urgent job takes the free H100s; it refuses the A100s (evictForFasterCards) and the older cards (its minimum).
         assertThat(explained.out())
                 .contains("text/" + json.path("name").asText() + " (Job bert-finetune)")
-                .contains("-> " + json.path("node").asText() + ": 8x ")
-                .contains("ranked by kube-scheduler's total = hetgpu's score x 5 x 10 + its own")
-                .contains(best.path("node").asText() + " ").contains(best.path("total").asText())
+                .contains("-> " + json.path("node").asText() + ": 8x H100")
+                .contains("the only node left after the filters")
+                .contains("(dgx-a100-1): faster cards are free, or preemption can free them, for this high-priority pod")
                 .contains("pod needs A100 or newer (tier 70 and up)");
+
+        // A low-priority sweep ranks several nodes, each with kube-scheduler's total.
+        var sweep = Explaining.run("--kubeconfig", kubeconfig.toString(), "-n", "text", "-f", Explaining.sample("hyperparameter-sweep.yaml"));
+        assertThat(sweep.code()).as(sweep.err()).isZero();
+        var trial = Explaining.run("--kubeconfig", kubeconfig.toString(), "-n", "text", "-o", "json", "-f",
+                Explaining.sample("hyperparameter-sweep.yaml")).json().path("pods").get(0);
+        var best = trial.path("ranking").get(0);
+        assertThat(trial.path("ranking").size()).isGreaterThan(1);
+        assertThat(sweep.out())
+                .contains("-> " + trial.path("node").asText() + ": 1x ")
+                .contains("ranked by kube-scheduler's total = hetgpu's score x 5 x 10 + its own")
+                .contains(best.path("node").asText() + " ").contains(best.path("total").asText());
         assertThat(best.path("total").asLong()).isEqualTo(best.path("hetgpu").asLong() * 5 * 10 + best.path("kubeScheduler").asLong());
     }
 
