@@ -31,10 +31,17 @@ record JobObjectKind(String name, String kind, String group, List<String> versio
             "scheduling.volcano.sh", List.of("v1beta1"), "podgroups", object -> whole(spec(object).get("minMember"), "spec.minMember"));
     static final JobObjectKind COSCHEDULING_POD_GROUP = new JobObjectKind("PodGroup.scheduling.x-k8s.io", "PodGroup",
             "scheduling.x-k8s.io", List.of("v1alpha1"), "podgroups", object -> whole(spec(object).get("minMember"), "spec.minMember"));
-    /** kube-scheduler's PodGroup (Kubernetes 1.36, alpha): one per gang, made by a workload controller from a Workload's template. */
+    /**
+     * kube-scheduler's PodGroup: one per gang, made by a workload controller from a Workload's template, with the gang's
+     * minCount copied into its own spec.schedulingPolicy (so the Workload itself need not be read). Alpha in
+     * scheduling.k8s.io/v1alpha2 in Kubernetes 1.36; 1.37 serves it as v1alpha3 only (v1alpha2 dropped), at the same field.
+     */
     static final JobObjectKind KUBE_POD_GROUP = new JobObjectKind("PodGroup.scheduling.k8s.io", "PodGroup",
-            "scheduling.k8s.io", List.of("v1alpha2"), "podgroups", object -> gang(spec(object).get("schedulingPolicy"), "spec.schedulingPolicy"));
-    /** kube-scheduler's Workload of Kubernetes 1.35 (alpha), which pods name in spec.workloadRef. */
+            "scheduling.k8s.io", List.of("v1alpha3", "v1alpha2"), "podgroups", object -> gang(spec(object).get("schedulingPolicy"), "spec.schedulingPolicy"));
+    /**
+     * kube-scheduler's Workload of Kubernetes 1.35 (alpha), which pods name in spec.workloadRef. From 1.36 pods name a
+     * PodGroup instead (spec.schedulingGroup) and the Workload's templates (v1alpha2, v1alpha3) are not read.
+     */
     static final JobObjectKind WORKLOAD = new JobObjectKind("Workload", "Workload", "scheduling.k8s.io", List.of("v1alpha1"),
             "workloads", JobObjectKind::podGroups);
     static final JobObjectKind JOB = new JobObjectKind("Job", "Job", "batch", List.of("v1"), "jobs", JobObjectKind::job);

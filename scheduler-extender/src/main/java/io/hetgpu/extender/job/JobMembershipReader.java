@@ -20,8 +20,9 @@ import java.util.OptionalInt;
  */
 public final class JobMembershipReader {
 
-    // kube-scheduler's Workload API, alpha in 1.35: fabric8 7.8's PodSpec has no field for it, so it is read from the
-    // spec's unknown properties. (Its PodGroup API, spec.schedulingGroup, is a typed field.)
+    // kube-scheduler's Workload API as 1.35 served it (alpha; 1.36 replaced the field with spec.schedulingGroup): fabric8
+    // 7.8's PodSpec has no field for it, so it is read from the spec's unknown properties. (spec.schedulingGroup, of 1.36
+    // and 1.37, is a typed field.)
     static final String WORKLOAD_REF = "workloadRef";
 
     // Volcano: the PodGroup annotation its scheduler reads, and its own spelling of it.

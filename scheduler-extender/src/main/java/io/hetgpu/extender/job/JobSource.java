@@ -14,9 +14,9 @@ package io.hetgpu.extender.job;
 public enum JobSource {
     /** The {@code hetgpu.io/job} label. */
     HETGPU("hetgpu.io/job"),
-    /** kube-scheduler's PodGroup API: {@code spec.schedulingGroup.podGroupName}. */
+    /** kube-scheduler's PodGroup API (alpha, Kubernetes 1.36 and 1.37): {@code spec.schedulingGroup.podGroupName}. */
     KUBE_POD_GROUP("spec.schedulingGroup"),
-    /** kube-scheduler's Workload API (alpha in 1.35): {@code spec.workloadRef}. */
+    /** kube-scheduler's Workload API as Kubernetes 1.35 served it (alpha): {@code spec.workloadRef}, removed in 1.36. */
     KUBE_WORKLOAD("spec.workloadRef"),
     /** Volcano's pod group annotation. */
     VOLCANO_POD_GROUP("Volcano PodGroup"),

@@ -90,11 +90,12 @@ public final class Preemption {
     }
 
     /**
-     * kube-scheduler 1.35+ also proposes nodes where its own filters fit the pod without any eviction but an extender's
-     * filter refused it, each with an empty victim list, and drops a node that comes back from every extender still
-     * without victims. Such a node is judged like any other, as it is: kept with no victims where the pod fits it now
-     * (nothing need be evicted, so it wins on work lost), left out where it does not, which is how an extender refuses
-     * a candidate; an empty list is never an error.
+     * kube-scheduler 1.38+ also proposes nodes where its own filters fit the pod without any eviction but an extender's
+     * filter refused it, each with an empty victim list: it expects the extender to name the victims there, and drops a
+     * node that comes back from every extender still without any (an empty list where it sent one is no error). For such
+     * a node hetgpu names the pods whose GPUs the pod needs ({@link VictimsToFree}), then judges it like any other; a node
+     * where even that leaves the pod no usable GPUs is left out, which is how an extender refuses a candidate. One where
+     * the pod fits as it is (it changed since the filter) comes back as it came, without victims.
      */
     Map<String, MetaVictims> decide(ExtenderPreemptionArgs args) {
         var proposedPods = new LinkedHashMap<String, List<Pod>>();
@@ -136,6 +137,9 @@ public final class Preemption {
                 uids = metaVictims.pods() == null ? List.of() : metaVictims.pods().stream().map(MetaPod::uid).toList();
             } else {
                 uids = proposedPods.get(node).stream().map(victim -> victim.getMetadata().getUid()).toList();
+            }
+            if (uids.isEmpty() && pod.needsGpus()) {
+                uids = victimsToFree(node, pod, closed);
             }
             victimsByNode.put(node, uids);
             proposals.add(new PreemptionStep.Proposal(node, pod.needsGpus() ? stateAfter(node, uids) : null,
@@ -227,6 +231,15 @@ public final class Preemption {
         } catch (InvalidPodRequestException e) {
             return 0;
         }
+    }
+
+    /** The victims that make room for the pod on a candidate proposed without any; none where nothing would (or need). */
+    private List<String> victimsToFree(String node, PodRequest pod, ClosedTier closed) {
+        if (cluster.node(node) == null) {
+            return List.of();
+        }
+        return VictimsToFree.choose(cluster.boundPods(node), pod.specPriority(),
+                gone -> policy.assess(pod, stateAfter(node, List.copyOf(gone)), closed) instanceof PlacementPolicy.Fit).orElse(List.of());
     }
 
     /** The node as it would be with the victims' GPUs free; null when the extender does not know the node. */

@@ -45,6 +45,8 @@ class JobObjectSizesTest {
 
     /** The kinds discovery lists. */
     private final Set<JobObjectKind> served = ConcurrentHashMap.newKeySet();
+    /** API versions discovery leaves out although their kind is served (a release that dropped or has not yet added one). */
+    private final Set<String> unservedVersions = ConcurrentHashMap.newKeySet();
     /** The kinds whose lists and watches (GETs) are refused. */
     private final Set<JobObjectKind> refused = ConcurrentHashMap.newKeySet();
     private KubernetesMockServer server;
@@ -78,7 +80,8 @@ class JobObjectSizesTest {
     }
 
     private MockResponse discovery(String apiVersion) {
-        var resources = served.stream().filter(kind -> kind.versions().stream().anyMatch(v -> kind.apiVersion(v).equals(apiVersion)))
+        var resources = served.stream().filter(kind -> !unservedVersions.contains(apiVersion))
+                .filter(kind -> kind.versions().stream().anyMatch(v -> kind.apiVersion(v).equals(apiVersion)))
                 .map(kind -> new APIResourceBuilder().withName(kind.plural()).withKind(kind.kind()).withNamespaced(true)
                         .withVerbs("list", "watch").build()).toList();
         if (resources.isEmpty()) {
@@ -113,7 +116,7 @@ class JobObjectSizesTest {
         served.addAll(JobObjectKind.ALL);
         create(JobObjectKind.VOLCANO_POD_GROUP, "v1beta1", "mpi-pg", Map.of("minMember", 4));
         create(JobObjectKind.COSCHEDULING_POD_GROUP, "v1alpha1", "nginx", Map.of("minMember", 3));
-        create(JobObjectKind.KUBE_POD_GROUP, "v1alpha2", "train-worker-0", Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", 5))));
+        create(JobObjectKind.KUBE_POD_GROUP, "v1alpha3", "train-worker-0", Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", 5))));
         create(JobObjectKind.WORKLOAD, "v1alpha1", "train", Map.of("podGroups", List.of(
                 Map.of("name", "workers", "policy", Map.of("gang", Map.of("minCount", 6))),
                 Map.of("name", "ps", "policy", Map.of("gang", Map.of("minCount", 2))))));
@@ -144,6 +147,43 @@ class JobObjectSizesTest {
         // The MPI operator's launcher is a Job's pod: the one training job of its name gives the count, its workers.
         assertThat(sizes.membersOf(job(owned(pod(Map.of("training.kubeflow.org/job-name", "allreduce"), Map.of()), "Job", "allreduce-launcher"))))
                 .hasValue(4);
+    }
+
+    /**
+     * Kubernetes 1.36 serves kube-scheduler's PodGroup as scheduling.k8s.io/v1alpha2 and 1.37 as v1alpha3 only; the count
+     * is at spec.schedulingPolicy.gang.minCount in both, and the pod names its group in spec.schedulingGroup in both.
+     */
+    @Test
+    void readsKubeSchedulersPodGroupInTheVersionTheClusterServes() {
+        served.add(JobObjectKind.KUBE_POD_GROUP);
+        unservedVersions.add("scheduling.k8s.io/v1alpha2");
+        create(JobObjectKind.KUBE_POD_GROUP, "v1alpha3", "train-worker-0", Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", 6)),
+                "workloadRef", Map.of("workloadName", "train", "templateName", "workers")));
+        start();
+        var member = job(schedulingGroupPod("train-worker-0"));
+
+        assertThat(sizes.membersOf(member)).hasValue(6);
+        assertThat(sizes.whyUnknown(job(schedulingGroupPod("absent")))).hasValue("PodGroup.scheduling.k8s.io \"absent\" not found in namespace ml");
+    }
+
+    @Test
+    void readsKubeSchedulersPodGroupOfKubernetes136() {
+        served.add(JobObjectKind.KUBE_POD_GROUP);
+        unservedVersions.add("scheduling.k8s.io/v1alpha3");
+        create(JobObjectKind.KUBE_POD_GROUP, "v1alpha2", "train-worker-0", Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", 5))));
+        start();
+
+        assertThat(sizes.membersOf(job(schedulingGroupPod("train-worker-0")))).hasValue(5);
+    }
+
+    @Test
+    void aClusterServingNoPodGroupVersionHetgpuKnowsSaysWhichItFollows() {
+        served.add(JobObjectKind.KUBE_POD_GROUP);
+        unservedVersions.addAll(List.of("scheduling.k8s.io/v1alpha3", "scheduling.k8s.io/v1alpha2"));
+        start();
+
+        assertThat(sizes.whyUnknown(job(schedulingGroupPod("train-worker-0"))))
+                .hasValue("the cluster does not serve PodGroup (scheduling.k8s.io/v1alpha3 or scheduling.k8s.io/v1alpha2)");
     }
 
     @Test
@@ -285,6 +325,12 @@ class JobObjectSizesTest {
     private static Pod pod(Map<String, String> labels, Map<String, String> annotations) {
         return new PodBuilder().withNewMetadata().withName("p").withNamespace(NS).withLabels(new HashMap<>(labels))
                 .withAnnotations(new HashMap<>(annotations)).endMetadata().withNewSpec().endSpec().build();
+    }
+
+    private static Pod schedulingGroupPod(String podGroup) {
+        var pod = pod(Map.of(), Map.of());
+        pod.getSpec().setSchedulingGroup(new io.fabric8.kubernetes.api.model.PodSchedulingGroupBuilder().withPodGroupName(podGroup).build());
+        return pod;
     }
 
     private static Pod workloadPod(String workload, String podGroup) {

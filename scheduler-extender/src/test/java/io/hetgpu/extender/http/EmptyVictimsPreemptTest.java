@@ -26,10 +26,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * kube-scheduler 1.35+ also proposes, to a preemption-capable extender, nodes where its own filters fit the pod with no
+ * kube-scheduler 1.38+ also proposes, to a preemption-capable extender, nodes where its own filters fit the pod with no
  * eviction (the extender's filter refused them): their victim list is empty, in either form. Such a node comes back with
- * no victims where the pod fits it as it is, and is left out where it does not (how an extender refuses a candidate);
- * neither is an error. The training pod asks for 4 V100 or A100 with NVLink.
+ * the victims that make room for the pod where evictions would, with none where the pod fits it as it is, and is left
+ * out where nothing would make room (how an extender refuses a candidate); none of it is an error. The training pod asks for 4 V100 or A100 with NVLink.
  */
 class EmptyVictimsPreemptTest {
 
@@ -86,6 +86,19 @@ class EmptyVictimsPreemptTest {
         var fitting = preempt("{\"Pod\":" + POD + ",\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":{"
                 + "\"dgx-free\":{\"Pods\":[],\"NumPDBViolations\":0},\"t4\":{\"NumPDBViolations\":0}}}");
         assertThat(fitting).isEqualTo(JSON.readTree("{\"NodeNameToMetaVictims\":{\"dgx-free\":{\"Pods\":[],\"NumPDBViolations\":0}}}"));
+    }
+
+    /**
+     * kube-scheduler counts 8 GPUs on dgx-full and the pod's 4 among them nowhere, so it proposes the node with no victims
+     * (1.38+): hetgpu names the pods holding the NVLink quad the pod needs, the two bound last, and gives the others back.
+     */
+    @Test
+    void anEmptyVictimListWhereEvictionsWouldMakeRoomComesBackWithTheVictimsThatDo() throws Exception {
+        var answer = preempt("{\"Pod\":" + POD + ",\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":{"
+                + "\"dgx-full\":{\"Pods\":[],\"NumPDBViolations\":0},\"t4\":{\"Pods\":[],\"NumPDBViolations\":0}}}");
+
+        assertThat(answer).isEqualTo(JSON.readTree(
+                "{\"NodeNameToMetaVictims\":{\"dgx-full\":{\"Pods\":[{\"UID\":\"w2\"},{\"UID\":\"w3\"}],\"NumPDBViolations\":0}}}"));
     }
 
     @Test

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSchedulingGroupBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -125,6 +126,28 @@ class JobMembershipReaderTest {
 
         var jobSetAndTraining = pod(Map.of("jobset.sigs.k8s.io/jobset-name", "js", "training.kubeflow.org/job-name", "t"), Map.of());
         assertThat(read(jobSetAndTraining).source()).isEqualTo(JobSource.KUBEFLOW_TRAINING);
+    }
+
+    /**
+     * Pods as the API server sends them, through fabric8's own deserializer: 1.36 and 1.37 write the PodGroup's name in
+     * spec.schedulingGroup (a field fabric8 7.8 models), 1.35 wrote spec.workloadRef (which 1.36 removed).
+     */
+    @Test
+    void readsThePodAsEachReleaseSerializesIt() {
+        var release137 = Serialization.unmarshal("""
+                {"apiVersion":"v1","kind":"Pod","metadata":{"name":"w-0","namespace":"team-a"},
+                 "spec":{"schedulerName":"hetgpu-scheduler","schedulingGroup":{"podGroupName":"train-workers-0"},"containers":[]}}""", Pod.class);
+        var release135 = Serialization.unmarshal("""
+                {"apiVersion":"v1","kind":"Pod","metadata":{"name":"w-0","namespace":"team-a"},
+                 "spec":{"workloadRef":{"name":"train","podGroup":"workers","podGroupReplicaKey":"0"},"containers":[]}}""", Pod.class);
+        var problems = new ArrayList<String>();
+
+        var group = JobMembershipReader.read(release137, problems).orElseThrow();
+        var workload = JobMembershipReader.read(release135, problems).orElseThrow();
+
+        assertThat(problems).isEmpty();
+        assertThat(List.of(group.source(), group.name())).containsExactly(JobSource.KUBE_POD_GROUP, "train-workers-0");
+        assertThat(List.of(workload.source(), workload.name(), workload.role())).containsExactly(JobSource.KUBE_WORKLOAD, "train/workers/0", "workers");
     }
 
     @Test

@@ -40,7 +40,7 @@ class AdmissionPoliciesTest {
     private static final String NODE_GPU_KEYS = "hetgpu-node-gpu-keys";
     private static final String RECORD = "{\"node\":\"dgx-a100-1\",\"devices\":[\"GPU-0\",\"GPU-1\"],\"boundAt\":\"2026-11-25T18:00:00Z\"}";
     /** A cluster that serves ValidatingAdmissionPolicy v1, where the chart renders the policies. */
-    private static final String KUBE = "1.31.4";
+    private static final String KUBE = "1.37.1";
 
     private final AdmissionPolicyEvaluation ownNode = AdmissionPolicyEvaluation.of(Kubectl.kustomize(ManifestTree.ROOT)
             .one(ValidatingAdmissionPolicy.class, "hetgpu-device-plugin-own-node"));

@@ -53,29 +53,41 @@ class ChartRenderTest {
         assertThat(chart).isEqualTo(expected);
     }
 
+    /** Each supported release, 1.33 to 1.37, gets its own kube-scheduler. */
     @ParameterizedTest
     @CsvSource({
-            "1.31.4, registry.k8s.io/kube-scheduler:v1.31.4",
-            "1.33.1, registry.k8s.io/kube-scheduler:v1.33.1",
+            "1.33.0, registry.k8s.io/kube-scheduler:v1.33.0",
+            "1.34.1, registry.k8s.io/kube-scheduler:v1.34.1",
+            "1.35.9, registry.k8s.io/kube-scheduler:v1.35.9",
+            "1.36.4, registry.k8s.io/kube-scheduler:v1.36.4",
+            "1.37.1, registry.k8s.io/kube-scheduler:v1.37.1",
             // A provider's build of a release: registry.k8s.io has only the plain release's tag.
-            "1.30.2-gke.1587003, registry.k8s.io/kube-scheduler:v1.30.2"})
+            "1.36.2-gke.1587003, registry.k8s.io/kube-scheduler:v1.36.2",
+            "1.37.1-eks-3f2a1c9, registry.k8s.io/kube-scheduler:v1.37.1"})
     void kubeSchedulersImageIsTheClustersVersion(String kubeVersion, String image) {
         assertThat(kubeSchedulerImage(HelmChart.render(kubeVersion, ""))).isEqualTo(image);
     }
 
     @Test
     void aSetTagWinsOverTheClustersVersion() {
-        assertThat(kubeSchedulerImage(HelmChart.render("1.33.1", "scheduler: {image: {tag: v1.33.0}}")))
-                .isEqualTo("registry.k8s.io/kube-scheduler:v1.33.0");
+        assertThat(kubeSchedulerImage(HelmChart.render("1.37.1", "scheduler: {image: {tag: v1.37.0}}")))
+                .isEqualTo("registry.k8s.io/kube-scheduler:v1.37.0");
+    }
+
+    /** Below the oldest supported release Helm refuses the install, naming the range (a provider's build of 1.33 passes). */
+    @ParameterizedTest
+    @CsvSource({"1.32.9", "1.29.9"})
+    void aClusterOlderThanTheSupportedReleasesIsRefused(String kubeVersion) {
+        assertThat(HelmChart.refusal(kubeVersion, "")).contains(">=1.33.0-0").contains("v" + kubeVersion);
+        assertThat(kubeSchedulerImage(HelmChart.render("1.33.0-gke.1200", ""))).isEqualTo("registry.k8s.io/kube-scheduler:v1.33.0");
     }
 
     @ParameterizedTest
     @CsvSource({
-            "auto,  1.29.9, false",
-            "auto,  1.30.0, true",
-            "auto,  1.34.1, true",
-            "true,  1.29.9, true",
-            "false, 1.34.1, false"})
+            "auto,  1.33.0, true",
+            "auto,  1.37.1, true",
+            "true,  1.33.0, true",
+            "false, 1.37.1, false"})
     void theAdmissionPolicyIsRenderedWhereTheClusterServesIt(String enabled, String kubeVersion, boolean rendered) {
         var kinds = HelmChart.render(kubeVersion, "admissionPolicy: {enabled: " + enabled + "}").objects().stream()
                 .map(o -> o.getKind()).toList();

@@ -35,7 +35,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class ChartValuesTest {
 
-    private static final String KUBE = "1.31.4";
+    private static final String KUBE = "1.37.1";
     private static final Pattern DOCUMENTED_VALUE = Pattern.compile("(?m)^\\| `([A-Za-z.]+)` \\|");
 
     /** Values set together and what they must change. */
@@ -135,12 +135,12 @@ class ChartValuesTest {
                 }),
                 new ValueRender("scheduler's image, replicas, container and extender entry", """
                         scheduler:
-                          image: {registry: mirror.acme.io, repository: k8s/kube-scheduler, tag: v1.31.9}
+                          image: {registry: mirror.acme.io, repository: k8s/kube-scheduler, tag: v1.37.0}
                           replicas: 3
                           resources: {requests: {cpu: 200m, memory: 256Mi}, limits: {memory: 1Gi}}
                           extender: {weight: 9, httpTimeout: 8s, ignorable: true}
                         """, r -> {
-                    assertThat(ChartRenderTest.kubeSchedulerImage(r)).isEqualTo("mirror.acme.io/k8s/kube-scheduler:v1.31.9");
+                    assertThat(ChartRenderTest.kubeSchedulerImage(r)).isEqualTo("mirror.acme.io/k8s/kube-scheduler:v1.37.0");
                     assertThat(r.one(Deployment.class, ExpectedDeployment.SCHEDULER).getSpec().getReplicas()).isEqualTo(3);
                     assertThat(container(r, ExpectedDeployment.KUBE_SCHEDULER_CONTAINER).getResources().getLimits())
                             .isEqualTo(Map.of("memory", new Quantity("1Gi")));

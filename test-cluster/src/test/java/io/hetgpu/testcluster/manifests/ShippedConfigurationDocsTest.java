@@ -33,7 +33,7 @@ class ShippedConfigurationDocsTest {
                 .forEach(row -> table.put(row.group(1), row.group(3)));
         assertThat(table).as("rows of the table").hasSizeGreaterThanOrEqualTo(10).containsKeys("bindVerb", "ignorable");
 
-        for (var entry : List.of(extenderEntry(Kubectl.kustomize(ManifestTree.ROOT)), extenderEntry(HelmChart.render("1.31.4", "")))) {
+        for (var entry : List.of(extenderEntry(Kubectl.kustomize(ManifestTree.ROOT)), extenderEntry(HelmChart.render("1.37.1", "")))) {
             var rendered = new LinkedHashMap<String, String>();
             entry.properties().forEach(field -> rendered.put(field.getKey(), field.getValue().asText()));
             for (Map.Entry<String, String> row : table.entrySet()) {

@@ -98,7 +98,7 @@ class VersionAgreementTest {
         var chart = yaml.readTree(dir.resolve("charts/hetgpu/Chart.yaml").toFile());
         assertThat(List.of(chart.path("version").asText(), chart.path("appVersion").asText())).containsOnly("2.0.0-rc.1");
         assertThat(Files.readString(dir.resolve("manifests/images/kustomization.yaml")))
-                .doesNotContain("newTag: " + revision()).contains("newTag: 2.0.0-rc.1").contains("newTag: v1.31.4");
+                .doesNotContain("newTag: " + revision()).contains("newTag: 2.0.0-rc.1").contains("newTag: v1.37.1");
 
         var refused = launcher("version", "set-to", "two");
         assertThat(refused.exitCode()).isEqualTo(2);
