@@ -139,7 +139,9 @@ public final class Preemption {
                 uids = proposedPods.get(node).stream().map(victim -> victim.getMetadata().getUid()).toList();
             }
             if (uids.isEmpty() && pod.needsGpus()) {
-                uids = victimsToFree(node, pod, closed);
+                var chosen = victimsToFree(node, pod, closed);
+                uids = chosen.victims();
+                pdb.put(node, chosen.budgetsBroken());
             }
             victimsByNode.put(node, uids);
             proposals.add(new PreemptionStep.Proposal(node, pod.needsGpus() ? stateAfter(node, uids) : null,
@@ -233,13 +235,19 @@ public final class Preemption {
         }
     }
 
-    /** The victims that make room for the pod on a candidate proposed without any; none where nothing would (or need). */
-    private List<String> victimsToFree(String node, PodRequest pod, ClosedTier closed) {
+    /**
+     * The victims that make room for the pod on a candidate proposed without any, with the PodDisruptionBudgets they
+     * break; none where nothing would (or need).
+     */
+    private VictimsToFree.Choice victimsToFree(String node, PodRequest pod, ClosedTier closed) {
         if (cluster.node(node) == null) {
-            return List.of();
+            return VictimsToFree.Choice.NONE;
         }
-        return VictimsToFree.choose(cluster.boundPods(node), pod.specPriority(),
-                gone -> policy.assess(pod, stateAfter(node, List.copyOf(gone)), closed) instanceof PlacementPolicy.Fit).orElse(List.of());
+        var bound = cluster.boundPods(node);
+        var below = bound.stream().filter(held -> held.priority() < pod.specPriority() && !held.binding() && !held.released()).toList();
+        var evictable = cluster.budgets().evictable(below, cluster::budgetLabelsOf);
+        return VictimsToFree.choose(bound, pod.specPriority(), evictable,
+                gone -> policy.assess(pod, stateAfter(node, List.copyOf(gone)), closed) instanceof PlacementPolicy.Fit).orElse(VictimsToFree.Choice.NONE);
     }
 
     /** The node as it would be with the victims' GPUs free; null when the extender does not know the node. */

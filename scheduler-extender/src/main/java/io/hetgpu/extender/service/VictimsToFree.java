@@ -17,9 +17,11 @@ import java.util.function.Predicate;
  * GPUs are free, their kind and their links, so it is the one to choose.
  *
  * <p>Chosen as kube-scheduler chooses its own victims: every pod below the preemptor's priority that holds GPUs there
- * removed, then each given back, the most important first (higher priority, then the longer bound), while the pod still
- * fits without the rest. The loop is bounded by the node's GPUs (a pod holding none is never a victim, and a node has at
- * most 64), not by anything a pod author writes.
+ * removed, then each given back while the pod still fits without the rest: first those whose eviction would break a
+ * PodDisruptionBudget, then the others, each group the most important first (higher priority, then the longer bound).
+ * The victims that still break a budget are counted, as kube-scheduler counts {@code NumPDBViolations}. The loop is
+ * bounded by the node's GPUs (a pod holding none is never a victim, and a node has at most 64), not by anything a pod
+ * author writes.
  */
 final class VictimsToFree {
 
@@ -30,14 +32,20 @@ final class VictimsToFree {
     private VictimsToFree() {
     }
 
+    /** The pods to evict, most important first, and how many of them break a PodDisruptionBudget. */
+    record Choice(List<String> victims, long budgetsBroken) {
+        static final Choice NONE = new Choice(List.of(), 0);
+    }
+
     /**
      * @param bound       the pods bound to the node, as the extender's informers hold them
      * @param priority    the preemptor's {@code spec.priority}
+     * @param evictable   of those pods, the UIDs whose eviction breaks no PodDisruptionBudget
      * @param fitsWithout whether the preemptor fits the node once the pods of these UIDs have let their GPUs go
-     * @return the UIDs to evict, most important first (empty where the pod fits as it is); empty when even evicting every
-     *         pod of lower priority leaves it no GPUs it can use
+     * @return the victims (none where the pod fits as it is); empty when even evicting every pod of lower priority
+     *         leaves it no GPUs it can use
      */
-    static Optional<List<String>> choose(List<BoundPod> bound, int priority, Predicate<Set<String>> fitsWithout) {
+    static Optional<Choice> choose(List<BoundPod> bound, int priority, Set<String> evictable, Predicate<Set<String>> fitsWithout) {
         var candidates = bound.stream()
                 .filter(pod -> pod.priority() < priority && pod.gpuCount() > 0 && pod.releasedAt().equals(BoundPod.HOLDING) && !pod.binding())
                 .sorted(MOST_IMPORTANT_FIRST).toList();
@@ -46,14 +54,22 @@ final class VictimsToFree {
         if (!fitsWithout.test(Set.copyOf(removed))) {
             return Optional.empty();
         }
-        var victims = new ArrayList<String>();
-        for (var pod : candidates) {
+        // Those that would break a budget are given back first, so that as few as possible do.
+        var reprieveOrder = new ArrayList<BoundPod>(candidates.size());
+        candidates.stream().filter(pod -> !evictable.contains(pod.uid())).forEach(reprieveOrder::add);
+        candidates.stream().filter(pod -> evictable.contains(pod.uid())).forEach(reprieveOrder::add);
+        var victims = new HashSet<String>();
+        long broken = 0;
+        for (var pod : reprieveOrder) {
             removed.remove(pod.uid());
             if (!fitsWithout.test(Set.copyOf(removed))) {
                 removed.add(pod.uid());
                 victims.add(pod.uid());
+                if (!evictable.contains(pod.uid())) {
+                    broken++;
+                }
             }
         }
-        return Optional.of(List.copyOf(victims));
+        return Optional.of(new Choice(candidates.stream().map(BoundPod::uid).filter(victims::contains).toList(), broken));
     }
 }

@@ -28,21 +28,21 @@ class VictimsToFreeTest {
 
         // 3 GPUs needed, none free: "high" is given back first, then "low-old" (bound earlier, so more important); then
         // "low-new" cannot be (only "lowest"'s 1 GPU would be free), and "lowest" cannot either.
-        assertThat(VictimsToFree.choose(bound, PREEMPTOR, fits(bound, 0, 3))).hasValue(List.of("low-new", "lowest"));
+        assertThat(victims(bound, fits(bound, 0, 3))).hasValue(List.of("low-new", "lowest"));
     }
 
     @Test
     void aPodThatFitsAsItIsNeedsNoVictims() {
         var bound = List.of(pod("low", 2, 10, 30));
 
-        assertThat(VictimsToFree.choose(bound, PREEMPTOR, fits(bound, 4, 4))).hasValue(List.of());
+        assertThat(victims(bound, fits(bound, 4, 4))).hasValue(List.of());
     }
 
     @Test
     void noneWhenEvenEveryPodOfLowerPriorityLeavesTooFew() {
         var bound = List.of(pod("low", 2, 10, 30), pod("peer", 4, PREEMPTOR, 30), pod("above", 2, 2000, 30));
 
-        assertThat(VictimsToFree.choose(bound, PREEMPTOR, fits(bound, 0, 4))).isEmpty();
+        assertThat(victims(bound, fits(bound, 0, 4))).isEmpty();
     }
 
     @Test
@@ -59,8 +59,31 @@ class VictimsToFreeTest {
             return gone.contains("low");
         };
 
-        assertThat(VictimsToFree.choose(bound, PREEMPTOR, fits)).hasValue(List.of("low"));
+        assertThat(victims(bound, fits)).hasValue(List.of("low"));
         assertThat(asked).allSatisfy(gone -> assertThat(gone).isSubsetOf("low"));
+    }
+
+    @Test
+    void podsABudgetGuardsAreGivenBackFirstAndThoseStillEvictedAreCounted() {
+        // Four 2-GPU pods; the two bound earliest are guarded by a budget. 4 GPUs needed: guarded ones are given back
+        // first, so the two unguarded ones go and no budget breaks.
+        var bound = List.of(pod("guarded-a", 2, 10, 90), pod("guarded-b", 2, 10, 80), pod("free-a", 2, 10, 20), pod("free-b", 2, 10, 10));
+        var unguarded = Set.of("free-a", "free-b");
+
+        assertThat(VictimsToFree.choose(bound, PREEMPTOR, unguarded, fits(bound, 0, 4)))
+                .hasValue(new VictimsToFree.Choice(List.of("free-a", "free-b"), 0));
+        // 6 GPUs needed: one guarded pod must go too, and it is counted.
+        assertThat(VictimsToFree.choose(bound, PREEMPTOR, unguarded, fits(bound, 0, 6)))
+                .hasValue(new VictimsToFree.Choice(List.of("guarded-b", "free-a", "free-b"), 1));
+    }
+
+    /** The victims where no budget guards any pod. */
+    private static java.util.Optional<List<String>> victims(List<BoundPod> bound, Predicate<Set<String>> fits) {
+        var all = bound.stream().map(BoundPod::uid).collect(Collectors.toSet());
+        return VictimsToFree.choose(bound, PREEMPTOR, all, fits).map(choice -> {
+            assertThat(choice.budgetsBroken()).isZero();
+            return choice.victims();
+        });
     }
 
     private static BoundPod pod(String uid, int gpus, int priority, long boundSecondsAgo) {
