@@ -98,17 +98,42 @@ public final class DeviceSelectors {
         return compiled(expression) instanceof Invalid invalid ? java.util.Optional.of(invalid.reason()) : java.util.Optional.empty();
     }
 
+    /**
+     * A device as selectors see it, built once for all the selectors evaluated on it; a version attribute that is not
+     * one makes every selector fail on the device, as in kube-scheduler.
+     */
+    public static final class Input {
+        private final Map<String, Object> variables;
+        private final String error;
+
+        private Input(Map<String, Object> variables, String error) {
+            this.variables = variables;
+            this.error = error;
+        }
+    }
+
+    public static Input input(String driver, Device device) {
+        try {
+            return new Input(Map.of("device", deviceValue(driver, device)), null);
+        } catch (IllegalArgumentException e) {
+            return new Input(Map.of(), e.getMessage());
+        }
+    }
+
     /** The selector evaluated on one device of a driver. */
     public Outcome evaluate(String expression, String driver, Device device) {
+        return evaluate(expression, input(driver, device));
+    }
+
+    /** The selector evaluated on a device already made {@link #input}. */
+    public Outcome evaluate(String expression, Input device) {
         if (!(compiled(expression) instanceof Program program)) {
             return new Outcome.Failed(((Invalid) compiled(expression)).reason());
         }
-        Map<String, Object> input;
-        try {
-            input = Map.of("device", deviceValue(driver, device));
-        } catch (IllegalArgumentException e) {
-            return new Outcome.Failed(e.getMessage());
+        if (device.error != null) {
+            return new Outcome.Failed(device.error);
         }
+        var input = device.variables;
         var budget = new long[] {limits.maxSelectorCost()};
         Object result;
         try {

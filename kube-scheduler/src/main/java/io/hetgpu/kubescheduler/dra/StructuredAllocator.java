@@ -82,6 +82,7 @@ public final class StructuredAllocator {
         private final List<List<List<Want>>> wants = new ArrayList<>();
         private final List<List<ConstraintState>> constraints = new ArrayList<>();
         private final Map<MatchKey, Boolean> matches = new HashMap<>();
+        private final Map<DeviceId, DeviceSelectors.Input> inputs = new HashMap<>();
         private final Set<DeviceId> allocating = new HashSet<>();
         private final List<List<ClaimAllocation.Result>> results = new ArrayList<>();
         private long steps;
@@ -346,7 +347,8 @@ public final class StructuredAllocator {
 
         private boolean allMatch(List<String> expressions, Candidate candidate, String owner) {
             for (int i = 0; i < expressions.size(); i++) {
-                switch (selectors.evaluate(expressions.get(i), candidate.id().driver(), candidate.device())) {
+                var input = inputs.computeIfAbsent(candidate.id(), id -> DeviceSelectors.input(id.driver(), candidate.device()));
+                switch (selectors.evaluate(expressions.get(i), input)) {
                     case DeviceSelectors.Outcome.Matches m -> {
                         if (!m.value()) {
                             return false;
