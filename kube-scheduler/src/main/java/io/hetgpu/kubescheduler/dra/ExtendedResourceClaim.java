@@ -94,6 +94,24 @@ public final class ExtendedResourceClaim {
     }
 
     /**
+     * The request NodeResourcesFit checks on a node: an extended resource the node does not advertise but a class serves
+     * is left to the DRA plugin (kube-scheduler's fit.go skips it when the DRA extended resource feature is on).
+     */
+    public static io.hetgpu.kubescheduler.ResourceRequest fitRequest(io.hetgpu.kubescheduler.ResourceRequest request,
+            Map<String, BigDecimal> allocatable, List<DeviceClass> classes) {
+        var kept = new java.util.LinkedHashMap<String, BigDecimal>();
+        request.amounts().forEach((name, amount) -> {
+            var onNode = allocatable.get(name);
+            var leftToDra = isExtendedResourceName(name) && amount.signum() > 0 && (onNode == null || onNode.signum() == 0)
+                    && classFor(name, classes).isPresent();
+            if (!leftToDra) {
+                kept.put(name, amount);
+            }
+        });
+        return kept.size() == request.amounts().size() ? request : new io.hetgpu.kubescheduler.ResourceRequest(kept);
+    }
+
+    /**
      * The claim a pod needs on a node.
      *
      * @param podRequests the pod's effective requests ({@code ResourceRequest}: containers summed, init containers' maximum)
