@@ -126,6 +126,11 @@ public final class StructuredAllocator {
 
         private void prepare(int claimIndex) {
             var claim = claims.get(claimIndex);
+            // Every request needs a device at least: more requests (or constraints) than a claim may hold devices never fit.
+            if (claim.requests().size() > limits.maxDevicesPerClaim() || claim.constraints().size() > limits.maxDevicesPerClaim()) {
+                throw new Stop("claim " + claim + ": " + claim.requests().size() + " requests and " + claim.constraints().size()
+                        + " constraints, more than the limit of " + limits.maxDevicesPerClaim());
+            }
             var claimWants = new ArrayList<List<Want>>();
             long minDevices = 0;
             for (var request : claim.requests()) {

@@ -245,6 +245,16 @@ class StructuredAllocatorTest {
     }
 
     @Test
+    void moreRequestsThanAClaimMayHoldDevicesAreRefusedBeforeAnyIsResolved() {
+        var requests = new DeviceRequest[40];
+        for (int i = 0; i < requests.length; i++) {
+            requests[i] = gpus("r" + i, 1);
+        }
+        assertThat(reason(allocate(List.of(), Set.of(), claim("c", requests))))
+                .isEqualTo("claim team-a/c: 40 requests and 0 constraints, more than the limit of 32");
+    }
+
+    @Test
     void anEmptyFirstAvailableIsAReason() {
         assertThat(reason(allocate(List.of(), Set.of(), claim("c", new FirstAvailable("gpu", List.of())))))
                 .isEqualTo("claim team-a/c, request \"gpu\": firstAvailable lists no subrequest");
