@@ -21,9 +21,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * kube-controller-manager's resourceclaim controller, as far as scheduling needs it: for each pending pod entry of
  * {@code spec.resourceClaims} that names a ResourceClaimTemplate, a claim made from the template (named from
  * {@code <pod>-<entry>-}, owned by the pod, annotated {@code resource.kubernetes.io/pod-claim-name}) and recorded in the
- * pod's {@code status.resourceClaimStatuses}; a missing template leaves the entry waiting. Run by calling
- * {@link #reconcile} (the test cluster has no controller manager of its own): once per scheduling round is as often as
- * it matters.
+ * pod's {@code status.resourceClaimStatuses}; a missing template leaves the entry waiting. And the other way: a pod that
+ * is gone or finished leaves {@code status.reservedFor}; a claim reserved for no one is deallocated, or deleted when a
+ * pod that is gone owned it (a template's claim, the scheduler's claim for extended resources), so that its devices are
+ * free again. Run by calling {@link #reconcile} (the test cluster has no controller manager of its own): once per
+ * scheduling round is as often as it matters.
  */
 public final class ResourceClaimController {
 
@@ -36,10 +38,12 @@ public final class ResourceClaimController {
         this.client = client;
     }
 
-    /** Makes every missing claim of every unbound pod; returns how many it made. */
+    /** Makes every missing claim of every pod, and frees the claims of pods that are gone; returns how many it made. */
     public int reconcile() {
         int made = 0;
-        for (var pod : client.pods().inAnyNamespace().list().getItems()) {
+        var pods = client.pods().inAnyNamespace().list().getItems();
+        release(pods);
+        for (var pod : pods) {
             var entries = Objects.requireNonNullElse(pod.getSpec().getResourceClaims(), List.<PodResourceClaim>of());
             if (entries.isEmpty() || pod.getMetadata().getDeletionTimestamp() != null) {
                 continue;
@@ -67,6 +71,47 @@ public final class ResourceClaimController {
             }
         }
         return made;
+    }
+
+    /** Pods that are gone or finished taken out of {@code reservedFor}; a claim left reserved for no one freed. */
+    private void release(List<Pod> pods) {
+        var live = new java.util.HashSet<String>();
+        for (var pod : pods) {
+            var phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+            if (!"Succeeded".equals(phase) && !"Failed".equals(phase)) {
+                live.add(pod.getMetadata().getUid());
+            }
+        }
+        var existing = pods.stream().map(p -> p.getMetadata().getUid()).collect(java.util.stream.Collectors.toSet());
+        for (var claim : client.resources(ResourceClaim.class).inAnyNamespace().list().getItems()) {
+            var status = claim.getStatus();
+            var owners = Objects.requireNonNullElse(claim.getMetadata().getOwnerReferences(), List.<io.fabric8.kubernetes.api.model.OwnerReference>of());
+            var ownerGone = owners.stream().anyMatch(o -> "Pod".equals(o.getKind()) && Boolean.TRUE.equals(o.getController())
+                    && !existing.contains(o.getUid()));
+            var one = client.resources(ResourceClaim.class).inNamespace(claim.getMetadata().getNamespace()).withName(claim.getMetadata().getName());
+            if (status == null || status.getAllocation() == null) {
+                if (ownerGone) {
+                    // The garbage collector's part: a claim whose owning pod is gone goes too.
+                    one.delete();
+                }
+                continue;
+            }
+            var reserved = Objects.requireNonNullElse(status.getReservedFor(),
+                    List.<io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference>of());
+            var kept = reserved.stream().filter(r -> !"pods".equals(r.getResource()) || live.contains(r.getUid())).toList();
+            if (kept.size() == reserved.size() && !kept.isEmpty()) {
+                continue;
+            }
+            if (!kept.isEmpty()) {
+                one.subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), Serialization.asJson(Map.of("status", Map.of("reservedFor", kept))));
+                continue;
+            }
+            one.subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), "{\"status\":{\"allocation\":null,\"reservedFor\":null}}");
+            one.patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"finalizers\":null}}");
+            if (ownerGone) {
+                one.delete();
+            }
+        }
     }
 
     /** A claim made for this entry before (the pod's status not yet written when the controller stopped). */

@@ -24,7 +24,6 @@ import java.net.http.HttpClient;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -70,17 +69,9 @@ class DraEndToEndTest {
     @BeforeEach
     void noPodsNoClaims() {
         new TrainingPods(cluster.client()).deleteAll();
-        // The test cluster has no garbage collector nor kubelet DRA plugin: the claims the pods owned go with them by hand,
-        // their finalizer taken off first, as the DynamicResources plugin does once a claim is no longer reserved.
-        var owned = cluster.client().resources(ResourceClaim.class).inNamespace(NS);
-        for (var claim : owned.list().getItems()) {
-            owned.withName(claim.getMetadata().getName()).edit(c -> {
-                c.getMetadata().setFinalizers(List.of());
-                return c;
-            });
-        }
-        owned.delete();
-        owned.waitUntilCondition(c -> c == null, 10, TimeUnit.SECONDS);
+        // The claim controller frees and deletes the claims the deleted pods held.
+        claims.reconcile();
+        assertThat(cluster.client().resources(ResourceClaim.class).inNamespace(NS).list().getItems()).isEmpty();
     }
 
     @Test

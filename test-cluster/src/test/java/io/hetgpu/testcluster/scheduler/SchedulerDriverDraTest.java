@@ -125,6 +125,41 @@ class SchedulerDriverDraTest {
     }
 
     @Test
+    void aDeletedPodsClaimIsDeletedAndItsDevicesServeTheNextPod() {
+        template("six-h100", 6, H100);
+        client.pods().resource(claiming("first", "six-h100")).create();
+        new ResourceClaimController(client).reconcile();
+        assertThat(driver().scheduleRound().get(0)).isInstanceOf(Decision.Bound.class);
+        var firstClaim = claimOf("first").getMetadata().getName();
+
+        client.pods().inNamespace("default").withName("first").delete();
+        client.pods().resource(claiming("second", "six-h100")).create();
+        new ResourceClaimController(client).reconcile();
+
+        assertThat(client.resources(ResourceClaim.class).inNamespace("default").withName(firstClaim).get()).isNull();
+        assertThat(driver().scheduleRound().get(0)).isInstanceOfSatisfying(Decision.Bound.class, b -> assertThat(b.node()).isEqualTo("dgx-h100"));
+    }
+
+    @Test
+    void aClaimOfItsOwnIsDeallocatedOnceItsPodHasFinished() {
+        var claim = new ResourceClaimBuilder().withNewMetadata().withName("mine").withNamespace("default").endMetadata()
+                .withNewSpec().withNewDevices().addNewRequest().withName("gpu").withNewExactly().withDeviceClassName(NvidiaDraSlice.GPU_CLASS)
+                .endExactly().endRequest().endDevices().endSpec().build();
+        client.resource(claim).create();
+        client.pods().resource(new PodBuilder(pod("job", 0, 0)).editSpec().withResourceClaims(new PodResourceClaimBuilder().withName("gpu")
+                .withResourceClaimName("mine").build()).endSpec().build()).create();
+        assertThat(driver().scheduleRound().get(0)).isInstanceOf(Decision.Bound.class);
+        var claims = client.resources(ResourceClaim.class).inNamespace("default").withName("mine");
+        assertThat(claims.get().getStatus().getAllocation()).isNotNull();
+
+        client.pods().inNamespace("default").withName("job").editStatus(p -> new PodBuilder(p).editStatus().withPhase("Succeeded").endStatus().build());
+        new ResourceClaimController(client).reconcile();
+
+        assertThat(claims.get().getStatus() == null || claims.get().getStatus().getAllocation() == null).isTrue();
+        assertThat(claims.get().getMetadata().getFinalizers()).isNullOrEmpty();
+    }
+
+    @Test
     void aPlainGpuRequestIsServedThroughTheClassThatNamesTheResource() {
         client.pods().resource(pod("plain", 3, 0)).create();
 
