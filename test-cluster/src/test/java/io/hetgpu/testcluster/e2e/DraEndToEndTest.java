@@ -144,6 +144,35 @@ class DraEndToEndTest {
     }
 
     @Test
+    void aPlainGpuRequestOnADraNodeIsServedByTheClassThatNamesTheResource() throws Exception {
+        // The class as an admin sets it for KEP-5004, and kube-scheduler alone (the extender does not read DRA nodes yet).
+        var classes = cluster.client().resources(io.fabric8.kubernetes.api.model.resource.v1.DeviceClass.class);
+        classes.withName(NvidiaDraSlice.GPU_CLASS).edit(c -> {
+            c.getSpec().setExtendedResourceName("nvidia.com/gpu");
+            return c;
+        });
+        try {
+            var alone = new SchedulerDriver(cluster.client(), DeployedConfiguration.load(ProjectFiles.manifests()).scheduler()
+                    .withExtenders(List.of()), HttpClient.newHttpClient(), 1);
+            new TrainingPods(cluster.client()).submit("plain", 4, 0, Map.of(), Map.of("kubernetes.io/hostname", "a100-dra"));
+
+            var decisions = alone.scheduleRound();
+
+            assertThat(decisions).singleElement().isInstanceOfSatisfying(Decision.Bound.class, b -> assertThat(b.node()).isEqualTo("a100-dra"));
+            var pod = new TrainingPods(cluster.client()).awaitRunning("plain");
+            var status = pod.getStatus().getExtendedResourceClaimStatus();
+            var claim = cluster.client().resources(ResourceClaim.class).inNamespace(NS).withName(status.getResourceClaimName()).get();
+            assertThat(claim.getStatus().getAllocation().getDevices().getResults()).hasSize(4)
+                    .allSatisfy(r -> assertThat(r.getPool()).isEqualTo("a100-dra"));
+        } finally {
+            classes.withName(NvidiaDraSlice.GPU_CLASS).edit(c -> {
+                c.getSpec().setExtendedResourceName(null);
+                return c;
+            });
+        }
+    }
+
+    @Test
     void devicePluginPodsStillGoToTheDevicePluginNode() {
         new TrainingPods(cluster.client()).submit("classic", 2, 0, Map.of());
         assertThat(scheduleOne("classic")).isEqualTo("v100-hetgpu");
