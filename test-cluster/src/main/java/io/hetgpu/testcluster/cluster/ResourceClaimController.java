@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -66,8 +65,13 @@ public final class ResourceClaimController {
                 changed = true;
             }
             if (changed) {
-                client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName()).subresource("status")
-                        .patch(PatchContext.of(PatchType.JSON_MERGE), Serialization.asJson(Map.of("status", Map.of("resourceClaimStatuses", statuses))));
+                client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName()).editStatus(p -> {
+                    if (p.getStatus() == null) {
+                        p.setStatus(new io.fabric8.kubernetes.api.model.PodStatus());
+                    }
+                    p.getStatus().setResourceClaimStatuses(statuses);
+                    return p;
+                });
             }
         }
         return made;
@@ -103,7 +107,11 @@ public final class ResourceClaimController {
                 continue;
             }
             if (!kept.isEmpty()) {
-                one.subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), Serialization.asJson(Map.of("status", Map.of("reservedFor", kept))));
+                // Written whole: fabric8's mock server merges lists of a merge patch rather than replacing them.
+                one.editStatus(c -> {
+                    c.getStatus().setReservedFor(kept);
+                    return c;
+                });
                 continue;
             }
             one.subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), "{\"status\":{\"allocation\":null,\"reservedFor\":null}}");

@@ -36,12 +36,15 @@ public final class DraFilter {
     }
 
     /**
-     * The node fits: the allocations to write at Reserve and PreBind (empty when every claim was allocated before), and
-     * the claim for extended resources with its mappings when the pod has one on this node.
+     * The node fits: the allocations to write at Reserve and PreBind (empty when every claim was allocated before), the
+     * claims allocated before that the pod is to be added to the {@code reservedFor} of, and the claim for extended
+     * resources with its mappings when the pod has one on this node.
      */
-    public record Fits(List<ClaimAllocation> allocations, Optional<ExtendedResourceClaim.Needed> extended) implements Verdict {
+    public record Fits(List<ClaimAllocation> allocations, List<String> alreadyAllocated, Optional<ExtendedResourceClaim.Needed> extended)
+            implements Verdict {
         public Fits {
             allocations = List.copyOf(allocations);
+            alreadyAllocated = List.copyOf(alreadyAllocated);
         }
     }
 
@@ -73,6 +76,7 @@ public final class DraFilter {
     public Verdict judge(Pod pod, SchedulingNode node, DraSnapshot dra) {
         var entries = podClaims(pod);
         var toAllocate = new ArrayList<Claim>();
+        var alreadyAllocated = new ArrayList<String>();
         for (var entry : entries) {
             var claimName = claimName(pod, entry);
             if (claimName.isEmpty()) {
@@ -82,6 +86,14 @@ public final class DraFilter {
                 continue;
             }
             var key = pod.getMetadata().getNamespace() + "/" + claimName.get();
+            var inRound = dra.allocatedInRound().get(key);
+            if (inRound != null) {
+                if (!inRound.isEmpty() && !inRound.equals(node.name())) {
+                    return new Refused("resourceclaim " + DraObjects.quote(claimName.get()) + " is allocated on another node", false);
+                }
+                alreadyAllocated.add(claimName.get());
+                continue;
+            }
             var claim = dra.claims().get(key);
             if (claim == null) {
                 return new Refused("resourceclaim " + DraObjects.quote(claimName.get()) + " not found", true);
@@ -91,6 +103,7 @@ public final class DraFilter {
                 if (tied.isPresent() && !tied.get().equals(node.name())) {
                     return new Refused("resourceclaim " + DraObjects.quote(claimName.get()) + " is allocated on another node", false);
                 }
+                alreadyAllocated.add(claimName.get());
                 continue;
             }
             switch (DraObjects.claim(claim)) {
@@ -119,10 +132,10 @@ public final class DraFilter {
             return new NotDra();
         }
         if (toAllocate.isEmpty()) {
-            return new Fits(List.of(), Optional.empty());
+            return new Fits(List.of(), alreadyAllocated, Optional.empty());
         }
         return switch (allocator.allocate(node.name(), dra.slices(), dra.classes(), dra.allocated(), toAllocate)) {
-            case AllocationOutcome.Allocated allocated -> new Fits(allocated.claims(), extended);
+            case AllocationOutcome.Allocated allocated -> new Fits(allocated.claims(), alreadyAllocated, extended);
             case AllocationOutcome.Unallocatable unallocatable -> new Refused(unallocatable.reason(), false);
         };
     }

@@ -17,18 +17,21 @@ import java.util.Set;
  * and the devices the claims' allocations hold. Within the round, devices allocated for a pod are added
  * ({@link #withAllocated}), as kube-scheduler's assume cache holds them before the API server has them.
  *
- * @param claims claims by {@code namespace/name}
+ * @param claims           claims by {@code namespace/name}
+ * @param allocatedInRound claims allocated earlier in this round ({@code namespace/name}), to the node their allocation
+ *                         ties them to ("" for none): a second pod sharing one finds it allocated, as in the assume cache
  */
 public record DraSnapshot(List<ResourceSlice> slices, Map<String, DeviceClass> classes, Map<String, ResourceClaim> claims,
-                          Set<DeviceId> allocated) {
+                          Set<DeviceId> allocated, Map<String, String> allocatedInRound) {
 
-    public static final DraSnapshot EMPTY = new DraSnapshot(List.of(), Map.of(), Map.of(), Set.of());
+    public static final DraSnapshot EMPTY = new DraSnapshot(List.of(), Map.of(), Map.of(), Set.of(), Map.of());
 
     public DraSnapshot {
         slices = List.copyOf(slices);
         classes = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(classes));
         claims = Map.copyOf(claims);
         allocated = Set.copyOf(allocated);
+        allocatedInRound = Map.copyOf(allocatedInRound);
     }
 
     public static DraSnapshot read(KubernetesClient client) {
@@ -41,7 +44,7 @@ public record DraSnapshot(List<ResourceSlice> slices, Map<String, DeviceClass> c
             claims.put(claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName(), claim);
             allocated.addAll(DraObjects.allocatedDevices(claim));
         }
-        return new DraSnapshot(slices, classes, claims, allocated);
+        return new DraSnapshot(slices, classes, claims, allocated, Map.of());
     }
 
     public boolean inUse() {
@@ -50,7 +53,11 @@ public record DraSnapshot(List<ResourceSlice> slices, Map<String, DeviceClass> c
 
     public DraSnapshot withAllocated(List<ClaimAllocation> allocations) {
         var more = new HashSet<>(allocated);
-        allocations.forEach(a -> a.results().forEach(r -> more.add(r.id())));
-        return new DraSnapshot(slices, classes, claims, more);
+        var inRound = new java.util.HashMap<>(allocatedInRound);
+        for (var allocation : allocations) {
+            allocation.results().forEach(r -> more.add(r.id()));
+            inRound.put(allocation.namespace() + "/" + allocation.claimName(), allocation.nodeName().orElse(""));
+        }
+        return new DraSnapshot(slices, classes, claims, more, inRound);
     }
 }

@@ -49,6 +49,19 @@ public final class DraWrites {
             claims.patch(PatchContext.of(PatchType.JSON_MERGE), Serialization.asJson(Map.of("metadata", Map.of("finalizers", List.of(FINALIZER)))));
             claims.subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), Serialization.asJson(Map.of("status", status(pod, allocation))));
         }
+        for (var name : fits.alreadyAllocated()) {
+            // Shared: the pod joins those the claim is reserved for.
+            // Read and written whole: a merge patch of the list would have to repeat every consumer.
+            client.resources(ResourceClaim.class).inNamespace(ns).withName(name).editStatus(current -> {
+                var reserved = new ArrayList<>(current.getStatus() == null || current.getStatus().getReservedFor() == null
+                        ? List.<io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference>of() : current.getStatus().getReservedFor());
+                if (reserved.stream().noneMatch(r -> pod.getMetadata().getUid().equals(r.getUid()))) {
+                    reserved.add(consumer(pod));
+                }
+                current.getStatus().setReservedFor(reserved);
+                return current;
+            });
+        }
         if (fits.extended().isPresent()) {
             var mappings = fits.extended().get().mappings().stream().map(m -> new ContainerExtendedResourceRequest(m.containerName(),
                     m.requestName(), m.resourceName())).toList();
@@ -66,9 +79,12 @@ public final class DraWrites {
         allocation.nodeName().ifPresent(node -> result.withNodeSelector(new NodeSelectorBuilder().addNewNodeSelectorTerm()
                 .addNewMatchField().withKey("metadata.name").withOperator("In").withValues(node).endMatchField()
                 .endNodeSelectorTerm().build()));
-        var consumer = new ResourceClaimConsumerReferenceBuilder().withResource("pods").withName(pod.getMetadata().getName())
+        return Map.of("allocation", result.build(), "reservedFor", List.of(consumer(pod)));
+    }
+
+    private static io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference consumer(Pod pod) {
+        return new ResourceClaimConsumerReferenceBuilder().withResource("pods").withName(pod.getMetadata().getName())
                 .withUid(pod.getMetadata().getUid()).build();
-        return Map.of("allocation", result.build(), "reservedFor", List.of(consumer));
     }
 
     /** The claim created at PreBind, as kube-scheduler creates it from its in-memory one; its name. */

@@ -211,6 +211,35 @@ class SchedulerDriverDraTest {
     }
 
     @Test
+    void podsSharingAClaimInOneRoundShareItsDevicesOnOneNode() {
+        var claim = new ResourceClaimBuilder().withNewMetadata().withName("shared").withNamespace("default").endMetadata()
+                .withNewSpec().withNewDevices().addNewRequest().withName("gpu").withNewExactly().withDeviceClassName(NvidiaDraSlice.GPU_CLASS)
+                .withCount(8L).endExactly().endRequest().endDevices().endSpec().build();
+        client.resource(claim).create();
+        for (var name : List.of("reader-a", "reader-b")) {
+            client.pods().resource(new PodBuilder(pod(name, 0, 0)).editSpec().withResourceClaims(new PodResourceClaimBuilder().withName("gpu")
+                    .withResourceClaimName("shared").build()).endSpec().build()).create();
+        }
+
+        var decisions = driver().scheduleRound();
+
+        // Eight GPUs a node: a second allocation of the claim would have to take the other node's eight.
+        assertThat(decisions).allSatisfy(d -> assertThat(d).isInstanceOf(Decision.Bound.class));
+        assertThat(decisions).extracting(d -> ((Decision.Bound) d).node()).containsOnly(((Decision.Bound) decisions.get(0)).node());
+        var shared = client.resources(ResourceClaim.class).inNamespace("default").withName("shared");
+        assertThat(shared.get().getStatus().getAllocation().getDevices().getResults()).hasSize(8);
+        assertThat(shared.get().getStatus().getReservedFor()).extracting(r -> r.getName()).containsExactly("reader-a", "reader-b");
+
+        // One reader done: the claim stays allocated for the other; both done, it is freed.
+        client.pods().inNamespace("default").withName("reader-a").delete();
+        new ResourceClaimController(client).reconcile();
+        assertThat(shared.get().getStatus().getReservedFor()).extracting(r -> r.getName()).containsExactly("reader-b");
+        client.pods().inNamespace("default").withName("reader-b").delete();
+        new ResourceClaimController(client).reconcile();
+        assertThat(shared.get().getStatus() == null || shared.get().getStatus().getAllocation() == null).isTrue();
+    }
+
+    @Test
     void slicesAreStoredAsNvidiasDriverPublishesThem() {
         var slice = client.resources(ResourceSlice.class).withName("dgx-h100-gpu.nvidia.com").get();
         assertThat(slice.getSpec().getDriver()).isEqualTo("gpu.nvidia.com");
