@@ -30,7 +30,8 @@ import java.util.function.Function;
  * <p>What it does not enforce: authentication and RBAC (every request is allowed), admission
  * (no defaulting, no validation, no quota, no PriorityClass resolution into {@code spec.priority}),
  * field immutability, and garbage collection. It adds what fabric8's mock lacks and the bind handshake needs:
- * the {@code pods/binding} subresource ({@link PodBinding}). {@code manifests/} is checked separately for RBAC and shape:
+ * the {@code pods/binding} subresource ({@link PodBinding}), and discovery of {@code resource.k8s.io/v1}, which every
+ * current API server serves ({@link ResourceApiDiscovery}). {@code manifests/} is checked separately for RBAC and shape:
  * {@link #observe} shows each request, so that a test can compare what a component asks for with what
  * its ClusterRole allows.
  */
@@ -107,6 +108,10 @@ public final class ApiServer implements AutoCloseable {
 
             @Override
             public MockResponse handleGet(String path) {
+                var discovery = ResourceApiDiscovery.answer(path);
+                if (discovery.isPresent()) {
+                    return discovery.get();
+                }
                 return path.contains("/pods") ? NodeNameSelector.list(path, super::handleGet) : super.handleGet(path);
             }
 

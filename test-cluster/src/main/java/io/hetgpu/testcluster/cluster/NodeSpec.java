@@ -23,7 +23,12 @@ public record NodeSpec(String name, String rack, String zone, Optional<String> p
         /** NVIDIA's (a plain plugin here) with GPU Feature Discovery's labels: the card, not its links or free devices. */
         NVIDIA_WITH_FEATURE_DISCOVERY,
         /** A plain plugin and nothing else: only the allocatable count. */
-        NVIDIA_ALONE
+        NVIDIA_ALONE,
+        /**
+         * NVIDIA's DRA driver and no device plugin: the GPUs published as a ResourceSlice ({@code gpu.nvidia.com}), no
+         * {@code nvidia.com/gpu} in the node's allocatable.
+         */
+        NVIDIA_DRA
     }
 
     public NodeSpec {
@@ -51,6 +56,11 @@ public record NodeSpec(String name, String rack, String zone, Optional<String> p
     /** A GPU node served by a plain device plugin with no labels: it shows only how many GPUs it offers. */
     public static NodeSpec allocatableOnly(String name, String rack, String zone, String profile) {
         return new NodeSpec(name, rack, zone, Optional.of(profile), 96, 768, GpuPlugin.NVIDIA_ALONE);
+    }
+
+    /** A GPU node whose GPUs NVIDIA's DRA driver publishes in a ResourceSlice, for pods that claim them. */
+    public static NodeSpec dra(String name, String rack, String zone, String profile) {
+        return new NodeSpec(name, rack, zone, Optional.of(profile), 96, 768, GpuPlugin.NVIDIA_DRA);
     }
 
     public static NodeSpec cpu(String name, String rack, String zone) {

@@ -129,6 +129,10 @@ public final class TestCluster implements AutoCloseable {
         if (spec.profile().isEmpty()) {
             return;
         }
+        if (spec.plugin() == NodeSpec.GpuPlugin.NVIDIA_DRA) {
+            publishDraSlice(spec);
+            return;
+        }
         if (!spec.servedByHetgpu()) {
             try (var gpus = SimulatedGpuSource.open(spec.profile().get(), spec.name())) {
                 startPlainPlugin(spec, gpus.topology(), folders);
@@ -136,6 +140,20 @@ public final class TestCluster implements AutoCloseable {
             return;
         }
         startPlugin(spec, folders);
+    }
+
+    /**
+     * NVIDIA's DRA driver on the node: its GPUs published as one ResourceSlice, and the chart's DeviceClass made with the
+     * first such node.
+     */
+    private void publishDraSlice(NodeSpec spec) throws GpuDiscoveryException {
+        try (var gpus = SimulatedGpuSource.open(spec.profile().get(), spec.name())) {
+            client.resource(NvidiaDraSlice.of(spec.name(), gpus.topology())).create();
+        }
+        var classes = client.resources(io.fabric8.kubernetes.api.model.resource.v1.DeviceClass.class);
+        if (classes.withName(NvidiaDraSlice.GPU_CLASS).get() == null) {
+            classes.resource(NvidiaDraSlice.gpuClass(null)).create();
+        }
     }
 
     /** hetgpu's device plugin on the node, as its DaemonSet pod starts it; it closes its GPU source when it stops. */

@@ -297,7 +297,7 @@ public final class SimulatedKubelet implements AutoCloseable {
             for (var container : pod.getSpec().getContainers()) {
                 int wanted = ApiObjects.request(new PodBuilder().withNewSpec().withContainers(container).endSpec().build())
                         .get(resourceName).intValue();
-                if (wanted > 0) {
+                if (wanted > 0 && !servedByClaim(pod, container.getName())) {
                     var allocation = allocate(wanted, devicesOf(byContainer));
                     byContainer.put(container.getName(), allocation.devices());
                     envs.put(container.getName(), allocation.envs());
@@ -320,6 +320,17 @@ public final class SimulatedKubelet implements AutoCloseable {
         pods.editStatus(p -> new PodBuilder(p).editOrNewStatus().withPhase("Running").withStartTime(now)
                 .addNewCondition().withType("Ready").withStatus("True").withLastTransitionTime(now).endCondition()
                 .endStatus().build());
+    }
+
+    /**
+     * Whether the container's GPUs come from the claim kube-scheduler made for its extended resources
+     * ({@code status.extendedResourceClaimStatus}): kubelet then asks no device plugin for them, the DRA driver prepares
+     * them (which this kubelet does not model).
+     */
+    private boolean servedByClaim(Pod pod, String container) {
+        var status = pod.getStatus() == null ? null : pod.getStatus().getExtendedResourceClaimStatus();
+        return status != null && status.getRequestMappings() != null && status.getRequestMappings().stream()
+                .anyMatch(m -> container.equals(m.getContainerName()) && resourceName.equals(m.getResourceName()));
     }
 
     /** What kubelet allocated one container: the device IDs it chose, and the environment the plugin's answer sets. */

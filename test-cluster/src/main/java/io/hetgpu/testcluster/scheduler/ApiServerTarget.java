@@ -78,6 +78,16 @@ public record ApiServerTarget(KubernetesClient client, String schedulerName) imp
         }
     }
 
+    @Override
+    public DraSnapshot dra() {
+        return DraSnapshot.read(client);
+    }
+
+    @Override
+    public void reserve(Pod pod, String node, DraFilter.Fits fits) {
+        DraWrites.reserve(client, pod, node, fits);
+    }
+
     private void event(Pod pod, String type, String reason, String message) {
         var now = Instant.now().toString();
         client.v1().events().inNamespace(pod.getMetadata().getNamespace()).resource(new EventBuilder()

@@ -125,13 +125,19 @@ public final class SchedulerDriver {
             pending.removeIf(pod -> !backoff.ready(pod));
         }
         pending.sort(QueueOrder.KUBE_SCHEDULER);
+        var dra = pending.isEmpty() ? DraSnapshot.EMPTY : target.dra();
         var attempts = new ArrayList<Attempt>();
         for (var pod : pending) {
-            var attempt = cycle.attempt(pod, nodes, podsByNode);
+            var attempt = cycle.attempt(pod, nodes, podsByNode, dra);
             if (attempt.decision() instanceof Decision.Unschedulable unschedulable && preemption != null) {
                 attempt = preempt(attempt, unschedulable, nodes, podsByNode);
             }
             var decision = attempt.decision();
+            if (decision instanceof Decision.Bound bound && dra.inUse() && DraFilter.usesDra(pod, dra)) {
+                var reserved = reserve(pod, bound, nodes, dra);
+                decision = reserved.decision();
+                dra = reserved.dra();
+            }
             if (decision instanceof Decision.Bound bound && binder(pod) != null) {
                 decision = bindThroughExtender(binder(pod), pod, bound);
             }
@@ -172,6 +178,29 @@ public final class SchedulerDriver {
                 yield attempt.endingIn(new Decision.Nominated(unschedulable.pod(), nominate.node(),
                         nominate.victims().stream().map(v -> v.getMetadata().getNamespace() + "/" + v.getMetadata().getName()).toList(),
                         unschedulable.message()), "");
+            }
+        };
+    }
+
+    private record Reserved(Decision decision, DraSnapshot dra) {
+    }
+
+    /**
+     * The DynamicResources plugin's Reserve and PreBind on the chosen node: the allocation its filter found there is
+     * written to the claims before anything binds the pod, and its devices are in use for the rest of the round.
+     */
+    private Reserved reserve(Pod pod, Decision.Bound bound, List<Node> nodes, DraSnapshot dra) {
+        var node = nodes.stream().filter(n -> n.getMetadata().getName().equals(bound.node())).findFirst().orElseThrow();
+        return switch (cycle.draVerdict(pod, node, dra)) {
+            case DraFilter.NotDra notDra -> new Reserved(bound, dra);
+            case DraFilter.Refused refused -> new Reserved(new Decision.Failed(bound.pod(), "dynamic resources: " + refused.reason()), dra);
+            case DraFilter.Fits fits -> {
+                try {
+                    target.reserve(pod, bound.node(), fits);
+                } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                    yield new Reserved(new Decision.Failed(bound.pod(), "dynamic resources: writing the claims: " + e.getMessage()), dra);
+                }
+                yield new Reserved(bound, dra.withAllocated(fits.allocations()));
             }
         };
     }

@@ -27,6 +27,8 @@ public final class SchedulingCycle {
 
     private final List<? extends SchedulerExtender> extenders;
     private final TieBreak ties;
+    /** kube-scheduler's DynamicResources plugin; made at its first DRA pod (its CEL environment takes a while to build). */
+    private DraFilter draFilter;
 
     public SchedulingCycle(List<? extends SchedulerExtender> extenders, Random ties) {
         this(extenders, TieBreak.random(ties));
@@ -43,6 +45,14 @@ public final class SchedulingCycle {
 
     /** The same, with every node refused on the way and why. */
     public Attempt attempt(Pod pod, List<Node> nodes, Map<String, List<Pod>> podsByNode) {
+        return attempt(pod, nodes, podsByNode, DraSnapshot.EMPTY);
+    }
+
+    /**
+     * The same in a cluster with DRA objects: after its own filters, the DynamicResources plugin's (a node is feasible
+     * only where the pod's claims can be allocated), before the extenders', as kube-scheduler runs its plugins first.
+     */
+    public Attempt attempt(Pod pod, List<Node> nodes, Map<String, List<Pod>> podsByNode, DraSnapshot dra) {
         var key = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
         var asScheduled = ApiObjects.pod(pod);
         var reasons = new LinkedHashMap<String, String>();
@@ -55,13 +65,28 @@ public final class SchedulingCycle {
             var name = node.getMetadata().getName();
             asModelled.put(name, ApiObjects.node(node));
             requestsOn.put(name, ApiObjects.requests(podsByNode.getOrDefault(name, List.of())));
-            NodeFit.judge(asScheduled, asModelled.get(name), requestsOn.get(name))
+            var fitting = dra.classes().isEmpty() ? asScheduled : new io.hetgpu.kubescheduler.SchedulingPod(asScheduled.nodeName(),
+                    asScheduled.nodeSelector(), asScheduled.tolerations(), DraFilter.fitRequest(asScheduled.request(), asModelled.get(name), dra));
+            NodeFit.judge(fitting, asModelled.get(name), requestsOn.get(name))
                     .ifPresentOrElse(refusal -> {
                         reasons.put(name, refusal.reason());
                         if (refusal.unresolvable()) {
                             unresolvable.add(name);
                         }
                     }, () -> feasible.add(node));
+        }
+        if (!feasible.isEmpty() && dra.inUse() && DraFilter.usesDra(pod, dra)) {
+            feasible.removeIf(node -> {
+                var name = node.getMetadata().getName();
+                if (draFilter().judge(pod, asModelled.get(name), dra) instanceof DraFilter.Refused refused) {
+                    reasons.put(name, refused.reason());
+                    if (refused.unresolvable()) {
+                        unresolvable.add(name);
+                    }
+                    return true;
+                }
+                return false;
+            });
         }
         for (var extender : extenders) {
             if (feasible.isEmpty() || !extender.settings().filters() || !extender.isInterested(pod)) {
@@ -111,6 +136,18 @@ public final class SchedulingCycle {
             }
         }
         return new Attempt(pod, new Decision.Bound(key, pickHighest(totals), totals, pluginScores), reasons, unresolvable);
+    }
+
+    /** What the DynamicResources plugin says of the pod on one node: the allocation to write once the node is chosen. */
+    public DraFilter.Verdict draVerdict(Pod pod, Node node, DraSnapshot dra) {
+        return draFilter().judge(pod, ApiObjects.node(node), dra);
+    }
+
+    private synchronized DraFilter draFilter() {
+        if (draFilter == null) {
+            draFilter = new DraFilter(io.hetgpu.kubescheduler.dra.DraLimits.DEFAULTS);
+        }
+        return draFilter;
     }
 
     /** Highest total; among equals each has the same chance, like kube-scheduler's selectHost. */

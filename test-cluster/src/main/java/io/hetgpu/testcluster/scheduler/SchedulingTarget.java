@@ -25,4 +25,16 @@ public interface SchedulingTarget {
      * a nominated pod's victims are evicted, and the events kube-scheduler writes are written.
      */
     void write(Pod pod, Decision decision);
+
+    /** The DRA objects kube-scheduler's DynamicResources plugin reads; none where the target has no DRA. */
+    default DraSnapshot dra() {
+        return DraSnapshot.EMPTY;
+    }
+
+    /**
+     * Reserve and PreBind of the DynamicResources plugin, before the pod is bound: the claim for extended resources made,
+     * each allocation written to its claim's status with the pod in {@code reservedFor}.
+     */
+    default void reserve(Pod pod, String node, DraFilter.Fits fits) {
+    }
 }
