@@ -178,9 +178,23 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
      */
     public CompletableFuture<Void> start() {
         started = true;
-        var lists = java.util.stream.Stream.concat(followed.stream().map(Followed::start), java.util.stream.Stream.of(dra.start()))
-                .toArray(CompletableFuture[]::new);
-        return CompletableFuture.allOf(lists).thenCompose(listed -> whenHandlersCaughtUp()).thenCompose(caughtUp -> recordsJudged)
+        List<CompletableFuture<Void>> lists = new java.util.ArrayList<>(followed.stream().map(Followed::start).toList());
+        lists.add(dra.start());
+        // Failed as soon as one informer stops: DRA's discovery may still be waiting for an API server that refuses.
+        var allListed = new CompletableFuture<Void>();
+        CompletableFuture.allOf(lists.toArray(CompletableFuture[]::new)).whenComplete((done, failure) -> {
+            if (failure == null) {
+                allListed.complete(null);
+            }
+        });
+        for (var list : lists) {
+            list.whenComplete((done, failure) -> {
+                if (failure != null) {
+                    allListed.completeExceptionally(failure);
+                }
+            });
+        }
+        return allListed.thenCompose(listed -> whenHandlersCaughtUp()).thenCompose(caughtUp -> recordsJudged)
                 .whenComplete((done, failure) -> {
             if (failure == null) {
                 LOG.info("caches synced: nodes, pods, persistent volumes and claims listed from the API server");

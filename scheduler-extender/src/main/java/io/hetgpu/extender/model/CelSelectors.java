@@ -251,7 +251,8 @@ public final class CelSelectors {
 
     private static String stripParentheses(String clause) {
         var text = clause;
-        while (text.startsWith("(") && text.endsWith(")")) {
+        // Parentheses deeper than any selector needs are left on, and the clause then goes unread.
+        for (int depth = 0; depth < MAX_CLAUSES && text.startsWith("(") && text.endsWith(")"); depth++) {
             var inner = text.substring(1, text.length() - 1);
             if (splitTopLevel(inner, "&&") == null) {
                 break;
