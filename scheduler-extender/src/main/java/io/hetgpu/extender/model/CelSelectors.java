@@ -142,14 +142,14 @@ public final class CelSelectors {
                 var one = clause(stripParentheses(alternative.strip()), catalog);
                 if (!one.unread().isEmpty() || one.models().isEmpty() || one.minMemoryMiB() > 0
                         || !one.minCapability().equals(CardRequirements.ANY_COMPUTE_CAPABILITY)) {
-                    return unread(clause, "alternatives hetgpu does not read");
+                    return unread(clause, "unknown alternatives");
                 }
                 gpu |= one.namesGpuDriver();
                 models.addAll(one.models());
             }
             return new Reading(gpu, false, models, 0, CardRequirements.ANY_COMPUTE_CAPABILITY, List.of());
         }
-        return unread(clause, "a shape hetgpu does not read");
+        return unread(clause, "unknown shape");
     }
 
     private static Reading gpuDriver() {

@@ -282,7 +282,7 @@ public final class ClaimRequestReader {
 
     private static void unread(CelSelectors.Reading reading, String where, List<String> notes) {
         if (!reading.unread().isEmpty()) {
-            notes.add(where + ": selector " + String.join(", ", reading.unread()) + " not read, left to kube-scheduler");
+            notes.add(where + ": " + String.join(", ", reading.unread()) + " not read, left to kube-scheduler");
         }
     }
 

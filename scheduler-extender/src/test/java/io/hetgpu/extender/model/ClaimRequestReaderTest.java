@@ -81,8 +81,8 @@ class ClaimRequestReaderTest {
         assertThat(request.gpuCount()).isEqualTo(2);
         assertThat(request.models()).as("nothing refused for what was not read").isEmpty();
         assertThat(request.minMemoryMiB()).as("the clause that was read still counts").isEqualTo(40 * 1024);
-        assertThat(request.claimNote()).contains("selector \"device.attributes['gpu.nvidia.com'].productName.startsWith(")
-                .contains("(a shape hetgpu does not read) not read, left to kube-scheduler");
+        assertThat(request.claimNote()).contains("requests[\"gpus\"]: \"device.attributes['gpu.nvidia.com'].productName.startsWith(")
+                .contains("(unknown shape) not read, left to kube-scheduler");
     }
 
     @Test

@@ -95,6 +95,35 @@ class DraEquivalenceTest {
         assertThat(cpu.priorities()).isNotEmpty();
     }
 
+    @Test
+    void wholeNodesInTheRequestCarryTheGpusTheirSlicesPublish() {
+        // kube-scheduler without nodeCacheCapable sends whole Nodes: their objects say nothing of ResourceSlices.
+        var claims = new ArrayList<ResourceClaim>();
+        var pods = pair("two", 2, 0, Map.of(), List.of(), claims);
+        var dra = draService(claims, allocated(claim("ml", "none", exactly("gpus", NVIDIA, 1)), "a100", NVIDIA, "uid-x", "gpu-7"));
+        var wholeNodes = NODES.stream().map(name -> new io.hetgpu.extender.wire.WireNode(new NodeFacts(name, "1", Map.of(), null, null),
+                new byte[] {'{', '}'}, 0, 2)).toList();
+
+        var byNodes = dra.filter(new ExtenderArgs(pods[1], wholeNodes, null));
+        var byNames = dra.filter(new ExtenderArgs(pods[1], null, NODES));
+
+        assertThat(byNodes.nodes()).extracting(node -> node.facts().name()).containsExactly("dgx1", "k80", "a100");
+        assertThat(byNodes.failedAndUnresolvableNodes()).isEqualTo(byNames.failedAndUnresolvableNodes());
+    }
+
+    @Test
+    void whatTheExtenderDidNotReadOfAClaimIsSaidInItsRefusalsAndRefusesNothing() {
+        var claims = new ArrayList<ResourceClaim>();
+        var pods = pair("odd", 8, 0, Map.of(), List.of("device.attributes['gpu.nvidia.com'].productName.matches('^NVIDIA A')"), claims);
+        var dra = draService(claims, allocated(claim("ml", "none", exactly("gpus", NVIDIA, 1)), "a100", NVIDIA, "uid-x", "gpu-7"));
+
+        var answer = dra.filter(new ExtenderArgs(pods[1], null, NODES));
+
+        assertThat(answer.nodeNames()).as("8 GPUs of any model: the selector left to kube-scheduler").containsExactly("dgx1");
+        assertThat(answer.failedAndUnresolvableNodes().get("k80")).startsWith("node has 4 GPUs in total, pod needs 8 (claims: ")
+                .contains("not read, left to kube-scheduler");
+    }
+
     /**
      * The answer with the words that name where a node's GPUs were read from put as the device plugin's node says them:
      * a reason names its source, and that is the one difference there is.
