@@ -120,7 +120,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         dra.listener(new DraInformers.Listener() {
             @Override
             public void slicesChanged(String node) {
-                slicesOf(node);
+                republishSlices(node);
             }
 
             @Override
@@ -309,7 +309,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     }
 
     /** The node's ResourceSlices publish other GPUs: its facts carry them. */
-    private synchronized void slicesOf(String nodeName) {
+    private synchronized void republishSlices(String nodeName) {
         var facts = snapshot.facts(nodeName);
         if (facts != null) {
             snapshot = snapshot.withNode(facts.withSlices(dra.slicesOf(nodeName)));

@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
  * device plugin runs, in binding order. Without the free list every bound pod is subtracted that way; so
  * on a node not served by hetgpu's device plugin (which has no such annotation) the free count is the
  * allocatable count minus the GPUs of the pods bound there. On a node a DRA driver publishes GPUs for, the devices of
- * allocated claims are the record: each pod holds the devices its claims' allocations name ({@link ClaimHoldings}), exact
- * as a bind's record is. Which source a node's GPUs come from is {@link NodeGpuReader}'s rule.
+ * allocated claims are the record: each pod holds the devices its claims' allocations name
+ * ({@link io.hetgpu.extender.cluster.ClaimHoldings}), exact as a bind's record is. Which source a node's GPUs come from is {@link NodeGpuReader}'s rule.
  *
  * <p>A record on a pod not bound yet ({@link BoundPod#binding()}) is a bind in flight, this process's or another's (a
  * second replica, or the old scheduler leader during a failover): its devices count as held while the record is younger
