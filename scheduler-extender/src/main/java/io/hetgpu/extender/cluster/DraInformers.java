@@ -46,7 +46,8 @@ public final class DraInformers implements DraLookup, AutoCloseable {
     private static final String BY_POOL = "pool";
     private static final String BY_EXTENDED_RESOURCE = "extendedResourceName";
     private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
-    private static final Duration LAST_RETRY = Duration.ofSeconds(30);
+    /** Short: until discovery answers, the extender is not ready. */
+    private static final Duration LAST_RETRY = Duration.ofSeconds(8);
 
     /** Told, on an informer's thread, what changed: the view republishes those nodes. */
     public interface Listener {
@@ -119,9 +120,9 @@ public final class DraInformers implements DraLookup, AutoCloseable {
                     : resources.getResources().stream().map(resource -> resource.getName()).collect(java.util.stream.Collectors.toSet());
             if (!names.containsAll(PLURALS)) {
                 served = false;
+                listed.complete(null);
                 LOG.info("DRA: the cluster does not serve {} (resourceslices, resourceclaims, deviceclasses): GPUs are read from "
                         + "device plugins only", GROUP_VERSION);
-                listed.complete(null);
                 return;
             }
             served = true;
@@ -220,7 +221,8 @@ public final class DraInformers implements DraLookup, AutoCloseable {
 
     /** Whether discovery has answered and, where the API is served, every informer has listed and been handled. */
     public boolean synced() {
-        if (served == null) {
+        // Not before the start's future is complete: whoever waits on it sees it done once this says synced.
+        if (served == null || !listed.isDone() || listed.isCompletedExceptionally()) {
             return false;
         }
         return !served || slices != null && slices.hasSynced() && claims.hasSynced() && classes.hasSynced() && handled();
