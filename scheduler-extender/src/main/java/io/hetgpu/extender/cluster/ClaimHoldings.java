@@ -34,6 +34,11 @@ public final class ClaimHoldings {
     static final int NOT_EVICTABLE = Integer.MAX_VALUE;
     /** Results of one claim read (the API allows 32 per request, 32 requests). */
     static final int MAX_RESULTS = 1024;
+    /**
+     * Claims read per node: far more than 64 GPUs can be allocated to one by one (only devices that allow several
+     * allocations, or admin access, let claims outnumber GPUs).
+     */
+    static final int MAX_CLAIMS_PER_NODE = 4096;
     /** Where a holding no pod owns is kept: the claim's UID after this prefix. */
     static final String CLAIM_PREFIX = "claim:";
 
@@ -49,7 +54,11 @@ public final class ClaimHoldings {
     public static List<BoundPod> of(Collection<ResourceClaim> claims, Function<String, Pod> pods) {
         var devicesByHolder = new LinkedHashMap<String, Set<String>>();
         var allocatedAt = new HashMap<String, Instant>();
+        int read = 0;
         for (var claim : claims) {
+            if (++read > MAX_CLAIMS_PER_NODE) {
+                break;
+            }
             var devices = devices(claim);
             if (devices.isEmpty()) {
                 continue;
