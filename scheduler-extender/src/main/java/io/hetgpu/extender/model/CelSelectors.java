@@ -159,8 +159,8 @@ public final class CelSelectors {
     private static Reading attribute(String clause, String domain, String name, List<String> values, CardCatalog catalog) {
         var known = DraDriver.named(domain);
         if (known.isEmpty()) {
-            // Another driver's attribute (a NIC's): nothing about GPUs, and no GPU passes it.
-            return Reading.NOTHING;
+            // Another domain's attribute (resource.kubernetes.io's PCIe root, a NIC's): nothing hetgpu reads of a card.
+            return unread(clause, "attribute of another domain");
         }
         var driver = known.get();
         if (name.equals(driver.type())) {
@@ -201,7 +201,7 @@ public final class CelSelectors {
         var value = matcher.group(5) != null ? quoted(matcher, 6) : quoted(matcher, 10);
         var known = DraDriver.named(domain);
         if (known.isEmpty()) {
-            return Reading.NOTHING;
+            return unread(clause, "capacity of another domain");
         }
         var driver = known.get();
         boolean capacity = matcher.group(1).equals("capacity");

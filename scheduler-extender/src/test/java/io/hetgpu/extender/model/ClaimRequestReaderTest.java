@@ -86,6 +86,16 @@ class ClaimRequestReaderTest {
     }
 
     @Test
+    void anAttributeOfAnotherDomainIsNotReadAndSaidSo() throws Exception {
+        var request = parse(pod("train", "gpus"), List.of(claim("ml", "gpus", exactly("gpus", NVIDIA, 2,
+                "device.attributes['resource.kubernetes.io'].pcieRoot == 'pci0000:00'"))), List.of(nvidiaClass()));
+
+        assertThat(request.gpuCount()).isEqualTo(2);
+        assertThat(request.cards().isAny()).isTrue();
+        assertThat(request.claimNote()).contains("(attribute of another domain) not read, left to kube-scheduler");
+    }
+
+    @Test
     void firstAvailableIsReadAsTheLeastOfItsAlternativesAndSaysSo() throws Exception {
         var request = parse(pod("train", "gpus"), List.of(claim("ml", "gpus", firstAvailable("gpus", NVIDIA,
                 8, "device.attributes['gpu.nvidia.com'].productName == 'NVIDIA H100 80GB HBM3'",
