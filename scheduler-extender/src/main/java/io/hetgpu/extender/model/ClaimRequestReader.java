@@ -26,8 +26,8 @@ import java.util.Set;
  * (the fewest GPUs, any model one of them allows, the least memory), so that no node one of them fits is refused, and the
  * note says so. Requests of several claims add up; what each card must be is what all GPU requests allow between them.
  * A pod asking {@code nvidia.com/gpu} that a DeviceClass serves ({@code spec.extendedResourceName}) is read through that
- * class's selectors. Whatever is not read (a selector of another shape, a claim not created yet) is in the note, never a
- * reason to refuse a node.
+ * class's selectors, and so is one asking a class's own {@code deviceclass.resource.kubernetes.io/<class>}. Whatever is
+ * not read (a selector of another shape, a claim not created yet) is in the note, never a reason to refuse a node.
  *
  * <p>Claims, requests, subrequests and selectors read are bounded by this class's constants, not by the pod.
  */
@@ -84,6 +84,7 @@ public final class ClaimRequestReader {
                 unread(reading, "DeviceClass " + Quote.of(name(served)), notes);
             }
         }
+        implicitClasses(pod, lookup, catalog, asked, notes, problems);
         var claims = spec == null || spec.getResourceClaims() == null ? List.<io.fabric8.kubernetes.api.model.PodResourceClaim>of()
                 : spec.getResourceClaims();
         int seen = 0;
@@ -132,6 +133,83 @@ public final class ClaimRequestReader {
         }
         var cards = new CardRequirements(anyModel ? Set.of() : models, memory, capability);
         return new ClaimRequest((int) Math.min(total, Integer.MAX_VALUE), cards, String.join("; ", notes), problems);
+    }
+
+    /** The prefix of the extended resource every DeviceClass without {@code spec.extendedResourceName} serves. */
+    public static final String CLASS_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/";
+
+    /**
+     * GPUs asked as {@code deviceclass.resource.kubernetes.io/<class>} of a GPU class: the extended resource kube-scheduler
+     * serves from a class that names none of its own, counted by the rule for init containers as any resource is.
+     */
+    private static void implicitClasses(Pod pod, DraLookup lookup, CardCatalog catalog, List<Asked> asked, List<String> notes,
+                                        List<String> problems) {
+        var spec = pod.getSpec();
+        if (spec == null) {
+            return;
+        }
+        var counts = new java.util.LinkedHashMap<String, long[]>();
+        var lists = new ArrayList<List<io.fabric8.kubernetes.api.model.Container>>();
+        lists.add(spec.getInitContainers() == null ? List.of() : spec.getInitContainers());
+        lists.add(spec.getContainers() == null ? List.of() : spec.getContainers());
+        for (int list = 0; list < 2; list++) {
+            for (var container : lists.get(list)) {
+                var limits = container == null || container.getResources() == null ? null : container.getResources().getLimits();
+                if (limits == null) {
+                    continue;
+                }
+                for (var entry : limits.entrySet()) {
+                    if (!entry.getKey().startsWith(CLASS_RESOURCE_PREFIX) || counts.size() >= MAX_CLAIMS && !counts.containsKey(entry.getKey())) {
+                        continue;
+                    }
+                    long count = wholeCount(entry.getValue());
+                    if (count < 0) {
+                        problems.add("resources.limits[" + Quote.of(entry.getKey()) + "]: expected a whole number of at most "
+                                + PodRequestParser.MAX_GPUS_PER_POD + ", got " + Quote.of(entry.getValue()));
+                        continue;
+                    }
+                    // [0]: app containers and sidecars run together; [1]: the largest other init container runs alone.
+                    var sums = counts.computeIfAbsent(entry.getKey(), key -> new long[2]);
+                    boolean alongside = list == 1 || "Always".equals(container.getRestartPolicy());
+                    if (alongside) {
+                        sums[0] += count;
+                    } else {
+                        sums[1] = Math.max(sums[1], count);
+                    }
+                }
+            }
+        }
+        for (var entry : counts.entrySet()) {
+            var className = entry.getKey().substring(CLASS_RESOURCE_PREFIX.length());
+            var deviceClass = lookup.deviceClass(className);
+            var where = "resources.limits[" + Quote.of(entry.getKey()) + "]";
+            if (deviceClass == null) {
+                notes.add(where + ": DeviceClass " + Quote.of(className) + " not found");
+                continue;
+            }
+            var reading = classReading(deviceClass, catalog);
+            long count = Math.max(entry.getValue()[0], entry.getValue()[1]);
+            if (!reading.namesGpuDriver() || reading.otherType() || count == 0) {
+                continue;
+            }
+            unread(reading, where, notes);
+            asked.add(new Asked((int) Math.min(count, PodRequestParser.MAX_GPUS_PER_POD + 1L), reading.models(), reading.minMemoryMiB(),
+                    reading.minCapability()));
+        }
+    }
+
+    /** A whole count of devices, or -1 when the quantity is not one (or above any pod's). */
+    private static long wholeCount(io.fabric8.kubernetes.api.model.Quantity quantity) {
+        try {
+            var value = io.fabric8.kubernetes.api.model.Quantity.getAmountInBytes(quantity);
+            if (value.signum() < 0 || value.stripTrailingZeros().scale() > 0
+                    || value.compareTo(java.math.BigDecimal.valueOf(PodRequestParser.MAX_GPUS_PER_POD)) > 0) {
+                return -1;
+            }
+            return value.longValue();
+        } catch (RuntimeException e) {
+            return -1;
+        }
     }
 
     /** The claim's name: the pod's own, or the one made from its template as the pod's status names it; null when none yet. */

@@ -133,6 +133,26 @@ class ClaimRequestReaderTest {
     }
 
     @Test
+    void aClassesOwnExtendedResourceIsAGpuRequestCountedAsAnyResourceIs() throws Exception {
+        var a100s = TestDra.deviceClass("a100s", null, TestDra.NVIDIA_CLASS_SELECTOR,
+                "device.attributes['gpu.nvidia.com'].productName == 'NVIDIA A100-SXM4-40GB'");
+        var pod = new PodBuilder(pod("train", null)).editSpec()
+                .addNewInitContainer().withName("warm-up").withImage("t").withNewResources()
+                .addToLimits("deviceclass.resource.kubernetes.io/a100s", new Quantity("3")).endResources().endInitContainer()
+                .editFirstContainer().editOrNewResources().addToLimits("deviceclass.resource.kubernetes.io/a100s", new Quantity("2"))
+                .endResources().endContainer().endSpec().build();
+
+        var request = parse(pod, List.of(), List.of(a100s));
+
+        assertThat(request.gpuCount()).as("the init container's 3 before the app's 2").isEqualTo(3);
+        assertThat(request.models()).containsExactly("A100");
+        var half = new PodBuilder(pod).editSpec().editFirstContainer().editResources()
+                .addToLimits("deviceclass.resource.kubernetes.io/a100s", new Quantity("500m")).endResources().endContainer().endSpec().build();
+        assertThatThrownBy(() -> parse(half, List.of(), List.of(a100s))).isInstanceOf(InvalidPodRequestException.class)
+                .hasMessageContaining("resources.limits[\"deviceclass.resource.kubernetes.io/a100s\"]: expected a whole number");
+    }
+
+    @Test
     void annotationsWinOverClaimsForModelsAndTheStricterMemoryCounts() throws Exception {
         var pod = new PodBuilder(pod("train", "gpus")).editMetadata().addToAnnotations("hetgpu.io/gpu-models", "H100")
                 .addToAnnotations("hetgpu.io/min-gpu-memory", "20Gi").endMetadata().build();
