@@ -117,8 +117,7 @@ public sealed interface NodeGpuSource {
     }
 
     /** Why the policy cannot judge links on a node whose source does not know them. */
-    String NVLINK_UNKNOWN = "NVLink unknown: node not served by hetgpu's device plugin (no " + HetgpuKeys.ANNOTATION_INVENTORY
-            + ") nor by a DRA driver that publishes NVLink sets";
+    String NVLINK_UNKNOWN = "NVLink unknown: node not served by hetgpu's device plugin (no " + HetgpuKeys.ANNOTATION_INVENTORY + ")";
 
     NodeGpuSource NONE = new NoGpus();
 }
