@@ -96,6 +96,9 @@ public final class Extender implements AutoCloseable {
         java.util.function.Consumer<io.hetgpu.extender.service.PreemptionAdvice> preemptionListener = PlacementEvents::logPreemption;
         if (client.isPresent()) {
             var view = new InformerClusterView(client.get(), parser, settings.rackLabel(), setup.trust());
+            // Pods' ResourceClaims and DeviceClasses read from the view's DRA informers (none where the cluster serves no DRA).
+            setup = setup.withDra(view.dra());
+            parser = setup.parser();
             // Not synced until the replicas' record key is in use: every record the view holds is judged by it by then.
             // In its pod, the service account's namespace; from a kubeconfig without one, "default", as kubectl takes it.
             var namespace = client.get().getNamespace() == null ? "default" : client.get().getNamespace();

@@ -60,6 +60,11 @@ public record ExtenderSetup(ExtenderConfig config, CardCatalog catalog, PodReque
                 : java.util.Optional.empty();
     }
 
+    /** The same setup, pods' ResourceClaims read from {@code lookup}. */
+    public ExtenderSetup withDra(io.hetgpu.extender.model.DraLookup lookup) {
+        return new ExtenderSetup(config, catalog, parser.withDra(lookup), nodeStates, policy, trust);
+    }
+
     /** The same setup, records judged (and signed) by {@code other}. */
     public ExtenderSetup withTrust(RecordTrust other) {
         return new ExtenderSetup(config, catalog, parser, nodeStates, policy, other);

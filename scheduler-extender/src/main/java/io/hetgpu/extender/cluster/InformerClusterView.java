@@ -32,7 +32,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The cluster as fabric8 informers see it: nodes, pods, PVs and PVCs, watched read-only. Everything
+ * The cluster as fabric8 informers see it: nodes, pods, PVs and PVCs, watched read-only, and where the cluster serves
+ * DRA ({@code resource.k8s.io/v1}) its ResourceSlices, ResourceClaims and DeviceClasses ({@link DraInformers}): a node's
+ * facts carry the GPUs its slices publish, and its bound pods the devices their allocated claims hold. Everything
  * here is rebuilt from the API server on start, so replicas need nothing from each other.
  *
  * <p>GPU-holding pods are kept per node as {@link BoundPod}s, updated as pod events arrive, so a
@@ -69,6 +71,8 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     private final SharedIndexInformer<PersistentVolume> volumes;
     private final SharedIndexInformer<PersistentVolumeClaim> claims;
     private final DisruptionBudgetWatch budgets;
+    /** ResourceSlices, ResourceClaims and DeviceClasses, followed where the cluster serves them. */
+    private final DraInformers dra;
     /** The four informers, named, with what each last failed on. */
     private final List<Followed> followed;
     private volatile boolean started;
@@ -115,6 +119,18 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
                 new Followed("persistent volumes", volumes), new Followed("persistent volume claims", claims));
         followed.forEach(one -> one.informer().exceptionHandler(one.handler(retry)));
         this.budgets = new DisruptionBudgetWatch(client);
+        this.dra = new DraInformers(client, parser.catalog(), retry);
+        dra.listener(new DraInformers.Listener() {
+            @Override
+            public void slicesChanged(String node) {
+                republishSlices(node);
+            }
+
+            @Override
+            public void claimsChanged(Set<String> nodes) {
+                claimsOn(nodes);
+            }
+        });
         pods.addIndexers(Map.of(
                 // The same reader and key as the pod's own request (PodRequest.job), so a pod finds the peers its job names.
                 BY_JOB, pod -> JobMembershipReader.keyOf(pod).map(List::of).orElse(List.of()),
@@ -166,8 +182,23 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     public CompletableFuture<Void> start() {
         started = true;
         budgets.start();
-        var lists = followed.stream().map(Followed::start).toArray(CompletableFuture[]::new);
-        return CompletableFuture.allOf(lists).thenCompose(listed -> whenHandlersCaughtUp()).thenCompose(caughtUp -> recordsJudged)
+        List<CompletableFuture<Void>> lists = new java.util.ArrayList<>(followed.stream().map(Followed::start).toList());
+        lists.add(dra.start());
+        // Failed as soon as one informer stops: DRA's discovery may still be waiting for an API server that refuses.
+        var allListed = new CompletableFuture<Void>();
+        CompletableFuture.allOf(lists.toArray(CompletableFuture[]::new)).whenComplete((done, failure) -> {
+            if (failure == null) {
+                allListed.complete(null);
+            }
+        });
+        for (var list : lists) {
+            list.whenComplete((done, failure) -> {
+                if (failure != null) {
+                    allListed.completeExceptionally(failure);
+                }
+            });
+        }
+        return allListed.thenCompose(listed -> whenHandlersCaughtUp()).thenCompose(caughtUp -> recordsJudged)
                 .whenComplete((done, failure) -> {
             if (failure == null) {
                 LOG.info("caches synced: nodes, pods, persistent volumes and claims listed from the API server");
@@ -187,7 +218,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     @Override
     public boolean synced() {
         return nodes.hasSynced() && pods.hasSynced() && volumes.hasSynced() && claims.hasSynced() && handlersCaughtUp()
-                && recordsJudged.isDone();
+                && recordsJudged.isDone() && dra.synced();
     }
 
     @Override
@@ -201,8 +232,10 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
             if (!handlersCaughtUp()) {
                 return Optional.of(WAITING + ": nodes and pods listed, the view of them still being built");
             }
-            return recordsJudged.isDone() ? Optional.empty()
-                    : Optional.of(WAITING + ": the key that device records are signed with not yet read from its Secret");
+            if (!recordsJudged.isDone()) {
+                return Optional.of(WAITING + ": the key that device records are signed with not yet read from its Secret");
+            }
+            return dra.unsynced().map(what -> WAITING + ": DRA: " + what);
         }
         var failures = waiting.stream().filter(one -> !one.lastFailure.isEmpty())
                 .map(one -> one.kind() + ": " + one.lastFailure).toList();
@@ -243,7 +276,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         // The informer lists before it tells its handlers: right after sync a node can be in the store
         // and not yet in the snapshot.
         var node = nodes.getStore().getByKey(name);
-        return node == null ? null : NodeFacts.of(node, parser.resourceName());
+        return node == null ? null : NodeFacts.of(node, parser.resourceName()).withSlices(dra.slicesOf(name));
     }
 
     @Override
@@ -252,19 +285,44 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         if (snapshotted.positionOf(nodeName) >= 0) {
             return snapshotted.boundPods(nodeName);
         }
+        return holdings(nodeName);
+    }
+
+    /** The DRA objects pods' GPU requests are read from: empty where the cluster serves no {@code resource.k8s.io/v1}. */
+    public io.hetgpu.extender.model.DraLookup dra() {
+        return dra;
+    }
+
+    /** The node's GPU holdings: its device-plugin pods' and its allocated claims'. */
+    private List<BoundPod> holdings(String nodeName) {
         var held = gpuPods.get(nodeName);
-        return held == null ? List.of() : List.copyOf(held.values());
+        return ClaimHoldings.merged(held == null ? List.of() : held.values(), dra.claimHoldings(nodeName, this::podByUid));
     }
 
     private synchronized void put(Node node) {
-        var facts = NodeFacts.of(node, parser.resourceName());
+        var facts = NodeFacts.of(node, parser.resourceName()).withSlices(dra.slicesOf(node.getMetadata().getName()));
         var next = snapshot.withNode(facts);
-        var held = gpuPods.get(facts.name());
-        if (snapshot.positionOf(facts.name()) < 0 && held != null && !held.isEmpty()) {
-            // Pods seen before their node: the new node starts with them.
-            next = next.withBoundPods(facts.name(), List.copyOf(held.values()));
+        if (snapshot.positionOf(facts.name()) < 0) {
+            // Pods and claims seen before their node: the new node starts with them.
+            var held = holdings(facts.name());
+            if (!held.isEmpty()) {
+                next = next.withBoundPods(facts.name(), held);
+            }
         }
         snapshot = next;
+    }
+
+    /** The node's ResourceSlices publish other GPUs: its facts carry them. */
+    private synchronized void republishSlices(String nodeName) {
+        var facts = snapshot.facts(nodeName);
+        if (facts != null) {
+            snapshot = snapshot.withNode(facts.withSlices(dra.slicesOf(nodeName)));
+        }
+    }
+
+    /** Claims allocated on these nodes changed: their holdings are read again. */
+    private synchronized void claimsOn(Set<String> nodeNames) {
+        nodeNames.forEach(this::republish);
     }
 
     private synchronized void remove(String nodeName) {
@@ -273,8 +331,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
 
     /** Called under {@code this} after the node's pods changed. */
     private void republish(String nodeName) {
-        var held = gpuPods.get(nodeName);
-        snapshot = snapshot.withBoundPods(nodeName, held == null ? List.of() : List.copyOf(held.values()));
+        snapshot = snapshot.withBoundPods(nodeName, holdings(nodeName));
     }
 
     @Override
@@ -341,6 +398,12 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     }
 
     private synchronized void track(Pod before, Pod pod) {
+        trackDevicePlugin(before, pod);
+        // A pod's claims' holdings carry its priority: read again where they are, once the pod is seen or changes.
+        dra.nodesOfClaims(pod).forEach(this::republish);
+    }
+
+    private void trackDevicePlugin(Pod before, Pod pod) {
         // A bind in flight seen before (its record on the pod, not bound yet) leaves the node its record named once the pod
         // is bound, its record is gone or names another node.
         var wasBinding = before == null ? Optional.<String>empty() : BoundPods.recordedNodeUnbound(before);
@@ -358,7 +421,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         }
         wasBinding.ifPresent(node -> dropBinding(node, BoundPods.uidOf(pod)));
         if (before != null) {
-            untrack(before);
+            untrackDevicePlugin(before);
         }
     }
 
@@ -390,6 +453,12 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     }
 
     private synchronized void untrack(Pod pod) {
+        untrackDevicePlugin(pod);
+        // Its claims hold their devices until their allocation is removed, no longer as an evictable pod's.
+        dra.nodesOfClaims(pod).forEach(this::republish);
+    }
+
+    private void untrackDevicePlugin(Pod pod) {
         BoundPods.recordedNodeUnbound(pod).ifPresent(node -> dropBinding(node, BoundPods.uidOf(pod)));
         var nodeName = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
         if (nodeName == null) {
@@ -468,6 +537,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         volumes.close();
         claims.close();
         budgets.close();
+        dra.close();
     }
 
     @Override

@@ -44,11 +44,20 @@ public final class ListedClusterView implements ClusterView {
     private final Map<String, Pod> pods = new LinkedHashMap<>();
     /** node name -> UID -> what the pod holds there */
     private final Map<String, Map<String, BoundPod>> holdings = new HashMap<>();
+    /** ResourceSlices, ResourceClaims and DeviceClasses as listed ({@link ListedDra#NONE} when not). */
+    private final ListedDra dra;
     private volatile NodeSnapshot snapshot;
     private volatile DisruptionBudgets budgets = DisruptionBudgets.NONE;
 
     public ListedClusterView(List<Node> nodes, List<Pod> pods, List<PersistentVolume> volumes, List<PersistentVolumeClaim> claims,
                              PodRequestParser parser, String rackLabel, RecordTrust trust) {
+        this(nodes, pods, volumes, claims, ListedDra.NONE, parser, rackLabel, trust);
+    }
+
+    /** With DRA's objects as listed: nodes' slices and claims' allocations read as the informers read them. */
+    public ListedClusterView(List<Node> nodes, List<Pod> pods, List<PersistentVolume> volumes, List<PersistentVolumeClaim> claims,
+                             ListedDra dra, PodRequestParser parser, String rackLabel, RecordTrust trust) {
+        this.dra = dra;
         this.parser = parser;
         this.trust = trust;
         this.rackLabel = rackLabel;
@@ -56,8 +65,8 @@ public final class ListedClusterView implements ClusterView {
         volumes.forEach(volume -> this.volumes.put(volume.getMetadata().getName(), volume));
         claims.forEach(claim -> this.claims.put(claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName(), claim));
         pods.forEach(this::hold);
-        snapshot = NodeSnapshot.of(this.nodes.values().stream().map(node -> NodeFacts.of(node, parser.resourceName())).toList(),
-                heldByNode());
+        snapshot = NodeSnapshot.of(this.nodes.values().stream().map(node -> NodeFacts.of(node, parser.resourceName())
+                .withSlices(dra.slicesOf(node.getMetadata().getName()))).toList(), heldByNode());
     }
 
     /** The PodDisruptionBudgets listed with the cluster: what the eviction floor weighs as the extender's informer would. */
@@ -131,16 +140,27 @@ public final class ListedClusterView implements ClusterView {
     private void republish(List<String> changed) {
         var next = snapshot;
         for (var node : changed) {
-            var held = holdings.get(node);
-            next = next.withBoundPods(node, held == null ? List.of() : List.copyOf(held.values()));
+            next = next.withBoundPods(node, holdingsOn(node));
         }
         snapshot = next;
     }
 
     private Map<String, List<BoundPod>> heldByNode() {
         var byNode = new HashMap<String, List<BoundPod>>();
-        holdings.forEach((node, held) -> byNode.put(node, List.copyOf(held.values())));
+        nodes.keySet().forEach(node -> byNode.put(node, holdingsOn(node)));
+        holdings.keySet().forEach(node -> byNode.computeIfAbsent(node, this::holdingsOn));
         return byNode;
+    }
+
+    /** The node's holdings: its device-plugin pods' and its allocated claims'. */
+    private List<BoundPod> holdingsOn(String node) {
+        var held = holdings.get(node);
+        return ClaimHoldings.merged(held == null ? List.of() : held.values(), dra.claimHoldings(node, pods::get));
+    }
+
+    /** The DRA objects pods' requests are read from ({@link PodRequestParser#withDra}). */
+    public ListedDra dra() {
+        return dra;
     }
 
     @Override

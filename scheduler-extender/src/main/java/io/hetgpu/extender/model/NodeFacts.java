@@ -20,14 +20,29 @@ import java.util.Objects;
  *                        own taint, which GPU pods tolerate): a node preemption may free GPUs on for a new pod. A node
  *                        kube-scheduler may still admit a tolerating pod to counts as not, which errs towards a pod
  *                        taking the cards it can have now
+ * @param slices          the GPUs DRA drivers publish for the node in ResourceSlices ({@link NodeSlices#NONE} when none do, or
+ *                        the cluster serves no {@code resource.k8s.io/v1}): kept apart from the Node's resourceVersion,
+ *                        which a slice's change does not move, and the same object until the node's slices change
  */
 public record NodeFacts(String name, String resourceVersion, Map<String, String> labels, String inventory, String free,
-                        String gpuAllocatable, boolean takesNewPods) {
+                        String gpuAllocatable, boolean takesNewPods, NodeSlices slices) {
 
     public NodeFacts {
         Objects.requireNonNull(name, "name");
         resourceVersion = resourceVersion == null ? "" : resourceVersion;
         labels = labels == null ? Map.of() : labels;
+        slices = slices == null ? NodeSlices.NONE : slices;
+    }
+
+    /** A node no ResourceSlice publishes GPUs for. */
+    public NodeFacts(String name, String resourceVersion, Map<String, String> labels, String inventory, String free,
+                     String gpuAllocatable, boolean takesNewPods) {
+        this(name, resourceVersion, labels, inventory, free, gpuAllocatable, takesNewPods, NodeSlices.NONE);
+    }
+
+    /** These facts with the node's GPUs as its ResourceSlices publish them. */
+    public NodeFacts withSlices(NodeSlices newSlices) {
+        return new NodeFacts(name, resourceVersion, labels, inventory, free, gpuAllocatable, takesNewPods, newSlices);
     }
 
     /** A node as a request's node list gives it: kube-scheduler sends only nodes that passed its own filters. */

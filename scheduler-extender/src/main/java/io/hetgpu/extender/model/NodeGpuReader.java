@@ -10,7 +10,8 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * A node's GPUs from the best source it has: hetgpu's inventory; else GPU Feature Discovery's labels with
+ * A node's GPUs from the best source it has: hetgpu's inventory; else the GPUs a DRA driver publishes in the node's
+ * ResourceSlices, where the node offers no GPU resource of a device plugin; else GPU Feature Discovery's labels with
  * the count kubelet offers; else that count alone, as GPUs of unknown model. A source that cannot be read
  * hands over to the next, and the reason goes into the node's description, so a malformed label changes
  * what the extender knows of one node but never breaks a decision.
@@ -44,6 +45,19 @@ public final class NodeGpuReader {
                 notes.add(problem);
             }
         }
+        var slices = node.slices();
+        if (slices.publishesGpus() && offeredNone(node.gpuAllocatable())) {
+            // A DRA node: kube-scheduler serves even a plain GPU resource request there from the slices (an extended
+            // resource backed by a DeviceClass), since no device plugin offers it.
+            if (!slices.problem().isEmpty()) {
+                notes.add(slices.problem());
+                return NodeGpus.unreadable(String.join("; ", notes));
+            }
+            return NodeGpus.of(slices, catalog);
+        }
+        if (slices.publishesGpus()) {
+            notes.add("ResourceSlices also publish GPUs here; read as the device plugin offers them");
+        }
         int offered;
         if (node.gpuAllocatable() == null) {
             offered = 0;
@@ -71,6 +85,11 @@ public final class NodeGpuReader {
         }
         // GPUs by some account (a broken inventory or labels) and none offered: a GPU node with none to give.
         return notes.isEmpty() ? NodeGpus.NONE : NodeGpus.unreadable(String.join("; ", notes));
+    }
+
+    /** Whether a device plugin offers no GPU on the node: no allocatable count, or one of zero. */
+    private static boolean offeredNone(String allocatable) {
+        return allocatable == null || allocatable.strip().equals("0");
     }
 
     /** GFD's description, or null (with the reason added to the notes) when it cannot be used. */

@@ -6,7 +6,8 @@ import io.hetgpu.gpu.inventory.HetgpuKeys;
 
 /**
  * Where the extender learned a node's GPUs from, best first: hetgpu's own inventory (devices, links, which
- * are free), else the labels NVIDIA's GPU Feature Discovery writes (the card, not its links or its free
+ * are free), else a DRA driver's ResourceSlices (the cards and, from some drivers, their NVLink sets), else the labels
+ * NVIDIA's GPU Feature Discovery writes (the card, not its links or its free
  * devices), else the node's allocatable count alone (how many GPUs, nothing about them). What a source
  * cannot tell is treated conservatively by the policy and said in its reasons.
  */
@@ -59,6 +60,34 @@ public sealed interface NodeGpuSource {
         @Override
         public boolean knowsNvlink() {
             return nvlinkFabric && replicas <= 1;
+        }
+    }
+
+    /**
+     * A DRA driver publishes the node's GPUs in ResourceSlices ({@code resource.k8s.io/v1}): the cards, their memory and,
+     * where the driver publishes it, their NVLink sets. Which devices a pod gets is its claim's allocation, chosen by
+     * kube-scheduler, never by hetgpu.
+     *
+     * @param count        whole GPUs the complete pools publish
+     * @param drivers      the drivers that publish them
+     * @param nvlinkKnown  every GPU's driver publishes its NVLink set
+     * @param notes        what was left out of the slices and why ("" when nothing was)
+     */
+    record DraSlices(int count, java.util.List<String> drivers, boolean nvlinkKnown, String notes) implements NodeGpuSource {
+
+        public DraSlices {
+            drivers = java.util.List.copyOf(drivers);
+        }
+
+        @Override
+        public String describe() {
+            return "from ResourceSlices (" + String.join(", ", drivers) + ")" + (nvlinkKnown ? "" : ", links unknown")
+                    + (notes.isEmpty() ? "" : "; " + notes);
+        }
+
+        @Override
+        public boolean knowsNvlink() {
+            return nvlinkKnown;
         }
     }
 

@@ -96,6 +96,36 @@ public record NodeGpus(NodeTopology topology, GpuSetAllocator allocator, List<Ca
         return of(topology, catalog, labels, DeviceSummary.of(devices) + " " + labels.describe(), null);
     }
 
+    /**
+     * GPUs a DRA driver publishes in ResourceSlices. Each device's ID is the one a claim's allocation names it by
+     * ({@link DraDevice#id}), so the devices of allocated claims are positions of this topology. GPUs of one published
+     * NVLink set are joined by NVLink (how many links is not published: one, so a measured set of hetgpu's ranks above
+     * it); any other pair is an unknown link.
+     */
+    public static NodeGpus of(NodeSlices slices, CardCatalog catalog) {
+        var devices = new ArrayList<GpuDevice>(slices.gpus().size());
+        int i = 0;
+        for (var gpu : slices.gpus()) {
+            devices.add(new GpuDevice(gpu.id(), i++, gpu.product(), gpu.model(), GpuArchitecture.of(gpu.computeCapability()),
+                    gpu.computeCapability(), gpu.memoryMiB(), "unknown", GpuDevice.NUMA_UNKNOWN,
+                    gpu.untainted() ? DeviceHealth.HEALTHY : DeviceHealth.UNHEALTHY));
+        }
+        var links = LinkMatrix.builder(devices.size(), UNKNOWN_LINK);
+        for (int a = 0; a < devices.size(); a++) {
+            for (int b = a + 1; b < devices.size(); b++) {
+                var set = slices.gpus().get(a).nvlinkSet();
+                if (!set.isEmpty() && set.equals(slices.gpus().get(b).nvlinkSet())) {
+                    links.set(a, b, DRA_NVLINK);
+                }
+            }
+        }
+        var source = new NodeGpuSource.DraSlices(devices.size(), slices.drivers(), slices.knowsNvlink(), slices.notes());
+        var topology = new NodeTopology("unknown", "unknown", devices, links.build());
+        return of(topology, catalog, source, DeviceSummary.of(devices) + " " + source.describe(), null);
+    }
+
+    private static final GpuLink DRA_NVLINK = new GpuLink.Nvlink(1, false);
+
     /** GPUs of which only the number is known; they rank in the middle of the catalog (see {@link CardCatalog#middleRank}). */
     public static NodeGpus of(NodeGpuSource.AllocatableOnly allocatable, CardCatalog catalog) {
         var devices = new ArrayList<GpuDevice>(allocatable.count());
@@ -152,9 +182,26 @@ public record NodeGpus(NodeTopology topology, GpuSetAllocator allocator, List<Ca
      * record of this node: none listed, one that is not among this inventory's devices (the inventory changed, or the
      * annotation names another node's), or GPUs not read from hetgpu's inventory (only its devices have IDs the bind
      * verb hands out). The caller then predicts the pod's holding instead.
+     *
+     * <p>On a node whose GPUs a DRA driver publishes, the devices are those of the pod's allocated claims
+     * ({@link DraDevice#id}): the claims may also name devices that are not this node's GPUs (a NIC, a MIG slice), which
+     * hold nothing here, so the mask is that of the GPUs among them, empty only when none is.
      */
     public java.util.OptionalLong maskOf(List<String> devices) {
-        if (devices.isEmpty() || !(source instanceof NodeGpuSource.HetgpuInventory)) {
+        if (devices.isEmpty()) {
+            return java.util.OptionalLong.empty();
+        }
+        if (source instanceof NodeGpuSource.DraSlices) {
+            long mask = 0;
+            for (var device : devices) {
+                var position = topology.positionOf(device);
+                if (position.isPresent()) {
+                    mask |= 1L << position.get();
+                }
+            }
+            return mask == 0 ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(mask);
+        }
+        if (!(source instanceof NodeGpuSource.HetgpuInventory)) {
             return java.util.OptionalLong.empty();
         }
         long mask = 0;

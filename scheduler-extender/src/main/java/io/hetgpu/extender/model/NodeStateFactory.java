@@ -32,8 +32,9 @@ import org.slf4j.LoggerFactory;
  * record bound after the list was read; which devices those get is predicted with the same allocator the
  * device plugin runs, in binding order. Without the free list every bound pod is subtracted that way; so
  * on a node not served by hetgpu's device plugin (which has no such annotation) the free count is the
- * allocatable count minus the GPUs of the pods bound there. Which source a node's GPUs come from is
- * {@link NodeGpuReader}'s rule.
+ * allocatable count minus the GPUs of the pods bound there. On a node a DRA driver publishes GPUs for, the devices of
+ * allocated claims are the record: each pod holds the devices its claims' allocations name
+ * ({@link io.hetgpu.extender.cluster.ClaimHoldings}), exact as a bind's record is. Which source a node's GPUs come from is {@link NodeGpuReader}'s rule.
  *
  * <p>A record on a pod not bound yet ({@link BoundPod#binding()}) is a bind in flight, this process's or another's (a
  * second replica, or the old scheduler leader during a failover): its devices count as held while the record is younger
@@ -220,8 +221,10 @@ public final class NodeStateFactory {
     private Cached decoded(NodeFacts node) {
         var cached = cache.get(node.name());
         if (cached != null && (cached.facts() == node
-                || !node.resourceVersion().isEmpty() && cached.facts().resourceVersion().equals(node.resourceVersion()))) {
-            // A resourceVersion names one version of the whole object: labels included.
+                || !node.resourceVersion().isEmpty() && cached.facts().resourceVersion().equals(node.resourceVersion())
+                && sameSlices(cached.facts(), node))) {
+            // A resourceVersion names one version of the whole object: labels included. Not its ResourceSlices, which are
+            // objects of their own.
             return cached;
         }
         Cached fresh;
@@ -291,6 +294,9 @@ public final class NodeStateFactory {
         if (!Objects.equals(before.inventory(), now.inventory())) {
             return false;
         }
+        if (!sameSlices(before, now) && !(cached.gpus().source() instanceof NodeGpuSource.HetgpuInventory)) {
+            return false;
+        }
         if (cached.gpus().source() instanceof NodeGpuSource.HetgpuInventory) {
             // A readable inventory is the whole story: labels and allocatable count are not read.
             return true;
@@ -304,6 +310,11 @@ public final class NodeStateFactory {
             }
         }
         return true;
+    }
+
+    /** Whether the node's ResourceSlices publish the same GPUs: the same object while they are unchanged. */
+    private static boolean sameSlices(NodeFacts before, NodeFacts now) {
+        return before.slices() == now.slices() || before.slices().equals(now.slices());
     }
 
     private static final List<String> FEATURE_DISCOVERY_KEYS = List.of(NvidiaKeys.GFD_PRODUCT, NvidiaKeys.GFD_MEMORY,

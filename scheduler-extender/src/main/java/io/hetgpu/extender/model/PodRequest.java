@@ -26,6 +26,9 @@ import java.util.Set;
  * @param workload             the {@code hetgpu.io/workload} annotation: the pod's workload class ("" for none)
  * @param preempts             whether kube-scheduler may preempt for it ({@code spec.preemptionPolicy} other than
  *                             {@code Never}): only such a pod may refuse free cards for faster ones behind an eviction
+ * @param claimNote            what the extender could not read of the pod's ResourceClaims, or which of a prioritized
+ *                             list it read them as ("" when it read everything): added to the reasons it refuses nodes
+ *                             with, since kube-scheduler's allocator, not hetgpu, decides what it left unread
  */
 public record PodRequest(
         String namespace,
@@ -41,7 +44,8 @@ public record PodRequest(
         String role,
         List<String> claimNames,
         String workload,
-        boolean preempts) {
+        boolean preempts,
+        String claimNote) {
 
     public static final ComputeCapability ANY_COMPUTE_CAPABILITY = CardRequirements.ANY_COMPUTE_CAPABILITY;
 
@@ -56,9 +60,18 @@ public record PodRequest(
         Objects.requireNonNull(role, "role");
         claimNames = List.copyOf(claimNames);
         Objects.requireNonNull(workload, "workload");
+        Objects.requireNonNull(claimNote, "claimNote");
         if (gpuCount < 0) {
             throw new IllegalArgumentException("gpuCount must be >= 0, got " + gpuCount);
         }
+    }
+
+    /** A pod whose request the extender read whole (no ResourceClaim left unread). */
+    public PodRequest(String namespace, String name, String uid, int gpuCount, CardRequirements cards, boolean requireNvlink,
+                      int specPriority, PriorityHint priorityHint, GpuPreference preference, String job, String role,
+                      List<String> claimNames, String workload, boolean preempts) {
+        this(namespace, name, uid, gpuCount, cards, requireNvlink, specPriority, priorityHint, preference, job, role, claimNames,
+                workload, preempts, "");
     }
 
     /** A pod that kube-scheduler may preempt for, as Kubernetes defaults {@code spec.preemptionPolicy}. */
@@ -103,18 +116,18 @@ public record PodRequest(
     /** This pod with its workload class set. */
     public PodRequest withWorkload(String newWorkload) {
         return new PodRequest(namespace, name, uid, gpuCount, cards, requireNvlink, specPriority, priorityHint, preference, job, role,
-                claimNames, newWorkload, preempts);
+                claimNames, newWorkload, preempts, claimNote);
     }
 
     /**
      * What decides whether a node fits the pod: two pods of one shape fit the same nodes. The workload
-     * class is part of it because a minimum speed share refuses cards per class.
+     * class is part of it because a minimum speed share refuses cards per class; the claim note because refusals say it.
      */
-    public record Shape(int gpuCount, CardRequirements cards, boolean requireNvlink, String workload) {
+    public record Shape(int gpuCount, CardRequirements cards, boolean requireNvlink, String workload, String claimNote) {
     }
 
     public Shape shape() {
-        return new Shape(gpuCount, cards, requireNvlink, workload);
+        return new Shape(gpuCount, cards, requireNvlink, workload, claimNote);
     }
 
     public boolean needsGpus() {

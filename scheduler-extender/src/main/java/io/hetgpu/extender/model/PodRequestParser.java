@@ -31,6 +31,8 @@ public final class PodRequestParser {
     private final CardCatalog catalog;
     /** The workload classes the admin's throughput table lists (lower case); empty: no table, any class accepted. */
     private final Set<String> workloadClasses;
+    /** Where a pod's ResourceClaims and their DeviceClasses are looked up. */
+    private final DraLookup dra;
 
     public PodRequestParser(String resourceName, CardCatalog catalog) {
         this(resourceName, catalog, Set.of());
@@ -42,9 +44,23 @@ public final class PodRequestParser {
      *                        would otherwise rank the pod by tier without a word. Without one, the annotation has no effect.
      */
     public PodRequestParser(String resourceName, CardCatalog catalog, Set<String> workloadClasses) {
+        this(resourceName, catalog, workloadClasses, DraLookup.NONE);
+    }
+
+    private PodRequestParser(String resourceName, CardCatalog catalog, Set<String> workloadClasses, DraLookup dra) {
         this.resourceName = Objects.requireNonNull(resourceName, "resourceName");
         this.catalog = Objects.requireNonNull(catalog, "catalog");
         this.workloadClasses = new TreeSet<>(workloadClasses);
+        this.dra = Objects.requireNonNull(dra, "dra");
+    }
+
+    /** This reader, reading pods' ResourceClaims from {@code lookup} ({@link ClaimRequestReader}). */
+    public PodRequestParser withDra(DraLookup lookup) {
+        return new PodRequestParser(resourceName, catalog, workloadClasses, lookup);
+    }
+
+    public CardCatalog catalog() {
+        return catalog;
     }
 
     public String resourceName() {
@@ -64,6 +80,13 @@ public final class PodRequestParser {
             problems.add(e.getMessage());
         }
         var cards = CardRequirements.read(annotations, catalog, problems);
+        var claimed = ClaimRequestReader.ClaimRequest.NONE;
+        if (dra != DraLookup.NONE || hasClaims(pod)) {
+            claimed = ClaimRequestReader.read(pod, dra, resourceName, gpus, catalog);
+            problems.addAll(claimed.problems());
+            gpus += claimed.gpus();
+            cards = merged(cards, claimed.cards());
+        }
         boolean nvlink = interconnect(annotations.get(HetgpuKeys.POD_INTERCONNECT), problems);
         var hint = choice(annotations, HetgpuKeys.POD_PRIORITY, PriorityHint.class, PriorityHint.UNSET, problems);
         var preference = choice(annotations, HetgpuKeys.POD_GPU_PREFERENCE, GpuPreference.class, GpuPreference.UNSET, problems);
@@ -96,7 +119,25 @@ public final class PodRequestParser {
                 metadata == null || metadata.getName() == null ? "" : metadata.getName(),
                 metadata == null || metadata.getUid() == null ? "" : metadata.getUid(),
                 gpus, cards, nvlink, specPriority, hint, preference, job, role, claims,
-                workload, spec == null || !"Never".equals(spec.getPreemptionPolicy()));
+                workload, spec == null || !"Never".equals(spec.getPreemptionPolicy()), claimed.note());
+    }
+
+    private static boolean hasClaims(Pod pod) {
+        return pod.getSpec() != null && pod.getSpec().getResourceClaims() != null && !pod.getSpec().getResourceClaims().isEmpty();
+    }
+
+    /**
+     * The annotations' requirements with the claims' added: models the annotations name win over the claims' (both are
+     * the pod author's), memory and compute capability the stricter of the two.
+     */
+    static CardRequirements merged(CardRequirements annotated, CardRequirements claimed) {
+        if (claimed.isAny()) {
+            return annotated;
+        }
+        return new CardRequirements(annotated.models().isEmpty() ? claimed.models() : annotated.models(), annotated.minTier(),
+                annotated.excludedModels(), Math.max(annotated.minMemoryMiB(), claimed.minMemoryMiB()),
+                annotated.minComputeCapability().isAtLeast(claimed.minComputeCapability()) ? annotated.minComputeCapability()
+                        : claimed.minComputeCapability());
     }
 
     /**

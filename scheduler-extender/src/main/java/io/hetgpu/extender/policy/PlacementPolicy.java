@@ -149,6 +149,17 @@ public final class PlacementPolicy {
      *                 over thousands of nodes of a handful of products checks each product once
      */
     private Assessment assess(PodRequest pod, NodeState node, Map<NodeGpus.DeviceKind, Boolean> admitted, ClosedTier closed) {
+        var assessment = assessGpus(pod, node, admitted, closed);
+        if (!pod.claimNote().isEmpty() && assessment instanceof Misfit misfit) {
+            // What the extender did not read of the pod's claims: the refusal rests on the rest only.
+            var rejection = misfit.rejection();
+            return new Misfit(misfit.node(), new Verdict.Rejected(rejection.reason() + " (claims: " + pod.claimNote() + ")",
+                    rejection.unresolvable()));
+        }
+        return assessment;
+    }
+
+    private Assessment assessGpus(PodRequest pod, NodeState node, Map<NodeGpus.DeviceKind, Boolean> admitted, ClosedTier closed) {
         if (!pod.needsGpus()) {
             return new Fit(Candidate.of(node, Candidate.NO_GPUS, 0, node.gpus().healthyMask()));
         }

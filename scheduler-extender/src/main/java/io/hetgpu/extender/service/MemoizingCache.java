@@ -202,7 +202,7 @@ final class MemoizingCache implements RequestCache {
                 var name = node.facts().name();
                 memos[index] = byName.get(name);
                 // Facts read from a request are new objects every time: nothing to key a state on.
-                return nodes.state(node.facts(), cluster.boundPods(name));
+                return nodes.state(NoCache.withClusterSlices(node.facts(), cluster), cluster.boundPods(name));
             }
 
             @Override

@@ -40,7 +40,7 @@ final class NoCache implements RequestCache {
 
             @Override
             public NodeState ofRequestNode(WireNode node, int index) {
-                return nodes.state(node.facts(), cluster.boundPods(node.facts().name()));
+                return nodes.state(withClusterSlices(node.facts(), cluster), cluster.boundPods(node.facts().name()));
             }
 
             @Override
@@ -89,5 +89,14 @@ final class NoCache implements RequestCache {
     @Override
     public TopTierHeadroom lastHeadroom() {
         return last;
+    }
+
+    /**
+     * A node as a request gave it, with the GPUs its ResourceSlices publish as the cluster view read them: a Node object
+     * does not carry them (kube-scheduler configured without {@code nodeCacheCapable} sends whole Nodes).
+     */
+    static io.hetgpu.extender.model.NodeFacts withClusterSlices(io.hetgpu.extender.model.NodeFacts facts, ClusterView cluster) {
+        var known = cluster.node(facts.name());
+        return known == null || !known.slices().publishesGpus() ? facts : facts.withSlices(known.slices());
     }
 }

@@ -11,6 +11,7 @@ import io.hetgpu.deviceplugin.DevicePlugin;
 import io.hetgpu.deviceplugin.devices.DeviceListStrategy;
 import io.hetgpu.extender.Extender;
 import io.hetgpu.extender.ExtenderConfig;
+import io.hetgpu.extender.cluster.DraInformers;
 import io.hetgpu.extender.cluster.JobObjectSizes;
 import io.hetgpu.extender.cluster.LearnedThroughputsConfigMap;
 import io.hetgpu.extender.http.ServerOptions;
@@ -90,6 +91,12 @@ class ManifestRbacTest {
             for (String verb : List.of("list", "watch")) {
                 all.put("SCHEDULER_EXTENDER " + verb + " " + resource, "job sizes, read only where the cluster serves the kind: "
                         + "the run's API server serves no API discovery");
+            }
+        }
+        for (String resource : DraInformers.resources()) {
+            for (String verb : List.of("list", "watch")) {
+                all.put("SCHEDULER_EXTENDER " + verb + " " + resource, "DRA's objects, followed only where the cluster serves "
+                        + "resource.k8s.io/v1: the run's API server serves no API discovery; DraInformersTest lists and watches each");
             }
         }
         return Map.copyOf(all);
@@ -239,6 +246,23 @@ class ManifestRbacTest {
             }
         }
         assertThat(denied).as("job-size objects the extender's ClusterRole does not let it list and watch cluster-wide").isEmpty();
+    }
+
+    @ParameterizedTest
+    @MethodSource("installs")
+    void theExtenderMayListAndWatchEveryDraObjectItReads(Path folder) {
+        var grants = grants(Kubectl.kustomize(folder), Program.SCHEDULER_EXTENDER);
+        var denied = new ArrayList<String>();
+        for (String resource : DraInformers.resources()) {
+            var groupAndPlural = resource.split("/");
+            for (String verb : List.of("list", "watch")) {
+                var call = new ApiCall(verb, groupAndPlural[0], groupAndPlural[1], Optional.empty(), Optional.empty());
+                if (grants.stream().noneMatch(g -> g.namespace().isEmpty() && call.allowedBy(g.rule()))) {
+                    denied.add(call.describe());
+                }
+            }
+        }
+        assertThat(denied).as("DRA objects the extender's ClusterRole does not let it list and watch cluster-wide").isEmpty();
     }
 
     /**

@@ -1,0 +1,38 @@
+package io.hetgpu.extender.model;
+
+import io.hetgpu.gpu.ComputeCapability;
+import java.util.Objects;
+
+/**
+ * One whole GPU a DRA driver publishes in a node's ResourceSlices, as {@link SliceReader} read it.
+ *
+ * @param driver            the driver that publishes it ({@code gpu.nvidia.com})
+ * @param pool              its pool's name (NVIDIA's driver names the pool after the node)
+ * @param name              its name in the pool ({@code gpu-0})
+ * @param product           the product name as published, cut to {@link SliceReader#MAX_VALUE_CHARS}
+ * @param model             the card model as hetgpu spells it ({@code A100})
+ * @param memoryMiB         its memory capacity
+ * @param computeCapability its CUDA compute capability
+ * @param nvlinkSet         the NVLink set it belongs to ("" when the driver publishes none)
+ * @param untainted         no taint keeps kube-scheduler from allocating it (NoSchedule, NoExecute)
+ */
+public record DraDevice(String driver, String pool, String name, String product, String model, long memoryMiB,
+                        ComputeCapability computeCapability, String nvlinkSet, boolean untainted) {
+
+    public DraDevice {
+        Objects.requireNonNull(driver, "driver");
+        Objects.requireNonNull(pool, "pool");
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(nvlinkSet, "nvlinkSet");
+    }
+
+    /** The device's ID as a claim's allocation names it (driver, pool, device), and as the node's topology holds it. */
+    public String id() {
+        return id(driver, pool, name);
+    }
+
+    /** The ID of the device a claim's allocation result names. */
+    public static String id(String driver, String pool, String device) {
+        return driver + "/" + pool + "/" + device;
+    }
+}
