@@ -42,15 +42,33 @@ public final class PlacementExplanation {
                     .map(row -> row.node() + ": " + row.rejection()).reduce((a, b) -> a + "; " + b).orElse("no nodes");
         }
         var best = fitting.getFirst();
-        var text = new StringBuilder("best: ").append(best.node()).append(" scores ").append(best.score()).append("/10 (")
-                .append(offer(best)).append(')');
+        int refused = table.refusedCount();
+        var text = new StringBuilder("best: ").append(best.node());
+        if (fitting.size() == 1 && refused > 0) {
+            // No score to compare: with one node left, kube-scheduler scores nothing.
+            text.append(", the only node that fits (").append(offer(best)).append(')');
+        } else {
+            text.append(" scores ").append(best.score()).append("/10 (").append(offer(best)).append(')');
+        }
         for (var other : fitting.subList(1, fitting.size())) {
             text.append("; ").append(other.node()).append(' ').append(other.score()).append("/10");
             var behind = behind(table.scorers(), best, other, speeds);
             text.append(behind.isEmpty() ? " (tied with the best on every preference)" : " (" + String.join(", ", behind) + ")");
         }
-        int refused = table.refusedCount();
-        if (refused > 0) {
+        if (refused > 0 && fitting.size() == 1) {
+            // No runner-up to compare with: why the others were refused is the explanation (an urgent pod's slower cards).
+            int said = 0;
+            for (int i = 0; i < table.size() && said < ALTERNATIVES; i++) {
+                if (table.candidate(i) == null) {
+                    var row = table.row(i);
+                    text.append("; ").append(row.node()).append(": ").append(row.rejection());
+                    said++;
+                }
+            }
+            if (refused > said) {
+                text.append("; ").append(refused - said).append(refused - said == 1 ? " more node does not fit" : " more nodes do not fit");
+            }
+        } else if (refused > 0) {
             text.append("; ").append(refused).append(refused == 1 ? " node does not fit" : " nodes do not fit");
         }
         return text.toString();

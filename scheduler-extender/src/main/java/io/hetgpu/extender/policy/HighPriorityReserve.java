@@ -53,16 +53,18 @@ public record HighPriorityReserve(int gpus) {
      *                      that needs more than these is not held to it, since no eviction could seat it whole there
      *                      ({@link Integer#MAX_VALUE} where the tiers stay closed whatever the job's size)
      */
-    public record ClosedTier(int lowest, int highest, java.util.Set<String> models, String reason, int openReachable) {
+    public record ClosedTier(int lowest, int highest, java.util.Set<String> models, String reason, int openReachable,
+                             java.util.Map<String, String> reasonByModel) {
 
         public static final ClosedTier NONE = new ClosedTier(Integer.MIN_VALUE, Integer.MIN_VALUE, java.util.Set.of(), "");
 
         public ClosedTier {
             models = java.util.Set.copyOf(models);
+            reasonByModel = java.util.Map.copyOf(reasonByModel);
         }
 
         public ClosedTier(int lowest, int highest, java.util.Set<String> models, String reason) {
-            this(lowest, highest, models, reason, Integer.MAX_VALUE);
+            this(lowest, highest, models, reason, Integer.MAX_VALUE, java.util.Map.of());
         }
 
         /** One tier closed. */
@@ -80,9 +82,29 @@ public record HighPriorityReserve(int gpus) {
             return new ClosedTier(Integer.MIN_VALUE, Integer.MIN_VALUE, models, reason);
         }
 
+        /** These card models, whatever their tier, each refused with its own reason ({@code reason} for any other). */
+        public static ClosedTier models(java.util.Map<String, String> reasonByModel, String reason) {
+            return new ClosedTier(Integer.MIN_VALUE, Integer.MIN_VALUE, reasonByModel.keySet(), reason, Integer.MAX_VALUE, reasonByModel);
+        }
+
         /** The same tiers closed, as a floor that preemption could satisfy for at most {@code gpus} GPUs. */
         public ClosedTier withOpenReachable(int gpus) {
-            return new ClosedTier(lowest, highest, models, reason, gpus);
+            return new ClosedTier(lowest, highest, models, reason, gpus, reasonByModel);
+        }
+
+        /** Why the node is refused when only its closed cards would have fitted: its first closed model's own reason, if any. */
+        String reasonFor(NodeState node) {
+            if (reasonByModel.isEmpty() || !node.gpus().source().knowsModel()) {
+                return reason;
+            }
+            var topology = node.gpus().topology();
+            for (int position = 0; position < topology.size(); position++) {
+                var own = reasonByModel.get(topology.device(position).model());
+                if (own != null) {
+                    return own;
+                }
+            }
+            return reason;
         }
 
         /** What a job needing {@code gpus} in all is held to: these tiers, or none where they would keep it out for good. */

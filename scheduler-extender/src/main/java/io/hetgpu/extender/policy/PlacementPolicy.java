@@ -120,7 +120,7 @@ public final class PlacementPolicy {
                 candidates.add(fit.candidate());
             }
         }
-        var closed = evictionFloor.closedTo(pod, throughputs.current().table(), candidates);
+        var closed = evictionFloor.closedTo(pod, throughputs.current(), candidates);
         if (closed == ClosedTier.NONE) {
             return closed;
         }
@@ -178,7 +178,7 @@ public final class PlacementPolicy {
         }
         // Refused either way: the reason is the node's own unless the reserved cards alone stand in the way.
         var withReserved = judge(pod, node, eligible);
-        return withReserved instanceof Fit ? new Misfit(node.name(), Verdict.retryable(closed.reason())) : withReserved;
+        return withReserved instanceof Fit ? new Misfit(node.name(), Verdict.retryable(closed.reasonFor(node))) : withReserved;
     }
 
     /**

@@ -107,7 +107,11 @@ public final class ExtenderService {
             var pod = cache.parse(args.pod());
             jobs.sweep(this::closedTier);
             switch (jobs.judge(args.pod(), pod, held(nodes.states(), pod.uid()), this::closedTier)) {
-                case WholeJobs.Alone alone -> answer.judged(assess(pod, nodes));
+                case WholeJobs.Alone alone -> {
+                    var assessments = assess(pod, nodes);
+                    answer.judged(assessments);
+                    explainLoneFit(pod, assessments);
+                }
                 case WholeJobs.Steered steered -> answer.steered(steered.hold().node(), WholeJobs.steeredElsewhere(steered));
                 case WholeJobs.Refused refused -> answer.refusedEverywhere("pod " + podName(args) + " cannot be placed: " + refused.reason());
             }
@@ -116,6 +120,27 @@ public final class ExtenderService {
         }
         answer.keptInto(cache);
         return answer.result();
+    }
+
+    /**
+     * kube-scheduler scores nothing when one node is left after the filters, so it never asks the prioritize verb, whose
+     * scores explain a placement (the Event, the metrics): for a GPU pod the filter left one node, the filter explains it
+     * then, from the scores over every node it judged, the refused ones with their reasons. That is most often an urgent
+     * pod that refuses slower cards ({@code evictForFasterCards}), whose author most wants to know why.
+     */
+    private void explainLoneFit(PodRequest pod, PlacementPolicy.Assessment[] assessments) {
+        if (!pod.needsGpus()) {
+            return;
+        }
+        int fitting = 0;
+        for (var assessment : assessments) {
+            if (assessment instanceof PlacementPolicy.Fit) {
+                fitting++;
+            }
+        }
+        if (fitting == 1) {
+            onPrioritized.accept(pod, policy.score(pod, Arrays.asList(assessments), cluster.contextOf(pod)));
+        }
     }
 
     /** Scores, or an error message (kube-scheduler drops a failed prioritize call and goes on without it). */

@@ -83,7 +83,9 @@ class MissionRulesTest {
         // The page's tooltip carries both: the extender's reason, then why kube-scheduler chose otherwise.
         assertThat(outcome.placements()).filteredOn(p -> p.pod().equals("serving-0")).singleElement()
                 .satisfies(p -> assertThat(p.reason()).startsWith("best: cpu-a1").contains("\nkube-scheduler: went to cpu-b1, not cpu-a1"));
-        assertThat(outcome.explanations().get("bert-large-0")).startsWith("best: dgx-h100-1 scores 10/10 (8x H100, tier 85, 18 NVLinks per GPU pair)");
+        // The urgent job refuses the A100s (evictForFasterCards): one node is left, and the filter says why the others are not.
+        assertThat(outcome.explanations().get("bert-large-0")).startsWith("best: dgx-h100-1, the only node that fits (8x H100, tier 85, 18 NVLinks per GPU pair)")
+                .contains("dgx-a100-1: faster cards are free, or preemption can free them, for this high-priority pod");
         assertThat(outcome.placements()).filteredOn(p -> p.pod().equals("resnet-worker-0")).singleElement()
                 .satisfies(p -> assertThat(p.reason()).startsWith("best: dgx-a100-1").contains("tier 40 V100 vs 70"));
     }
