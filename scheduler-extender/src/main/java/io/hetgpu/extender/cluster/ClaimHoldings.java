@@ -179,6 +179,25 @@ public final class ClaimHoldings {
         return nodes;
     }
 
+    /** The driver and pool of each device a claim's allocation names, distinct and bounded as {@link #nodesOf} reads them. */
+    static List<List<String>> poolsOf(ResourceClaim claim) {
+        var pools = new LinkedHashSet<List<String>>();
+        var allocation = claim.getStatus() == null ? null : claim.getStatus().getAllocation();
+        if (allocation == null || allocation.getDevices() == null || allocation.getDevices().getResults() == null) {
+            return List.of();
+        }
+        int read = 0;
+        for (var result : allocation.getDevices().getResults()) {
+            if (++read > MAX_RESULTS || pools.size() >= 8) {
+                break;
+            }
+            if (result != null && result.getDriver() != null && result.getPool() != null) {
+                pools.add(List.of(result.getDriver(), result.getPool()));
+            }
+        }
+        return List.copyOf(pools);
+    }
+
     private static Instant allocatedAt(ResourceClaim claim) {
         var allocation = claim.getStatus().getAllocation();
         var text = allocation.getAllocationTimestamp() != null ? allocation.getAllocationTimestamp()

@@ -14,6 +14,7 @@ import io.hetgpu.extender.model.NodeSlices;
 import io.hetgpu.extender.model.SliceReader;
 import io.hetgpu.gpu.tier.CardCatalog;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -146,7 +147,13 @@ public final class DraInformers implements DraLookup, AutoCloseable {
                 BY_NODE, slice -> slice.getSpec() == null || slice.getSpec().getNodeName() == null ? List.of() : List.of(slice.getSpec().getNodeName()),
                 BY_POOL, slice -> slice.getSpec() == null || slice.getSpec().getPool() == null || slice.getSpec().getNodeName() == null
                         ? List.of() : List.of(poolKey(slice.getSpec().getDriver(), slice.getSpec().getPool().getName()))));
-        claims.addIndexers(Map.of(BY_NODE, claim -> List.copyOf(ClaimHoldings.nodesOf(claim, this::nodeOfPool))));
+        // A claim is indexed once, when it is stored: by the node its allocation names, else by the pools of its devices,
+        // which are matched to a node when asked. Indexed by the node a pool's slice named at that moment, a claim listed
+        // before that slice would never be counted on its node.
+        claims.addIndexers(Map.of(
+                BY_NODE, claim -> List.copyOf(ClaimHoldings.nodesOf(claim, pool -> null)),
+                BY_POOL, claim -> ClaimHoldings.nodesOf(claim, pool -> null).isEmpty()
+                        ? ClaimHoldings.poolsOf(claim).stream().map(pool -> poolKey(pool.get(0), pool.get(1))).toList() : List.of()));
         classes.addIndexers(Map.of(BY_EXTENDED_RESOURCE, deviceClass -> deviceClass.getSpec() == null
                 || deviceClass.getSpec().getExtendedResourceName() == null ? List.of() : List.of(deviceClass.getSpec().getExtendedResourceName())));
         slices.addEventHandler(new ResourceEventHandler<>() {
@@ -249,8 +256,19 @@ public final class DraInformers implements DraLookup, AutoCloseable {
         if (informer == null) {
             return List.of();
         }
-        var onNode = informer.getIndexer().byIndex(BY_NODE, node);
-        return onNode.isEmpty() ? List.of() : ClaimHoldings.of(onNode, pods);
+        var onNode = new LinkedHashMap<String, ResourceClaim>();
+        informer.getIndexer().byIndex(BY_NODE, node).forEach(claim -> onNode.put(Cache.metaNamespaceKeyFunc(claim), claim));
+        var published = slices;
+        if (published != null) {
+            var pools = new LinkedHashSet<String>();
+            for (var slice : published.getIndexer().byIndex(BY_NODE, node)) {
+                var pool = slice.getSpec().getPool() == null ? null : poolKey(slice.getSpec().getDriver(), slice.getSpec().getPool().getName());
+                if (pool != null && pools.add(pool)) {
+                    informer.getIndexer().byIndex(BY_POOL, pool).forEach(claim -> onNode.putIfAbsent(Cache.metaNamespaceKeyFunc(claim), claim));
+                }
+            }
+        }
+        return onNode.isEmpty() ? List.of() : ClaimHoldings.of(onNode.values(), pods);
     }
 
     /**

@@ -317,6 +317,8 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         var facts = snapshot.facts(nodeName);
         if (facts != null) {
             snapshot = snapshot.withNode(facts.withSlices(dra.slicesOf(nodeName)));
+            // The pools the slices publish decide which claims allocated by pool alone are held here.
+            republish(nodeName);
         }
     }
 

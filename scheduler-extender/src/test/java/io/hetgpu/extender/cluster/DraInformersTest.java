@@ -137,6 +137,27 @@ class DraInformersTest {
         await("the claim's devices free").atMost(PATIENCE).until(() -> view.boundPods("a100").stream().noneMatch(BoundPod::assigned));
     }
 
+    @Test
+    void aClaimAllocatedByPoolAloneIsCountedOnceTheSliceNamingItsNodeArrives() {
+        serves.set(true);
+        client.resources(DeviceClass.class).resource(TestDra.nvidiaClass()).create();
+        // An allocation with no node selector: its node is known only through the slice that publishes its pool.
+        var claim = allocated(claim("ml", "pooled", exactly("gpus", NVIDIA, 2)), "a100", NVIDIA, null, "gpu-0", "gpu-1");
+        claim.getStatus().getAllocation().setNodeSelector(null);
+        client.resources(ResourceClaim.class).inNamespace("ml").resource(claim).create();
+        view = view();
+        view.start().join();
+        assertThat(view.boundPods("a100")).as("no slice yet names the pool's node").isEmpty();
+
+        client.resources(ResourceSlice.class).resource(slice("a100", NVIDIA, 1, 1,
+                nvidiaGpus(8, "NVIDIA A100-SXM4-40GB", "Ampere", "8.0.0", "40Gi"))).create();
+
+        await("the claim's devices held once its pool is known").atMost(PATIENCE).untilAsserted(() ->
+                assertThat(view.boundPods("a100")).singleElement().satisfies(holding ->
+                        assertThat(holding.devices()).containsExactly("gpu.nvidia.com/a100/gpu-0", "gpu.nvidia.com/a100/gpu-1")));
+        assertThat(view.boundPods("cpu-1")).isEmpty();
+    }
+
     private InformerClusterView view() {
         return new InformerClusterView(client, new PodRequestParser("nvidia.com/gpu", CardCatalog.defaults()), "rack", TestTrust.trust());
     }

@@ -145,20 +145,22 @@ class DraEndToEndTest {
 
     @Test
     void aPlainGpuRequestOnADraNodeIsServedByTheClassThatNamesTheResource() throws Exception {
-        // The class as an admin sets it for KEP-5004, and kube-scheduler alone (the extender does not read DRA nodes yet).
+        // The class as an admin sets it for KEP-5004; the extender reads the node's GPUs from its slice (no device plugin
+        // offers nvidia.com/gpu there), judges the pod as any GPU pod and binds it.
         var classes = cluster.client().resources(io.fabric8.kubernetes.api.model.resource.v1.DeviceClass.class);
         classes.withName(NvidiaDraSlice.GPU_CLASS).edit(c -> {
             c.getSpec().setExtendedResourceName("nvidia.com/gpu");
             return c;
         });
         try {
-            var alone = new SchedulerDriver(cluster.client(), DeployedConfiguration.load(ProjectFiles.manifests()).scheduler()
-                    .withExtenders(List.of()), HttpClient.newHttpClient(), 1);
             new TrainingPods(cluster.client()).submit("plain", 4, 0, Map.of(), Map.of("kubernetes.io/hostname", "a100-dra"));
 
-            var decisions = alone.scheduleRound();
+            var decisions = scheduler.scheduleRound();
 
-            assertThat(decisions).singleElement().isInstanceOfSatisfying(Decision.Bound.class, b -> assertThat(b.node()).isEqualTo("a100-dra"));
+            assertThat(decisions).singleElement().isInstanceOfSatisfying(Decision.Bound.class, b -> {
+                assertThat(b.node()).isEqualTo("a100-dra");
+                assertThat(b.byExtender()).isTrue();
+            });
             var pod = new TrainingPods(cluster.client()).awaitRunning("plain");
             var status = pod.getStatus().getExtendedResourceClaimStatus();
             var claim = cluster.client().resources(ResourceClaim.class).inNamespace(NS).withName(status.getResourceClaimName()).get();
