@@ -52,6 +52,10 @@ import picocli.CommandLine.Spec;
  * the share of the machine's CPU time its hypervisor took while the two targets were timed (steal). Every ratio is of
  * two figures from the same run. Not a test. {@code ./hetgpu bench extender --help} lists the options.
  *
+ * <p>With {@code --dra} the extender also holds the cluster's DRA copy ({@link BenchDraCluster}: GPUs only in NVIDIA's
+ * ResourceSlices, the pod's in a claim), and a third target, the same extender answering the DRA pod on its own
+ * connection, takes its turns beside the device-plugin pod and the floor; the DRA/device-plugin ratio is printed.
+ *
  * <p>The soak ({@code --soak CLIENTS}) has that many clients send filter and prioritize for the largest size
  * without pause (node names, as the shipped nodeCacheCapable configuration sends; {@code --forms Nodes,NodeNames}
  * alternates the forms between clients), for {@code --soak-seconds} (60 by default), while
