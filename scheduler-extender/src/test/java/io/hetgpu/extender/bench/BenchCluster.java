@@ -23,7 +23,8 @@ import java.util.function.Function;
 final class BenchCluster {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final List<Function<String, NodeTopology>> TYPES = List.of(
+    /** The GPU node types, drawn per node with a CPU node as one more choice; {@link BenchDraCluster} draws the same. */
+    static final List<Function<String, NodeTopology>> TYPES = List.of(
             TestTopologies::k80x4, TestTopologies::t4x4, name -> TestTopologies.v100Pcie(name, 4),
             TestTopologies::dgx1V100, TestTopologies::dgxA100, TestTopologies::dgxH100);
 

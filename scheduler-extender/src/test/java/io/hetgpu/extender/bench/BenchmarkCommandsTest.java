@@ -29,6 +29,8 @@ class BenchmarkCommandsTest {
             "--event-loop-poll-us -5 --client netty | --event-loop-poll-us must be 0 or more, got -5",
             "--client go           | --client go needs --client-binary (./hetgpu bench extender builds it from scheduler-extender/bench/extender-client)",
             "--sizes 100 extra     | Unmatched argument at index 2: 'extra'",
+            "--dra --pods job16    | --dra times one pod shape (--pods same) beside its device-plugin twin, not with --soak or --jobs; got --pods job16",
+            "--dra --soak 4        | --dra times one pod shape (--pods same) beside its device-plugin twin, not with --soak or --jobs; got --pods same --soak 4",
             "serve 100 job17 100   | Invalid value for positional parameter at index 1 (PODS): expected one of [SAME, ALTERNATING, JOB16] (case-insensitive) but was 'job17'"})
     void theExtenderBenchmarksWrongArgumentIsOneLineNamingItAndItsValue(String args, String message) {
         var answer = BenchCommandLine.answer(new ExtenderBenchmark(), args.split(" "));
@@ -48,6 +50,12 @@ class BenchmarkCommandsTest {
         assertThat(benchmark.pods).isEqualTo(PodShape.JOB16);
         assertThat(benchmark.clientKind).isEqualTo(ClientKind.NETTY);
         assertThat(benchmark.floor).isEqualTo("../shared/bench/extender-floor");
+        assertThat(benchmark.dra).isFalse();
+
+        var dra = new ExtenderBenchmark();
+        BenchCommandLine.of(dra).parseArgs("--sizes", "1000,5000", "--forms", "NodeNames", "--dra", "--seconds", "8");
+        assertThat(dra.dra).isTrue();
+        assertThat(dra.sizes).containsExactly(1000, 5000);
 
         var defaults = new ExtenderBenchmark();
         BenchCommandLine.of(defaults).parseArgs();
@@ -63,7 +71,7 @@ class BenchmarkCommandsTest {
     void theExtenderBenchmarksHelpListsItsOptionsButTheLaunchersOwn() {
         var answer = BenchCommandLine.answer(new ExtenderBenchmark(), "--help");
         assertThat(answer.status()).isZero();
-        assertThat(answer.out()).contains("--sizes=N[,N...]", "--forms=FORM[,FORM...]", "--seconds=S", "--pods=SHAPE", "--floor=DIR",
+        assertThat(answer.out()).contains("--sizes=N[,N...]", "--forms=FORM[,FORM...]", "--seconds=S", "--pods=SHAPE", "--dra", "--floor=DIR",
                 "--server-jvm=OPTS", "--event-loop-poll-us=N", "--client=CLIENT", "--soak=CLIENTS", "--soak-seconds=S")
                 .doesNotContain("--floor-binary", "--client-binary")
                 .as("the child process's command is the benchmark's own").doesNotContain("Commands:");
@@ -88,6 +96,7 @@ class BenchmarkCommandsTest {
             "InProcessProfile | 5000 4 1000           | CLUSTER must hold the NAMES asked for, at least 5000, got 1000",
             "InProcessProfile | 5000 4 15000 lots     | Invalid value for positional parameter at index 3 (EVICT_MIB): 'lots' is not an int",
             "InProcessProfile | 0 4                   | NAMES must be at least 1, got 0",
+            "InProcessProfile | 5000 4 --dra=maybe    | Invalid value for option '--dra': 'maybe' is not a boolean",
             "JobPlanProfile   | 5000 four             | Invalid value for positional parameter at index 1 (SECONDS): 'four' is not a double",
             "JobPlanProfile   | 5000 0                | SECONDS must be more than 0, got 0.0"})
     void theProfilesWrongArgumentIsOneLineNamingItAndItsValue(String profile, String args, String message) {

@@ -52,6 +52,10 @@ import picocli.CommandLine.Spec;
  * the share of the machine's CPU time its hypervisor took while the two targets were timed (steal). Every ratio is of
  * two figures from the same run. Not a test. {@code ./hetgpu bench extender --help} lists the options.
  *
+ * <p>With {@code --dra} the extender also holds the cluster's DRA copy ({@link BenchDraCluster}: GPUs only in NVIDIA's
+ * ResourceSlices, the pod's in a claim), and a third target, the same extender answering the DRA pod on its own
+ * connection, takes its turns beside the device-plugin pod and the floor; the DRA/device-plugin ratio is printed.
+ *
  * <p>The soak ({@code --soak CLIENTS}) has that many clients send filter and prioritize for the largest size
  * without pause (node names, as the shipped nodeCacheCapable configuration sends; {@code --forms Nodes,NodeNames}
  * alternates the forms between clients), for {@code --soak-seconds} (60 by default), while
@@ -117,6 +121,12 @@ public final class ExtenderBenchmark implements Callable<Integer> {
             description = "same: one pod shape; alternating: two in turn, so that no assessment is remembered; job16: a pod of a "
                     + "16-pod job whose plan ends at once, so that every filter plans the whole job (default: ${DEFAULT-VALUE})")
     PodShape pods;
+
+    @Option(names = "--dra",
+            description = "also the same cluster as a DRA cluster has it (GPUs published only in ResourceSlices of NVIDIA's driver, "
+                    + "some allocated to claims) and the pod asking its GPUs through a claim: timed in turn with the device-plugin "
+                    + "pod, which then asks no NVLink either, and the floor; their ratio printed")
+    boolean dra;
 
     @Option(names = "--floor", paramLabel = "DIR", defaultValue = "scheduler-extender/bench/extender-floor",
             description = "the Go floor's main package, which ./hetgpu builds and this runs (default: ${DEFAULT-VALUE})")
@@ -187,9 +197,12 @@ public final class ExtenderBenchmark implements Callable<Integer> {
         @Parameters(index = "2", paramLabel = "POLL_US", description = "how long the event loops poll before they sleep, in µs")
         long pollMicros;
 
+        @Option(names = "--dra", description = "the cluster's DRA copy beside it")
+        boolean dra;
+
         @Override
         public Integer call() throws InterruptedException {
-            serve(size, pods == PodShape.JOB16, Duration.ofNanos(pollMicros * 1000));
+            serve(size, pods == PodShape.JOB16, dra, Duration.ofNanos(pollMicros * 1000));
             new CountDownLatch(1).await();
             return 0;
         }
@@ -202,6 +215,9 @@ public final class ExtenderBenchmark implements Callable<Integer> {
         BenchCommandLine.require(spec, seconds > 0, "--seconds must be more than 0, got " + seconds);
         BenchCommandLine.require(spec, soakClients >= 0, "--soak must be 0 (no soak) or more, got " + soakClients);
         BenchCommandLine.require(spec, soakSeconds > 0, "--soak-seconds must be more than 0, got " + soakSeconds);
+        BenchCommandLine.require(spec, !dra || pods == PodShape.SAME && soakClients == 0 && !jobs,
+                "--dra times one pod shape (--pods same) beside its device-plugin twin, not with --soak or --jobs; got --pods " + pods.flag()
+                        + (soakClients > 0 ? " --soak " + soakClients : "") + (jobs ? " --jobs" : ""));
         BenchCommandLine.require(spec, pollMicros == null || pollMicros >= 0, "--event-loop-poll-us must be 0 or more, got " + pollMicros);
         BenchCommandLine.require(spec, clientKind != ClientKind.GO || clientBinary != null || soakClients > 0 || jobs,
                 "--client go needs --client-binary (./hetgpu bench extender builds it from scheduler-extender/bench/extender-client)");
@@ -226,6 +242,9 @@ public final class ExtenderBenchmark implements Callable<Integer> {
         command.addAll(serverJvm);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), ExtenderBenchmark.class.getName(), "serve",
                 Integer.toString(largest), pods.flag(), Long.toString(pollMicros)));
+        if (dra) {
+            command.add("--dra");
+        }
         System.out.println("machine: " + MachineLoad.processor());
         System.out.println("hetgpu extender JVM: " + String.join(" ", serverJvm) + "; event loops poll " + pollMicros
                 + " µs before they sleep, after an answer of at most 32 KiB and between the pieces of a body");
@@ -256,6 +275,7 @@ public final class ExtenderBenchmark implements Callable<Integer> {
             } + ", one kept-alive connection per target, one request at a time");
             System.out.println("floor: Go's, built from " + floor);
             var cluster = new BenchCluster(largest, SEED);
+            var draCluster = dra ? new BenchDraCluster(largest, SEED) : null;
             var firstBody = ("{\"Pod\":" + measuredPod(pods) + ",\"Nodes\":null,\"NodeNames\":"
                     + BenchCluster.json(cluster.names.subList(0, Math.min(100, largest))) + "}").getBytes(StandardCharsets.UTF_8);
             // A client's first request loads the client's own classes: timed, that was 0.3 s of the first filter's 0.5-0.6 s
@@ -275,7 +295,7 @@ public final class ExtenderBenchmark implements Callable<Integer> {
             for (boolean measure : new boolean[] {false, true}) {
                 for (int size : sizes) {
                     for (var form : forms) {
-                        run(client, go, cluster, size, form, seconds, pods, measure);
+                        run(client, go, cluster, draCluster, size, form, seconds, pods, measure);
                     }
                 }
             }
@@ -295,46 +315,28 @@ public final class ExtenderBenchmark implements Callable<Integer> {
     /**
      * @param client sends the requests that set the case up (hetgpu's filter answer makes the prioritize bodies), and
      *               the timed ones where {@code go} is null
+     * @param dra    the cluster's DRA copy, whose pod is timed beside the device-plugin pod; null for none
      */
-    private static void run(Post client, GoClient go, BenchCluster cluster, int size, String form, double seconds, PodShape pods,
-                            boolean measure) throws Exception {
+    private static void run(Post client, GoClient go, BenchCluster cluster, BenchDraCluster dra, int size, String form, double seconds,
+                            PodShape pods, boolean measure) throws Exception {
         boolean alternating = pods == PodShape.ALTERNATING;
         var training = measuredPod(pods);
+        if (dra != null) {
+            training = BenchDraCluster.pluginPod(training);
+        }
         var small = training.replace("\"hetgpu.io/gpu-models\": \"V100,A100,H100\",", "")
                 .replace("\"hetgpu.io/interconnect\": \"nvlink\",", "").replace("\"nvidia.com/gpu\": \"4\"", "\"nvidia.com/gpu\": \"2\"");
-        var filterBodies = new ArrayList<byte[]>();
-        var prioritizeBodies = new ArrayList<byte[]>();
-        int kept = 0;
-        for (var pod : alternating ? List.of(training, small) : List.of(training)) {
-            String filterBody;
-            if (form.equals("Nodes")) {
-                filterBody = "{\"Pod\":" + pod + ",\"Nodes\":{\"metadata\":{},\"items\":[" + String.join(",", cluster.nodeJson.subList(0, size)) + "]},\"NodeNames\":null}";
-            } else {
-                filterBody = "{\"Pod\":" + pod + ",\"Nodes\":null,\"NodeNames\":" + BenchCluster.json(cluster.names.subList(0, size)) + "}";
-            }
-            // kube-scheduler prioritizes the nodes that passed filter: both targets get hetgpu's survivors.
-            // Encoded once, so that neither target's clock holds the client's encoding.
-            var encoded = filterBody.getBytes(StandardCharsets.UTF_8);
-            var answer = client.post(HETGPU_PORT, "/filter", encoded);
-            var filtered = JSON.readTree(answer);
-            if (!filtered.has(form)) {
-                throw new IllegalStateException("hetgpu's filter of " + size + " " + form + " answered without " + form + ": "
-                        + new String(answer, 0, Math.min(answer.length, 500), StandardCharsets.UTF_8));
-            }
-            filterBodies.add(encoded);
-            prioritizeBodies.add((form.equals("Nodes")
-                    ? "{\"Pod\":" + pod + ",\"Nodes\":" + filtered.get("Nodes") + ",\"NodeNames\":null}"
-                    : "{\"Pod\":" + pod + ",\"Nodes\":null,\"NodeNames\":" + filtered.get("NodeNames") + "}").getBytes(StandardCharsets.UTF_8));
-            if (kept == 0) {
-                kept = form.equals("Nodes") ? filtered.get("Nodes").get("items").size() : filtered.get("NodeNames").size();
-            }
-        }
-        var filterBody = filterBodies.getFirst();
-        var prioritizeBody = prioritizeBodies.getFirst();
+        var plugin = requests(client, alternating ? List.of(training, small) : List.of(training), form, size, cluster.names, cluster.nodeJson);
+        // Each target with its bodies: hetgpu the device-plugin pod, [hetgpu the DRA pod,] the floor the device-plugin pod.
+        var ports = dra == null ? List.of(HETGPU_PORT, FLOOR_PORT) : List.of(HETGPU_PORT, HETGPU_PORT, FLOOR_PORT);
+        var targets = dra == null ? List.of("hetgpu", "floor") : List.of("hetgpu", "dra", "floor");
+        var cases = dra == null ? List.of(plugin, plugin)
+                : List.of(plugin, requests(client, List.of(BenchDraCluster.draPod(training)), form, size, dra.names, dra.nodeJson), plugin);
 
-        // The two targets timed in turn, half a second each: a slower while on the host falls on both.
-        var ports = List.of(HETGPU_PORT, FLOOR_PORT);
+        // The targets timed in turn, half a second each: a slower while on the host falls on all.
         var interval = MachineLoad.start();
+        var filterBodies = cases.stream().map(Requests::filters).toList();
+        var prioritizeBodies = cases.stream().map(Requests::prioritizes).toList();
         var measured = go != null ? go.rounds(ports, filterBodies, prioritizeBodies, measure ? seconds : 0)
                 : inThisJvm(client, ports, filterBodies, prioritizeBodies, measure ? seconds : 0);
         var steal = interval.steal();
@@ -352,19 +354,66 @@ public final class ExtenderBenchmark implements Callable<Integer> {
             }
             long filterBytes = rounds.filterBytes();
             long prioritizeBytes = rounds.prioritizeBytes();
-            var target = ports.get(t) == HETGPU_PORT ? "hetgpu" : "floor";
+            var target = targets.get(t);
+            var filterBody = cases.get(t).filters().getFirst();
+            var prioritizeBody = cases.get(t).prioritizes().getFirst();
             print(size, form, target, "filter", filter, filterBody.length, filterBytes, steal);
             print(size, form, target, "prioritize", prioritize, prioritizeBody.length, prioritizeBytes, steal);
             print(size, form, target, "both", both, filterBody.length + prioritizeBody.length, filterBytes + prioritizeBytes, steal);
             results.add(new double[] {Percentiles.of(both, 50), Percentiles.of(both, 99)});
         }
-        System.out.printf("%-6d %-9s ratio hetgpu/floor (filter+prioritize): p50 %.2f, p99 %.2f  (%d of %d nodes pass filter; %s; load %s, steal %s)%n%n",
-                size, form, results.get(0)[0] / results.get(1)[0], results.get(0)[1] / results.get(1)[1], kept, size,
+        var floor = results.getLast();
+        System.out.printf("%-6d %-9s ratio hetgpu/floor (filter+prioritize): p50 %.2f, p99 %.2f  (%d of %d nodes pass filter; %s; load %s, steal %s)%n",
+                size, form, results.get(0)[0] / floor[0], results.get(0)[1] / floor[1], plugin.kept(), size,
                 switch (pods) {
                     case ALTERNATING -> "two pod shapes in turn";
                     case JOB16 -> "a pod of a 16-pod job, planned whole at each filter";
-                    case SAME -> "one pod shape";
+                    case SAME -> dra == null ? "one pod shape" : "one pod shape, no NVLink asked";
                 }, MachineLoad.loadAverage(), steal);
+        if (dra != null) {
+            System.out.printf("%-6d %-9s ratio DRA/device plugin (hetgpu, filter+prioritize): p50 %.2f, p99 %.2f  (DRA/floor p50 %.2f, p99 %.2f; "
+                            + "%d of %d DRA nodes pass filter)%n",
+                    size, form, results.get(1)[0] / results.get(0)[0], results.get(1)[1] / results.get(0)[1], results.get(1)[0] / floor[0],
+                    results.get(1)[1] / floor[1], cases.get(1).kept(), size);
+        }
+        System.out.println();
+    }
+
+    /** One target's requests: a filter body per pod, the prioritize of the nodes hetgpu's filter kept, and how many it kept of the first. */
+    private record Requests(List<byte[]> filters, List<byte[]> prioritizes, int kept) {
+    }
+
+    /** The filter of each pod over the first {@code size} nodes, and its prioritize of hetgpu's survivors, as kube-scheduler sends them. */
+    private static Requests requests(Post client, List<String> podsInTurn, String form, int size, List<String> names, List<String> nodeJson)
+            throws Exception {
+        var filterBodies = new ArrayList<byte[]>();
+        var prioritizeBodies = new ArrayList<byte[]>();
+        int kept = -1;
+        for (var pod : podsInTurn) {
+            String filterBody;
+            if (form.equals("Nodes")) {
+                filterBody = "{\"Pod\":" + pod + ",\"Nodes\":{\"metadata\":{},\"items\":[" + String.join(",", nodeJson.subList(0, size)) + "]},\"NodeNames\":null}";
+            } else {
+                filterBody = "{\"Pod\":" + pod + ",\"Nodes\":null,\"NodeNames\":" + BenchCluster.json(names.subList(0, size)) + "}";
+            }
+            // kube-scheduler prioritizes the nodes that passed filter: every target gets hetgpu's survivors.
+            // Encoded once, so that no target's clock holds the client's encoding.
+            var encoded = filterBody.getBytes(StandardCharsets.UTF_8);
+            var answer = client.post(HETGPU_PORT, "/filter", encoded);
+            var filtered = JSON.readTree(answer);
+            if (!filtered.has(form)) {
+                throw new IllegalStateException("hetgpu's filter of " + size + " " + form + " answered without " + form + ": "
+                        + new String(answer, 0, Math.min(answer.length, 500), StandardCharsets.UTF_8));
+            }
+            filterBodies.add(encoded);
+            prioritizeBodies.add((form.equals("Nodes")
+                    ? "{\"Pod\":" + pod + ",\"Nodes\":" + filtered.get("Nodes") + ",\"NodeNames\":null}"
+                    : "{\"Pod\":" + pod + ",\"Nodes\":null,\"NodeNames\":" + filtered.get("NodeNames") + "}").getBytes(StandardCharsets.UTF_8));
+            if (kept < 0) {
+                kept = form.equals("Nodes") ? filtered.get("Nodes").get("items").size() : filtered.get("NodeNames").size();
+            }
+        }
+        return new Requests(filterBodies, prioritizeBodies, kept);
     }
 
     /** The pod each case sends first: the training pod, or the first member of the 16-pod job. */
@@ -384,14 +433,17 @@ public final class ExtenderBenchmark implements Callable<Integer> {
      * The rounds sent by this JVM's client, as Go's client sends them: 5 s untimed to each target (at least 3 rounds),
      * then {@code seconds} timed for each (at least 10 rounds), the targets taking turns of half a second, each turn
      * starting with a tenth of a second untimed. Their rounds, in the order of the ports.
+     *
+     * @param filterBodies each port's filter bodies, in the order of the ports
      */
-    private static List<Rounds> inThisJvm(Post client, List<Integer> ports, List<byte[]> filterBodies, List<byte[]> prioritizeBodies,
-                                          double seconds) throws Exception {
-        var targets = ports.stream().map(Target::new).toList();
+    private static List<Rounds> inThisJvm(Post client, List<Integer> ports, List<List<byte[]>> filterBodies,
+                                          List<List<byte[]>> prioritizeBodies, double seconds) throws Exception {
+        var targets = java.util.stream.IntStream.range(0, ports.size())
+                .mapToObj(t -> new Target(ports.get(t), filterBodies.get(t), prioritizeBodies.get(t))).toList();
         for (var target : targets) {
             long warmUntil = System.nanoTime() + 5_000_000_000L;
             for (int warm = 0; warm < 3 || System.nanoTime() < warmUntil; warm++) {
-                target.round(client, filterBodies, prioritizeBodies, false);
+                target.round(client, false);
             }
         }
         long budget = (long) (seconds * 1e9);
@@ -404,11 +456,11 @@ public final class ExtenderBenchmark implements Callable<Integer> {
                 more = true;
                 long rewarmUntil = System.nanoTime() + REWARM_NANOS;
                 do {
-                    target.round(client, filterBodies, prioritizeBodies, false);
+                    target.round(client, false);
                 } while (System.nanoTime() < rewarmUntil);
                 long turnUntil = System.nanoTime() + TURN_NANOS;
                 while (System.nanoTime() < turnUntil && !target.done(budget)) {
-                    target.round(client, filterBodies, prioritizeBodies, true);
+                    target.round(client, true);
                 }
             }
         }
@@ -418,6 +470,8 @@ public final class ExtenderBenchmark implements Callable<Integer> {
     /** One target's connection as this JVM's client holds it, and its timed rounds so far. */
     private static final class Target {
         private final int port;
+        private final List<byte[]> filterBodies;
+        private final List<byte[]> prioritizeBodies;
         private final List<Double> filter = new ArrayList<>();
         private final List<Double> prioritize = new ArrayList<>();
         private long timedNanos;
@@ -426,15 +480,17 @@ public final class ExtenderBenchmark implements Callable<Integer> {
         private int next;
         private int dropped;
 
-        Target(int port) {
+        Target(int port, List<byte[]> filterBodies, List<byte[]> prioritizeBodies) {
             this.port = port;
+            this.filterBodies = filterBodies;
+            this.prioritizeBodies = prioritizeBodies;
         }
 
         boolean done(long budgetNanos) {
             return timedNanos >= budgetNanos && filter.size() >= 10;
         }
 
-        void round(Post client, List<byte[]> filterBodies, List<byte[]> prioritizeBodies, boolean timed) throws Exception {
+        void round(Post client, boolean timed) throws Exception {
             int which = next++ % filterBodies.size();
             long t0 = System.nanoTime();
             byte[] f;
@@ -519,21 +575,27 @@ public final class ExtenderBenchmark implements Callable<Integer> {
 
     /**
      * The child process: the extender with the generated cluster as its node cache; with {@code job}, the 16 pods of
-     * {@link BenchJob} in its pod cache too, and job plans that end as soon as they are made.
+     * {@link BenchJob} in its pod cache too, and job plans that end as soon as they are made; with {@code dra}, the
+     * cluster's DRA copy ({@link BenchDraCluster}) beside it, as the informers of a cluster serving {@code resource.k8s.io/v1}
+     * hold it.
      */
-    private static void serve(int size, boolean job, Duration poll) {
+    private static void serve(int size, boolean job, boolean dra, Duration poll) {
         var cluster = new BenchCluster(size, SEED);
         var catalog = CardCatalog.defaults();
         var metrics = new ExtenderMetrics();
         var log = PlacementEvents.logOnly();
-        var view = job ? BenchJob.view(cluster.view()) : cluster.view();
+        var draCluster = dra ? new BenchDraCluster(size, SEED) : null;
+        var nodes = dra ? draCluster.view(cluster) : cluster.view();
+        var view = job ? BenchJob.view(nodes) : nodes;
+        // Where the cluster serves resource.k8s.io/v1 the extender reads every pod's claims from its DRA informers.
+        var parser = dra ? new PodRequestParser("nvidia.com/gpu", catalog).withDra(draCluster.dra) : new PodRequestParser("nvidia.com/gpu", catalog);
         // What Extender.start wires after each prioritize, less the throttled Kubernetes Event (no API server here).
         BiConsumer<PodRequest, ScoreTable> placed = (pod, table) -> {
             metrics.placed(pod, table, PolicySettings.DEFAULTS.thresholds());
             log.accept(pod, table);
         };
         var jobs = job ? new WholeJobs.Settings(JobSizes.STATED_ONLY, Duration.ofNanos(1), JobHolds.Listener.NONE) : WholeJobs.Settings.DEFAULTS;
-        var verbs = ExtenderVerbs.of(view, new PodRequestParser("nvidia.com/gpu", catalog), new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
+        var verbs = ExtenderVerbs.of(view, parser, new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
                 new PlacementPolicy(PolicySettings.DEFAULTS), placed, advice -> { }, PodBinder.NONE, report -> { }, BindVerb.Limits.DEFAULTS, jobs);
         // Whole 5,000-node requests pass 16 MiB and 15,000 nodes are about 85 MB: such clusters raise bodyLimitBytes, as this does.
         var options = new ServerOptions("127.0.0.1", HETGPU_PORT, 256L * 1024 * 1024, null, null)

@@ -27,9 +27,11 @@ final class GoClient {
      * Sends round after round to the extenders on {@code ports} (round i: filter body i mod n, then its prioritize body):
      * 5 s untimed to each in turn, then {@code seconds} timed for each (none when 0), the extenders taking turns half a
      * second at a time, so that a while the machine runs slower falls on both. Their rounds, in the order of the ports.
+     *
+     * @param filterBodies the bodies every port gets, or one list per port
      */
-    List<ExtenderBenchmark.Rounds> rounds(List<Integer> ports, List<byte[]> filterBodies, List<byte[]> prioritizeBodies, double seconds)
-            throws IOException, InterruptedException {
+    List<ExtenderBenchmark.Rounds> rounds(List<Integer> ports, List<List<byte[]>> filterBodies, List<List<byte[]>> prioritizeBodies,
+                                          double seconds) throws IOException, InterruptedException {
         var files = new ArrayList<Path>();
         try {
             var filters = write(filterBodies, "filter", files);
@@ -76,14 +78,19 @@ final class GoClient {
         }
     }
 
-    private static String write(List<byte[]> bodies, String verb, List<Path> files) throws IOException {
-        var names = new ArrayList<String>();
-        for (var body : bodies) {
-            var file = Files.createTempFile("hetgpu-bench-" + verb, ".json");
-            files.add(file);
-            Files.write(file, body);
-            names.add(file.toString());
+    /** The bodies written to files: the files of one group joined by ",", the groups by ";", as the client reads them. */
+    private static String write(List<List<byte[]>> groups, String verb, List<Path> files) throws IOException {
+        var written = new ArrayList<String>();
+        for (var bodies : groups) {
+            var names = new ArrayList<String>();
+            for (var body : bodies) {
+                var file = Files.createTempFile("hetgpu-bench-" + verb, ".json");
+                files.add(file);
+                Files.write(file, body);
+                names.add(file.toString());
+            }
+            written.add(String.join(",", names));
         }
-        return String.join(",", names);
+        return String.join(";", written);
     }
 }

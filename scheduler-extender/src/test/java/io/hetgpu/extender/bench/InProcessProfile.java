@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -51,6 +52,10 @@ public final class InProcessProfile implements Callable<Integer> {
             description = "MiB written over between calls, as the client and the kernel do to the caches between requests over HTTP")
     int evictedMiB;
 
+    @Option(names = "--dra", description = "the DRA pod over the cluster's DRA copy (GPUs in NVIDIA's ResourceSlices, the pod's in a "
+            + "claim), the extender holding both, as ./hetgpu bench extender --dra serves them")
+    boolean dra;
+
     @Spec
     CommandSpec spec;
 
@@ -66,10 +71,12 @@ public final class InProcessProfile implements Callable<Integer> {
         BenchCommandLine.require(spec, clusterSize >= size, "CLUSTER must hold the NAMES asked for, at least " + size + ", got " + clusterSize);
         BenchCommandLine.require(spec, evictedMiB >= 0, "EVICT_MIB must be 0 or more, got " + evictedMiB);
         var cluster = new BenchCluster(clusterSize, 42);
+        var draCluster = dra ? new BenchDraCluster(clusterSize, 42) : null;
         var evicted = new long[evictedMiB << 17];
         var catalog = CardCatalog.defaults();
+        var parser = dra ? new PodRequestParser("nvidia.com/gpu", catalog).withDra(draCluster.dra) : new PodRequestParser("nvidia.com/gpu", catalog);
         // Wired as the extender wires its verbs (whole jobs on), as the HTTP benchmark's server is.
-        var service = ExtenderVerbs.of(cluster.view(), new PodRequestParser("nvidia.com/gpu", catalog),
+        var service = ExtenderVerbs.of(dra ? draCluster.view(cluster) : cluster.view(), parser,
                 new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
                 new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> { }).service();
         var reader = new ExtenderArgsReader(ExtenderArgsReader.kubernetesMapper());
@@ -77,12 +84,27 @@ public final class InProcessProfile implements Callable<Integer> {
         var pod = KubeJson.text("pod-pytorch-worker.json")
                 .replace("\"hetgpu.io/gpu-models\": \"V100,A100\",", "\"hetgpu.io/gpu-models\": \"V100,A100,H100\",")
                 .replace("\"hetgpu.io/min-gpu-memory\": \"15Gi\",", "");
-        var filterBody = ("{\"Pod\":" + pod + ",\"Nodes\":null,\"NodeNames\":" + BenchCluster.json(cluster.names.subList(0, size)) + "}")
+        if (!dra) {
+            profile("", pod, cluster.names, service, reader, writer, evicted);
+            return 0;
+        }
+        // The DRA pod and its device-plugin twin in turn, each over its own nodes of the one extender.
+        for (int round = 0; round < 2; round++) {
+            profile("device plugin: ", BenchDraCluster.pluginPod(pod), cluster.names, service, reader, writer, evicted);
+            profile("DRA: ", BenchDraCluster.draPod(pod), draCluster.names, service, reader, writer, evicted);
+        }
+        return 0;
+    }
+
+    /** Two passes of reading, filter and prioritize of the pod over the first {@code size} of the names. */
+    private void profile(String label, String pod, java.util.List<String> names, io.hetgpu.extender.service.ExtenderService service,
+                         ExtenderArgsReader reader, WireWriter writer, long[] evicted) throws Exception {
+        var filterBody = ("{\"Pod\":" + pod + ",\"Nodes\":null,\"NodeNames\":" + BenchCluster.json(names.subList(0, size)) + "}")
                 .getBytes(StandardCharsets.UTF_8);
         var first = service.filter(reader.read(filterBody));
         var prioritizeBody = ("{\"Pod\":" + pod + ",\"Nodes\":null,\"NodeNames\":" + BenchCluster.json(first.nodeNames()) + "}")
                 .getBytes(StandardCharsets.UTF_8);
-        System.out.printf("filter: %d names asked, %d kept (the prioritize's names)%n", size, first.nodeNames().size());
+        System.out.printf(label + "filter: %d names asked, %d kept (the prioritize's names)%n", size, first.nodeNames().size());
         for (int pass = 0; pass < 2; pass++) {
             long until = System.nanoTime() + (long) (seconds * 1e9);
             var f = new long[2_000_000];
@@ -111,12 +133,11 @@ public final class InProcessProfile implements Callable<Integer> {
             long a2 = threads.getCurrentThreadAllocatedBytes();
             writer.hostPriorities(service.prioritize(reader.read(prioritizeBody)).priorities());
             long a3 = threads.getCurrentThreadAllocatedBytes();
-            System.out.printf("allocated bytes: read %d, filter+write %d, prioritize+read+write %d%n", a1 - a0, a2 - a1, a3 - a2);
-            System.out.printf("size %d n %d read p50 %.3f filter(+write) p50 %.3f p99 %.3f prioritize(+read,write) p50 %.3f p99 %.3f ms%n", size, n,
+            System.out.printf(label + "allocated bytes: read %d, filter+write %d, prioritize+read+write %d%n", a1 - a0, a2 - a1, a3 - a2);
+            System.out.printf(label + "size %d n %d read p50 %.3f filter(+write) p50 %.3f p99 %.3f prioritize(+read,write) p50 %.3f p99 %.3f ms%n", size, n,
                     Percentiles.millis(r, n, 50), Percentiles.millis(f, n, 50), Percentiles.millis(f, n, 99),
                     Percentiles.millis(p, n, 50), Percentiles.millis(p, n, 99));
         }
-        return 0;
     }
 
     /** Writes over a span larger than the last-level cache, as the client and the kernel do between requests. */
