@@ -130,7 +130,7 @@ public final class SchedulerDriver {
         for (var pod : pending) {
             var attempt = cycle.attempt(pod, nodes, podsByNode, dra);
             if (attempt.decision() instanceof Decision.Unschedulable unschedulable && preemption != null) {
-                attempt = preempt(attempt, unschedulable, nodes, podsByNode);
+                attempt = preempt(attempt, unschedulable, nodes, podsByNode, dra);
             }
             var decision = attempt.decision();
             if (decision instanceof Decision.Bound bound && dra.inUse() && DraFilter.usesDra(pod, dra)) {
@@ -165,10 +165,12 @@ public final class SchedulerDriver {
      * For the rest of the round the pod holds its place there, as kube-scheduler's nominated pods do for pods of
      * lower priority; the victims are gone from the round's view.
      */
-    private Attempt preempt(Attempt attempt, Decision.Unschedulable unschedulable, List<Node> nodes, Map<String, List<Pod>> podsByNode) {
+    private Attempt preempt(Attempt attempt, Decision.Unschedulable unschedulable, List<Node> nodes, Map<String, List<Pod>> podsByNode,
+                            DraSnapshot dra) {
         var pod = attempt.pod();
         var budgets = target.budgets();
-        return switch (preemption.preempt(pod, nodes, podsByNode, unschedulable.unresolvable(), budgets)) {
+        var draFilter = dra.inUse() && DraFilter.usesDra(pod, dra) ? cycle.draFilterForPreemption() : null;
+        return switch (preemption.preempt(pod, nodes, podsByNode, unschedulable.unresolvable(), budgets, dra, draFilter)) {
             case ApiPreemption.Outcome.None none -> attempt.endingIn(new Decision.Unschedulable(unschedulable.pod(),
                     unschedulable.message() + " preemption: " + none.why(), unschedulable.reasons(), unschedulable.unresolvable()), none.why());
             case ApiPreemption.Outcome.Nominate nominate -> {
