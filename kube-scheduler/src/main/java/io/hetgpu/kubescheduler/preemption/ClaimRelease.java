@@ -6,7 +6,9 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The DynamicResources plugin's RemovePod for preemption's dry run (upstream's {@code DRAPreemption}): when the pods
+ * The DynamicResources plugin's RemovePod for preemption's dry run, behind kube-scheduler's {@code DRAPreemption}
+ * feature gate (KEP-5690, beta from 1.38; through 1.37 the plugin has no RemovePod and a victim's devices count held,
+ * which a caller models by not releasing anything): when the pods
  * evicted on a node leave an allocated claim used by no one, its devices count free while the preemptor is checked
  * there. A claim reserved for pods is released once every one of them is evicted; a claim reserved for no one, once a
  * pod naming it is; a claim reserved for anything but pods (a PodGroup) is never released by an eviction.

@@ -75,7 +75,7 @@ class ClaimReleaseTest {
         var outcome = preemption.preempt(urgent, List.of(node("dra", 0)), Map.of("dra", List.of(low)), Set.of(), List.of(), releasing, List.of());
 
         assertThat(outcome).isEqualTo(new DefaultPreemption.Outcome.Nominate("dra", new Victims(List.of(low), 0)));
-        // Without the release, as kube-scheduler's plugin has no RemovePod, no eviction frees anything: no candidate.
+        // Without the release (kube-scheduler through 1.37: its plugin has no RemovePod), no eviction frees anything.
         VictimSelection.Fit holding = (node, left) -> 4 - all(claims).size() >= 4;
         assertThat(preemption.preempt(urgent, List.of(node("dra", 0)), Map.of("dra", List.of(low)), Set.of(), List.of(), holding, List.of()))
                 .isEqualTo(new DefaultPreemption.Outcome.None(DefaultPreemption.NO_VICTIMS));

@@ -40,8 +40,15 @@ final class ApiPreemption {
 
     private final List<? extends SchedulerExtender> extenders;
     private final DefaultPreemption model;
+    private final boolean releasingClaims;
 
     ApiPreemption(List<? extends SchedulerExtender> extenders, Random offsets) {
+        this(extenders, offsets, false);
+    }
+
+    /** @param releasingClaims kube-scheduler's {@code DRAPreemption} feature gate (beta from 1.38; none through 1.37) */
+    ApiPreemption(List<? extends SchedulerExtender> extenders, Random offsets, boolean releasingClaims) {
+        this.releasingClaims = releasingClaims;
         this.extenders = List.copyOf(extenders);
         this.model = new DefaultPreemption(CandidateSampling.DEFAULTS, offsets);
     }
@@ -53,7 +60,8 @@ final class ApiPreemption {
 
     /**
      * The same in a cluster with DRA objects: on each candidate node the DynamicResources plugin checks the preemptor
-     * again with the devices of the claims the victims release counted free ({@link ClaimRelease}).
+     * again, with the devices of the claims the victims release counted free ({@link ClaimRelease}) where the
+     * {@code DRAPreemption} gate is on, else with every allocated device held (the plugin has no RemovePod).
      *
      * @param draFilter the scheduler's DynamicResources plugin; null where the pod uses no DRA
      */
@@ -83,7 +91,7 @@ final class ApiPreemption {
             }
         }
         var usesDra = draFilter != null && dra.inUse() && DraFilter.usesDra(pod, dra);
-        var claims = usesDra ? allocatedClaims(dra, podsByNode) : List.<ClaimRelease.AllocatedClaim>of();
+        var claims = usesDra && releasingClaims ? allocatedClaims(dra, podsByNode) : List.<ClaimRelease.AllocatedClaim>of();
         VictimSelection.Fit fit = (node, left) -> {
             var asScheduled = preemptor.pod();
             var fitting = dra.classes().isEmpty() ? asScheduled : new SchedulingPod(asScheduled.nodeName(), asScheduled.nodeSelector(),

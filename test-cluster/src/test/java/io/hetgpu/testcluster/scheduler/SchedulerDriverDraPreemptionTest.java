@@ -22,9 +22,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Preemption in a DRA cluster: the victims' claims release their devices in the dry run, so an urgent pod whose claim
- * cannot be allocated while a low-priority pod's claim holds the GPUs evicts that pod, and once the claim controller has
- * freed the victim's claim, gets its devices.
+ * Preemption in a DRA cluster with kube-scheduler's DRAPreemption gate on: the victims' claims release their devices in
+ * the dry run, so an urgent pod whose claim cannot be allocated while a low-priority pod's claim holds the GPUs evicts
+ * that pod, and once the claim controller has freed the victim's claim, gets its devices. Without the gate (every
+ * release through 1.37) it evicts nothing.
  */
 @EnableKubernetesMockClient(crud = true)
 class SchedulerDriverDraPreemptionTest {
@@ -49,7 +50,13 @@ class SchedulerDriverDraPreemptionTest {
         }
     }
 
+    /** kube-scheduler with its DRAPreemption gate on (beta from 1.38). */
     private SchedulerDriver driver() {
+        return asThrough137().releasingDraClaims();
+    }
+
+    /** kube-scheduler as released through 1.37: its DynamicResources plugin has no RemovePod. */
+    private SchedulerDriver asThrough137() {
         return new SchedulerDriver(client, new SchedulerSettings("hetgpu-scheduler", 100, List.of()), HttpClient.newHttpClient(), 1)
                 .preempting(1, seen -> false);
     }
@@ -76,6 +83,11 @@ class SchedulerDriverDraPreemptionTest {
 
         client.pods().resource(claiming("urgent", "2-h100", 1000)).create();
         claims.reconcile();
+        // Through 1.37 the dry run counts the low pod's devices held whatever it evicts: no candidate, nobody evicted.
+        assertThat(asThrough137().scheduleRound()).singleElement().isInstanceOfSatisfying(Decision.Unschedulable.class,
+                u -> assertThat(u.message()).contains("preemption: "));
+        assertThat(client.pods().inNamespace("default").withName("low").get()).isNotNull();
+
         var decisions = driver().scheduleRound();
 
         assertThat(decisions).singleElement().isInstanceOfSatisfying(Decision.Nominated.class, nominated -> {
