@@ -105,7 +105,8 @@ record ClusterReading(String server, List<Node> nodes, List<Pod> pods, List<Pers
     private static Dra dra(KubernetesClient client, List<String> notes) {
         try {
             var served = client.getApiResources(DRA_API);
-            if (served == null || served.getResources() == null || served.getResources().stream().noneMatch(r -> "resourceslices".equals(r.getName()))) {
+            if (served == null || served.getResources() == null
+                    || served.getResources().stream().noneMatch(r -> "resourceslices".equals(r.getName()))) {
                 return Dra.NONE;
             }
         } catch (KubernetesClientException e) {

@@ -42,6 +42,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * the one the test cluster's scheduler would make on a cluster in that state, with the extender's own reasons and
  * scores; nothing is written to the cluster.
  *
+ * <p>In a cluster that serves DRA, its objects are copied too ({@link CopyDra}): a pod's claims are made from their
+ * templates as the resourceclaim controller would make them, and allocated at the filter as kube-scheduler's
+ * DynamicResources plugin allocates them, so a DRA pod is explained with the devices its claims would get.
+ *
  * <p>Every pending pod of the scheduler takes part, in kube-scheduler's queue order, as they would in the cluster: a pod
  * waiting there since before may take GPUs the new ones would otherwise get. Where kube-scheduler breaks a tie at random,
  * explain takes the first node by name and says which nodes tied.
@@ -145,7 +149,8 @@ final class ExplainRun {
                 reading.nodes().size(), notes, pods);
     }
 
-    private PodExplanation explain(ExtenderSetup setup, CopyDra dra, Attempt attempt, String workload, ListedClusterView copy, ExtenderVerbs verbs, ListedJobSizes sizes,
+    private PodExplanation explain(ExtenderSetup setup, CopyDra dra, Attempt attempt, String workload, ListedClusterView copy,
+                                   ExtenderVerbs verbs, ListedJobSizes sizes,
                                    Map<String, ScoreTable> scored, Set<String> seated) {
         var pod = attempt.pod();
         var uid = pod.getMetadata().getUid();
