@@ -3,7 +3,10 @@ package io.hetgpu.testcluster.explain;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatusBuilder;
 import io.hetgpu.extender.Extender;
 import io.hetgpu.testcluster.api.ApiServer;
 import io.hetgpu.testcluster.cluster.DeployedConfiguration;
@@ -20,6 +23,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -132,6 +136,43 @@ class ExplainDraTest {
         var pod = explained.pod("orphan");
         assertThat(pod.path("outcome").asText()).isEqualTo("pending");
         assertThat(pod.path("message").asText()).contains("waiting for the resourceclaim of \"gpus\" to be created");
+    }
+
+    @Test
+    void aPendingPodOfTheClusterGetsAClaimFromItsTemplateAndNoDeviceAnotherClaimHolds() throws Exception {
+        var file = write("pending.yaml", template("four-gpus", 4, null) + "---\n" + pod("waiter", "four-gpus"));
+        var workloads = Workloads.of(WorkloadFiles.read(List.of(file.toString()), System.in).objects(), "dra-pending");
+        workloads.dra().templates().forEach(t -> cluster.client().resource(t).create());
+        workloads.pods().forEach(pod -> cluster.client().resource(pod.pod()).create());
+        // Every GPU of the A100 node held by a claim allocated before: the waiter can only have the H100 node's (at least
+        // five of which are free whichever test ran before).
+        var held = new ResourceClaimBuilder().withNewMetadata().withName("held").withNamespace("dra-pending").endMetadata()
+                .withNewSpec().endSpec().build();
+        cluster.client().resource(held).create();
+        var results = IntStream.range(0, 8).mapToObj(i -> new DeviceRequestAllocationResultBuilder().withRequest("gpus")
+                .withDriver("gpu.nvidia.com").withPool("a100-dra").withDevice("gpu-" + i).build()).toList();
+        cluster.client().resources(ResourceClaim.class).inNamespace("dra-pending").withName("held").editStatus(claim -> {
+            claim.setStatus(new ResourceClaimStatusBuilder().withNewAllocation().withNewDevices().withResults(results).endDevices()
+                    .endAllocation().build());
+            return claim;
+        });
+
+        try {
+            var explained = Explaining.run("--kubeconfig", kubeconfig.toString(), "-o", "json", "dra-pending/waiter");
+
+            assertThat(explained.code()).as(explained.err()).isZero();
+            var waiter = explained.pod("waiter");
+            assertThat(waiter.path("outcome").asText()).as(waiter.toString()).isEqualTo("placed");
+            assertThat(waiter.path("node").asText()).isEqualTo("h100-dra");
+            assertThat(waiter.path("cards").asText()).isEqualTo("4x H100");
+            // Explain wrote nothing: the pod still waits for the controller to make its claim.
+            var status = cluster.client().pods().inNamespace("dra-pending").withName("waiter").get().getStatus();
+            assertThat(status == null ? null : status.getResourceClaimStatuses()).isNullOrEmpty();
+        } finally {
+            // Left behind, the waiter and the held claim would take every GPU in the other tests' explains.
+            cluster.client().pods().inNamespace("dra-pending").delete();
+            cluster.client().resources(ResourceClaim.class).inNamespace("dra-pending").delete();
+        }
     }
 
     /** The devices the pod's claims were allocated, as explain names them. */
