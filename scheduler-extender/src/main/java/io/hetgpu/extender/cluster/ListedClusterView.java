@@ -44,8 +44,8 @@ public final class ListedClusterView implements ClusterView {
     private final Map<String, Pod> pods = new LinkedHashMap<>();
     /** node name -> UID -> what the pod holds there */
     private final Map<String, Map<String, BoundPod>> holdings = new HashMap<>();
-    /** ResourceSlices, ResourceClaims and DeviceClasses as listed ({@link ListedDra#NONE} when not). */
-    private final ListedDra dra;
+    /** ResourceSlices, ResourceClaims and DeviceClasses as listed ({@link ListedDra#NONE} when not), replaced by {@link #useDra}. */
+    private volatile ListedDra dra;
     private volatile NodeSnapshot snapshot;
     private volatile DisruptionBudgets budgets = DisruptionBudgets.NONE;
 
@@ -156,6 +156,20 @@ public final class ListedClusterView implements ClusterView {
     private List<BoundPod> holdingsOn(String node) {
         var held = holdings.get(node);
         return ClaimHoldings.merged(held == null ? List.of() : held.values(), dra.claimHoldings(node, pods::get));
+    }
+
+    /**
+     * DRA's objects as they now are in the copy (a claim allocated, a pod added to its {@code reservedFor}), as a DRA
+     * informer's event would bring them: every node's claim holdings read again. The slices must be those listed: a
+     * node's GPUs are read once, at the listing.
+     */
+    public synchronized void useDra(ListedDra now) {
+        dra = now;
+        var next = snapshot;
+        for (var node : nodes.keySet()) {
+            next = next.withBoundPods(node, holdingsOn(node));
+        }
+        snapshot = next;
     }
 
     /** The DRA objects pods' requests are read from ({@link PodRequestParser#withDra}). */

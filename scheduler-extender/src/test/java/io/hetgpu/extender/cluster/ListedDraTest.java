@@ -53,4 +53,27 @@ class ListedDraTest {
         assertThat(service.filter(new ExtenderArgs(waiting, null, List.of("a100"))).failedNodes())
                 .containsEntry("a100", "2 free A100, pod needs 4");
     }
+
+    @Test
+    void claimsAllocatedInTheCopyAreHeldOnceTheViewIsToldOfThem() {
+        var slices = List.of(slice("a100", NVIDIA, 1, 1, nvidiaGpus(8, "NVIDIA A100-SXM4-40GB", "Ampere", "8.0.0", "40Gi")));
+        var claim = claim("ml", "trainer-gpus", exactly("gpus", NVIDIA, 2));
+        var before = new ListedDra(slices, List.of(claim), List.of(nvidiaClass()), catalog);
+        var trainer = new PodBuilder().withNewMetadata().withNamespace("ml").withName("trainer").withUid("uid-trainer").endMetadata()
+                .withNewSpec().withNodeName("a100").withPriority(3).addNewResourceClaim().withName("gpus").withResourceClaimName("trainer-gpus")
+                .endResourceClaim().endSpec().build();
+        var parser = new PodRequestParser("nvidia.com/gpu", catalog).withDra(before);
+        var view = new ListedClusterView(List.of(new NodeBuilder().withNewMetadata().withName("a100").endMetadata().build()),
+                List.of(trainer), List.of(), List.of(), before, parser, "rack", TestTrust.trust());
+        assertThat(view.boundPods("a100")).noneMatch(holding -> holding.devices().equals(List.of(NVIDIA + "/a100/gpu-3", NVIDIA + "/a100/gpu-4")));
+
+        view.useDra(new ListedDra(slices, List.of(allocated(claim, "a100", NVIDIA, "uid-trainer", "gpu-3", "gpu-4")), List.of(nvidiaClass()),
+                catalog));
+
+        assertThat(view.boundPods("a100")).singleElement().satisfies(holding -> {
+            assertThat(holding.uid()).isEqualTo("uid-trainer");
+            assertThat(holding.devices()).containsExactly(NVIDIA + "/a100/gpu-3", NVIDIA + "/a100/gpu-4");
+            assertThat(holding.priority()).isEqualTo(3);
+        });
+    }
 }

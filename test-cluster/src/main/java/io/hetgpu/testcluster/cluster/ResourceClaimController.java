@@ -137,9 +137,19 @@ public final class ResourceClaimController {
         if (template == null || template.getSpec() == null) {
             return null;
         }
-        var name = generatedName(pod.getMetadata().getName(), entry);
+        var claim = fromTemplate(pod, entry, template, generatedName(pod.getMetadata().getName(), entry));
+        client.resources(ResourceClaim.class).inNamespace(ns).resource(claim).create();
+        return claim.getMetadata().getName();
+    }
+
+    /**
+     * The claim the controller makes for a pod's entry from its template, under that name: the template's labels and
+     * annotations, the entry's name annotated, owned by the pod, the template's spec.
+     */
+    public static ResourceClaim fromTemplate(Pod pod, String entry, ResourceClaimTemplate template, String name) {
+        var ns = pod.getMetadata().getNamespace();
         var meta = template.getSpec().getMetadata();
-        var claim = new ResourceClaimBuilder().withNewMetadata().withName(name).withNamespace(ns)
+        return new ResourceClaimBuilder().withNewMetadata().withName(name).withNamespace(ns)
                 .withLabels(meta == null ? null : meta.getLabels())
                 .withAnnotations(meta == null || meta.getAnnotations() == null ? Map.of() : meta.getAnnotations())
                 .addToAnnotations(POD_CLAIM_NAME_ANNOTATION, entry)
@@ -147,8 +157,6 @@ public final class ResourceClaimController {
                         .withUid(pod.getMetadata().getUid()).withController(true).withBlockOwnerDeletion(true).build())
                 .endMetadata()
                 .withSpec(template.getSpec().getSpec()).build();
-        client.resources(ResourceClaim.class).inNamespace(ns).resource(claim).create();
-        return name;
     }
 
     /**
@@ -156,7 +164,7 @@ public final class ResourceClaimController {
      * longer than 57 characters has both names cut in proportion to their lengths (so that the entry's name is not the
      * one lost), as the controller cuts them.
      */
-    static String generatedName(String podName, String entry) {
+    public static String generatedName(String podName, String entry) {
         var base = podName + "-" + entry + "-";
         final int maxBase = 57;
         if (base.length() > maxBase) {

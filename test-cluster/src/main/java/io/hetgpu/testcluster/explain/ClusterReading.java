@@ -5,6 +5,10 @@ import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -20,7 +24,8 @@ import java.util.function.Supplier;
 /**
  * The cluster as one read shows it: one list each of nodes, pods, PersistentVolumes and claims (what the extender's
  * informers hold), PriorityClasses (what admission gives a new pod) and PodDisruptionBudgets (what preemption weighs),
- * and the objects job sizes are read from, where API discovery says the cluster serves them. Only get and list: no
+ * the objects job sizes are read from, and DRA's (ResourceSlices, ResourceClaims, their templates, DeviceClasses), where API
+ * discovery says the cluster serves them. Only get and list: no
  * watch, no write.
  *
  * @param server  where the API server is, for the report
@@ -28,10 +33,29 @@ import java.util.function.Supplier;
  * @param learned what the extender has learned of workload speeds (its ConfigMap {@code hetgpu-throughputs} in
  *                {@code hetgpu-system}), so that pods naming a class are ranked as the extender ranks them; empty when
  *                there is none or it cannot be read (a note says which)
+ * @param dra     DRA's objects where the cluster serves {@code resource.k8s.io/v1}: what kube-scheduler's DynamicResources
+ *                plugin and the extender's DRA informers read; {@link Dra#NONE} where it does not, or refuses them (a note
+ *                says which)
  */
 record ClusterReading(String server, List<Node> nodes, List<Pod> pods, List<PersistentVolume> volumes, List<PersistentVolumeClaim> claims,
                       List<PriorityClass> priorityClasses, List<PodDisruptionBudget> budgets, ListedJobSizes sizes, List<String> notes,
-                      LearnedState learned) {
+                      LearnedState learned, Dra dra) {
+
+    /** ResourceSlices, ResourceClaims, ResourceClaimTemplates and DeviceClasses as listed. */
+    record Dra(List<ResourceSlice> slices, List<ResourceClaim> claims, List<ResourceClaimTemplate> templates, List<DeviceClass> classes) {
+
+        static final Dra NONE = new Dra(List.of(), List.of(), List.of(), List.of());
+
+        Dra {
+            slices = List.copyOf(slices);
+            claims = List.copyOf(claims);
+            templates = List.copyOf(templates);
+            classes = List.copyOf(classes);
+        }
+    }
+
+    /** The group and version of DRA's structured parameters, GA since Kubernetes 1.34. */
+    static final String DRA_API = "resource.k8s.io/v1";
 
     ClusterReading {
         nodes = List.copyOf(nodes);
@@ -71,7 +95,34 @@ record ClusterReading(String server, List<Node> nodes, List<Pod> pods, List<Pers
             sizes = ListedJobSizes.none();
         }
         var learned = learned(client, notes);
-        return new ClusterReading(server, nodes, pods, volumes, claims, classes, budgets, sizes, notes, learned);
+        return new ClusterReading(server, nodes, pods, volumes, claims, classes, budgets, sizes, notes, learned, dra(client, notes));
+    }
+
+    /**
+     * DRA's objects where API discovery says the cluster serves them; each list refused is done without, with a note, as
+     * an extender whose informer may not list them does without.
+     */
+    private static Dra dra(KubernetesClient client, List<String> notes) {
+        try {
+            var served = client.getApiResources(DRA_API);
+            if (served == null || served.getResources() == null
+                    || served.getResources().stream().noneMatch(r -> "resourceslices".equals(r.getName()))) {
+                return Dra.NONE;
+            }
+        } catch (KubernetesClientException e) {
+            notes.add("asking API discovery whether the cluster serves " + DRA_API + " failed (" + ApiFaults.describe(e)
+                    + "): DRA's objects are not read, and pods with ResourceClaims are explained without them");
+            return Dra.NONE;
+        }
+        var slices = optional(notes, "resourceslices", "no node's GPUs are read from DRA drivers' slices",
+                () -> client.resources(ResourceSlice.class).list().getItems());
+        var claims = optional(notes, "resourceclaims", "pods' ResourceClaims and the devices they hold are unknown",
+                () -> client.resources(ResourceClaim.class).inAnyNamespace().list().getItems());
+        var templates = optional(notes, "resourceclaimtemplates", "claims made from templates are made only from those given with -f",
+                () -> client.resources(ResourceClaimTemplate.class).inAnyNamespace().list().getItems());
+        var classes = optional(notes, "deviceclasses", "claims naming a DeviceClass cannot be allocated",
+                () -> client.resources(DeviceClass.class).list().getItems());
+        return new Dra(slices, claims, templates, classes);
     }
 
     /** The extender's learned state, read as the extender reads it at start; empty, with a note, where it cannot be. */

@@ -6,6 +6,8 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.hetgpu.extender.cluster.ListedClusterView;
 import io.hetgpu.testcluster.scheduler.Decision;
+import io.hetgpu.testcluster.scheduler.DraFilter;
+import io.hetgpu.testcluster.scheduler.DraSnapshot;
 import io.hetgpu.testcluster.scheduler.SchedulingTarget;
 import java.util.List;
 
@@ -15,8 +17,9 @@ import java.util.List;
  * the cluster itself is never written to. Events are left out: nobody reads them here.
  *
  * @param budgets the PodDisruptionBudgets preemption weighs
+ * @param draObjects DRA's objects in the copy, which the DynamicResources plugin's Reserve and PreBind write to
  */
-record CopyTarget(ListedClusterView copy, List<PodDisruptionBudget> budgets) implements SchedulingTarget {
+record CopyTarget(ListedClusterView copy, List<PodDisruptionBudget> budgets, CopyDra draObjects) implements SchedulingTarget {
 
     CopyTarget {
         budgets = List.copyOf(budgets);
@@ -31,6 +34,16 @@ record CopyTarget(ListedClusterView copy, List<PodDisruptionBudget> budgets) imp
     @Override
     public List<Pod> pods() {
         return copy.pods().stream().map(pod -> new PodBuilder(pod).build()).toList();
+    }
+
+    @Override
+    public DraSnapshot dra() {
+        return draObjects.inUse() ? draObjects.snapshot() : DraSnapshot.EMPTY;
+    }
+
+    @Override
+    public void reserve(Pod pod, String node, DraFilter.Fits fits) {
+        draObjects.reserve(pod, fits);
     }
 
     @Override

@@ -42,6 +42,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * the one the test cluster's scheduler would make on a cluster in that state, with the extender's own reasons and
  * scores; nothing is written to the cluster.
  *
+ * <p>In a cluster that serves DRA, its objects are copied too ({@link CopyDra}): a pod's claims are made from their
+ * templates as the resourceclaim controller would make them, and allocated at the filter as kube-scheduler's
+ * DynamicResources plugin allocates them, so a DRA pod is explained with the devices its claims would get.
+ *
  * <p>Every pending pod of the scheduler takes part, in kube-scheduler's queue order, as they would in the cluster: a pod
  * waiting there since before may take GPUs the new ones would otherwise get. Where kube-scheduler breaks a tie at random,
  * explain takes the first node by name and says which nodes tied.
@@ -54,7 +58,7 @@ final class ExplainRun {
     private static final long PREEMPTION_SEED = 1;
     private static final DeviceAssignmentCodec ASSIGNMENTS = new DeviceAssignmentCodec();
 
-    private final ExtenderSetup setup;
+    private final ExtenderSetup base;
     private final DeployedConfiguration configuration;
 
     ExplainRun(DeployedConfiguration configuration) {
@@ -62,7 +66,7 @@ final class ExplainRun {
         var extender = ExtenderSetup.of(configuration.extender());
         // The cluster's records are signed with its extenders' key, which explain does not read: they count for nothing
         // here (bound pods' devices are predicted), without a warning per pod; the records its own binds write count.
-        this.setup = new ExtenderSetup(extender.config(), extender.catalog(), extender.parser(), extender.nodeStates(), extender.policy(),
+        this.base = new ExtenderSetup(extender.config(), extender.catalog(), extender.parser(), extender.nodeStates(), extender.policy(),
                 RecordTrust.ownKey(Set.copyOf(configuration.extender().schedulerNames()), UntrustedRecords.countedOnly(UntrustedRecords.DEFAULT_MEMORY)));
     }
 
@@ -72,6 +76,11 @@ final class ExplainRun {
      */
     ExplainReport explain(ClusterReading reading, Workloads workloads, List<String> asked, String clusterLabel, String configurationLabel)
             throws WorkloadFiles.BadInput {
+        // DRA's objects in the copy: pods' claims read from them by the extender as by its informers, allocated in the round.
+        var dra = new CopyDra(concat(reading.dra().slices(), workloads.dra().slices()), concat(reading.dra().claims(), workloads.dra().claims()),
+                concat(reading.dra().templates(), workloads.dra().templates()), concat(reading.dra().classes(), workloads.dra().classes()),
+                base.catalog());
+        var setup = dra.inUse() ? base.withDra(dra) : base;
         // What the cluster's extender has learned, so that a pod naming its class is ranked as the extender ranks it.
         setup.learner().ifPresent(learner -> learner.restore(reading.learned()));
         var admission = new PriorityAdmission(concat(reading.priorityClasses(), workloads.priorityClasses()));
@@ -89,9 +98,11 @@ final class ExplainRun {
                 case PriorityAdmission.Refused refused -> outcomes.put(key, alone(pod, given.workload(), new PodExplanation.Refused(refused.reason())));
             }
         }
+        // The resourceclaim controller's part: claims made from templates for the pods to place and those pending.
+        created.replaceAll(dra::withClaimsMade);
         var replaced = new HashSet<String>();
         created.forEach(pod -> replaced.add(key(pod)));
-        var listed = reading.pods().stream().filter(pod -> !replaced.contains(key(pod))).toList();
+        var listed = reading.pods().stream().filter(pod -> !replaced.contains(key(pod))).map(dra::withClaimsMade).toList();
         for (var name : asked) {
             if (listed.stream().noneMatch(pod -> key(pod).equals(name))) {
                 throw new WorkloadFiles.BadInput("pod " + name + " not found in the cluster");
@@ -99,7 +110,8 @@ final class ExplainRun {
             explained.putIfAbsent(name, "Pod");
         }
         var copy = new ListedClusterView(reading.nodes(), concat(listed, created), concat(reading.volumes(), workloads.volumes()),
-                concat(reading.claims(), workloads.claims()), setup.parser(), configuration.extender().rackLabel(), setup.trust());
+                concat(reading.claims(), workloads.claims()), dra.listed(), setup.parser(), configuration.extender().rackLabel(), setup.trust());
+        dra.tell(copy);
         var budgets = concat(reading.budgets(), workloads.budgets());
         copy.useBudgets(budgets);
         var sizes = reading.sizes().with(workloads.created());
@@ -108,7 +120,7 @@ final class ExplainRun {
         var verbs = setup.verbs(copy, (pod, table) -> scored.put(pod.uid(), table), advice -> { }, new CopyBinder(copy), report -> { },
                 sizes, planListener(seated));
         var extenders = configuration.scheduler().extenders().stream().map(entry -> new InProcessExtender(entry, verbs)).toList();
-        var driver = new SchedulerDriver(new CopyTarget(copy, budgets), configuration.scheduler(),
+        var driver = new SchedulerDriver(new CopyTarget(copy, budgets, dra), configuration.scheduler(),
                 extenders, FIRST_BY_NAME).preempting(PREEMPTION_SEED, FIRST_BY_NAME);
         var attempts = new LinkedHashMap<String, Attempt>();
         driver.attemptRound(attempt -> attempts.put(key(attempt.pod()), attempt));
@@ -122,7 +134,7 @@ final class ExplainRun {
         // Queue order first, as kube-scheduler took them; the pods it never tried after.
         attempts.forEach((key, attempt) -> {
             if (explained.containsKey(key)) {
-                pods.add(explain(attempt, explained.get(key), copy, verbs, sizes, scored, seated));
+                pods.add(explain(setup, dra, attempt, explained.get(key), copy, verbs, sizes, scored, seated));
             }
         });
         explained.forEach((key, workload) -> {
@@ -137,7 +149,8 @@ final class ExplainRun {
                 reading.nodes().size(), notes, pods);
     }
 
-    private PodExplanation explain(Attempt attempt, String workload, ListedClusterView copy, ExtenderVerbs verbs, ListedJobSizes sizes,
+    private PodExplanation explain(ExtenderSetup setup, CopyDra dra, Attempt attempt, String workload, ListedClusterView copy,
+                                   ExtenderVerbs verbs, ListedJobSizes sizes,
                                    Map<String, ScoreTable> scored, Set<String> seated) {
         var pod = attempt.pod();
         var uid = pod.getMetadata().getUid();
@@ -147,7 +160,9 @@ final class ExplainRun {
         return switch (attempt.decision()) {
             case Decision.Bound bound -> {
                 var now = copy.pod(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
-                var devices = devices(now, bound.node());
+                // A DRA pod's devices are its claims' allocation, a device-plugin pod's the bind's record.
+                var claimed = now == null ? List.<String>of() : dra.devicesOf(now);
+                var devices = claimed.isEmpty() ? devices(now, bound.node()) : claimed;
                 var cards = GpuCards.of(setup, copy, bound.node(), devices);
                 boolean plan = seated.contains(uid);
                 var speeds = PodSpeeds.of(workloadClass(pod), setup.policy().throughputs().current());
@@ -158,9 +173,9 @@ final class ExplainRun {
                         new PodExplanation.Placed(bound.node(), devices, cards, Rankings.tiedWith(bound), plan), ranking, shown, List.of());
             }
             case Decision.Nominated nominated -> new PodExplanation(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), workload, job,
-                    new PodExplanation.Nominated(nominated.node(), nominated.victims()), List.of(), refusals, changes(pod, job, attempt, copy));
+                    new PodExplanation.Nominated(nominated.node(), nominated.victims()), List.of(), refusals, changes(setup, pod, job, attempt, copy));
             case Decision.Unschedulable unschedulable -> new PodExplanation(pod.getMetadata().getNamespace(), pod.getMetadata().getName(),
-                    workload, job, new PodExplanation.Pending(unschedulable.message()), List.of(), refusals, changes(pod, job, attempt, copy));
+                    workload, job, new PodExplanation.Pending(unschedulable.message()), List.of(), refusals, changes(setup, pod, job, attempt, copy));
             case Decision.Failed failed -> new PodExplanation(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), workload, job,
                     new PodExplanation.Failed(failed.error()), List.of(), refusals, List.of());
         };
@@ -173,7 +188,7 @@ final class ExplainRun {
     }
 
     /** What would have to change: GPUs of the pod's class, and what preemption found, or the job's reason for a job's pod. */
-    private List<String> changes(Pod pod, PodExplanation.JobPart job, Attempt attempt, ListedClusterView copy) {
+    private List<String> changes(ExtenderSetup setup, Pod pod, PodExplanation.JobPart job, Attempt attempt, ListedClusterView copy) {
         var lines = new ArrayList<String>();
         if (job != null && job.whole()) {
             lines.add("its job " + job.key() + " is placed whole or not at all: all its pods must fit at once (the reason above says what it lacks)");

@@ -5,6 +5,9 @@ import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
 import io.hetgpu.testcluster.cluster.ControllerPods;
 import java.util.ArrayList;
@@ -13,7 +16,8 @@ import java.util.Set;
 
 /**
  * What the objects given with {@code -f} add to the cluster, as if applied: the pods their controllers would create,
- * the claims, volumes, PriorityClasses and disruption budgets placement reads, and the workload objects themselves
+ * the claims, volumes, PriorityClasses, disruption budgets and DRA objects (ResourceClaims, their templates,
+ * DeviceClasses) placement reads, and the workload objects themselves
  * (a Job's, JobSet's or training job's member count is read from them). Kinds that make no pods and that placement
  * does not read (a Service, RBAC, an admission policy) are noted and left out; a kind explain does not know is refused,
  * naming it.
@@ -21,9 +25,10 @@ import java.util.Set;
  * @param pods     each with the workload that makes it
  * @param created  the workload objects, namespaced
  * @param notes    what was left out, for the reader
+ * @param dra      ResourceClaims, ResourceClaimTemplates and DeviceClasses ({@code resource.k8s.io/v1}) the pods name
  */
 record Workloads(List<WorkloadPod> pods, List<HasMetadata> created, List<PersistentVolumeClaim> claims, List<PersistentVolume> volumes,
-                 List<PriorityClass> priorityClasses, List<PodDisruptionBudget> budgets, List<String> notes) {
+                 List<PriorityClass> priorityClasses, List<PodDisruptionBudget> budgets, List<String> notes, ClusterReading.Dra dra) {
 
     Workloads {
         pods = List.copyOf(pods);
@@ -46,7 +51,7 @@ record Workloads(List<WorkloadPod> pods, List<HasMetadata> created, List<Persist
             "NetworkPolicy", "Ingress", "HorizontalPodAutoscaler", "LimitRange", "ResourceQuota", "StorageClass",
             "CustomResourceDefinition", "Endpoints", "EndpointSlice", "PodTemplate", "Lease", "Event");
     /** Kinds without a namespace, left without one. */
-    private static final Set<String> CLUSTER_SCOPED = Set.of("PersistentVolume", "PriorityClass", "Namespace", "ClusterRole",
+    private static final Set<String> CLUSTER_SCOPED = Set.of("PersistentVolume", "PriorityClass", "DeviceClass", "Namespace", "ClusterRole",
             "ClusterRoleBinding", "StorageClass", "CustomResourceDefinition", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
             "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration");
 
@@ -62,6 +67,9 @@ record Workloads(List<WorkloadPod> pods, List<HasMetadata> created, List<Persist
         var volumes = new ArrayList<PersistentVolume>();
         var classes = new ArrayList<PriorityClass>();
         var budgets = new ArrayList<PodDisruptionBudget>();
+        var resourceClaims = new ArrayList<ResourceClaim>();
+        var templates = new ArrayList<ResourceClaimTemplate>();
+        var deviceClasses = new ArrayList<DeviceClass>();
         var notPlaced = new ArrayList<String>();
         // Counted before they are built: a count of Jobs each of no pods would otherwise be built, all of them, first.
         long jobs = 0;
@@ -77,6 +85,9 @@ record Workloads(List<WorkloadPod> pods, List<HasMetadata> created, List<Persist
                 case PersistentVolume volume -> volumes.add(volume);
                 case PriorityClass priorityClass -> classes.add(priorityClass);
                 case PodDisruptionBudget budget -> budgets.add(budget);
+                case ResourceClaim claim -> resourceClaims.add(claim);
+                case ResourceClaimTemplate template -> templates.add(template);
+                case DeviceClass deviceClass -> deviceClasses.add(deviceClass);
                 default -> {
                     if (ControllerPods.makesPods(object)) {
                         try {
@@ -102,7 +113,8 @@ record Workloads(List<WorkloadPod> pods, List<HasMetadata> created, List<Persist
                         throw new WorkloadFiles.BadInput(one.source() + ": kind " + kind + " (apiVersion " + object.getApiVersion()
                                 + ") is not one hetgpu explain knows: it places the pods of Pod, Job, JobSet, StatefulSet, Deployment, "
                                 + "ReplicaSet and Kubeflow training jobs (TFJob, PyTorchJob, MPIJob, XGBoostJob, PaddleJob, JAXJob), "
-                                + "beside PersistentVolumeClaims, PersistentVolumes, PriorityClasses and PodDisruptionBudgets");
+                                + "beside PersistentVolumeClaims, PersistentVolumes, PriorityClasses, PodDisruptionBudgets, and "
+                                + "ResourceClaims, ResourceClaimTemplates and DeviceClasses of resource.k8s.io/v1");
                     }
                 }
             }
@@ -111,6 +123,7 @@ record Workloads(List<WorkloadPod> pods, List<HasMetadata> created, List<Persist
         if (!notPlaced.isEmpty()) {
             notes.add("left out, as they make no pods and placement does not read them: " + String.join(", ", notPlaced));
         }
-        return new Workloads(pods, created, claims, volumes, classes, budgets, notes);
+        return new Workloads(pods, created, claims, volumes, classes, budgets, notes,
+                new ClusterReading.Dra(List.of(), resourceClaims, templates, deviceClasses));
     }
 }

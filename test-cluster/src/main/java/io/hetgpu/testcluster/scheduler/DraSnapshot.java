@@ -35,12 +35,19 @@ public record DraSnapshot(List<ResourceSlice> slices, Map<String, DeviceClass> c
     }
 
     public static DraSnapshot read(KubernetesClient client) {
-        var slices = client.resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice.class).list().getItems().stream()
-                .map(DraObjects::slice).toList();
-        var classes = DraObjects.classes(client.resources(io.fabric8.kubernetes.api.model.resource.v1.DeviceClass.class).list().getItems());
+        return of(client.resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice.class).list().getItems(),
+                client.resources(io.fabric8.kubernetes.api.model.resource.v1.DeviceClass.class).list().getItems(),
+                client.resources(ResourceClaim.class).inAnyNamespace().list().getItems());
+    }
+
+    /** The same from objects listed before (a copy of the cluster held in memory). */
+    public static DraSnapshot of(List<io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice> listedSlices,
+                                 List<io.fabric8.kubernetes.api.model.resource.v1.DeviceClass> listedClasses, List<ResourceClaim> listedClaims) {
+        var slices = listedSlices.stream().map(DraObjects::slice).toList();
+        var classes = DraObjects.classes(listedClasses);
         var claims = new LinkedHashMap<String, ResourceClaim>();
         var allocated = new HashSet<DeviceId>();
-        for (var claim : client.resources(ResourceClaim.class).inAnyNamespace().list().getItems()) {
+        for (var claim : listedClaims) {
             claims.put(claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName(), claim);
             allocated.addAll(DraObjects.allocatedDevices(claim));
         }

@@ -72,6 +72,29 @@ public final class DraWrites {
     }
 
     private static Map<String, Object> status(Pod pod, ClaimAllocation allocation) {
+        return Map.of("allocation", allocation(allocation), "reservedFor", List.of(consumer(pod)));
+    }
+
+    /**
+     * The claim as Reserve and PreBind leave it: the plugin's finalizer, its {@code status.allocation} and the pod in
+     * {@code status.reservedFor} (a copy; the claim given is not changed).
+     */
+    public static ResourceClaim allocated(ResourceClaim claim, Pod pod, ClaimAllocation allocation) {
+        return new ResourceClaimBuilder(claim).editMetadata().addToFinalizers(FINALIZER).endMetadata()
+                .editOrNewStatus().withAllocation(allocation(allocation)).withReservedFor(consumer(pod)).endStatus().build();
+    }
+
+    /** A claim allocated before with the pod added to those it is reserved for (a copy). */
+    public static ResourceClaim joined(ResourceClaim claim, Pod pod) {
+        var reserved = new ArrayList<>(claim.getStatus() == null || claim.getStatus().getReservedFor() == null
+                ? List.<io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference>of() : claim.getStatus().getReservedFor());
+        if (reserved.stream().noneMatch(r -> pod.getMetadata().getUid().equals(r.getUid()))) {
+            reserved.add(consumer(pod));
+        }
+        return new ResourceClaimBuilder(claim).editOrNewStatus().withReservedFor(reserved).endStatus().build();
+    }
+
+    private static io.fabric8.kubernetes.api.model.resource.v1.AllocationResult allocation(ClaimAllocation allocation) {
         var results = allocation.results().stream().map(r -> new DeviceRequestAllocationResultBuilder()
                 .withRequest(r.request()).withDriver(r.driver()).withPool(r.pool()).withDevice(r.device()).build()).toList();
         var result = new AllocationResultBuilder().withNewDevices().withResults(results).endDevices()
@@ -79,16 +102,23 @@ public final class DraWrites {
         allocation.nodeName().ifPresent(node -> result.withNodeSelector(new NodeSelectorBuilder().addNewNodeSelectorTerm()
                 .addNewMatchField().withKey("metadata.name").withOperator("In").withValues(node).endMatchField()
                 .endNodeSelectorTerm().build()));
-        return Map.of("allocation", result.build(), "reservedFor", List.of(consumer(pod)));
+        return result.build();
     }
 
-    private static io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference consumer(Pod pod) {
+    public static io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference consumer(Pod pod) {
         return new ResourceClaimConsumerReferenceBuilder().withResource("pods").withName(pod.getMetadata().getName())
                 .withUid(pod.getMetadata().getUid()).build();
     }
 
     /** The claim created at PreBind, as kube-scheduler creates it from its in-memory one; its name. */
     private static String createExtendedClaim(KubernetesClient client, Pod pod, ExtendedResourceClaim.Needed needed) {
+        var claim = extendedClaim(pod, needed, generatedName(pod.getMetadata().getName() + "-extended-resources-"));
+        client.resources(ResourceClaim.class).inNamespace(pod.getMetadata().getNamespace()).resource(claim).create();
+        return claim.getMetadata().getName();
+    }
+
+    /** The claim for extended resources as kube-scheduler makes it from its in-memory one, under that name. */
+    public static ResourceClaim extendedClaim(Pod pod, ExtendedResourceClaim.Needed needed, String name) {
         var requests = new ArrayList<io.fabric8.kubernetes.api.model.resource.v1.DeviceRequest>();
         for (var request : needed.claim().requests()) {
             if (request instanceof DeviceRequest.Exactly exactly) {
@@ -97,19 +127,16 @@ public final class DraWrites {
                         .withCount(exactly.request().count()).build()).build());
             }
         }
-        var name = generatedName(pod.getMetadata().getName() + "-extended-resources-");
-        var claim = new ResourceClaimBuilder().withNewMetadata().withName(name).withNamespace(pod.getMetadata().getNamespace())
+        return new ResourceClaimBuilder().withNewMetadata().withName(name).withNamespace(pod.getMetadata().getNamespace())
                 .addToAnnotations(ExtendedResourceClaim.ANNOTATION, "true")
                 .withOwnerReferences(new OwnerReferenceBuilder().withApiVersion("v1").withKind("Pod").withName(pod.getMetadata().getName())
                         .withUid(pod.getMetadata().getUid()).withController(true).build())
                 .endMetadata()
                 .withNewSpec().withNewDevices().withRequests(requests).endDevices().endSpec().build();
-        client.resources(ResourceClaim.class).inNamespace(pod.getMetadata().getNamespace()).resource(claim).create();
-        return name;
     }
 
     /** A name as the API server makes one from {@code generateName}: the base cut to leave room, five random characters. */
-    static String generatedName(String base) {
+    public static String generatedName(String base) {
         var cut = base.length() > 58 ? base.substring(0, 58) : base;
         var suffix = new StringBuilder();
         var random = ThreadLocalRandom.current();

@@ -32,6 +32,8 @@ public final class SchedulerDriver {
     /** The seed of kube-scheduler's ApiPreemption's walk, when this driver runs it; null when it does not. */
     private final Random preemptionOffsets;
     private final ApiPreemption preemption;
+    /** kube-scheduler's {@code DRAPreemption} feature gate: whether the dry run releases the devices of victims' claims. */
+    private final boolean releasingDraClaims;
     /** kube-scheduler's backoff queue, when this driver keeps one; null when every pending pod is tried each round. */
     private final PodBackoff backoff;
     private final List<? extends SchedulerExtender> extenders;
@@ -47,19 +49,20 @@ public final class SchedulerDriver {
 
     /** A driver over any target, calling these extenders (the entries of {@code settings}, however they are reached). */
     public SchedulerDriver(SchedulingTarget target, SchedulerSettings settings, List<? extends SchedulerExtender> extenders, TieBreak ties) {
-        this(target, settings, extenders, ties, null, null);
+        this(target, settings, extenders, ties, null, null, false);
     }
 
     private SchedulerDriver(SchedulingTarget target, SchedulerSettings settings, List<? extends SchedulerExtender> extenders, TieBreak ties,
-                            Random preemptionOffsets, PodBackoff backoff) {
+                            Random preemptionOffsets, PodBackoff backoff, boolean releasingDraClaims) {
         this.target = target;
         this.settings = settings;
         this.ties = ties;
         this.extenders = List.copyOf(extenders);
         this.cycle = new SchedulingCycle(this.extenders, ties);
         this.preemptionOffsets = preemptionOffsets;
-        this.preemption = preemptionOffsets == null ? null : new ApiPreemption(this.extenders, preemptionOffsets);
+        this.preemption = preemptionOffsets == null ? null : new ApiPreemption(this.extenders, preemptionOffsets, releasingDraClaims);
         this.backoff = backoff;
+        this.releasingDraClaims = releasingDraClaims;
     }
 
     /**
@@ -70,7 +73,17 @@ public final class SchedulerDriver {
      * @param seed the seed of the random offset at which each preemption starts its walk over the nodes
      */
     public SchedulerDriver preempting(long seed, TieBreak ties) {
-        return new SchedulerDriver(target, settings, extenders, ties, new Random(seed), backoff);
+        return new SchedulerDriver(target, settings, extenders, ties, new Random(seed), backoff, releasingDraClaims);
+    }
+
+    /**
+     * The same scheduler with kube-scheduler's {@code DRAPreemption} feature gate on (beta from 1.38): preemption's dry
+     * run counts the devices of the claims its victims leave used by no one free ({@link ApiPreemption}). Off, as in
+     * every release through 1.37, the DynamicResources plugin has no RemovePod: a victim's devices count held, and a
+     * pod that lacks only devices of DRA evicts nothing.
+     */
+    public SchedulerDriver releasingDraClaims() {
+        return new SchedulerDriver(target, settings, extenders, ties, preemptionOffsets, backoff, true);
     }
 
     /**
@@ -81,7 +94,8 @@ public final class SchedulerDriver {
      * together, come back in different rounds, as they do in kube-scheduler.
      */
     public SchedulerDriver backingOff(Duration initial, Duration max) {
-        return new SchedulerDriver(target, settings, extenders, ties, preemptionOffsets, new PodBackoff(initial, max, Clock.systemUTC()));
+        return new SchedulerDriver(target, settings, extenders, ties, preemptionOffsets, new PodBackoff(initial, max, Clock.systemUTC()),
+                releasingDraClaims);
     }
 
     public SchedulerSettings settings() {
@@ -130,7 +144,7 @@ public final class SchedulerDriver {
         for (var pod : pending) {
             var attempt = cycle.attempt(pod, nodes, podsByNode, dra);
             if (attempt.decision() instanceof Decision.Unschedulable unschedulable && preemption != null) {
-                attempt = preempt(attempt, unschedulable, nodes, podsByNode);
+                attempt = preempt(attempt, unschedulable, nodes, podsByNode, dra);
             }
             var decision = attempt.decision();
             if (decision instanceof Decision.Bound bound && dra.inUse() && DraFilter.usesDra(pod, dra)) {
@@ -165,10 +179,12 @@ public final class SchedulerDriver {
      * For the rest of the round the pod holds its place there, as kube-scheduler's nominated pods do for pods of
      * lower priority; the victims are gone from the round's view.
      */
-    private Attempt preempt(Attempt attempt, Decision.Unschedulable unschedulable, List<Node> nodes, Map<String, List<Pod>> podsByNode) {
+    private Attempt preempt(Attempt attempt, Decision.Unschedulable unschedulable, List<Node> nodes, Map<String, List<Pod>> podsByNode,
+                            DraSnapshot dra) {
         var pod = attempt.pod();
         var budgets = target.budgets();
-        return switch (preemption.preempt(pod, nodes, podsByNode, unschedulable.unresolvable(), budgets)) {
+        var draFilter = dra.inUse() && DraFilter.usesDra(pod, dra) ? cycle.draFilterForPreemption() : null;
+        return switch (preemption.preempt(pod, nodes, podsByNode, unschedulable.unresolvable(), budgets, dra, draFilter)) {
             case ApiPreemption.Outcome.None none -> attempt.endingIn(new Decision.Unschedulable(unschedulable.pod(),
                     unschedulable.message() + " preemption: " + none.why(), unschedulable.reasons(), unschedulable.unresolvable()), none.why());
             case ApiPreemption.Outcome.Nominate nominate -> {

@@ -143,6 +143,11 @@ public final class SchedulingCycle {
         return draFilter().judge(pod, ApiObjects.node(node), dra);
     }
 
+    /** The DynamicResources plugin, for preemption's dry run to check a DRA pod with its victims' devices released. */
+    DraFilter draFilterForPreemption() {
+        return draFilter();
+    }
+
     private synchronized DraFilter draFilter() {
         if (draFilter == null) {
             draFilter = new DraFilter(io.hetgpu.kubescheduler.dra.DraLimits.DEFAULTS);
