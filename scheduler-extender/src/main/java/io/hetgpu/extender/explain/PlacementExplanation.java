@@ -44,7 +44,7 @@ public final class PlacementExplanation {
         var best = fitting.getFirst();
         int refused = table.refusedCount();
         var text = new StringBuilder("best: ").append(best.node());
-        if (fitting.size() == 1 && refused > 0) {
+        if (fitting.size() == 1) {
             // No score to compare: with one node left, kube-scheduler scores nothing.
             text.append(", the only node that fits (").append(offer(best)).append(')');
         } else {

@@ -51,7 +51,7 @@ class PlacementEventsTest {
         assertThat(posted).hasSize(2);
         assertThat(posted.getFirst().getReason()).isEqualTo("HetgpuPlacement");
         assertThat(posted.getFirst().getInvolvedObject().getName()).isEqualTo("train-0");
-        assertThat(posted.getFirst().getMessage()).startsWith("best: t4 scores ");
+        assertThat(posted.getFirst().getMessage()).startsWith("best: t4, the only node that fits ");
     }
 
     @Test
@@ -66,7 +66,7 @@ class PlacementEventsTest {
         events.accept(raised, table);
 
         assertThat(client.v1().events().inNamespace("default").list().getItems()).singleElement().satisfies(event -> assertThat(event.getMessage())
-                .startsWith("hetgpu.io/priority: high ignored, spec.priority -100 gives low (only a trusted namespace may raise it); best: t4 scores "));
+                .startsWith("hetgpu.io/priority: high ignored, spec.priority -100 gives low (only a trusted namespace may raise it); best: t4, the only node that fits "));
     }
 
     @Test

@@ -87,7 +87,7 @@ class MissionRulesTest {
         assertThat(outcome.explanations().get("bert-large-0")).startsWith("best: dgx-h100-1, the only node that fits (8x H100, tier 85, 18 NVLinks per GPU pair)")
                 .contains("dgx-a100-1: faster cards are free, or preemption can free them, for this high-priority pod");
         assertThat(outcome.placements()).filteredOn(p -> p.pod().equals("resnet-worker-0")).singleElement()
-                .satisfies(p -> assertThat(p.reason()).startsWith("best: dgx-a100-1").contains("tier 40 V100 vs 70"));
+                .satisfies(p -> assertThat(p.reason()).startsWith("best: dgx-a100-1, the only node that fits (2x A100, tier 70"));
     }
 
     /** The front page shows the demo's comparison; it must be what the demo prints today, not what it printed once. */
