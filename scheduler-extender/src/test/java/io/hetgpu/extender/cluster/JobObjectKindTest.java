@@ -106,7 +106,7 @@ class JobObjectKindTest {
         assertThat(why("blank")).hasValue("PodGroup.scheduling.k8s.io \"blank\" in namespace ml states no spec.schedulingPolicy and its "
                 + "spec.workloadRef.templateName is \" \": expected a template's name");
         assertThat(why("zero")).get().asString().endsWith("Workload \"train\" in namespace ml has "
-                + "spec.podGroupTemplates[workers].schedulingPolicy.gang.minCount 0: expected a whole number of at least 1");
+                + "spec.podGroupTemplates[workers].schedulingPolicy.gang.minCount \"0\": expected a whole number of at least 1");
     }
 
     @Test
