@@ -80,7 +80,9 @@ final class JobObjectCounts {
         if (podGroup != null && count instanceof ObjectCount.ByPodGroup groups) {
             var group = groups.groups().get(podGroup);
             if (group == null) {
-                return new Unknown(object + " has no pod group " + Quote.of(podGroup) + " in spec.podGroups (it has "
+                var list = kind == JobObjectKind.WORKLOAD_TEMPLATES ? "template " + Quote.of(podGroup) + " in spec.podGroupTemplates"
+                        : "pod group " + Quote.of(podGroup) + " in spec.podGroups";
+                return new Unknown(object + " has no " + list + " (it has "
                         + Quote.cut(String.join(", ", new java.util.TreeSet<>(groups.groups().keySet())), 200) + ")");
             }
             count = group;
@@ -89,6 +91,12 @@ final class JobObjectCounts {
             case ObjectCount.Members members -> new Known(members.members());
             case ObjectCount.Unreadable unreadable -> new Unknown(object + " " + unreadable.reason());
             case ObjectCount.ByPodGroup groups -> new Unknown(object + " has pod groups, not one count");
+            // A Workload's template holds no reference, so this looks up once, not on and on.
+            case ObjectCount.FromTemplate ref -> switch (lookUp(tables, JobObjectKind.WORKLOAD_TEMPLATES, namespace, ref.workload(), ref.template())) {
+                case Known known -> known;
+                case Unknown unknown -> new Unknown(object + " states no spec.schedulingPolicy of its own and was made from template "
+                        + Quote.of(ref.template()) + " of Workload " + Quote.of(ref.workload()) + " (" + ref.field() + "): " + unknown.why());
+            };
         };
     }
 

@@ -32,18 +32,34 @@ record JobObjectKind(String name, String kind, String group, List<String> versio
     static final JobObjectKind COSCHEDULING_POD_GROUP = new JobObjectKind("PodGroup.scheduling.x-k8s.io", "PodGroup",
             "scheduling.x-k8s.io", List.of("v1alpha1"), "podgroups", object -> whole(spec(object).get("minMember"), "spec.minMember"));
     /**
-     * kube-scheduler's PodGroup: one per gang, made by a workload controller from a Workload's template, with the gang's
-     * minCount copied into its own spec.schedulingPolicy (so the Workload itself need not be read). Alpha in
-     * scheduling.k8s.io/v1alpha2 in Kubernetes 1.36; 1.37 serves it as v1alpha3 only (v1alpha2 dropped), at the same field.
+     * kube-scheduler's PodGroup: one per gang, made by a workload controller from a Workload's template. Alpha in
+     * scheduling.k8s.io/v1alpha2 in Kubernetes 1.36; 1.37 serves it as v1alpha3 only (v1alpha2 dropped). Upstream has the
+     * controller copy the template's policy into the PodGroup's own spec.schedulingPolicy (required, immutable), so that
+     * copy is read and wins; only a PodGroup that states neither gang nor basic is sized by the template it names
+     * (v1alpha2 spec.podGroupTemplateRef.workload.{workloadName, podGroupTemplateName}, v1alpha3
+     * spec.workloadRef.{workloadName, templateName}), read from {@link #WORKLOAD_TEMPLATES}.
      */
     static final JobObjectKind KUBE_POD_GROUP = new JobObjectKind("PodGroup.scheduling.k8s.io", "PodGroup",
-            "scheduling.k8s.io", List.of("v1alpha3", "v1alpha2"), "podgroups", object -> gang(spec(object).get("schedulingPolicy"), "spec.schedulingPolicy"));
+            "scheduling.k8s.io", List.of("v1alpha3", "v1alpha2"), "podgroups", JobObjectKind::kubePodGroup);
     /**
      * kube-scheduler's Workload of Kubernetes 1.35 (alpha), which pods name in spec.workloadRef. From 1.36 pods name a
-     * PodGroup instead (spec.schedulingGroup) and the Workload's templates (v1alpha2, v1alpha3) are not read.
+     * PodGroup instead (spec.schedulingGroup), and the Workload is read only for the template a PodGroup names
+     * ({@link #WORKLOAD_TEMPLATES}).
      */
     static final JobObjectKind WORKLOAD = new JobObjectKind("Workload", "Workload", "scheduling.k8s.io", List.of("v1alpha1"),
             "workloads", JobObjectKind::podGroups);
+    /**
+     * The most pod group templates (plain and composite, nested ones included) read of one Workload: upstream allows 8 per
+     * list; a Workload with more is unreadable rather than walked without end.
+     */
+    static final int TEMPLATES_READ = 64;
+    /**
+     * kube-scheduler's Workload of 1.36 (v1alpha2) and 1.37 (v1alpha3): its spec.podGroupTemplates[], each with a
+     * schedulingPolicy; 1.37 may also nest templates under spec.compositePodGroupTemplates[].podGroupTemplates (and
+     * .compositePodGroupTemplates), template names being unique within the Workload.
+     */
+    static final JobObjectKind WORKLOAD_TEMPLATES = new JobObjectKind("Workload", "Workload", "scheduling.k8s.io",
+            List.of("v1alpha3", "v1alpha2"), "workloads", object -> podGroupTemplates(object, TEMPLATES_READ));
     static final JobObjectKind JOB = new JobObjectKind("Job", "Job", "batch", List.of("v1"), "jobs", JobObjectKind::job);
     static final JobObjectKind JOBSET = new JobObjectKind("JobSet", "JobSet", "jobset.x-k8s.io", List.of("v1alpha2"), "jobsets",
             JobObjectKind::jobSet);
@@ -60,7 +76,7 @@ record JobObjectKind(String name, String kind, String group, List<String> versio
     static final List<JobObjectKind> ALL;
 
     static {
-        var all = new ArrayList<>(List.of(VOLCANO_POD_GROUP, COSCHEDULING_POD_GROUP, KUBE_POD_GROUP, WORKLOAD, JOB, JOBSET));
+        var all = new ArrayList<>(List.of(VOLCANO_POD_GROUP, COSCHEDULING_POD_GROUP, KUBE_POD_GROUP, WORKLOAD, WORKLOAD_TEMPLATES, JOB, JOBSET));
         all.addAll(KUBEFLOW);
         ALL = List.copyOf(all);
     }
@@ -118,6 +134,74 @@ record JobObjectKind(String name, String kind, String group, List<String> versio
                 continue;
             }
             counts.put(name, gang(group.get("policy"), "spec.podGroups[" + name + "].policy"));
+        }
+        return new ObjectCount.ByPodGroup(counts);
+    }
+
+    /**
+     * A kube-scheduler PodGroup's count: its own policy's gang minCount; where it states no policy, the template it names.
+     */
+    private static ObjectCount kubePodGroup(GenericKubernetesResource object) {
+        var spec = spec(object);
+        var policy = spec.get("schedulingPolicy") instanceof Map<?, ?> map ? map : Map.of();
+        if (policy.containsKey("gang") || policy.containsKey("basic")) {
+            return gang(policy, "spec.schedulingPolicy");
+        }
+        if (spec.get("workloadRef") instanceof Map<?, ?> ref) {
+            return templateRef(ref, "spec.workloadRef", "templateName");
+        }
+        if (spec.get("podGroupTemplateRef") instanceof Map<?, ?> ref && ref.get("workload") instanceof Map<?, ?> workload) {
+            return templateRef(workload, "spec.podGroupTemplateRef.workload", "podGroupTemplateName");
+        }
+        return gang(policy, "spec.schedulingPolicy");
+    }
+
+    private static ObjectCount templateRef(Map<?, ?> ref, String field, String templateKey) {
+        if (!(ref.get("workloadName") instanceof String workload) || workload.isBlank()) {
+            return new ObjectCount.Unreadable("states no spec.schedulingPolicy and its " + field + ".workloadName is "
+                    + Quote.of(ref.get("workloadName")) + ": expected a Workload's name");
+        }
+        if (!(ref.get(templateKey) instanceof String template) || template.isBlank()) {
+            return new ObjectCount.Unreadable("states no spec.schedulingPolicy and its " + field + "." + templateKey + " is "
+                    + Quote.of(ref.get(templateKey)) + ": expected a template's name");
+        }
+        return new ObjectCount.FromTemplate(workload, template, field);
+    }
+
+    /**
+     * A 1.36/1.37 Workload's pod group templates, each with its gang's minCount, at most {@code bound} templates read
+     * (composite ones counted too).
+     */
+    static ObjectCount podGroupTemplates(GenericKubernetesResource object, int bound) {
+        var counts = new HashMap<String, ObjectCount>();
+        var lists = new ArrayList<Map.Entry<String, Map<?, ?>>>();
+        lists.add(Map.entry("spec", spec(object)));
+        int read = 0;
+        for (int next = 0; next < lists.size(); next++) {
+            var field = lists.get(next).getKey();
+            var holder = lists.get(next).getValue();
+            var templates = holder.get("podGroupTemplates") instanceof List<?> list ? list : List.of();
+            var composites = holder.get("compositePodGroupTemplates") instanceof List<?> list ? list : List.of();
+            read += templates.size() + composites.size();
+            if (read > bound) {
+                return new ObjectCount.Unreadable("has more than " + bound + " pod group templates (under " + field
+                        + "), more than hetgpu reads of one Workload");
+            }
+            for (int i = 0; i < templates.size(); i++) {
+                var template = templates.get(i) instanceof Map<?, ?> map ? map : Map.of();
+                if (template.get("name") instanceof String name && !name.isBlank()) {
+                    counts.putIfAbsent(name, gang(template.get("schedulingPolicy"),
+                            field + ".podGroupTemplates[" + Quote.cut(name, 100) + "].schedulingPolicy"));
+                }
+            }
+            for (int i = 0; i < composites.size(); i++) {
+                var composite = composites.get(i) instanceof Map<?, ?> map ? map : Map.of();
+                var name = composite.get("name") instanceof String given ? Quote.cut(given, 100) : String.valueOf(i);
+                lists.add(Map.entry(field + ".compositePodGroupTemplates[" + name + "]", composite));
+            }
+        }
+        if (counts.isEmpty()) {
+            return new ObjectCount.Unreadable("has no named template in spec.podGroupTemplates");
         }
         return new ObjectCount.ByPodGroup(counts);
     }

@@ -21,7 +21,14 @@ sealed interface ObjectCount {
     record Unreadable(String reason) implements ObjectCount {
     }
 
-    /** A Workload: one count per pod group, by its name. */
+    /**
+     * A kube-scheduler PodGroup that states no scheduling policy of its own but names the Workload template it was made
+     * from: the count is that template's. {@code field} is where the PodGroup names it, for reasons.
+     */
+    record FromTemplate(String workload, String template, String field) implements ObjectCount {
+    }
+
+    /** A Workload: one count per pod group (or pod group template), by its name. */
     record ByPodGroup(Map<String, ObjectCount> groups) implements ObjectCount {
         public ByPodGroup {
             groups = Map.copyOf(groups);

@@ -176,6 +176,40 @@ class JobObjectSizesTest {
         assertThat(sizes.membersOf(job(schedulingGroupPod("train-worker-0")))).hasValue(5);
     }
 
+    /**
+     * A PodGroup that states no policy of its own is sized by the Workload template it names, the Workload followed in the
+     * version the cluster serves: 1.37's v1alpha3 (spec.workloadRef) here, 1.36's v1alpha2 (spec.podGroupTemplateRef) below.
+     */
+    @Test
+    void readsTheWorkloadTemplateAPodGroupOfKubernetes137Names() {
+        served.addAll(List.of(JobObjectKind.KUBE_POD_GROUP, JobObjectKind.WORKLOAD_TEMPLATES));
+        unservedVersions.add("scheduling.k8s.io/v1alpha2");
+        create(JobObjectKind.KUBE_POD_GROUP, "v1alpha3", "train-worker-0", Map.of("workloadRef",
+                Map.of("workloadName", "train", "templateName", "workers")));
+        create(JobObjectKind.KUBE_POD_GROUP, "v1alpha3", "train-chief-0", Map.of("workloadRef",
+                Map.of("workloadName", "train", "templateName", "chief")));
+        create(JobObjectKind.WORKLOAD_TEMPLATES, "v1alpha3", "train", Map.of("podGroupTemplates", List.of(
+                Map.of("name", "workers", "schedulingPolicy", Map.of("gang", Map.of("minCount", 7))))));
+        start();
+
+        assertThat(sizes.membersOf(job(schedulingGroupPod("train-worker-0")))).hasValue(7);
+        assertThat(sizes.whyUnknown(job(schedulingGroupPod("train-chief-0")))).get().asString()
+                .endsWith("Workload \"train\" in namespace ml has no template \"chief\" in spec.podGroupTemplates (it has workers)");
+    }
+
+    @Test
+    void readsTheWorkloadTemplateAPodGroupOfKubernetes136Names() {
+        served.addAll(List.of(JobObjectKind.KUBE_POD_GROUP, JobObjectKind.WORKLOAD_TEMPLATES));
+        unservedVersions.add("scheduling.k8s.io/v1alpha3");
+        create(JobObjectKind.KUBE_POD_GROUP, "v1alpha2", "train-worker-0", Map.of("podGroupTemplateRef", Map.of("workload",
+                Map.of("workloadName", "train", "podGroupTemplateName", "workers"))));
+        create(JobObjectKind.WORKLOAD_TEMPLATES, "v1alpha2", "train", Map.of("podGroupTemplates", List.of(
+                Map.of("name", "workers", "schedulingPolicy", Map.of("gang", Map.of("minCount", 5))))));
+        start();
+
+        assertThat(sizes.membersOf(job(schedulingGroupPod("train-worker-0")))).hasValue(5);
+    }
+
     @Test
     void aClusterServingNoPodGroupVersionHetgpuKnowsSaysWhichItFollows() {
         served.add(JobObjectKind.KUBE_POD_GROUP);
