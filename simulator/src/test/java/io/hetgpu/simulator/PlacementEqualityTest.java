@@ -65,8 +65,9 @@ class PlacementEqualityTest {
     @Test
     void hetgpuPlacesInTheSimulatorAsInTheTestCluster() throws Exception {
         var configuration = DeployedConfiguration.load(ProjectFiles.manifests());
-        // Without the eviction floor the shipped ConfigMap turns on: with it, the two sides part at the first whole job a
-        // high-priority pod's floor concerns (a known gap, docs/limits.md), which this test must not hide behind the rest.
+        // Neither side preempts here (the placer without preemption, the driver without it), and the eviction floor the
+        // shipped ConfigMap turns on concerns only a scheduler that does: the simulator leaves it out then, as its placer
+        // says, so the extender runs without it too. The floor is the same PolicyStep on both sides.
         var extender = configuration.extender().withEvictionFloor(EvictionFloor.NONE);
         var policy = new PlacementPolicy(extender.policy());
         var inventory = TestClusterInventory.of(NODES, CardCatalog.defaults());
