@@ -1,12 +1,10 @@
 package io.hetgpu.extender.cluster;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BiConsumer;
 
 /**
  * Whether an informer's event handler has seen every object of its first list. fabric8 fills an informer's store from
@@ -36,31 +34,5 @@ final class HandledKeys {
             handled.clear();
         }
         return caughtUp;
-    }
-
-    /**
-     * An informer's handler that passes each event on as {@code (before, after)} (null before an add, null after a
-     * delete), then marks the object handled: the one shape every handler of the view's first lists takes.
-     */
-    <T extends HasMetadata> ResourceEventHandler<T> handling(BiConsumer<T, T> change) {
-        return new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(T object) {
-                change.accept(null, object);
-                handled(object);
-            }
-
-            @Override
-            public void onUpdate(T before, T after) {
-                change.accept(before, after);
-                handled(after);
-            }
-
-            @Override
-            public void onDelete(T object, boolean finalStateUnknown) {
-                change.accept(object, null);
-                handled(object);
-            }
-        };
     }
 }
