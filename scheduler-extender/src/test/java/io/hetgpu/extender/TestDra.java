@@ -28,12 +28,15 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReferenc
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.hetgpu.extender.model.DraLookup;
+import io.hetgpu.gpu.NodeTopology;
+import io.hetgpu.gpu.inventory.HetgpuDra;
+import io.hetgpu.gpu.tier.CardCatalog;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** DRA objects as NVIDIA's GPU driver and kube-scheduler write them, for tests. */
+/** DRA objects as NVIDIA's GPU driver, hetgpu's and kube-scheduler write them, for tests. */
 public final class TestDra {
 
     public static final String NVIDIA = "gpu.nvidia.com";
@@ -58,19 +61,33 @@ public final class TestDra {
                 .withCapacity(Map.of("memory", new DeviceCapacityBuilder().withValue(new Quantity(memory)).build())).build();
     }
 
-    /** A GPU as hetgpu's names publish it: its model, family and NVLink set. */
-    public static Device hetgpuGpu(String name, String model, String family, String computeCapability, String memory, String nvlinkSet) {
+    /** A node's GPUs as hetgpu's driver publishes them: the shared contract's devices ({@link HetgpuDra#devices}) as the API holds them. */
+    public static List<Device> hetgpuGpus(NodeTopology topology, CardCatalog catalog) {
+        return HetgpuDra.devices(topology, catalog, Map.of()).stream().map(TestDra::hetgpuDevice).toList();
+    }
+
+    /** One device of the shared contract, its typed values as the API's attribute kinds. */
+    public static Device hetgpuDevice(HetgpuDra.Device device) {
         var attributes = new LinkedHashMap<String, DeviceAttribute>();
-        attributes.put("type", text("gpu"));
-        attributes.put("productName", text("NVIDIA " + model));
-        attributes.put("model", text(model));
-        attributes.put("family", text(family));
-        attributes.put("computeCapability", version(computeCapability));
-        if (nvlinkSet != null) {
-            attributes.put("nvlinkSet", text(nvlinkSet));
-        }
-        return new DeviceBuilder().withName(name).withAttributes(attributes)
-                .withCapacity(Map.of("memory", new DeviceCapacityBuilder().withValue(new Quantity(memory)).build())).build();
+        device.attributes().forEach((name, value) -> attributes.put(name, switch (value) {
+            case HetgpuDra.Value.Text text -> text(text.value());
+            case HetgpuDra.Value.Int number -> new DeviceAttributeBuilder().withInt(number.value()).build();
+            case HetgpuDra.Value.Version semver -> version(semver.value());
+        }));
+        return new DeviceBuilder().withName(device.name()).withAttributes(attributes).withCapacity(Map.of(HetgpuDra.MEMORY,
+                new DeviceCapacityBuilder().withValue(new Quantity(Long.toString(device.memoryBytes()))).build())).build();
+    }
+
+    /** hetgpu's DeviceClass: every device of its driver. */
+    public static DeviceClass hetgpuClass() {
+        return deviceClass(HETGPU, null, "device.driver == 'gpu.hetgpu.io'");
+    }
+
+    /** The claim with a constraint that all its devices share one NVLink set of {@code size} ({@code gpu.hetgpu.io/nvlinkSet<size>}). */
+    public static ResourceClaim onOneNvlinkSet(ResourceClaim claim, int size, String... requests) {
+        return new ResourceClaimBuilder(claim).editSpec().editDevices().addNewConstraint()
+                .withMatchAttribute(HETGPU + "/" + HetgpuDra.nvlinkSet(size)).withRequests(requests).endConstraint()
+                .endDevices().endSpec().build();
     }
 
     /** {@code count} alike NVIDIA GPUs named gpu-0… */

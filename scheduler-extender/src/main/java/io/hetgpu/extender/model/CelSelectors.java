@@ -7,6 +7,7 @@ import io.hetgpu.gpu.GpuArchitecture;
 import io.hetgpu.gpu.Quote;
 import io.hetgpu.gpu.tier.CardCatalog;
 import io.hetgpu.gpu.tier.CardRequirements;
+import io.hetgpu.gpu.tier.CardTier;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
@@ -18,7 +19,8 @@ import java.util.regex.Pattern;
 
 /**
  * Reads what the common shapes of a DRA device selector's CEL expression ask of a GPU: the driver, the device type, the
- * card model or product name, the architecture, least memory and least compute capability, each a clause joined by
+ * card model or product name, the architecture, the tier hetgpu's driver publishes (read as the least tier a card must
+ * have), least memory and least compute capability, each a clause joined by
  * {@code &&}. A clause of another shape is not evaluated here (hetgpu runs no CEL): it is listed as unread, and the
  * request is judged on the clauses it could read, so that the extender refuses no node for what it did not understand;
  * kube-scheduler's allocator, which evaluates the whole expression, decides the rest.
@@ -39,6 +41,10 @@ public final class CelSelectors {
     private static final Pattern AT_LEAST = Pattern.compile("device\\.(attributes|capacity)\\[" + QUOTED
             + "\\]\\.([A-Za-z][A-Za-z0-9_]{0,62})\\.(?:compareTo\\((quantity|semver)\\(" + QUOTED + "\\)\\)\\s*(>=|>)\\s*0"
             + "|isGreaterThan\\((quantity|semver)\\(" + QUOTED + "\\)\\))");
+    private static final Pattern ATTRIBUTE_INT = Pattern.compile(
+            "device\\.attributes\\[" + QUOTED + "\\]\\.([A-Za-z][A-Za-z0-9_]{0,62})\\s*(==|>=|>)\\s*(\\d{1,9})");
+    private static final Pattern ATTRIBUTE_INT_IN = Pattern.compile(
+            "device\\.attributes\\[" + QUOTED + "\\]\\.([A-Za-z][A-Za-z0-9_]{0,62})\\s+in\\s+\\[\\s*(\\d{1,9}(?:\\s*,\\s*\\d{1,9}){0,31})\\s*\\]");
     private static final Pattern LIST_ITEM = Pattern.compile("\\s*" + QUOTED + "\\s*");
     private static final Pattern VERSION = Pattern.compile("(\\d{1,2})\\.(\\d{1,2})(?:\\.\\d{1,9})?");
     private static final BigDecimal MIB = BigDecimal.valueOf(1L << 20);
@@ -54,16 +60,24 @@ public final class CelSelectors {
      * @param models         the card models allowed, empty for any
      * @param minMemoryMiB   least memory, 0 for any
      * @param minCapability  least compute capability
+     * @param minTier        least tier, {@link CardRequirements#ANY_TIER} for any
      * @param unread         the clauses not read, quoted
      */
     public record Reading(boolean namesGpuDriver, boolean otherType, Set<String> models, long minMemoryMiB,
-                          ComputeCapability minCapability, List<String> unread) {
+                          ComputeCapability minCapability, CardTier minTier, List<String> unread) {
 
         public static final Reading NOTHING = new Reading(false, false, Set.of(), 0, CardRequirements.ANY_COMPUTE_CAPABILITY, List.of());
 
         public Reading {
             models = java.util.Collections.unmodifiableSet(new LinkedHashSet<>(models));
+            java.util.Objects.requireNonNull(minTier, "minTier");
             unread = List.copyOf(unread);
+        }
+
+        /** A reading that asks no tier. */
+        public Reading(boolean namesGpuDriver, boolean otherType, Set<String> models, long minMemoryMiB, ComputeCapability minCapability,
+                       List<String> unread) {
+            this(namesGpuDriver, otherType, models, minMemoryMiB, minCapability, CardRequirements.ANY_TIER, unread);
         }
 
         /** What a device passing both asks: both sets of clauses hold. */
@@ -79,12 +93,13 @@ public final class CelSelectors {
             unreadBoth.addAll(other.unread);
             return new Reading(namesGpuDriver || other.namesGpuDriver, otherType || other.otherType, both,
                     Math.max(minMemoryMiB, other.minMemoryMiB),
-                    minCapability.isAtLeast(other.minCapability) ? minCapability : other.minCapability, unreadBoth);
+                    minCapability.isAtLeast(other.minCapability) ? minCapability : other.minCapability,
+                    minTier.rank() >= other.minTier.rank() ? minTier : other.minTier, unreadBoth);
         }
 
         /** The requirements of the clauses read. */
         public CardRequirements cards() {
-            return new CardRequirements(models, minMemoryMiB, minCapability);
+            return new CardRequirements(models, minTier, Set.of(), minMemoryMiB, minCapability);
         }
     }
 
@@ -124,6 +139,17 @@ public final class CelSelectors {
         if (equals.matches()) {
             return attribute(clause, quoted(equals, 1), equals.group(3), List.of(quoted(equals, 4)), catalog);
         }
+        var whole = ATTRIBUTE_INT.matcher(clause);
+        if (whole.matches()) {
+            // == and >= ask at least that tier, > one more: a floor no narrower than the clause.
+            long value = Long.parseLong(whole.group(5));
+            return tier(clause, quoted(whole, 1), whole.group(3), whole.group(4).equals(">") ? value + 1 : value, catalog);
+        }
+        var wholeIn = ATTRIBUTE_INT_IN.matcher(clause);
+        if (wholeIn.matches()) {
+            long least = java.util.Arrays.stream(wholeIn.group(4).split(",")).mapToLong(item -> Long.parseLong(item.strip())).min().orElseThrow();
+            return tier(clause, quoted(wholeIn, 1), wholeIn.group(3), least, catalog);
+        }
         var in = ATTRIBUTE_IN.matcher(clause);
         if (in.matches()) {
             var values = listOf(in.group(4));
@@ -135,19 +161,33 @@ public final class CelSelectors {
         }
         var alternatives = splitTopLevel(clause, "||");
         if (alternatives != null && alternatives.size() > 1) {
-            // Alternatives of one model or product attribute ("A100" || "H100") are a set of models; anything else is not read.
+            // Alternatives of one model or product attribute ("A100" || "H100") are a set of models, alternatives of tiers
+            // the least of them; anything else is not read.
             var models = new LinkedHashSet<String>();
+            CardTier least = null;
             boolean gpu = false;
+            if (alternatives.size() > MAX_CLAUSES) {
+                return unread(clause, "more than " + MAX_CLAUSES + " alternatives");
+            }
             for (var alternative : alternatives) {
                 var one = clause(stripParentheses(alternative.strip()), catalog);
-                if (!one.unread().isEmpty() || one.models().isEmpty() || one.minMemoryMiB() > 0
+                boolean model = !one.models().isEmpty() && one.minTier().equals(CardRequirements.ANY_TIER);
+                boolean tier = one.models().isEmpty() && !one.minTier().equals(CardRequirements.ANY_TIER);
+                if (!one.unread().isEmpty() || !(model || tier) || one.minMemoryMiB() > 0
                         || !one.minCapability().equals(CardRequirements.ANY_COMPUTE_CAPABILITY)) {
                     return unread(clause, "unknown alternatives");
                 }
                 gpu |= one.namesGpuDriver();
                 models.addAll(one.models());
+                if (tier) {
+                    least = least == null || one.minTier().rank() < least.rank() ? one.minTier() : least;
+                }
             }
-            return new Reading(gpu, false, models, 0, CardRequirements.ANY_COMPUTE_CAPABILITY, List.of());
+            if (least != null && !models.isEmpty()) {
+                return unread(clause, "alternatives of models and tiers");
+            }
+            return new Reading(gpu, false, models, 0, CardRequirements.ANY_COMPUTE_CAPABILITY,
+                    least == null ? CardRequirements.ANY_TIER : least, List.of());
         }
         return unread(clause, "unknown shape");
     }
@@ -192,6 +232,37 @@ public final class CelSelectors {
                     List.of(Quote.of(clause) + " (attribute " + name + " not read)"));
         }
         return new Reading(true, false, models, 0, CardRequirements.ANY_COMPUTE_CAPABILITY, List.of());
+    }
+
+    /**
+     * An int attribute compared with a number: the tier of hetgpu's driver read as the least tier a card must have (an
+     * exact tier as "that tier or newer", which admits every card the clause admits); any other int attribute is not read.
+     */
+    private static Reading tier(String clause, String domain, String name, long least, CardCatalog catalog) {
+        var known = DraDriver.named(domain);
+        if (known.isEmpty()) {
+            return unread(clause, "attribute of another domain");
+        }
+        var driver = known.get();
+        if (driver.tier().isEmpty() || !name.equals(driver.tier())) {
+            return new Reading(true, false, Set.of(), 0, CardRequirements.ANY_COMPUTE_CAPABILITY,
+                    List.of(Quote.of(clause) + " (attribute " + name + " not read)"));
+        }
+        if (least > SliceReader.MAX_TIER) {
+            return unread(clause, "a tier above any card's");
+        }
+        return new Reading(true, false, Set.of(), 0, CardRequirements.ANY_COMPUTE_CAPABILITY, floor((int) least, catalog), List.of());
+    }
+
+    /** The floor of a tier, named after the weakest card the catalog ranks there or above ("tier 7" when it has none). */
+    static CardTier floor(int rank, CardCatalog catalog) {
+        if (rank <= CardRequirements.ANY_TIER.rank()) {
+            return CardRequirements.ANY_TIER;
+        }
+        var weakest = catalog.cards().stream().filter(card -> card.rank() >= rank)
+                .min(java.util.Comparator.comparingInt(io.hetgpu.gpu.tier.KnownCard::rank));
+        var name = weakest.filter(card -> card.rank() == rank).map(card -> CardModel.fromProductName(card.model())).orElse("tier " + rank);
+        return new CardTier(name, rank, false, "tier " + rank + " as a DRA selector asks it");
     }
 
     private static Reading atLeast(String clause, Matcher matcher) {

@@ -9,6 +9,7 @@ import io.hetgpu.gpu.ComputeCapability;
 import io.hetgpu.gpu.Quote;
 import io.hetgpu.gpu.tier.CardCatalog;
 import io.hetgpu.gpu.tier.CardRequirements;
+import io.hetgpu.gpu.tier.CardTier;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -25,6 +26,10 @@ import java.util.Set;
  * device). A prioritized list ({@code firstAvailable}) is satisfied by any of its subrequests: read as the least of them
  * (the fewest GPUs, any model one of them allows, the least memory), so that no node one of them fits is refused, and the
  * note says so. Requests of several claims add up; what each card must be is what all GPU requests allow between them.
+ * A claim whose constraint asks all its GPUs to share a driver's NVLink set attribute ({@code matchAttribute:
+ * gpu.hetgpu.io/nvlinkSet4}) asks for NVLink as {@code hetgpu.io/interconnect: nvlink} does, when it holds all the pod's
+ * GPUs (a constraint binds one claim's devices only). The order of a prioritized list is a preference, never a
+ * priority: the pod's priority is its {@code spec.priority}, as for any pod.
  * A pod asking {@code nvidia.com/gpu} that a DeviceClass serves ({@code spec.extendedResourceName}) is read through that
  * class's selectors, and so is one asking a class's own {@code deviceclass.resource.kubernetes.io/<class>}. Whatever is
  * not read (a selector of another shape, a claim not created yet) is in the note, never a reason to refuse a node.
@@ -39,6 +44,8 @@ public final class ClaimRequestReader {
     public static final int MAX_REQUESTS = 32;
     /** Selectors of one request or class read (the API allows 32). */
     public static final int MAX_SELECTORS = 32;
+    /** Constraints of one claim read (the API allows 32). */
+    public static final int MAX_CONSTRAINTS = 32;
 
     private ClaimRequestReader() {
     }
@@ -48,12 +55,14 @@ public final class ClaimRequestReader {
      *
      * @param gpus     GPUs they ask in all
      * @param cards    what each card must be, {@link CardRequirements#ANY} for nothing
+     * @param nvlink   every GPU the pod asks must come from one NVLink set: its one claim of GPUs constrains them all to
+     *                 one value of a driver's NVLink set attribute ({@code matchAttribute: gpu.hetgpu.io/nvlinkSet4})
      * @param note     what was not read, or how a prioritized list was read ("" for nothing)
      * @param problems what makes the request unreadable (too many GPUs), naming the field
      */
-    public record ClaimRequest(int gpus, CardRequirements cards, String note, List<String> problems) {
+    public record ClaimRequest(int gpus, CardRequirements cards, boolean nvlink, String note, List<String> problems) {
 
-        public static final ClaimRequest NONE = new ClaimRequest(0, CardRequirements.ANY, "", List.of());
+        public static final ClaimRequest NONE = new ClaimRequest(0, CardRequirements.ANY, false, "", List.of());
 
         public ClaimRequest {
             problems = List.copyOf(problems);
@@ -61,7 +70,11 @@ public final class ClaimRequestReader {
     }
 
     /** One GPU request read: how many, and what the cards may be. */
-    private record Asked(int count, Set<String> models, long minMemoryMiB, ComputeCapability minCapability) {
+    private record Asked(int count, Set<String> models, long minMemoryMiB, ComputeCapability minCapability, CardTier minTier) {
+    }
+
+    /** What one claim asks: its GPU requests, and whether an NVLink constraint covers all of them. */
+    private record ClaimAsked(List<Asked> asked, boolean nvlink) {
     }
 
     /**
@@ -80,11 +93,14 @@ public final class ClaimRequestReader {
             var served = lookup.extendedResourceClass(resourceName);
             if (served != null && served.getSpec() != null) {
                 var reading = classReading(served, catalog);
-                extended = new Asked(limitGpus, reading.models(), reading.minMemoryMiB(), reading.minCapability());
+                extended = new Asked(limitGpus, reading.models(), reading.minMemoryMiB(), reading.minCapability(), reading.minTier());
                 unread(reading, "DeviceClass " + Quote.of(name(served)), notes);
             }
         }
         implicitClasses(pod, lookup, catalog, asked, notes, problems);
+        boolean othersAsk = !asked.isEmpty() || extended != null;
+        int gpuClaims = 0;
+        boolean nvlinkClaim = false;
         var claims = spec == null || spec.getResourceClaims() == null ? List.<io.fabric8.kubernetes.api.model.PodResourceClaim>of()
                 : spec.getResourceClaims();
         int seen = 0;
@@ -107,32 +123,52 @@ public final class ClaimRequestReader {
                 notes.add(where + ": claim " + Quote.of(claimName) + " not found");
                 continue;
             }
-            readClaim(claim, where, lookup, catalog, asked, notes);
+            var read = readClaim(claim, where, lookup, catalog, notes);
+            if (!read.asked().isEmpty()) {
+                gpuClaims++;
+                nvlinkClaim = read.nvlink();
+                asked.addAll(read.asked());
+            }
+        }
+        // NVLink binds only the devices of one claim: read as the pod's when that claim asks all of its GPUs.
+        boolean nvlink = gpuClaims == 1 && nvlinkClaim && !othersAsk;
+        if (nvlinkClaim && !nvlink) {
+            notes.add("an NVLink constraint binds one claim's GPUs, not all the pod asks: not read, left to kube-scheduler");
         }
         long total = asked.stream().mapToLong(Asked::count).sum();
         if (extended != null) {
             asked.add(extended);
         }
         if (asked.isEmpty()) {
-            return new ClaimRequest(0, CardRequirements.ANY, String.join("; ", notes), problems);
+            return new ClaimRequest(0, CardRequirements.ANY, false, String.join("; ", notes), problems);
         }
         if (total + limitGpus > PodRequestParser.MAX_GPUS_PER_POD) {
             problems.add("spec.resourceClaims: at most " + PodRequestParser.MAX_GPUS_PER_POD + " GPUs per pod, the claims ask "
                     + total + (limitGpus > 0 ? " beside " + limitGpus + " in resources.limits" : ""));
         }
-        // What every GPU request allows between them: a model any one of them allows, the least memory and capability.
+        // What every GPU request allows between them: a model any one of them allows, the least memory, capability and tier.
+        var loosest = loosest(asked);
+        var cards = new CardRequirements(loosest.models(), loosest.minTier(), Set.of(), loosest.minMemoryMiB(), loosest.minCapability());
+        return new ClaimRequest((int) Math.min(total, Integer.MAX_VALUE), cards, nvlink, String.join("; ", notes), problems);
+    }
+
+    /** What any of {@code asked} allows: a model one of them allows (any, if one allows any), the least memory, capability and tier. */
+    private static Asked loosest(List<Asked> asked) {
         var models = new LinkedHashSet<String>();
         boolean anyModel = false;
         long memory = Long.MAX_VALUE;
-        var capability = (ComputeCapability) null;
+        ComputeCapability capability = null;
+        CardTier tier = null;
+        int least = Integer.MAX_VALUE;
         for (var one : asked) {
             anyModel |= one.models().isEmpty();
             models.addAll(one.models());
             memory = Math.min(memory, one.minMemoryMiB());
             capability = capability == null || capability.isAtLeast(one.minCapability()) ? one.minCapability() : capability;
+            tier = tier == null || one.minTier().rank() < tier.rank() ? one.minTier() : tier;
+            least = Math.min(least, one.count());
         }
-        var cards = new CardRequirements(anyModel ? Set.of() : models, memory, capability);
-        return new ClaimRequest((int) Math.min(total, Integer.MAX_VALUE), cards, String.join("; ", notes), problems);
+        return new Asked(least, anyModel ? Set.of() : models, memory, capability, tier);
     }
 
     /** The prefix of the extended resource every DeviceClass without {@code spec.extendedResourceName} serves. */
@@ -194,7 +230,7 @@ public final class ClaimRequestReader {
             }
             unread(reading, where, notes);
             asked.add(new Asked((int) Math.min(count, PodRequestParser.MAX_GPUS_PER_POD + 1L), reading.models(), reading.minMemoryMiB(),
-                    reading.minCapability()));
+                    reading.minCapability(), reading.minTier()));
         }
     }
 
@@ -234,12 +270,15 @@ public final class ClaimRequestReader {
         return null;
     }
 
-    private static void readClaim(ResourceClaim claim, String where, DraLookup lookup, CardCatalog catalog, List<Asked> asked,
-                                  List<String> notes) {
+    private static ClaimAsked readClaim(ResourceClaim claim, String where, DraLookup lookup, CardCatalog catalog, List<String> notes) {
         var devices = claim.getSpec() == null ? null : claim.getSpec().getDevices();
         if (devices == null || devices.getRequests() == null) {
-            return;
+            return new ClaimAsked(List.of(), false);
         }
+        var asked = new ArrayList<Asked>();
+        // The GPU requests by name, with their subrequests' names: what a constraint must name to bind them all.
+        var gpuRequests = new java.util.LinkedHashMap<String, Set<String>>();
+        boolean allRead = true;
         int read = 0;
         for (var request : devices.getRequests()) {
             if (request == null) {
@@ -247,11 +286,75 @@ public final class ClaimRequestReader {
             }
             if (++read > MAX_REQUESTS) {
                 notes.add(where + ": requests past the first " + MAX_REQUESTS + " not read");
-                return;
+                allRead = false;
+                break;
             }
             var named = where + ".requests[" + Quote.of(request.getName()) + "]";
-            readRequest(request, named, lookup, catalog, notes).ifPresent(asked::add);
+            var one = readRequest(request, named, lookup, catalog, notes);
+            if (one.isPresent()) {
+                asked.add(one.get());
+                gpuRequests.put(String.valueOf(request.getName()), subrequestNames(request));
+            }
         }
+        boolean nvlink = allRead && !asked.isEmpty() && nvlinkConstrained(devices.getConstraints(), gpuRequests, where, notes);
+        return new ClaimAsked(asked, nvlink);
+    }
+
+    private static Set<String> subrequestNames(DeviceRequest request) {
+        var names = new java.util.HashSet<String>();
+        if (request.getFirstAvailable() != null) {
+            int looked = 0;
+            for (var sub : request.getFirstAvailable()) {
+                if (sub != null && ++looked <= MAX_REQUESTS) {
+                    names.add(String.valueOf(sub.getName()));
+                }
+            }
+        }
+        return names;
+    }
+
+    /**
+     * Whether a constraint of the claim asks every one of its GPU requests for devices of one NVLink set: a
+     * {@code matchAttribute} naming a known driver's NVLink set attribute, over all the claim's requests (none listed) or
+     * naming each GPU request (by its name, or every one of its subrequests by {@code request/subrequest}).
+     */
+    private static boolean nvlinkConstrained(List<io.fabric8.kubernetes.api.model.resource.v1.DeviceConstraint> constraints,
+                                             java.util.Map<String, Set<String>> gpuRequests, String where, List<String> notes) {
+        if (constraints == null) {
+            return false;
+        }
+        int looked = 0;
+        for (var constraint : constraints) {
+            if (constraint == null || constraint.getMatchAttribute() == null) {
+                continue;
+            }
+            if (++looked > MAX_CONSTRAINTS) {
+                notes.add(where + ": constraints past the first " + MAX_CONSTRAINTS + " not read");
+                return false;
+            }
+            var attribute = constraint.getMatchAttribute();
+            boolean nvlinkSet = DraDriver.KNOWN.stream().anyMatch(driver -> driver.nvlinkSetSize(attribute).isPresent());
+            if (!nvlinkSet) {
+                continue;
+            }
+            var listed = constraint.getRequests() == null ? List.<String>of() : constraint.getRequests();
+            if (listed.isEmpty()) {
+                return true;
+            }
+            if (listed.size() > MAX_REQUESTS * (MAX_REQUESTS + 1)) {
+                notes.add(where + ".constraints[" + (looked - 1) + "]: more requests than a claim holds, not read");
+                continue;
+            }
+            var named = new java.util.HashSet<>(listed);
+            boolean all = gpuRequests.entrySet().stream().allMatch(request -> named.contains(request.getKey())
+                    || !request.getValue().isEmpty() && request.getValue().stream().allMatch(sub -> named.contains(request.getKey() + "/" + sub)));
+            if (all) {
+                return true;
+            }
+            notes.add(where + ".constraints[" + (looked - 1) + "]: matchAttribute " + Quote.of(attribute)
+                    + " binds only some of the claim's GPU requests: not read, left to kube-scheduler");
+        }
+        return false;
     }
 
     private static java.util.Optional<Asked> readRequest(DeviceRequest request, String where, DraLookup lookup, CardCatalog catalog,
@@ -287,22 +390,15 @@ public final class ClaimRequestReader {
             notes.add(where + ": firstAvailable may be met without a GPU; read as none");
             return java.util.Optional.empty();
         }
-        var least = read.stream().min(java.util.Comparator.comparingInt(Asked::count)).orElseThrow();
-        var models = new LinkedHashSet<String>();
-        boolean anyModel = false;
-        long memory = Long.MAX_VALUE;
-        ComputeCapability capability = null;
-        for (var one : read) {
-            anyModel |= one.models().isEmpty();
-            models.addAll(one.models());
-            memory = Math.min(memory, one.minMemoryMiB());
-            capability = capability == null || capability.isAtLeast(one.minCapability()) ? one.minCapability() : capability;
-        }
+        // Any subrequest may be the one allocated, so the request admits what any of them admits: for hetgpu's lists of
+        // tiers, every tier listed, not only the first.
+        var least = loosest(read);
         if (read.size() > 1) {
             notes.add(where + ": firstAvailable read as the least of its " + read.size() + " subrequests (" + least.count() + " GPU"
-                    + (least.count() == 1 ? "" : "s") + (anyModel ? ", any model" : ", " + String.join(" or ", models)) + ")");
+                    + (least.count() == 1 ? "" : "s") + (least.models().isEmpty() ? ", any model" : ", " + String.join(" or ", least.models()))
+                    + (least.minTier().equals(CardRequirements.ANY_TIER) ? "" : ", tier " + least.minTier().rank() + " or newer") + ")");
         }
-        return java.util.Optional.of(new Asked(least.count(), anyModel ? Set.of() : models, memory, capability));
+        return java.util.Optional.of(least);
     }
 
     /** One request or subrequest: GPUs when its class or selectors name a GPU driver and no other device type. */
@@ -333,7 +429,7 @@ public final class ClaimRequestReader {
             }
             devices = (int) Math.min(asked, PodRequestParser.MAX_GPUS_PER_POD + 1L);
         }
-        return java.util.Optional.of(new Asked(devices, reading.models(), reading.minMemoryMiB(), reading.minCapability()));
+        return java.util.Optional.of(new Asked(devices, reading.models(), reading.minMemoryMiB(), reading.minCapability(), reading.minTier()));
     }
 
     private static CelSelectors.Reading classReading(DeviceClass deviceClass, CardCatalog catalog) {

@@ -1,6 +1,9 @@
 package io.hetgpu.extender.model;
 
 import io.hetgpu.gpu.ComputeCapability;
+import io.hetgpu.gpu.GpuDevice;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -13,17 +16,23 @@ import java.util.Objects;
  * @param model             the card model as hetgpu spells it ({@code A100})
  * @param memoryMiB         its memory capacity
  * @param computeCapability its CUDA compute capability
- * @param nvlinkSet         the NVLink set it belongs to ("" when the driver publishes none)
+ * @param tier              the tier the driver published for it, 0 when it published none
+ * @param nvlinkSets        by set size, the NVLink set it belongs to; a size it is in no set of is absent (empty when
+ *                          the driver publishes no NVLink)
+ * @param numaNode          its NUMA node, {@link GpuDevice#NUMA_UNKNOWN} when not published
+ * @param pcieRoot          its PCIe root complex, "" when not published
  * @param untainted         no taint keeps kube-scheduler from allocating it (NoSchedule, NoExecute)
  */
 public record DraDevice(String driver, String pool, String name, String product, String model, long memoryMiB,
-                        ComputeCapability computeCapability, String nvlinkSet, boolean untainted) {
+                        ComputeCapability computeCapability, int tier, Map<Integer, String> nvlinkSets, int numaNode, String pcieRoot,
+                        boolean untainted) {
 
     public DraDevice {
         Objects.requireNonNull(driver, "driver");
         Objects.requireNonNull(pool, "pool");
         Objects.requireNonNull(name, "name");
-        Objects.requireNonNull(nvlinkSet, "nvlinkSet");
+        nvlinkSets = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(nvlinkSets));
+        Objects.requireNonNull(pcieRoot, "pcieRoot");
     }
 
     /** The device's ID as a claim's allocation names it (driver, pool, device), and as the node's topology holds it. */

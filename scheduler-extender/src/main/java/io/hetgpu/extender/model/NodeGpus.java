@@ -98,33 +98,33 @@ public record NodeGpus(NodeTopology topology, GpuSetAllocator allocator, List<Ca
 
     /**
      * GPUs a DRA driver publishes in ResourceSlices. Each device's ID is the one a claim's allocation names it by
-     * ({@link DraDevice#id}), so the devices of allocated claims are positions of this topology. GPUs of one published
-     * NVLink set are joined by NVLink (how many links is not published: one, so a measured set of hetgpu's ranks above
-     * it); any other pair is an unknown link.
+     * ({@link DraDevice#id}), so the devices of allocated claims are positions of this topology. The links are those the
+     * slices tell ({@link DraLinks}); a card the catalog does not know ranks by the tier its driver published, where it
+     * published one, so that the extender ranks it as a selector on that tier selects it.
      */
     public static NodeGpus of(NodeSlices slices, CardCatalog catalog) {
         var devices = new ArrayList<GpuDevice>(slices.gpus().size());
+        var tiers = new ArrayList<CardTier>(slices.gpus().size());
         int i = 0;
         for (var gpu : slices.gpus()) {
             devices.add(new GpuDevice(gpu.id(), i++, gpu.product(), gpu.model(), GpuArchitecture.of(gpu.computeCapability()),
-                    gpu.computeCapability(), gpu.memoryMiB(), "unknown", GpuDevice.NUMA_UNKNOWN,
+                    gpu.computeCapability(), gpu.memoryMiB(), "unknown", gpu.numaNode(),
                     gpu.untainted() ? DeviceHealth.HEALTHY : DeviceHealth.UNHEALTHY));
-        }
-        var links = LinkMatrix.builder(devices.size(), UNKNOWN_LINK);
-        for (int a = 0; a < devices.size(); a++) {
-            for (int b = a + 1; b < devices.size(); b++) {
-                var set = slices.gpus().get(a).nvlinkSet();
-                if (!set.isEmpty() && set.equals(slices.gpus().get(b).nvlinkSet())) {
-                    links.set(a, b, DRA_NVLINK);
-                }
-            }
+            tiers.add(tierOf(gpu, catalog));
         }
         var source = new NodeGpuSource.DraSlices(devices.size(), slices.drivers(), slices.knowsNvlink(), slices.notes());
-        var topology = new NodeTopology("unknown", "unknown", devices, links.build());
-        return of(topology, catalog, source, DeviceSummary.of(devices) + " " + source.describe(), null);
+        var topology = new NodeTopology("unknown", "unknown", devices, DraLinks.of(slices.gpus()));
+        return of(topology, catalog, source, DeviceSummary.of(devices) + " " + source.describe(), tiers::get);
     }
 
-    private static final GpuLink DRA_NVLINK = new GpuLink.Nvlink(1, false);
+    /** The catalog's tier of a model it knows; else the published one, where there is one; else the catalog's estimate. */
+    static CardTier tierOf(DraDevice gpu, CardCatalog catalog) {
+        if (!catalog.knows(gpu.model()) && gpu.tier() > 0) {
+            return new CardTier(gpu.model(), gpu.tier(), true, "unknown product " + gpu.model() + ": tier " + gpu.tier()
+                    + " as " + gpu.driver() + " publishes it");
+        }
+        return catalog.tierOf(gpu.model(), gpu.computeCapability(), gpu.memoryMiB());
+    }
 
     /** GPUs of which only the number is known; they rank in the middle of the catalog (see {@link CardCatalog#middleRank}). */
     public static NodeGpus of(NodeGpuSource.AllocatableOnly allocatable, CardCatalog catalog) {
@@ -137,7 +137,7 @@ public record NodeGpus(NodeTopology topology, GpuSetAllocator allocator, List<Ca
         var tier = new CardTier(UNKNOWN_MODEL, catalog.middleRank(), true,
                 "model unknown: ranked in the middle of the catalog, neither sought nor avoided");
         var summary = allocatable.count() + (allocatable.count() == 1 ? " GPU" : " GPUs") + " of unknown model (" + allocatable.notes() + ")";
-        return of(topology, catalog, allocatable, summary, tier);
+        return of(topology, catalog, allocatable, summary, position -> tier);
     }
 
     /**
@@ -149,8 +149,9 @@ public record NodeGpus(NodeTopology topology, GpuSetAllocator allocator, List<Ca
     /** Never compared: the device filters do not look at GPUs of unknown model. */
     private static final ComputeCapability PLACEHOLDER_CAPABILITY = new ComputeCapability(1, 0);
 
-    /** @param fixedTier every device's tier, or null to rank each by the catalog */
-    private static NodeGpus of(NodeTopology topology, CardCatalog catalog, NodeGpuSource source, String summary, CardTier fixedTier) {
+    /** @param tierAt each device's tier by position, or null to rank each by the catalog */
+    private static NodeGpus of(NodeTopology topology, CardCatalog catalog, NodeGpuSource source, String summary,
+                               java.util.function.IntFunction<CardTier> tierAt) {
         long healthy = 0;
         var tiers = new java.util.ArrayList<CardTier>(topology.size());
         var kinds = new java.util.LinkedHashMap<DeviceKind, Long>();
@@ -159,7 +160,7 @@ public record NodeGpus(NodeTopology topology, GpuSetAllocator allocator, List<Ca
             if (device.isHealthy()) {
                 healthy |= 1L << i;
             }
-            var tier = fixedTier != null ? fixedTier : catalog.tierOf(device.model(), device.computeCapability(), device.memoryMiB());
+            var tier = tierAt != null ? tierAt.apply(i) : catalog.tierOf(device.model(), device.computeCapability(), device.memoryMiB());
             tiers.add(tier);
             kinds.merge(new DeviceKind(device.model(), device.memoryMiB(), device.computeCapability(), tier, device), 1L << i, (a, b) -> a | b);
         }

@@ -29,13 +29,16 @@ public record NodeSlices(List<DraDevice> gpus, List<String> drivers, String note
         return !gpus.isEmpty() || !problem.isEmpty();
     }
 
-    /** Whether every GPU's driver publishes its NVLink set: then links are known, as hetgpu's inventory knows them. */
+    /**
+     * Whether every GPU's driver publishes its NVLink sets: then links are known as far as a claim can ask for them, a GPU
+     * in no set having none.
+     */
     public boolean knowsNvlink() {
         if (gpus.isEmpty()) {
             return false;
         }
         for (var gpu : gpus) {
-            if (DraDriver.named(gpu.driver()).map(DraDriver::nvlinkSet).orElse("").isEmpty()) {
+            if (!DraDriver.named(gpu.driver()).map(DraDriver::publishesNvlink).orElse(false)) {
                 return false;
             }
         }

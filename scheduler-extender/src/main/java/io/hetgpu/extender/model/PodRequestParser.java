@@ -87,7 +87,7 @@ public final class PodRequestParser {
             gpus += claimed.gpus();
             cards = merged(cards, claimed.cards());
         }
-        boolean nvlink = interconnect(annotations.get(HetgpuKeys.POD_INTERCONNECT), problems);
+        boolean nvlink = interconnect(annotations.get(HetgpuKeys.POD_INTERCONNECT), problems) || claimed.nvlink();
         var hint = choice(annotations, HetgpuKeys.POD_PRIORITY, PriorityHint.class, PriorityHint.UNSET, problems);
         var preference = choice(annotations, HetgpuKeys.POD_GPU_PREFERENCE, GpuPreference.class, GpuPreference.UNSET, problems);
         var workload = annotations.getOrDefault(HetgpuKeys.POD_WORKLOAD, "").strip();
@@ -128,13 +128,14 @@ public final class PodRequestParser {
 
     /**
      * The annotations' requirements with the claims' added: models the annotations name win over the claims' (both are
-     * the pod author's), memory and compute capability the stricter of the two.
+     * the pod author's), memory, compute capability and tier the stricter of the two.
      */
     static CardRequirements merged(CardRequirements annotated, CardRequirements claimed) {
         if (claimed.isAny()) {
             return annotated;
         }
-        return new CardRequirements(annotated.models().isEmpty() ? claimed.models() : annotated.models(), annotated.minTier(),
+        return new CardRequirements(annotated.models().isEmpty() ? claimed.models() : annotated.models(),
+                annotated.minTier().rank() >= claimed.minTier().rank() ? annotated.minTier() : claimed.minTier(),
                 annotated.excludedModels(), Math.max(annotated.minMemoryMiB(), claimed.minMemoryMiB()),
                 annotated.minComputeCapability().isAtLeast(claimed.minComputeCapability()) ? annotated.minComputeCapability()
                         : claimed.minComputeCapability());

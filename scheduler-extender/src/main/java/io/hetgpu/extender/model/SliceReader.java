@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.hetgpu.gpu.CardModel;
 import io.hetgpu.gpu.ComputeCapability;
 import io.hetgpu.gpu.GpuArchitecture;
+import io.hetgpu.gpu.GpuDevice;
 import io.hetgpu.gpu.Quote;
 import io.hetgpu.gpu.tier.CardCatalog;
 import java.math.BigDecimal;
@@ -25,7 +26,9 @@ import java.util.regex.Pattern;
  * allocator gathers pools: per driver and pool, only the slices of the highest generation; a pool whose slices of that
  * generation are fewer than its {@code resourceSliceCount} is incomplete and left out (the driver is still publishing
  * it), and so is one that names a device twice. Only the devices of a {@linkplain DraDriver#KNOWN known driver} that are
- * whole GPUs are read; their card model comes from the model or product name, ranked by the card catalogue.
+ * whole GPUs are read; their card model comes from the model or product name, ranked by the card catalogue (by the tier
+ * the driver publishes for a model the catalogue does not know); the NVLink sets, NUMA node and PCIe root a driver
+ * publishes are kept for the node's links ({@link DraLinks}).
  *
  * <p>A driver's slices are input like any annotation: the slices read per node, the devices per slice and the length of
  * every value are bounded by this class's constants, not by what a slice holds; more GPUs than hetgpu handles on one node
@@ -39,6 +42,11 @@ public final class SliceReader {
     public static final int MAX_DEVICES_PER_SLICE = 128;
     /** Characters of an attribute's value kept: the API allows 64. */
     public static final int MAX_VALUE_CHARS = 256;
+
+    /** Highest tier read from a driver: far above any tier table's. */
+    static final long MAX_TIER = 10_000;
+    /** Highest NUMA node read from a driver. */
+    static final long MAX_NUMA_NODE = 1_023;
 
     private static final Pattern VERSION = Pattern.compile("(\\d{1,2})\\.(\\d{1,2})(?:\\.\\d{1,9})?(?:[-+].*)?");
     private static final BigDecimal MIB = BigDecimal.valueOf(1L << 20);
@@ -149,8 +157,14 @@ public final class SliceReader {
         return generation == null ? 0 : generation;
     }
 
-    /** A whole GPU: its type attribute says so where the driver publishes one, else it has a product name. */
+    /**
+     * A whole GPU: every device of a driver that publishes nothing else (hetgpu's); else its type attribute says so where
+     * the driver publishes one, else it has a product name.
+     */
     private static boolean isGpu(DraDriver driver, Device device) {
+        if (driver.type().isEmpty()) {
+            return true;
+        }
         var type = text(driver, device.getAttributes(), driver.type());
         if (type != null) {
             return driver.gpuType().equals(type);
@@ -168,9 +182,31 @@ public final class SliceReader {
         var model = CardModel.fromProductName(modelText != null && !modelText.isBlank() ? modelText : product);
         long memory = memoryMiB(driver, device);
         var capability = computeCapability(driver, attributes, model, catalog);
-        var set = text(driver, attributes, driver.nvlinkSet());
+        var sets = new java.util.TreeMap<Integer, String>();
+        driver.nvlinkSets().forEach((size, attribute) -> {
+            var set = text(driver, attributes, attribute);
+            if (set != null && !set.isBlank()) {
+                sets.put(size, set.strip());
+            }
+        });
+        var root = text(driver, attributes, driver.pcieRoot());
         return new DraDevice(driver.name(), pool, device.getName(), product == null || product.isBlank() ? model : product, model,
-                memory, capability, set == null ? "" : set.strip(), untainted(device));
+                memory, capability, (int) whole(driver, attributes, driver.tier(), MAX_TIER, 0), sets,
+                (int) whole(driver, attributes, driver.numaNode(), MAX_NUMA_NODE, GpuDevice.NUMA_UNKNOWN),
+                root == null ? "" : root.strip(), untainted(device));
+    }
+
+    /**
+     * An int attribute's value between 0 and {@code max}, else {@code absent}: a tier or NUMA node out of any real range
+     * is a driver's mistake that should cost the node nothing but that figure.
+     */
+    private static long whole(DraDriver driver, Map<String, DeviceAttribute> attributes, String name, long max, long absent) {
+        if (attributes == null || name.isEmpty()) {
+            return absent;
+        }
+        var attribute = lookup(driver, attributes, name);
+        var value = attribute == null ? null : attribute.getInt();
+        return value == null || value < 0 || value > max ? absent : value;
     }
 
     private static long memoryMiB(DraDriver driver, Device device) {

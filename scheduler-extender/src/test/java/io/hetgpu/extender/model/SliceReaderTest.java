@@ -2,7 +2,7 @@ package io.hetgpu.extender.model;
 
 import static io.hetgpu.extender.TestDra.HETGPU;
 import static io.hetgpu.extender.TestDra.NVIDIA;
-import static io.hetgpu.extender.TestDra.hetgpuGpu;
+import static io.hetgpu.extender.TestDra.hetgpuGpus;
 import static io.hetgpu.extender.TestDra.nvidiaGpu;
 import static io.hetgpu.extender.TestDra.nvidiaGpus;
 import static io.hetgpu.extender.TestDra.slice;
@@ -11,7 +11,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttributeBuilder;
 import io.hetgpu.extender.TestDra;
+import io.hetgpu.extender.TestTopologies;
+import io.hetgpu.gpu.inventory.HetgpuDra;
 import io.hetgpu.gpu.ComputeCapability;
 import io.hetgpu.gpu.tier.CardCatalog;
 import java.util.ArrayList;
@@ -138,16 +141,50 @@ class SliceReaderTest {
     }
 
     @Test
-    void hetgpusNamesCarryTheModelAndTheNvlinkSets() {
-        var devices = List.of(hetgpuGpu("g0", "V100", "volta", "7.0.0", "32Gi", "a"), hetgpuGpu("g1", "V100", "volta", "7.0.0", "32Gi", "a"),
-                hetgpuGpu("g2", "V100", "volta", "7.0.0", "32Gi", "b"), hetgpuGpu("g3", "V100", "volta", "7.0.0", "32Gi", "b"));
+    void hetgpusDriverIsReadByTheSharedContractsNames() {
+        var dgx1 = TestTopologies.dgx1V100("dgx1");
+        var slices = SliceReader.read("dgx1", List.of(slice("h", "dgx1", HETGPU, "dgx1", 1, 1, hetgpuGpus(dgx1, catalog))), catalog);
 
-        var gpus = reader.read(facts("n", SliceReader.read("n", List.of(slice("h", "n", HETGPU, "n", 1, 1, devices)), catalog), null));
-
+        assertThat(slices.gpus()).hasSize(8).allSatisfy(gpu -> {
+            assertThat(gpu.model()).isEqualTo("V100");
+            assertThat(gpu.memoryMiB()).isEqualTo(16160);
+            assertThat(gpu.computeCapability()).isEqualTo(new ComputeCapability(7, 0));
+            assertThat(gpu.tier()).isEqualTo(catalog.tierOf("V100", new ComputeCapability(7, 0), 16160).rank());
+            assertThat(gpu.nvlinkSets()).as("every GPU of a DGX-1 is in a set of each size").containsOnlyKeys(2, 4, 8);
+        });
+        assertThat(slices.gpus().get(4).numaNode()).isEqualTo(1);
+        assertThat(slices.gpus().getFirst().id()).isEqualTo("gpu.hetgpu.io/dgx1/gpu-0");
+        var gpus = reader.read(facts("dgx1", slices, null));
         assertThat(gpus.source().knowsNvlink()).isTrue();
-        assertThat(gpus.topology().links().isNvlink(0, 1)).isTrue();
-        assertThat(gpus.topology().links().isNvlink(2, 3)).isTrue();
-        assertThat(gpus.topology().links().isNvlink(1, 2)).as("another set").isFalse();
+        assertThat(gpus.summary()).contains("8 V100").contains("from ResourceSlices (gpu.hetgpu.io)").doesNotContain("links unknown");
+    }
+
+    @Test
+    void aNodeOfHetgpusDriverWithoutNvlinkHasItsLinksKnownAsNone() {
+        var t4 = TestTopologies.t4x4("t4");
+        var slices = SliceReader.read("t4", List.of(slice("h", "t4", HETGPU, "t4", 1, 1, hetgpuGpus(t4, catalog))), catalog);
+
+        var gpus = reader.read(facts("t4", slices, null));
+
+        assertThat(slices.gpus()).allSatisfy(gpu -> assertThat(gpu.nvlinkSets()).isEmpty());
+        assertThat(gpus.source().knowsNvlink()).as("the driver would name a set it had").isTrue();
+        assertThat(gpus.topology().hasNvlink()).isFalse();
+    }
+
+    @Test
+    void aCardTheCatalogDoesNotKnowRanksByThePublishedTier() {
+        var device = new DeviceBuilder(hetgpuGpus(TestTopologies.t4x4("n"), catalog).getFirst())
+                .addToAttributes(HetgpuDra.MODEL, TestDra.text("X9000"))
+                .addToAttributes(HetgpuDra.TIER, new DeviceAttributeBuilder().withInt(4242L).build()).build();
+        var absurd = new DeviceBuilder(device).withName("gpu-1")
+                .addToAttributes(HetgpuDra.TIER, new DeviceAttributeBuilder().withInt(Long.MAX_VALUE).build()).build();
+
+        var slices = SliceReader.read("n", List.of(slice("h", "n", HETGPU, "n", 1, 1, List.of(device, absurd))), catalog);
+        var gpus = reader.read(facts("n", slices, null));
+
+        assertThat(gpus.tiers().getFirst().rank()).isEqualTo(4242);
+        assertThat(gpus.tiers().get(1).rank()).as("a tier past any real one is not read; the catalog estimates it")
+                .isEqualTo(catalog.tierOf("X9000", new ComputeCapability(7, 5), 15360).rank());
     }
 
     @Test
