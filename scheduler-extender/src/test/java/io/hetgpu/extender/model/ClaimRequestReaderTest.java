@@ -109,6 +109,96 @@ class ClaimRequestReaderTest {
         assertThat(anyModel.models()).isEmpty();
     }
 
+    /** hetgpu's claim: one subrequest per card tier of its DeviceClass, in the pod's order, all its devices on one NVLink set. */
+    static ResourceClaim hetgpusClaim(String name, int gpus, List<Integer> tiers) {
+        var alternatives = new Object[tiers.size() * 2];
+        for (int i = 0; i < tiers.size(); i++) {
+            alternatives[2 * i] = gpus;
+            alternatives[2 * i + 1] = "device.attributes[\"gpu.hetgpu.io\"].tier == " + tiers.get(i);
+        }
+        var claim = claim("ml", name, firstAvailable("gpus", TestDra.HETGPU, alternatives));
+        return gpus > 1 ? TestDra.onOneNvlinkSet(claim, gpus <= 2 ? 2 : gpus <= 4 ? 4 : 8) : claim;
+    }
+
+    private List<Integer> tiersNewestFirst() {
+        return catalog.cards().stream().map(io.hetgpu.gpu.tier.KnownCard::rank).distinct().sorted(java.util.Comparator.reverseOrder()).toList();
+    }
+
+    @Test
+    void hetgpusClaimAsksItsCountOnNvlinkAndAnyTierItLists() throws Exception {
+        var tiers = tiersNewestFirst();
+        var request = parse(pod("train", "gpus"), List.of(hetgpusClaim("gpus", 4, tiers)), List.of(TestDra.hetgpuClass()));
+
+        assertThat(request.gpuCount()).isEqualTo(4);
+        assertThat(request.requireNvlink()).as("matchAttribute gpu.hetgpu.io/nvlinkSet4 over all its GPUs").isTrue();
+        assertThat(request.cards().minTier().rank()).as("any tier listed, the oldest too").isEqualTo(tiers.getLast());
+        assertThat(request.cards().models()).isEmpty();
+        assertThat(request.claimNote()).contains("firstAvailable read as the least of its " + tiers.size() + " subrequests (4 GPUs, any model, tier "
+                + tiers.getLast() + " or newer)").doesNotContain("not read");
+
+        var topTwo = parse(pod("train", "gpus"), List.of(hetgpusClaim("gpus", 1, tiers.subList(0, 2))), List.of(TestDra.hetgpuClass()));
+        assertThat(topTwo.cards().minTier().rank()).as("not only the first subrequest's tier").isEqualTo(tiers.get(1));
+        assertThat(topTwo.requireNvlink()).as("one GPU, no constraint").isFalse();
+        var oldestFirst = parse(pod("train", "gpus"), List.of(hetgpusClaim("gpus", 4, tiers.reversed())), List.of(TestDra.hetgpuClass()));
+        assertThat(oldestFirst.cards()).as("the order is a preference: the same cards either way").isEqualTo(request.cards());
+    }
+
+    @Test
+    void tierClausesOfEachShapeReadAsALeastTier() throws Exception {
+        var a100 = catalog.tierOf("A100", ComputeCapability.parse("8.0"), 0).rank();
+        assertThat(cards("device.attributes['gpu.hetgpu.io'].tier >= " + a100).minTier().rank()).isEqualTo(a100);
+        assertThat(cards("device.attributes['gpu.hetgpu.io'].tier >= " + a100).minTier().model()).isEqualTo("A100");
+        assertThat(cards("device.attributes['gpu.hetgpu.io'].tier > " + a100).minTier().rank()).isEqualTo(a100 + 1);
+        assertThat(cards("device.attributes['gpu.hetgpu.io'].tier in [" + (a100 + 5) + ", " + a100 + "]").minTier().rank()).isEqualTo(a100);
+        assertThat(cards("device.attributes['gpu.hetgpu.io'].tier == " + (a100 + 5) + " || device.attributes['gpu.hetgpu.io'].tier == " + a100)
+                .minTier().rank()).isEqualTo(a100);
+        var other = parse(pod("train", "gpus"), List.of(claim("ml", "gpus", exactly("gpus", TestDra.HETGPU, 1,
+                "device.attributes['gpu.hetgpu.io'].numaNode == 0", "device.attributes['gpu.hetgpu.io'].tier == 99999999"))),
+                List.of(TestDra.hetgpuClass()));
+        assertThat(other.cards().minTier().rank()).as("a tier past any card's is not read").isZero();
+        assertThat(other.claimNote()).contains("numaNode not read").contains("a tier above any card's");
+    }
+
+    @Test
+    void anNvlinkConstraintOnPartOfThePodsGpusIsLeftToKubeScheduler() throws Exception {
+        var twoRequests = TestDra.onOneNvlinkSet(claim("ml", "gpus", exactly("a", TestDra.HETGPU, 2), exactly("b", TestDra.HETGPU, 2)), 2, "a");
+        var partial = parse(pod("train", "gpus"), List.of(twoRequests), List.of(TestDra.hetgpuClass()));
+        assertThat(partial.gpuCount()).isEqualTo(4);
+        assertThat(partial.requireNvlink()).isFalse();
+        assertThat(partial.claimNote()).contains("binds only some of the claim's GPU requests");
+
+        var both = TestDra.onOneNvlinkSet(claim("ml", "gpus", exactly("a", TestDra.HETGPU, 2), exactly("b", TestDra.HETGPU, 2)), 4, "a", "b");
+        assertThat(parse(pod("train", "gpus"), List.of(both), List.of(TestDra.hetgpuClass())).requireNvlink()).isTrue();
+
+        var twoClaims = new PodBuilder(pod("train", "gpus")).editSpec().addNewResourceClaim().withName("more").withResourceClaimName("more")
+                .endResourceClaim().endSpec().build();
+        var apart = parse(twoClaims, List.of(hetgpusClaim("gpus", 2, tiersNewestFirst()), hetgpusClaim("more", 2, tiersNewestFirst())),
+                List.of(TestDra.hetgpuClass()));
+        assertThat(apart.gpuCount()).isEqualTo(4);
+        assertThat(apart.requireNvlink()).as("each claim on its own set: not 4 GPUs on one").isFalse();
+        assertThat(apart.claimNote()).contains("binds one claim's GPUs, not all the pod asks");
+
+        var foreign = new io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder(claim("ml", "gpus", exactly("gpus", TestDra.HETGPU, 2)))
+                .editSpec().editDevices().addNewConstraint().withMatchAttribute("example.com/rack").endConstraint().endDevices().endSpec().build();
+        assertThat(parse(pod("train", "gpus"), List.of(foreign), List.of(TestDra.hetgpuClass())).requireNvlink()).isFalse();
+    }
+
+    @Test
+    void hostileConstraintsAreBoundedAndNeverThrow() throws Exception {
+        var names = java.util.stream.IntStream.range(0, 5_000).mapToObj(i -> "r" + i).toList();
+        var huge = "x".repeat(100_000);
+        var constraints = java.util.stream.IntStream.range(0, 40).mapToObj(i -> new io.fabric8.kubernetes.api.model.resource.v1.DeviceConstraint(
+                null, i % 2 == 0 ? huge : "gpu.hetgpu.io/nvlinkSet2", names)).toList();
+        var builder = new io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder(claim("ml", "gpus", exactly("gpus", TestDra.HETGPU, 2)))
+                .editSpec().editDevices().withConstraints(constraints).endDevices().endSpec();
+        var request = parse(pod("train", "gpus"), List.of(builder.build()), List.of(TestDra.hetgpuClass()));
+
+        assertThat(request.gpuCount()).isEqualTo(2);
+        assertThat(request.requireNvlink()).isFalse();
+        assertThat(request.claimNote()).contains("constraints past the first " + ClaimRequestReader.MAX_CONSTRAINTS + " not read")
+                .hasSizeLessThan(10_000);
+    }
+
     @Test
     void requestsOfOtherDevicesCountNoGpu() throws Exception {
         var nic = TestDra.deviceClass("rdma.example.com", null, "device.driver == 'rdma.example.com'");
