@@ -83,6 +83,21 @@ public final class TestDra {
         return deviceClass(HETGPU, null, "device.driver == 'gpu.hetgpu.io'");
     }
 
+    /**
+     * hetgpu's claim as its admission writes it: one subrequest of hetgpu's class per card tier, in the given order
+     * ({@code device.attributes["gpu.hetgpu.io"].tier == T}), and for several GPUs all of them on one NVLink set of the
+     * smallest size that holds them.
+     */
+    public static ResourceClaim hetgpuClaim(String namespace, String name, int gpus, List<Integer> tiers) {
+        var alternatives = new Object[tiers.size() * 2];
+        for (int i = 0; i < tiers.size(); i++) {
+            alternatives[2 * i] = gpus;
+            alternatives[2 * i + 1] = "device.attributes[\"gpu.hetgpu.io\"].tier == " + tiers.get(i);
+        }
+        var claim = claim(namespace, name, firstAvailable("gpus", HETGPU, alternatives));
+        return gpus > 1 ? onOneNvlinkSet(claim, gpus <= 2 ? 2 : gpus <= 4 ? 4 : 8) : claim;
+    }
+
     /** The claim with a constraint that all its devices share one NVLink set of {@code size} ({@code gpu.hetgpu.io/nvlinkSet<size>}). */
     public static ResourceClaim onOneNvlinkSet(ResourceClaim claim, int size, String... requests) {
         return new ResourceClaimBuilder(claim).editSpec().editDevices().addNewConstraint()

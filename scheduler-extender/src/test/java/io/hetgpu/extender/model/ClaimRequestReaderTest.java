@@ -109,15 +109,8 @@ class ClaimRequestReaderTest {
         assertThat(anyModel.models()).isEmpty();
     }
 
-    /** hetgpu's claim: one subrequest per card tier of its DeviceClass, in the pod's order, all its devices on one NVLink set. */
     static ResourceClaim hetgpusClaim(String name, int gpus, List<Integer> tiers) {
-        var alternatives = new Object[tiers.size() * 2];
-        for (int i = 0; i < tiers.size(); i++) {
-            alternatives[2 * i] = gpus;
-            alternatives[2 * i + 1] = "device.attributes[\"gpu.hetgpu.io\"].tier == " + tiers.get(i);
-        }
-        var claim = claim("ml", name, firstAvailable("gpus", TestDra.HETGPU, alternatives));
-        return gpus > 1 ? TestDra.onOneNvlinkSet(claim, gpus <= 2 ? 2 : gpus <= 4 ? 4 : 8) : claim;
+        return TestDra.hetgpuClaim("ml", name, gpus, tiers);
     }
 
     private List<Integer> tiersNewestFirst() {
