@@ -281,13 +281,13 @@ public final class ClaimRequestReader {
         boolean allRead = true;
         int read = 0;
         for (var request : devices.getRequests()) {
-            if (request == null) {
-                continue;
-            }
             if (++read > MAX_REQUESTS) {
                 notes.add(where + ": requests past the first " + MAX_REQUESTS + " not read");
                 allRead = false;
                 break;
+            }
+            if (request == null) {
+                continue;
             }
             var named = where + ".requests[" + Quote.of(request.getName()) + "]";
             var one = readRequest(request, named, lookup, catalog, notes);
@@ -305,7 +305,10 @@ public final class ClaimRequestReader {
         if (request.getFirstAvailable() != null) {
             int looked = 0;
             for (var sub : request.getFirstAvailable()) {
-                if (sub != null && ++looked <= MAX_REQUESTS) {
+                if (++looked > MAX_REQUESTS) {
+                    break;
+                }
+                if (sub != null) {
                     names.add(String.valueOf(sub.getName()));
                 }
             }
@@ -325,12 +328,12 @@ public final class ClaimRequestReader {
         }
         int looked = 0;
         for (var constraint : constraints) {
-            if (constraint == null || constraint.getMatchAttribute() == null) {
-                continue;
-            }
             if (++looked > MAX_CONSTRAINTS) {
                 notes.add(where + ": constraints past the first " + MAX_CONSTRAINTS + " not read");
                 return false;
+            }
+            if (constraint == null || constraint.getMatchAttribute() == null) {
+                continue;
             }
             var attribute = constraint.getMatchAttribute();
             boolean nvlinkSet = DraDriver.KNOWN.stream().anyMatch(driver -> driver.nvlinkSetSize(attribute).isPresent());
@@ -375,7 +378,10 @@ public final class ClaimRequestReader {
         int looked = 0;
         var subNotes = new ArrayList<String>();
         for (var sub : alternatives) {
-            if (sub == null || ++looked > MAX_REQUESTS) {
+            if (++looked > MAX_REQUESTS) {
+                break;
+            }
+            if (sub == null) {
                 continue;
             }
             one(sub.getDeviceClassName(), sub.getSelectors(), sub.getAllocationMode(), sub.getCount(),

@@ -184,6 +184,9 @@ public record NodeGpus(NodeTopology topology, GpuSetAllocator allocator, List<Ca
      * annotation names another node's), or GPUs not read from hetgpu's inventory (only its devices have IDs the bind
      * verb hands out). The caller then predicts the pod's holding instead.
      *
+     * <p>On a node of hetgpu's inventory, the devices of hetgpu's DRA driver that allocated claims name
+     * ({@code gpu.hetgpu.io/<node>/gpu-<position>}) are the inventory's devices at those positions.
+     *
      * <p>On a node whose GPUs a DRA driver publishes, the devices are those of the pod's allocated claims
      * ({@link DraDevice#id}): the claims may also name devices that are not this node's GPUs (a NIC, a MIG slice), which
      * hold nothing here, so the mask is that of the GPUs among them, empty only when none is.
@@ -209,11 +212,28 @@ public record NodeGpus(NodeTopology topology, GpuSetAllocator allocator, List<Ca
         for (var device : devices) {
             var position = topology.positionOf(device);
             if (position.isEmpty()) {
+                position = hetgpuDraPosition(device);
+            }
+            if (position.isEmpty()) {
                 return java.util.OptionalLong.empty();
             }
             mask |= 1L << position.get();
         }
         return java.util.OptionalLong.of(mask);
+    }
+
+    /**
+     * The position a device of hetgpu's DRA driver names ({@code gpu.hetgpu.io/<node>/gpu-3}), on a node whose agent also
+     * publishes hetgpu's inventory: its device names are the inventory's positions, so an allocated claim's devices are
+     * the inventory's own. Holdings are read per node, so the pool, named after the node, is this one.
+     */
+    private java.util.Optional<Integer> hetgpuDraPosition(String device) {
+        var prefix = io.hetgpu.gpu.inventory.HetgpuDra.DRIVER + "/";
+        int slash = device.lastIndexOf('/');
+        if (!device.startsWith(prefix) || slash < prefix.length()) {
+            return java.util.Optional.empty();
+        }
+        return io.hetgpu.gpu.inventory.HetgpuDra.positionOf(device.substring(slash + 1)).filter(position -> position < topology.size());
     }
 
     private static NodeTopology empty() {

@@ -160,6 +160,20 @@ class SliceReaderTest {
     }
 
     @Test
+    void onANodeOfHetgpusInventoryTooTheClaimsDevicesAreTheInventorysPositions() {
+        var dgx1 = TestTopologies.dgx1V100("dgx1");
+        var slices = SliceReader.read("dgx1", List.of(slice("h", "dgx1", HETGPU, "dgx1", 1, 1, hetgpuGpus(dgx1, catalog))), catalog);
+
+        var gpus = reader.read(new NodeFacts("dgx1", "1", Map.of(), TestTopologies.inventory(dgx1), null, null, true, slices));
+
+        assertThat(gpus.source()).as("the measured links first").isInstanceOf(NodeGpuSource.HetgpuInventory.class);
+        assertThat(gpus.maskOf(List.of("gpu.hetgpu.io/dgx1/gpu-3", "gpu.hetgpu.io/dgx1/gpu-4"))).hasValue((1L << 3) | (1L << 4));
+        assertThat(gpus.maskOf(List.of(dgx1.device(2).uuid()))).hasValue(1L << 2);
+        assertThat(gpus.maskOf(List.of("gpu.hetgpu.io/dgx1/gpu-8"))).as("no such position").isEmpty();
+        assertThat(gpus.maskOf(List.of("gpu.nvidia.com/dgx1/gpu-3"))).as("another driver's device").isEmpty();
+    }
+
+    @Test
     void aNodeOfHetgpusDriverWithoutNvlinkHasItsLinksKnownAsNone() {
         var t4 = TestTopologies.t4x4("t4");
         var slices = SliceReader.read("t4", List.of(slice("h", "t4", HETGPU, "t4", 1, 1, hetgpuGpus(t4, catalog))), catalog);
