@@ -98,7 +98,8 @@ public final class ClaimRequestReader {
             }
         }
         implicitClasses(pod, lookup, catalog, asked, notes, problems);
-        boolean othersAsk = !asked.isEmpty() || extended != null;
+        // GPUs asked besides the claims' (resources.limits, a class's own resource) are bound by no claim's constraint.
+        boolean othersAsk = !asked.isEmpty() || extended != null || limitGpus > 0;
         int gpuClaims = 0;
         boolean nvlinkClaim = false;
         var claims = spec == null || spec.getResourceClaims() == null ? List.<io.fabric8.kubernetes.api.model.PodResourceClaim>of()

@@ -171,6 +171,12 @@ class ClaimRequestReaderTest {
         assertThat(apart.requireNvlink()).as("each claim on its own set: not 4 GPUs on one").isFalse();
         assertThat(apart.claimNote()).contains("binds one claim's GPUs, not all the pod asks");
 
+        var alsoLimits = new PodBuilder(pod("train", "gpus")).editSpec().editFirstContainer().editOrNewResources()
+                .addToLimits("nvidia.com/gpu", new Quantity("2")).endResources().endContainer().endSpec().build();
+        var beside = parse(alsoLimits, List.of(hetgpusClaim("gpus", 2, tiersNewestFirst())), List.of(TestDra.hetgpuClass()));
+        assertThat(beside.gpuCount()).isEqualTo(4);
+        assertThat(beside.requireNvlink()).as("the limit's GPUs are bound by no claim").isFalse();
+
         var foreign = new io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder(claim("ml", "gpus", exactly("gpus", TestDra.HETGPU, 2)))
                 .editSpec().editDevices().addNewConstraint().withMatchAttribute("example.com/rack").endConstraint().endDevices().endSpec().build();
         assertThat(parse(pod("train", "gpus"), List.of(foreign), List.of(TestDra.hetgpuClass())).requireNvlink()).isFalse();
