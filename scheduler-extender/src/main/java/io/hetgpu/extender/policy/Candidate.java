@@ -81,7 +81,7 @@ public final class Candidate {
         return linkScore;
     }
 
-    /** Whether the node's links were measured (hetgpu's device plugin) rather than guessed. */
+    /** Whether the node's links are known (hetgpu's device plugin measured them, its DRA driver published its NVLink sets) rather than guessed. */
     public boolean linksKnown() {
         return linksKnown;
     }

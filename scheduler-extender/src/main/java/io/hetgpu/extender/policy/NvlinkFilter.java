@@ -7,7 +7,8 @@ import io.hetgpu.gpu.allocation.DeviceMask;
 /**
  * {@code hetgpu.io/interconnect: nvlink}: the free devices must contain an NVLink-connected set of the
  * pod's size, as the shared allocator (the one the device plugin runs) finds it. A node whose links are
- * unknown (not served by hetgpu's device plugin) is refused: the pod asked for a guarantee nobody can give there.
+ * unknown (served neither by hetgpu's device plugin nor by its DRA driver) is refused: the pod asked for a guarantee
+ * nobody can give there.
  */
 public final class NvlinkFilter implements NodeFilter {
 

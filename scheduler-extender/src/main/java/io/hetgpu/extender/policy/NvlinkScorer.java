@@ -7,7 +7,9 @@ import java.util.List;
 /**
  * How well connected the GPU set a node would give is: the shared allocator's link score, relative to
  * the best set any candidate offers. Says nothing for pods of fewer than two GPUs. A node whose links are
- * unknown (not served by hetgpu's device plugin) scores 0, not as well as any set whose links are known.
+ * unknown (served neither by hetgpu's device plugin nor by its DRA driver) scores 0, not as well as any set whose links
+ * are known. A node of hetgpu's DRA driver has its links from the NVLink sets it publishes ({@code DraLinks}): ranked by
+ * set size, not measured.
  */
 public final class NvlinkScorer implements NodeScorer {
 
