@@ -140,9 +140,12 @@ public final class DraInformers implements DraLookup, AutoCloseable {
         if (closed) {
             return;
         }
-        slices = client.resources(ResourceSlice.class).runnableInformer(0);
-        claims = client.resources(ResourceClaim.class).inAnyNamespace().runnableInformer(0);
-        classes = client.resources(DeviceClass.class).runnableInformer(0);
+        // Built in locals and published to the fields only once indexed: the node and pod handlers read the fields from
+        // the informers' threads, and an informer seen before its indexers are added answers "index node doesn't exist",
+        // which fails that handler and leaves its object out of the view (and the first list never caught up).
+        var slices = client.resources(ResourceSlice.class).runnableInformer(0);
+        var claims = client.resources(ResourceClaim.class).inAnyNamespace().runnableInformer(0);
+        var classes = client.resources(DeviceClass.class).runnableInformer(0);
         slices.addIndexers(Map.of(
                 BY_NODE, slice -> slice.getSpec() == null || slice.getSpec().getNodeName() == null ? List.of() : List.of(slice.getSpec().getNodeName()),
                 BY_POOL, slice -> slice.getSpec() == null || slice.getSpec().getPool() == null || slice.getSpec().getNodeName() == null
@@ -194,6 +197,9 @@ public final class DraInformers implements DraLookup, AutoCloseable {
                 claimsHandled.handled(claim);
             }
         });
+        this.slices = slices;
+        this.claims = claims;
+        this.classes = classes;
         for (var informer : List.of(slices, claims, classes)) {
             informer.exceptionHandler((isStarted, failure) -> {
                 lastFailure = ApiFaults.describe(failure);
