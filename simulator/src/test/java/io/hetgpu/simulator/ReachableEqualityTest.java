@@ -117,6 +117,7 @@ class ReachableEqualityTest {
         int compared = 0;
         int closedSomewhere = 0;
         int reachedMoreThanFree = 0;
+        var closings = new HashSet<ClosedTier>();
         for (var specs : CLUSTERS) {
             for (int fill = 0; fill < 3; fill++) {
                 var filled = fill(setup, specs, random, false);
@@ -139,15 +140,17 @@ class ReachableEqualityTest {
                         if (simulated != ClosedTier.NONE) {
                             closedSomewhere++;
                         }
+                        closings.add(simulated);
                     }
                 }
             }
         }
-        // Worth comparing: preemption reaches beyond the free GPUs, and the floor closes tiers to some urgent pods.
-        System.out.printf("%d reachable sets equal (%d beyond the free GPUs), %d urgent pods with tiers closed alike%n", compared,
-                reachedMoreThanFree, closedSomewhere);
+        // Worth comparing: preemption reaches beyond the free GPUs, and the floor closes tiers to urgent pods, not always the same.
+        System.out.printf("%d reachable sets equal (%d beyond the free GPUs), %d urgent pods with tiers closed alike, %d distinct closings%n",
+                compared, reachedMoreThanFree, closedSomewhere, closings.size());
         assertThat(reachedMoreThanFree).isPositive();
         assertThat(closedSomewhere).isPositive();
+        assertThat(closings).as("the floor closes different tiers as the clusters fill").hasSizeGreaterThan(1);
     }
 
     @Test
