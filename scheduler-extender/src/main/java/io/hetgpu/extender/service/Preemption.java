@@ -244,9 +244,7 @@ public final class Preemption {
             return VictimsToFree.Choice.NONE;
         }
         var bound = cluster.boundPods(node);
-        var below = bound.stream().filter(held -> held.priority() < pod.specPriority() && !held.binding() && !held.released()).toList();
-        var evictable = cluster.budgets().evictable(below, cluster::budgetLabelsOf);
-        return VictimsToFree.choose(bound, pod.specPriority(), evictable,
+        return VictimsToFree.choose(bound, pod.specPriority(), cluster.evictableBelow(bound, pod.specPriority()),
                 gone -> policy.assess(pod, stateAfter(node, List.copyOf(gone)), closed) instanceof PlacementPolicy.Fit).orElse(VictimsToFree.Choice.NONE);
     }
 
