@@ -55,13 +55,13 @@ final class AdmissionPolicyEvaluation {
     /**
      * A write as an authenticated caller makes it.
      *
-     * @param operation   CREATE or UPDATE
+     * @param operation   CREATE, UPDATE or DELETE
      * @param resource    the resource as RBAC and the policy's rules name it: pods, nodes, bindings
      * @param subResource "" for the object itself, else status, binding, ...
      * @param username    {@code request.userInfo.username}
      * @param extra       {@code request.userInfo.extra}: a bound service-account token's pod and node names
      * @param oldObject   the stored object an update changes; null for a create
-     * @param object      what the caller writes
+     * @param object      what the caller writes; null for a delete
      */
     record Request(String operation, String resource, String subResource, String username, Map<String, List<String>> extra,
             HasMetadata oldObject, HasMetadata object) {
@@ -81,13 +81,18 @@ final class AdmissionPolicyEvaluation {
 
         /** The API group, from the object's apiVersion: "" for the core group's v1, resource.k8s.io for resource.k8s.io/v1. */
         String group() {
-            String apiVersion = object.getApiVersion();
+            String apiVersion = written().getApiVersion();
             return apiVersion.contains("/") ? apiVersion.substring(0, apiVersion.indexOf('/')) : "";
         }
 
         String version() {
-            String apiVersion = object.getApiVersion();
+            String apiVersion = written().getApiVersion();
             return apiVersion.substring(apiVersion.indexOf('/') + 1);
+        }
+
+        /** The object the request is about: a delete's is the stored one. */
+        private HasMetadata written() {
+            return object != null ? object : oldObject;
         }
 
         /** The resource and subresource as a policy's resource rules name them: pods, pods/status. */
@@ -159,7 +164,7 @@ final class AdmissionPolicyEvaluation {
      */
     static Map<String, Object> activation(Request request) {
         var activation = new LinkedHashMap<String, Object>();
-        activation.put("object", json(request.object()));
+        activation.put("object", request.object() == null ? NullValue.NULL_VALUE : json(request.object()));
         activation.put("oldObject", request.oldObject() == null ? NullValue.NULL_VALUE : json(request.oldObject()));
         var userInfo = new LinkedHashMap<String, Object>();
         userInfo.put("username", request.username());

@@ -219,6 +219,38 @@ class DraAdmissionTest {
                 .isEqualTo(new NotMatched());
     }
 
+    /** The node agent writes only its own node's gpu.hetgpu.io slices; anyone else is not this policy's business. */
+    @Test
+    void theNodeAgentWritesOnlyItsOwnNodesSlices() {
+        var policy = AdmissionPolicyEvaluation.of(overlay.one(ValidatingAdmissionPolicy.class, "hetgpu-node-agent-own-slices"));
+        var agent = "system:serviceaccount:" + ExpectedDeployment.NAMESPACE + ":" + ExpectedDeployment.DEVICE_PLUGIN;
+        var own = resourceSlice("gpu-1", HetgpuDra.DRIVER, "gpu-1");
+        var onGpu1 = Map.of("authentication.kubernetes.io/node-name", List.of("gpu-1"));
+        var onGpu2 = Map.of("authentication.kubernetes.io/node-name", List.of("gpu-2"));
+        assertThat(policy.evaluate(new Request("CREATE", "resourceslices", "", agent, onGpu1, null, own))).isEqualTo(new Allowed());
+        assertThat(policy.evaluate(new Request("UPDATE", "resourceslices", "", agent, onGpu1, own, own))).isEqualTo(new Allowed());
+        assertThat(policy.evaluate(new Request("DELETE", "resourceslices", "", agent, onGpu1, own, null))).isEqualTo(new Allowed());
+        assertThat(policy.evaluate(new Request("CREATE", "resourceslices", "", agent, onGpu2, null, own))).isEqualTo(new Denied(
+                "spec.nodeName: hetgpu's node agent writes only the ResourceSlices of the node its pod runs on (gpu-2), not gpu-1"));
+        assertThat(policy.evaluate(new Request("DELETE", "resourceslices", "", agent, onGpu2, own, null))).isInstanceOf(Denied.class);
+        assertThat(policy.evaluate(new Request("CREATE", "resourceslices", "", agent, Map.of(), null, own))).isInstanceOfSatisfying(Denied.class,
+                d -> assertThat(d.message()).contains("its token names no node"));
+        for (var foreign : List.of(resourceSlice("gpu-1", "gpu.nvidia.com", "gpu-1"), resourceSlice("gpu-1", HetgpuDra.DRIVER, "gpu-2"))) {
+            assertThat(policy.evaluate(new Request("CREATE", "resourceslices", "", agent, onGpu1, null, foreign))).isEqualTo(
+                    new Denied("hetgpu's node agent writes only slices of driver gpu.hetgpu.io, in its node's pool"));
+        }
+        // Moving another node's slice to its own node is changing another node's slice.
+        assertThat(policy.evaluate(new Request("UPDATE", "resourceslices", "", agent, onGpu1, resourceSlice("gpu-2", HetgpuDra.DRIVER, "gpu-2"), own)))
+                .isEqualTo(new Denied("hetgpu's node agent changes only its own node's gpu.hetgpu.io slices"));
+        assertThat(policy.evaluate(new Request("CREATE", "resourceslices", "", "system:serviceaccount:nvidia:kubelet-plugin", Map.of(), null,
+                resourceSlice("gpu-2", "gpu.nvidia.com", "gpu-2")))).isEqualTo(new NotMatched());
+    }
+
+    private static io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice resourceSlice(String node, String driver, String pool) {
+        return new ResourceSliceBuilder().withNewMetadata().withName(node + "-" + driver).endMetadata().withNewSpec().withDriver(driver)
+                .withNodeName(node).withNewPool().withName(pool).withGeneration(1L).withResourceSliceCount(1L).endPool().endSpec().build();
+    }
+
     /** Every band's selector compiles in the allocator's CEL environment and selects exactly its tiers; the bands cover every tier. */
     @Test
     void theBandsCoverEveryTierOnce() {

@@ -54,7 +54,8 @@ class DraInstallTest {
         assertThat(added.keySet()).containsExactlyInAnyOrder("DeviceClass gpu.hetgpu.io", "ClusterRole " + DRA_AGENT_ROLE,
                 "ClusterRoleBinding " + DRA_AGENT_ROLE, "ValidatingAdmissionPolicy hetgpu-dra-claim-level",
                 "ValidatingAdmissionPolicyBinding hetgpu-dra-claim-level", "ValidatingAdmissionPolicy hetgpu-dra-preferences",
-                "ValidatingAdmissionPolicyBinding hetgpu-dra-preferences", "MutatingAdmissionPolicy hetgpu-dra-claim-level",
+                "ValidatingAdmissionPolicyBinding hetgpu-dra-preferences", "ValidatingAdmissionPolicy hetgpu-node-agent-own-slices",
+                "ValidatingAdmissionPolicyBinding hetgpu-node-agent-own-slices", "MutatingAdmissionPolicy hetgpu-dra-claim-level",
                 "MutatingAdmissionPolicyBinding hetgpu-dra-claim-level");
         assertThat(dra.keySet()).containsAll(install.keySet());
         install.forEach((id, object) -> {
@@ -131,6 +132,16 @@ class DraInstallTest {
         var rendering = HelmChart.render(kubeVersion, DRA_VALUES + "\ndra: {priorityMutation: " + mode + "}");
         assertThat(rendering.all(MutatingAdmissionPolicy.class)).as(mode + " on " + kubeVersion).hasSize(rendered ? 1 : 0);
         assertThat(rendering.objects()).extracting(HasMetadata::getKind).contains("ValidatingAdmissionPolicy", "DeviceClass");
+    }
+
+    /** In another namespace the chart's DRA objects name the node agent's service account there. */
+    @Test
+    void theChartNamesTheNodeAgentOfItsNamespace() {
+        var rendering = HelmChart.render(KUBE, DRA_VALUES + "\nnamespace: {name: gpu-scheduling}");
+        assertThat(rendering.grantsOf("gpu-scheduling", DEVICE_PLUGIN)).anyMatch(g -> g.source().endsWith("/" + DRA_AGENT_ROLE));
+        assertThat(rendering.one(io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy.class,
+                "hetgpu-node-agent-own-slices").getSpec().getMatchConditions().getFirst().getExpression())
+                .contains("system:serviceaccount:gpu-scheduling:" + DEVICE_PLUGIN).doesNotContain("hetgpu-system");
     }
 
     @Test
