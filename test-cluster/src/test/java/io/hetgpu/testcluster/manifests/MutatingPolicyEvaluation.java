@@ -15,7 +15,8 @@ import java.util.stream.Stream;
 
 /**
  * A MutatingAdmissionPolicy evaluated as the API server evaluates it, in {@link AdmissionPolicyEvaluation}'s CEL
- * environment: its resource rules, its match conditions, its variables, then its one JSONPatch mutation. A mutation of another patch type fails the test: hetgpu's policies write JSON patches.
+ * environment: its resource rules, its match conditions, its variables, then its one JSONPatch mutation. A mutation
+ * of another patch type fails the test: hetgpu's policies write JSON patches.
  */
 final class MutatingPolicyEvaluation {
 
