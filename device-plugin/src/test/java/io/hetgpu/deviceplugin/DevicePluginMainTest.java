@@ -132,6 +132,15 @@ class DevicePluginMainTest {
     }
 
     @Test
+    void draModeWithoutKubeletsPluginRegistryIsOneSentence() {
+        var missing = temp.resolve("plugins_registry");
+        assertThat(run("--kubelet-api", "dra", "--node-name", "n1", "--gpu-source", "simulated:t4-4x", "--http-port", "0",
+                "--plugin-registry-dir", missing.toString(), "--dra-plugin-dir", temp.resolve("plugins").toString(),
+                "--cdi-dir", temp.resolve("cdi").toString()))
+                .isEqualTo("hetgpu-device-plugin: plugin registry folder " + missing + " does not exist (is it mounted from the host?)");
+    }
+
+    @Test
     void draModeKeepsHealthMarksInTheDriversOwnFolder() {
         var main = new DevicePluginMain();
         new CommandLine(main).parseArgs("--kubelet-api", "DRA", "--dra-plugin-dir", temp.toString(), "--driver-name", "gpu.example.com");

@@ -67,12 +67,8 @@ public final class DraPlugin implements AutoCloseable {
 
     /** Starts serving {@code source} (which the plugin then owns and closes); claims are read through {@code client}. */
     public static DraPlugin start(Settings settings, GpuSource source, KubernetesClient client) throws IOException {
-        return start(settings, source, client, (namespace, name) ->
-                client.resources(ResourceClaim.class).inNamespace(namespace).withName(name).get());
-    }
-
-    static DraPlugin start(Settings settings, GpuSource source, KubernetesClient client, ClaimPreparer.ClaimReader reader)
-            throws IOException {
+        ClaimPreparer.ClaimReader reader = (namespace, name) ->
+                client.resources(ResourceClaim.class).inNamespace(namespace).withName(name).get();
         var resources = new ArrayDeque<AutoCloseable>();
         resources.push(source);
         try {
