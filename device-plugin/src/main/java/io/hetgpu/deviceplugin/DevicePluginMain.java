@@ -182,11 +182,20 @@ public final class DevicePluginMain implements Callable<Integer> {
             }
             throw new CommandLine.ExecutionException(spec.commandLine(), e.getMessage(), e);
         }
+        return runUntilStopped(plugin, client);
+    }
+
+    /** Runs until the JVM is told to stop, then closes the plugin and its API client (if any). */
+    private static int runUntilStopped(AutoCloseable plugin, KubernetesClient client) throws InterruptedException {
         log.info("started {} ms after the JVM", System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime());
         var stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             log.info("Stopping (signal received)");
-            plugin.close();
+            try {
+                plugin.close();
+            } catch (Exception e) {
+                log.warn("Error while stopping: {}", e.toString());
+            }
             if (client != null) {
                 client.close();
             }
@@ -208,16 +217,7 @@ public final class DevicePluginMain implements Callable<Integer> {
             client.close();
             throw new CommandLine.ExecutionException(spec.commandLine(), e.getMessage(), e);
         }
-        log.info("started {} ms after the JVM", System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime());
-        var stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            log.info("Stopping (signal received)");
-            plugin.close();
-            client.close();
-            stopped.countDown();
-        }, "shutdown"));
-        stopped.await();
-        return 0;
+        return runUntilStopped(plugin, client);
     }
 
     /**
