@@ -42,7 +42,7 @@ public final class CelSelectors {
             + "\\]\\.([A-Za-z][A-Za-z0-9_]{0,62})\\.(?:compareTo\\((quantity|semver)\\(" + QUOTED + "\\)\\)\\s*(>=|>)\\s*0"
             + "|isGreaterThan\\((quantity|semver)\\(" + QUOTED + "\\)\\))");
     private static final Pattern ATTRIBUTE_INT = Pattern.compile(
-            "device\\.attributes\\[" + QUOTED + "\\]\\.([A-Za-z][A-Za-z0-9_]{0,62})\\s*(==|>=|>)\\s*(\\d{1,9})");
+            "device\\.attributes\\[" + QUOTED + "\\]\\.([A-Za-z][A-Za-z0-9_]{0,62})\\s*(==|>=|<=|>|<)\\s*(\\d{1,9})");
     private static final Pattern ATTRIBUTE_INT_IN = Pattern.compile(
             "device\\.attributes\\[" + QUOTED + "\\]\\.([A-Za-z][A-Za-z0-9_]{0,62})\\s+in\\s+\\[\\s*(\\d{1,9}(?:\\s*,\\s*\\d{1,9}){0,31})\\s*\\]");
     private static final Pattern LIST_ITEM = Pattern.compile("\\s*" + QUOTED + "\\s*");
@@ -141,9 +141,13 @@ public final class CelSelectors {
         }
         var whole = ATTRIBUTE_INT.matcher(clause);
         if (whole.matches()) {
-            // == and >= ask at least that tier, > one more: a floor no narrower than the clause.
+            // == and >= ask at least that tier, > one more: a floor no narrower than the clause. < and <= ask at most a tier,
+            // which the extender does not hold a card to: a ceiling only narrows what kube-scheduler allocates (a band of
+            // tiers in hetgpu's claims), never what a node the extender passes may be offered, so it asks no floor.
             long value = Long.parseLong(whole.group(5));
-            return tier(clause, quoted(whole, 1), whole.group(3), whole.group(4).equals(">") ? value + 1 : value, catalog);
+            var operator = whole.group(4);
+            long least = operator.startsWith("<") ? 0 : operator.equals(">") ? value + 1 : value;
+            return tier(clause, quoted(whole, 1), whole.group(3), least, catalog);
         }
         var wholeIn = ATTRIBUTE_INT_IN.matcher(clause);
         if (wholeIn.matches()) {

@@ -145,6 +145,9 @@ class ClaimRequestReaderTest {
         assertThat(cards("device.attributes['gpu.hetgpu.io'].tier in [" + (a100 + 5) + ", " + a100 + "]").minTier().rank()).isEqualTo(a100);
         assertThat(cards("device.attributes['gpu.hetgpu.io'].tier == " + (a100 + 5) + " || device.attributes['gpu.hetgpu.io'].tier == " + a100)
                 .minTier().rank()).isEqualTo(a100);
+        assertThat(cards("device.attributes[\"gpu.hetgpu.io\"].tier >= 84 && device.attributes[\"gpu.hetgpu.io\"].tier <= 99").minTier().rank())
+                .as("a band: its floor; the ceiling only narrows what kube-scheduler allocates").isEqualTo(84);
+        assertThat(cards("device.attributes[\"gpu.hetgpu.io\"].tier <= 24").minTier()).isEqualTo(io.hetgpu.gpu.tier.CardRequirements.ANY_TIER);
         var other = parse(pod("train", "gpus"), List.of(claim("ml", "gpus", exactly("gpus", TestDra.HETGPU, 1,
                 "device.attributes['gpu.hetgpu.io'].numaNode == 0", "device.attributes['gpu.hetgpu.io'].tier == 99999999"))),
                 List.of(TestDra.hetgpuClass()));

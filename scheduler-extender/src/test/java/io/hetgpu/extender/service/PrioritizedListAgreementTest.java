@@ -1,7 +1,6 @@
 package io.hetgpu.extender.service;
 
 import static io.hetgpu.extender.TestDra.HETGPU;
-import static io.hetgpu.extender.TestDra.hetgpuClaim;
 import static io.hetgpu.extender.TestDra.hetgpuGpus;
 import static io.hetgpu.extender.TestDra.slice;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -42,8 +41,9 @@ import org.junit.jupiter.api.Test;
  * the first alternative the node can serve. So on a cluster of one card per node, kube-scheduler's order is the claim's
  * order of tiers. The extender's prioritize, which reads the pod's priority from {@code spec.priority}, must order the
  * nodes the same way for the claim hetgpu's admission gives that priority: newest first for a high-priority pod, oldest
- * first for a low-priority one. The expected order is derived here from the claim itself, so a change on either side
- * (the claims' order, or the extender's tier scoring) fails this test.
+ * first for a low-priority one. The claims are the shipped ones (manifests/components/dra-claim-templates: one
+ * subrequest per band of tiers), and the expected order is derived here from each claim's own bands, so a change on
+ * either side (the claims' order or bands, or the extender's tier scoring) fails this test.
  */
 class PrioritizedListAgreementTest {
 
@@ -70,7 +70,13 @@ class PrioritizedListAgreementTest {
             facts.add(new NodeFacts(name, "1", Map.of(), null, null, null, true, read));
         });
         var snapshot = NodeSnapshot.of(facts, Map.of());
-        var parser = new PodRequestParser("nvidia.com/gpu", catalog, Set.of()).withDra(new io.hetgpu.extender.model.DraLookup() {
+        var parser = new PodRequestParser("nvidia.com/gpu", catalog, Set.of()).withDra(lookup);
+        extender = new ExtenderService(new SnapshotClusterView(() -> snapshot), parser, new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
+                new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> { });
+    }
+
+    /** The claims as the list holds them when asked, and hetgpu's DeviceClass. */
+    private final io.hetgpu.extender.model.DraLookup lookup = new io.hetgpu.extender.model.DraLookup() {
             @Override
             public ResourceClaim claim(String namespace, String name) {
                 return TestDra.Lookup.of(claims, List.of()).claim(namespace, name);
@@ -85,38 +91,28 @@ class PrioritizedListAgreementTest {
             public io.fabric8.kubernetes.api.model.resource.v1.DeviceClass extendedResourceClass(String resourceName) {
                 return null;
             }
-        });
-        extender = new ExtenderService(new SnapshotClusterView(() -> snapshot), parser, new NodeStateFactory(catalog, "topology.hetgpu.io/rack"),
-                new PlacementPolicy(PolicySettings.DEFAULTS), (pod, table) -> { });
-    }
-
-    /** The tiers the cluster's cards publish, newest first: what hetgpu's claim lists for a high-priority pod. */
-    private List<Integer> tiersNewestFirst() {
-        return slices.values().stream().map(read -> read.gpus().getFirst().tier()).distinct().sorted(Comparator.reverseOrder()).toList();
-    }
+        };
 
     @Test
-    void aHighPriorityPodsNodesAreOrderedAsItsClaimListsTheirTiers() {
+    void aHighPriorityPodsNodesAreOrderedAsItsClaimListsTheirTiers() throws Exception {
         for (int gpus : List.of(1, 2, 4)) {
-            var tiers = tiersNewestFirst();
-            assertAgreement(pod("urgent-" + gpus, gpus, HIGH, tiers), gpus, tiers);
+            assertAgreement(pod("urgent-" + gpus, HIGH, shipped("hetgpu-gpus-" + gpus + "-high")), gpus);
         }
     }
 
     @Test
-    void aLowPriorityPodsNodesAreOrderedAsItsClaimListsTheirTiers() {
-        for (int gpus : List.of(1, 2)) {
-            var tiers = tiersNewestFirst().reversed();
-            assertAgreement(pod("sweep-" + gpus, gpus, LOW, tiers), gpus, tiers);
+    void aLowPriorityPodsNodesAreOrderedAsItsClaimListsTheirTiers() throws Exception {
+        for (int gpus : List.of(1, 2, 4)) {
+            assertAgreement(pod("sweep-" + gpus, LOW, shipped("hetgpu-gpus-" + gpus + "-low")), gpus);
         }
     }
 
     @Test
-    void aLowPriorityPodWhoseClaimListsTheNewestFirstIsStillScoredAsLowPriority() {
-        var newestFirst = tiersNewestFirst();
-        var claimsNewest = extender.prioritize(new ExtenderArgs(pod("sly", 1, LOW, newestFirst), null, List.copyOf(machines.keySet())));
-        var claimsOldest = extender.prioritize(new ExtenderArgs(pod("sly", 1, LOW, newestFirst.reversed()), null, List.copyOf(machines.keySet())));
-        var urgent = extender.prioritize(new ExtenderArgs(pod("sly", 1, HIGH, newestFirst), null, List.copyOf(machines.keySet())));
+    void aLowPriorityPodWhoseClaimListsTheNewestFirstIsStillScoredAsLowPriority() throws Exception {
+        var nodes = List.copyOf(machines.keySet());
+        var claimsNewest = extender.prioritize(new ExtenderArgs(pod("sly", LOW, shipped("hetgpu-gpus-1-high")), null, nodes));
+        var claimsOldest = extender.prioritize(new ExtenderArgs(pod("sly", LOW, shipped("hetgpu-gpus-1-low")), null, nodes));
+        var urgent = extender.prioritize(new ExtenderArgs(pod("sly", HIGH, shipped("hetgpu-gpus-1-high")), null, nodes));
 
         assertThat(claimsNewest).as("the claim's order is a preference, not a priority").isEqualTo(claimsOldest);
         assertThat(claimsNewest).isNotEqualTo(urgent);
@@ -124,22 +120,77 @@ class PrioritizedListAgreementTest {
         assertThat(best(urgent)).isEqualTo("h100");
     }
 
+    @Test
+    void everyShippedClaimReadsAsItsCountOnNvlinkWithoutANote() throws Exception {
+        for (int gpus : List.of(1, 2, 4, 8)) {
+            for (var level : List.of("high", "normal", "low")) {
+                var pod = pod("p-" + gpus + "-" + level, 0, shipped("hetgpu-gpus-" + gpus + "-" + level));
+                var request = new PodRequestParser("nvidia.com/gpu", catalog, Set.of()).withDra(lookup).parse(pod);
+                assertThat(request.gpuCount()).as(level + " " + gpus).isEqualTo(gpus);
+                assertThat(request.requireNvlink()).as(level + " " + gpus).isEqualTo(gpus > 1);
+                assertThat(request.cards().isAny()).as(level + " " + gpus + ": any of its bands, so any card").isTrue();
+                assertThat(request.claimNote()).as(level + " " + gpus).doesNotContain("not read");
+            }
+        }
+    }
+
+    /** The shipped claim template of that name, as the claim the resourceclaim controller makes of it. */
+    private ResourceClaim shipped(String template) throws java.io.IOException {
+        var text = java.nio.file.Files.readString(TEMPLATES);
+        for (var document : text.split("\n---\n")) {
+            if (!document.contains("kind: ResourceClaimTemplate")) {
+                continue;
+            }
+            var parsed = io.fabric8.kubernetes.client.utils.Serialization.unmarshal(document,
+                    io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate.class);
+            if (parsed.getMetadata().getName().equals(template)) {
+                return new io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder().withNewMetadata().withNamespace("ml")
+                        .withName(template + "-" + claims.size()).endMetadata().withSpec(parsed.getSpec().getSpec()).build();
+            }
+        }
+        throw new AssertionError("no claim template " + template + " in " + TEMPLATES);
+    }
+
+    private static final java.nio.file.Path TEMPLATES = java.nio.file.Path.of("..", "manifests", "components", "dra-claim-templates",
+            "claim-templates.yaml");
+
+    /** Whether the subrequest's selectors, bands of hetgpu's tier ({@code tier >= a && tier <= b}), admit that tier. */
+    private static boolean admits(io.fabric8.kubernetes.api.model.resource.v1.DeviceSubRequest subrequest, int tier) {
+        for (var selector : subrequest.getSelectors()) {
+            var clause = java.util.regex.Pattern.compile("device\\.attributes\\[\"gpu\\.hetgpu\\.io\"\\]\\.tier (>=|<=) (\\d+)")
+                    .matcher(selector.getCel().getExpression());
+            int clauses = 0;
+            while (clause.find()) {
+                clauses++;
+                int bound = Integer.parseInt(clause.group(2));
+                if (clause.group(1).equals(">=") ? tier < bound : tier > bound) {
+                    return false;
+                }
+            }
+            assertThat(clauses).as(selector.getCel().getExpression()).isPositive();
+        }
+        return true;
+    }
+
     /**
      * The nodes kube-scheduler can allocate the claim on are those the extender's filter passes, and the extender's scores
      * fall strictly with the index of the first alternative each node serves.
      */
-    private void assertAgreement(Pod pod, int gpus, List<Integer> listed) {
+    private void assertAgreement(Pod pod, int gpus) {
         var nodes = List.copyOf(machines.keySet());
+        var claim = claims.getLast();
+        var listed = claim.getSpec().getDevices().getRequests().getFirst().getFirstAvailable();
         var firstServed = new LinkedHashMap<String, Integer>();
         slices.forEach((name, read) -> {
-            int index = listed.indexOf(read.gpus().getFirst().tier());
+            int tier = read.gpus().getFirst().tier();
+            int index = java.util.stream.IntStream.range(0, listed.size()).filter(i -> admits(listed.get(i), tier)).findFirst().orElse(-1);
             boolean enough = read.gpus().size() >= gpus;
             boolean onOneSet = gpus == 1 || read.gpus().stream().allMatch(gpu -> gpu.nvlinkSets().containsKey(setSize(gpus)));
             if (index >= 0 && enough && onOneSet) {
                 firstServed.put(name, index);
             }
         });
-        var what = pod.getMetadata().getName() + " listing tiers " + listed;
+        var what = pod.getMetadata().getName() + " listing " + listed.stream().map(sub -> sub.getName()).toList();
         assertThat(firstServed).as(what + ": nodes kube-scheduler can allocate on").hasSizeGreaterThan(1);
 
         var filter = extender.filter(new ExtenderArgs(pod, null, nodes));
@@ -162,12 +213,12 @@ class PrioritizedListAgreementTest {
         return gpus <= 2 ? 2 : gpus <= 4 ? 4 : 8;
     }
 
-    private Pod pod(String name, int gpus, int priority, List<Integer> tiers) {
-        var claimName = name + "-" + priority + "-" + tiers.getFirst();
-        claims.add(hetgpuClaim("ml", claimName, gpus, tiers));
+    private Pod pod(String name, int priority, ResourceClaim claim) {
+        claims.add(claim);
         return new PodBuilder().withNewMetadata().withNamespace("ml").withName(name).withUid("uid-" + name).endMetadata()
                 .withNewSpec().withPriority(priority).addNewContainer().withName("main").withImage("trainer").endContainer()
-                .withResourceClaims(new PodResourceClaimBuilder().withName("gpus").withResourceClaimName(claimName).build()).endSpec().build();
+                .withResourceClaims(new PodResourceClaimBuilder().withName("gpus").withResourceClaimName(claim.getMetadata().getName()).build())
+                .endSpec().build();
     }
 
     private static String best(ExtenderService.Priorities answer) {
