@@ -1,0 +1,86 @@
+package io.hetgpu.testcluster.draplacement;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hetgpu.gpu.tier.CardCatalog;
+import io.hetgpu.kubescheduler.dra.AllocationOutcome;
+import io.hetgpu.kubescheduler.dra.DeviceRequest;
+import io.hetgpu.kubescheduler.dra.DraLimits;
+import io.hetgpu.kubescheduler.dra.MatchAttribute;
+import io.hetgpu.kubescheduler.dra.StructuredAllocator;
+import io.hetgpu.testcluster.cluster.NodeSpec;
+import io.hetgpu.testcluster.draplacement.HetgpuClaims.Priority;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+class HetgpuClaimsTest {
+
+    private static List<String> alternatives(io.hetgpu.kubescheduler.dra.Claim claim) {
+        assertThat(claim.requests()).hasSize(1);
+        return claim.requests().get(0) instanceof DeviceRequest.FirstAvailable first
+                ? first.subRequests().stream().map(DeviceRequest.SubRequest::name).toList() : List.of();
+    }
+
+    @Test
+    void highPriorityListsTheNewestTierFirstLowTheOldestAndNormalAsksForAny() {
+        var tiers = List.of(40, 85, 10, 70, 40);
+        assertThat(alternatives(HetgpuClaims.claim("ns", "c", Priority.HIGH, 1, tiers))).containsExactly("tier-85", "tier-70", "tier-40", "tier-10");
+        assertThat(alternatives(HetgpuClaims.claim("ns", "c", Priority.LOW, 1, tiers))).containsExactly("tier-10", "tier-40", "tier-70", "tier-85");
+        var normal = HetgpuClaims.claim("ns", "c", Priority.NORMAL, 1, tiers);
+        assertThat(normal.requests().get(0)).isInstanceOfSatisfying(DeviceRequest.Exactly.class, e -> {
+            assertThat(e.request().deviceClassName()).isEqualTo("gpu.hetgpu.io");
+            assertThat(e.request().selectors()).isEmpty();
+            assertThat(e.request().count()).isEqualTo(1);
+        });
+        var first = (DeviceRequest.FirstAvailable) HetgpuClaims.claim("ns", "c", Priority.HIGH, 2, tiers).requests().get(0);
+        assertThat(first.subRequests().get(0).request().selectors()).containsExactly("device.attributes[\"gpu.hetgpu.io\"].tier == 85");
+        assertThat(first.subRequests().get(0).request().count()).isEqualTo(2);
+    }
+
+    @Test
+    void severalGpusShareTheNvlinkSetOfTheSmallestSizeThatHoldsThem() {
+        assertThat(HetgpuClaims.claim("ns", "c", Priority.NORMAL, 1, List.of(70)).constraints()).isEmpty();
+        assertThat(HetgpuClaims.claim("ns", "c", Priority.HIGH, 2, List.of(70)).constraints())
+                .containsExactly(new MatchAttribute(List.of("gpus"), "gpu.hetgpu.io/nvlinkSet2"));
+        assertThat(HetgpuClaims.nvlinkAttribute(3)).contains("gpu.hetgpu.io/nvlinkSet4");
+        assertThat(HetgpuClaims.nvlinkAttribute(8)).contains("gpu.hetgpu.io/nvlinkSet8");
+        assertThat(HetgpuClaims.nvlinkAttribute(9)).isEmpty();
+        assertThatThrownBy(() -> HetgpuClaims.claim("ns", "c", Priority.HIGH, 0, List.of(70))).hasMessageContaining("at least 1 GPU, got 0");
+    }
+
+    @Test
+    void moreTiersThanTheApiTakesKeepSevenAndThenAnyTier() {
+        var tiers = CardCatalog.defaults().cards().stream().map(card -> card.rank()).toList();
+        assertThat(tiers).hasSizeGreaterThan(8);
+        var listed = alternatives(HetgpuClaims.claim("ns", "c", Priority.HIGH, 1, tiers));
+        assertThat(listed).hasSize(8).startsWith("tier-100", "tier-92").endsWith(HetgpuClaims.ANY_TIER);
+        assertThat(alternatives(HetgpuClaims.claim("ns", "c", Priority.LOW, 1, IntStream.rangeClosed(1, 8).boxed().toList())))
+                .hasSize(8).doesNotContain(HetgpuClaims.ANY_TIER);
+    }
+
+    @Test
+    void onADgx1TheAllocatorKeepsFourGpusInOneNvlinkSetWhereFirstFitDoesNot() {
+        var node = DraNodes.of(List.of(NodeSpec.gpu("dgx1", "r", "z", "dgx1-v100")), CardCatalog.defaults()).get(0);
+        var allocator = new StructuredAllocator(DraLimits.DEFAULTS);
+        var classes = Map.of(HetgpuClaims.DEVICE_CLASS, HetgpuClaims.deviceClass());
+        // GPUs 0 and 5 taken: first fit's next four are 1, 2, 3, 4, which span both of the DGX-1's NVLink quads.
+        var taken = Set.of(new io.hetgpu.kubescheduler.dra.DeviceId("gpu.hetgpu.io", "dgx1", "gpu-0"),
+                new io.hetgpu.kubescheduler.dra.DeviceId("gpu.hetgpu.io", "dgx1", "gpu-5"));
+        var plain = (AllocationOutcome.Allocated) allocator.allocate("dgx1", List.of(node.slice()), classes, taken,
+                List.of(HetgpuClaims.plain("ns", "p", 4)));
+        var hetgpu = allocator.allocate("dgx1", List.of(node.slice()), classes, taken,
+                List.of(HetgpuClaims.claim("ns", "h", Priority.NORMAL, 4, List.of(40))));
+
+        assertThat(DraPlacement.onOneNvlinkSet(node, plain.claims().get(0), 4)).isFalse();
+        // Two GPUs of each quad are free, so no set of four is whole: hetgpu's claim is refused here rather than split.
+        assertThat(hetgpu).isInstanceOf(AllocationOutcome.Unallocatable.class);
+        var free = allocator.allocate("dgx1", List.of(node.slice()), classes, Set.of(),
+                List.of(HetgpuClaims.claim("ns", "h", Priority.NORMAL, 4, List.of(40))));
+        assertThat(free).isInstanceOfSatisfying(AllocationOutcome.Allocated.class,
+                a -> assertThat(DraPlacement.onOneNvlinkSet(node, a.claims().get(0), 4)).isTrue());
+    }
+}
