@@ -28,7 +28,30 @@ public record NodeSpec(String name, String rack, String zone, Optional<String> p
          * NVIDIA's DRA driver and no device plugin: the GPUs published as a ResourceSlice ({@code gpu.nvidia.com}), no
          * {@code nvidia.com/gpu} in the node's allocatable.
          */
-        NVIDIA_DRA
+        NVIDIA_DRA,
+        /**
+         * hetgpu's node agent in DRA mode and no device plugin: the GPUs published as a ResourceSlice ({@code gpu.hetgpu.io})
+         * with hetgpu's attributes (card model, tier, NVLink sets), no {@code nvidia.com/gpu} in the node's allocatable.
+         */
+        HETGPU_DRA
+    }
+
+    /** Which DRA driver publishes a {@link #dra(String, String, String, String, DraDriver) DRA node}'s GPUs. */
+    public enum DraDriver {
+        /** NVIDIA's ({@code gpu.nvidia.com}): the driver's own attributes, no NVLink. */
+        NVIDIA(GpuPlugin.NVIDIA_DRA),
+        /** hetgpu's ({@code gpu.hetgpu.io}): {@code HetgpuSlice}'s attributes, NVLink sets included. */
+        HETGPU(GpuPlugin.HETGPU_DRA);
+
+        private final GpuPlugin plugin;
+
+        DraDriver(GpuPlugin plugin) {
+            this.plugin = plugin;
+        }
+
+        public GpuPlugin plugin() {
+            return plugin;
+        }
     }
 
     public NodeSpec {
@@ -60,7 +83,12 @@ public record NodeSpec(String name, String rack, String zone, Optional<String> p
 
     /** A GPU node whose GPUs NVIDIA's DRA driver publishes in a ResourceSlice, for pods that claim them. */
     public static NodeSpec dra(String name, String rack, String zone, String profile) {
-        return new NodeSpec(name, rack, zone, Optional.of(profile), 96, 768, GpuPlugin.NVIDIA_DRA);
+        return dra(name, rack, zone, profile, DraDriver.NVIDIA);
+    }
+
+    /** A GPU node whose GPUs {@code driver} publishes in a ResourceSlice, for pods that claim them. */
+    public static NodeSpec dra(String name, String rack, String zone, String profile, DraDriver driver) {
+        return new NodeSpec(name, rack, zone, Optional.of(profile), 96, 768, driver.plugin());
     }
 
     public static NodeSpec cpu(String name, String rack, String zone) {
@@ -74,5 +102,10 @@ public record NodeSpec(String name, String rack, String zone, Optional<String> p
     /** Whether hetgpu's device plugin runs on it (a GPU node served by hetgpu). */
     public boolean servedByHetgpu() {
         return hasGpus() && plugin == GpuPlugin.HETGPU;
+    }
+
+    /** Whether a DRA driver publishes its GPUs (and no device plugin serves them). */
+    public boolean servedByDra() {
+        return hasGpus() && (plugin == GpuPlugin.NVIDIA_DRA || plugin == GpuPlugin.HETGPU_DRA);
     }
 }

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.hetgpu.deviceplugin.DevicePlugin;
+import io.hetgpu.deviceplugin.dra.slices.HetgpuSlice;
 import io.hetgpu.extender.Extender;
 import io.hetgpu.extender.ExtenderConfig;
 import io.hetgpu.extender.http.ServerOptions;
@@ -129,7 +130,7 @@ public final class TestCluster implements AutoCloseable {
         if (spec.profile().isEmpty()) {
             return;
         }
-        if (spec.plugin() == NodeSpec.GpuPlugin.NVIDIA_DRA) {
+        if (spec.servedByDra()) {
             publishDraSlice(spec);
             return;
         }
@@ -143,16 +144,19 @@ public final class TestCluster implements AutoCloseable {
     }
 
     /**
-     * NVIDIA's DRA driver on the node: its GPUs published as one ResourceSlice, and the chart's DeviceClass made with the
-     * first such node.
+     * A DRA driver on the node, NVIDIA's or hetgpu's: its GPUs published as one ResourceSlice, and the driver's
+     * DeviceClass made with the first such node.
      */
     private void publishDraSlice(NodeSpec spec) throws GpuDiscoveryException {
+        boolean hetgpu = spec.plugin() == NodeSpec.GpuPlugin.HETGPU_DRA;
         try (var gpus = SimulatedGpuSource.open(spec.profile().get(), spec.name())) {
-            client.resource(NvidiaDraSlice.of(spec.name(), gpus.topology())).create();
+            client.resource(hetgpu ? HetgpuSlice.of(spec.name(), gpus.topology(), CardCatalog.defaults())
+                    : NvidiaDraSlice.of(spec.name(), gpus.topology())).create();
         }
+        var gpuClass = hetgpu ? HetgpuDraClass.gpuClass() : NvidiaDraSlice.gpuClass(null);
         var classes = client.resources(io.fabric8.kubernetes.api.model.resource.v1.DeviceClass.class);
-        if (classes.withName(NvidiaDraSlice.GPU_CLASS).get() == null) {
-            classes.resource(NvidiaDraSlice.gpuClass(null)).create();
+        if (classes.withName(gpuClass.getMetadata().getName()).get() == null) {
+            classes.resource(gpuClass).create();
         }
     }
 
