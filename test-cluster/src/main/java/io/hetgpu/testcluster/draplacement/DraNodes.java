@@ -1,5 +1,6 @@
 package io.hetgpu.testcluster.draplacement;
 
+import io.hetgpu.deviceplugin.dra.slices.HetgpuSlice;
 import io.hetgpu.gpu.inventory.HetgpuDra;
 import io.hetgpu.gpu.profile.ProfileFormatException;
 import io.hetgpu.gpu.profile.ProfileLoader;
@@ -7,18 +8,18 @@ import io.hetgpu.gpu.tier.CardCatalog;
 import io.hetgpu.kubescheduler.CpuMemory;
 import io.hetgpu.kubescheduler.dra.Device;
 import io.hetgpu.kubescheduler.dra.DeviceAttribute;
-import io.hetgpu.kubescheduler.dra.Quantity;
 import io.hetgpu.kubescheduler.dra.ResourceSlice;
 import io.hetgpu.testcluster.cluster.NodeSpec;
+import io.hetgpu.testcluster.scheduler.DraObjects;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * A cluster's GPU nodes as kube-scheduler's DRA allocator sees them when hetgpu's driver publishes them: one node-local
- * ResourceSlice per node, its devices and attributes from {@link HetgpuDra#devices} over the node's simulated profile.
+ * A cluster's GPU nodes as kube-scheduler's DRA allocator sees them when hetgpu's driver publishes them: the
+ * ResourceSlice a test-cluster node of hetgpu's DRA driver publishes ({@link HetgpuSlice#of}, over the node's simulated
+ * profile), read as the test cluster's scheduler reads it ({@link DraObjects#slice}).
  */
 public final class DraNodes {
 
@@ -43,8 +44,7 @@ public final class DraNodes {
                 continue;
             }
             var profile = profiles.computeIfAbsent(spec.profile().get(), DraNodes::load);
-            var devices = HetgpuDra.devices(profile.topology(spec.name()), catalog, Map.of()).stream().map(DraNodes::device).toList();
-            var slice = ResourceSlice.nodeLocal(spec.name() + "-" + HetgpuDra.DRIVER, HetgpuDra.DRIVER, spec.name(), devices);
+            var slice = DraObjects.slice(HetgpuSlice.of(spec.name(), profile.topology(spec.name()), catalog));
             nodes.add(new Node(spec.name(), CpuMemory.of(spec.cpus(), spec.memoryGi()), slice));
         }
         return List.copyOf(nodes);
@@ -56,16 +56,6 @@ public final class DraNodes {
         } catch (ProfileFormatException e) {
             throw new IllegalArgumentException("profile " + profile + ": " + e.getMessage(), e);
         }
-    }
-
-    static Device device(HetgpuDra.Device device) {
-        var attributes = new LinkedHashMap<String, DeviceAttribute>();
-        device.attributes().forEach((name, value) -> attributes.put(name, switch (value) {
-            case HetgpuDra.Value.Text text -> new DeviceAttribute.StringValue(text.value());
-            case HetgpuDra.Value.Int number -> new DeviceAttribute.IntValue(number.value());
-            case HetgpuDra.Value.Version version -> new DeviceAttribute.VersionValue(version.value());
-        }));
-        return new Device(device.name(), attributes, Map.of(HetgpuDra.MEMORY, Quantity.of(device.memoryBytes())));
     }
 
     /** Every tier the nodes' devices publish. */
