@@ -1,6 +1,7 @@
 package io.hetgpu.testcluster.draplacement;
 
 import io.hetgpu.deviceplugin.dra.slices.HetgpuSlice;
+import io.hetgpu.gpu.LinkMatrix;
 import io.hetgpu.gpu.inventory.HetgpuDra;
 import io.hetgpu.gpu.profile.ProfileFormatException;
 import io.hetgpu.gpu.profile.ProfileLoader;
@@ -23,8 +24,32 @@ import java.util.Map;
  */
 public final class DraNodes {
 
-    /** One node: what kube-scheduler's default scores read, and its slice. */
-    public record Node(String name, CpuMemory allocatable, ResourceSlice slice) {
+    /** One node: what kube-scheduler's default scores read, its slice, and its GPUs' links (to judge a placement by). */
+    public record Node(String name, CpuMemory allocatable, ResourceSlice slice, LinkMatrix links) {
+
+        /**
+         * Whether the devices (by name) form one NVLink-connected group: every GPU reaches every other over NVLink links
+         * between the devices themselves, directly or through another of them.
+         */
+        public boolean nvlinkConnected(List<String> devices) {
+            var positions = devices.stream().map(HetgpuDra::positionOf).toList();
+            if (positions.isEmpty() || positions.stream().anyMatch(java.util.Optional::isEmpty)) {
+                return false;
+            }
+            var members = positions.stream().map(java.util.Optional::get).toList();
+            var reached = new java.util.HashSet<Integer>(List.of(members.get(0)));
+            var frontier = new java.util.ArrayDeque<Integer>(reached);
+            while (!frontier.isEmpty()) {
+                int from = frontier.poll();
+                for (int to : members) {
+                    if (!reached.contains(to) && links.isNvlink(from, to)) {
+                        reached.add(to);
+                        frontier.add(to);
+                    }
+                }
+            }
+            return reached.size() == new java.util.HashSet<>(members).size();
+        }
 
         /** A device's attributes by name. */
         public Map<String, DeviceAttribute> attributes(String device) {
@@ -44,8 +69,9 @@ public final class DraNodes {
                 continue;
             }
             var profile = profiles.computeIfAbsent(spec.profile().get(), DraNodes::load);
-            var slice = DraObjects.slice(HetgpuSlice.of(spec.name(), profile.topology(spec.name()), catalog));
-            nodes.add(new Node(spec.name(), CpuMemory.of(spec.cpus(), spec.memoryGi()), slice));
+            var topology = profile.topology(spec.name());
+            var slice = DraObjects.slice(HetgpuSlice.of(spec.name(), topology, catalog));
+            nodes.add(new Node(spec.name(), CpuMemory.of(spec.cpus(), spec.memoryGi()), slice, topology.links()));
         }
         return List.copyOf(nodes);
     }

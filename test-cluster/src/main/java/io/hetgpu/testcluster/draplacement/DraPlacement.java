@@ -58,11 +58,11 @@ public final class DraPlacement {
      * @param lowGpus          GPUs given to low-priority pods
      * @param lowOnOldest      of those, on the cluster's oldest tier
      * @param multiGpuClaims   claims of more than one GPU allocated
-     * @param multiOnOneSet    of those, with every GPU in one NVLink set of the claim's size
+     * @param multiNvlink      of those, with its GPUs NVLink-connected (one group over NVLink, as an NVLink set is)
      * @param refusedByPriority claims no node could take on arrival, by priority (high, normal, low)
      */
     public record Figures(long placed, long highGpus, long highOnNewest, long lowGpus, long lowOnOldest, long multiGpuClaims,
-                          long multiOnOneSet, long[] refusedByPriority) {
+                          long multiNvlink, long[] refusedByPriority) {
 
         public Figures {
             refusedByPriority = refusedByPriority.clone();
@@ -84,8 +84,8 @@ public final class DraPlacement {
             return share(lowOnOldest, lowGpus);
         }
 
-        public double multiOnOneSetShare() {
-            return share(multiOnOneSet, multiGpuClaims);
+        public double multiNvlinkShare() {
+            return share(multiNvlink, multiGpuClaims);
         }
 
         public Figures plus(Figures other) {
@@ -94,7 +94,7 @@ public final class DraPlacement {
                 refusals[i] += other.refusedByPriority[i];
             }
             return new Figures(placed + other.placed, highGpus + other.highGpus, highOnNewest + other.highOnNewest, lowGpus + other.lowGpus,
-                    lowOnOldest + other.lowOnOldest, multiGpuClaims + other.multiGpuClaims, multiOnOneSet + other.multiOnOneSet, refusals);
+                    lowOnOldest + other.lowOnOldest, multiGpuClaims + other.multiGpuClaims, multiNvlink + other.multiNvlink, refusals);
         }
 
         static Figures none() {
@@ -169,7 +169,7 @@ public final class DraPlacement {
             }
             if (job.gpus() > 1) {
                 multi++;
-                multiOnSet += onOneNvlinkSet(chosen.node(), chosen.allocation(), job.gpus()) ? 1 : 0;
+                multiOnSet += chosen.node().nvlinkConnected(chosen.allocation().results().stream().map(ClaimAllocation.Result::device).toList()) ? 1 : 0;
             }
         }
         return new Figures(placed, highGpus, highOnNewest, lowGpus, lowOnOldest, multi, multiOnSet, refused);
@@ -218,24 +218,6 @@ public final class DraPlacement {
 
     private static int tierOf(Map<String, DeviceAttribute> attributes) {
         return attributes.get(HetgpuDra.TIER) instanceof DeviceAttribute.IntValue tier ? (int) tier.value() : 0;
-    }
-
-    /** Whether every GPU of the allocation is in one NVLink set of the smallest size that holds {@code count}. */
-    static boolean onOneNvlinkSet(DraNodes.Node node, ClaimAllocation allocation, int count) {
-        var attribute = HetgpuClaims.nvlinkAttribute(count);
-        if (attribute.isEmpty()) {
-            return false;
-        }
-        var id = attribute.get().substring(attribute.get().indexOf('/') + 1);
-        var values = new HashSet<DeviceAttribute>();
-        for (var result : allocation.results()) {
-            var value = node.attributes(result.device()).get(id);
-            if (value == null) {
-                return false;
-            }
-            values.add(value);
-        }
-        return values.size() == 1;
     }
 
     /** The run over several seeds (the mix's and the ties'), summed. */

@@ -17,7 +17,7 @@ class DraPlacementTest {
     private final DraPlacement placement = new DraPlacement(DraNodes.of(DemoCluster.nodes(), CardCatalog.defaults()), DraLimits.DEFAULTS);
 
     @Test
-    void hetgpusClaimsPutMoreHighPriorityGpusOnTheNewestTierAndMoreMultiGpuClaimsOnOneNvlinkSetThanFirstFit() {
+    void hetgpusClaimsPutMoreHighPriorityGpusOnTheNewestTierAndMoreMultiGpuClaimsNvlinkConnectedThanFirstFit() {
         var jobs = PlacementJob.mix(1, 250, 20);
         var plain = placement.run(jobs, Claims.PLAIN, Release.PRIORITIZED_LIST_SCORE, 1);
         var hetgpu = placement.run(jobs, Claims.HETGPU, Release.PRIORITIZED_LIST_SCORE, 1);
@@ -25,8 +25,8 @@ class DraPlacementTest {
         assertThat(plain.highGpus()).isPositive();
         assertThat(plain.multiGpuClaims()).isPositive();
         assertThat(hetgpu.highOnNewestShare()).isGreaterThan(plain.highOnNewestShare() + 0.15);
-        assertThat(hetgpu.multiOnOneSetShare()).isEqualTo(1.0);
-        assertThat(plain.multiOnOneSetShare()).isLessThan(0.5);
+        assertThat(hetgpu.multiNvlinkShare()).isEqualTo(1.0);
+        assertThat(plain.multiNvlinkShare()).isLessThan(0.5);
     }
 
     @Test

@@ -25,6 +25,10 @@ class HetgpuClaimsTest {
                 ? first.subRequests().stream().map(DeviceRequest.SubRequest::name).toList() : List.of();
     }
 
+    private static List<String> devices(io.hetgpu.kubescheduler.dra.ClaimAllocation allocation) {
+        return allocation.results().stream().map(r -> r.device()).toList();
+    }
+
     @Test
     void highPriorityListsTheNewestTierFirstLowTheOldestAndNormalAsksForAny() {
         var tiers = List.of(40, 85, 10, 70, 40);
@@ -63,7 +67,7 @@ class HetgpuClaimsTest {
     }
 
     @Test
-    void onADgx1TheAllocatorKeepsFourGpusInOneNvlinkSetWhereFirstFitDoesNot() {
+    void onADgx1HetgpusClaimKeepsFourGpusInOneNvlinkSetWhereFirstFitSplitsThem() {
         var node = DraNodes.of(List.of(NodeSpec.gpu("dgx1", "r", "z", "dgx1-v100")), CardCatalog.defaults()).get(0);
         var allocator = new StructuredAllocator(DraLimits.DEFAULTS);
         var classes = Map.of(HetgpuClaims.DEVICE_CLASS, HetgpuClaims.deviceClass());
@@ -75,12 +79,12 @@ class HetgpuClaimsTest {
         var hetgpu = allocator.allocate("dgx1", List.of(node.slice()), classes, taken,
                 List.of(HetgpuClaims.claim("ns", "h", Priority.NORMAL, 4, List.of(40))));
 
-        assertThat(DraPlacement.onOneNvlinkSet(node, plain.claims().get(0), 4)).isFalse();
+        assertThat(node.nvlinkConnected(devices(plain.claims().get(0)))).as("first fit's 1-4").isFalse();
         // Two GPUs of each quad are free, so no set of four is whole: hetgpu's claim is refused here rather than split.
         assertThat(hetgpu).isInstanceOf(AllocationOutcome.Unallocatable.class);
         var free = allocator.allocate("dgx1", List.of(node.slice()), classes, Set.of(),
                 List.of(HetgpuClaims.claim("ns", "h", Priority.NORMAL, 4, List.of(40))));
         assertThat(free).isInstanceOfSatisfying(AllocationOutcome.Allocated.class,
-                a -> assertThat(DraPlacement.onOneNvlinkSet(node, a.claims().get(0), 4)).isTrue());
+                a -> assertThat(node.nvlinkConnected(devices(a.claims().get(0)))).isTrue());
     }
 }
