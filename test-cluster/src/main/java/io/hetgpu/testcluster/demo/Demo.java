@@ -130,15 +130,16 @@ public final class Demo {
         out.printf("Picture of the jobs scene, stalled GPUs marked: %s%n", jobsPage);
     }
 
-    /** hetgpu's DRA driver beside a plain claim: the same three pods claim GPUs, kube-scheduler alone places them. */
+    /** hetgpu's DRA driver beside a plain claim: the same five pods claim GPUs, kube-scheduler alone places them. */
     private void draScene(DeployedConfiguration configuration, long seed) throws Exception {
         var scenes = List.of(DraScene.run(DraScene.Claims.PLAIN, configuration, seed, this::progress),
                 DraScene.run(DraScene.Claims.HETGPU, configuration, seed, this::progress));
         out.println();
         out.println("DRA: " + DraScene.H100 + ", " + DraScene.V100 + " and " + DraScene.T4 + " publish their GPUs through hetgpu's DRA driver");
-        out.println("(card model, tier, NVLink sets); three pods claim GPUs and kube-scheduler alone places them, its DynamicResources");
+        out.println("(card model, tier, NVLink sets); five pods claim GPUs and kube-scheduler alone places them, its DynamicResources");
         out.println("plugin allocating first fit. Plain claims ask for any GPUs; hetgpu's list the tiers in the pod's order (newest");
-        out.println("first for high priority, oldest first for low) and keep several GPUs on one NVLink set. No extender runs here.");
+        out.println("first for high priority, oldest first for low), which 1.35's DRA score follows, and keep several GPUs on one");
+        out.println("NVLink set. No extender runs here.");
         for (var scene : scenes) {
             out.print(DraScene.describe(scene));
         }

@@ -27,8 +27,8 @@ import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
- * The demo's DRA scene: three nodes whose GPUs hetgpu's DRA driver publishes (H100s, a DGX-1 of V100s, T4s) and three
- * pods that claim GPUs, placed by kube-scheduler alone (its DynamicResources plugin, 1.35's scoring included) twice:
+ * The demo's DRA scene: three nodes whose GPUs hetgpu's DRA driver publishes (H100s, a DGX-1 of V100s, T4s) and five
+ * pods that claim GPUs (three urgent ones of one GPU, a low-priority one, one of four GPUs), placed by kube-scheduler alone (its DynamicResources plugin, 1.35's scoring included) twice:
  * with plain claims ({@code exactly: {deviceClassName, count}}, first fit) and with hetgpu's claims (tiers in the pod's
  * order, one NVLink set for several GPUs). The claims alone steer kube-scheduler: no extender runs in this scene.
  */
@@ -43,9 +43,15 @@ final class DraScene {
     record ScenePod(String name, Priority priority, int gpus) {
     }
 
+    /**
+     * Three urgent pods first: each asks for a core, so kube-scheduler's default scores spread plain claims over the three
+     * nodes whatever the tie-break, and only one gets an H100.
+     */
     static final List<ScenePod> PODS = List.of(
+            new ScenePod("urgent-1", Priority.HIGH, 1),
+            new ScenePod("urgent-2", Priority.HIGH, 1),
+            new ScenePod("urgent-3", Priority.HIGH, 1),
             new ScenePod("nightly-sweep", Priority.LOW, 1),
-            new ScenePod("urgent-finetune", Priority.HIGH, 1),
             new ScenePod("allreduce-4", Priority.NORMAL, 4));
 
     /** Which claims the pods make. */
@@ -88,23 +94,20 @@ final class DraScene {
                         : HetgpuClaims.plain(NAMESPACE, pod.name(), pod.gpus());
                 client.resource(ClaimObjects.template(NAMESPACE, pod.name(), claim)).create();
                 client.pods().resource(new PodBuilder().withNewMetadata().withName(pod.name()).withNamespace(NAMESPACE).endMetadata()
-                        .withNewSpec().withSchedulerName(schedulerName).addNewContainer().withName("main").withImage("train").endContainer()
+                        .withNewSpec().withSchedulerName(schedulerName).addNewContainer().withName("main").withImage("train")
+                        .withNewResources().addToRequests("cpu", new io.fabric8.kubernetes.api.model.Quantity("1")).endResources().endContainer()
                         .withResourceClaims(new PodResourceClaimBuilder().withName(HetgpuClaims.REQUEST).withResourceClaimTemplateName(pod.name()).build())
                         .endSpec().withNewStatus().withPhase("Pending").endStatus().build()).create();
             }
             new ResourceClaimController(client).reconcile();
             progress.accept("DRA scene, " + claims.title + ": " + PODS.size() + " pods and their claims created");
-            // One pod a round, in the order they came: each sees the devices the one before it took.
+            // Every pod in one round, in the order they came: each sees the devices and cores those before it took.
             var driver = new SchedulerDriver(client, configuration.scheduler().withoutExtenders(), HttpClient.newHttpClient(), seed);
             var pending = new java.util.LinkedHashMap<String, String>();
-            for (int round = 0; round < PODS.size(); round++) {
-                for (var decision : driver.scheduleRound()) {
-                    var name = decision.pod().substring(decision.pod().indexOf('/') + 1);
-                    if (decision instanceof Decision.Unschedulable unschedulable) {
-                        pending.put(name, unschedulable.message());
-                    } else {
-                        pending.remove(name);
-                    }
+            for (var decision : driver.scheduleRound()) {
+                var name = decision.pod().substring(decision.pod().indexOf('/') + 1);
+                if (decision instanceof Decision.Unschedulable unschedulable) {
+                    pending.put(name, unschedulable.message());
                 }
             }
             var placed = new ArrayList<Placed>();
