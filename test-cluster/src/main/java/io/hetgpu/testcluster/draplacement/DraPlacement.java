@@ -60,9 +60,10 @@ public final class DraPlacement {
      * @param multiGpuClaims   claims of more than one GPU allocated
      * @param multiNvlink      of those, with its GPUs NVLink-connected (one group over NVLink, as an NVLink set is)
      * @param refusedByPriority claims no node could take on arrival, by priority (high, normal, low)
+     * @param refusedMultiGpu  of those, claims of more than one GPU
      */
     public record Figures(long placed, long highGpus, long highOnNewest, long lowGpus, long lowOnOldest, long multiGpuClaims,
-                          long multiNvlink, long[] refusedByPriority) {
+                          long multiNvlink, long[] refusedByPriority, long refusedMultiGpu) {
 
         public Figures {
             refusedByPriority = refusedByPriority.clone();
@@ -94,11 +95,12 @@ public final class DraPlacement {
                 refusals[i] += other.refusedByPriority[i];
             }
             return new Figures(placed + other.placed, highGpus + other.highGpus, highOnNewest + other.highOnNewest, lowGpus + other.lowGpus,
-                    lowOnOldest + other.lowOnOldest, multiGpuClaims + other.multiGpuClaims, multiNvlink + other.multiNvlink, refusals);
+                    lowOnOldest + other.lowOnOldest, multiGpuClaims + other.multiGpuClaims, multiNvlink + other.multiNvlink, refusals,
+                    refusedMultiGpu + other.refusedMultiGpu);
         }
 
         static Figures none() {
-            return new Figures(0, 0, 0, 0, 0, 0, 0, new long[HetgpuClaims.Priority.values().length]);
+            return new Figures(0, 0, 0, 0, 0, 0, 0, new long[HetgpuClaims.Priority.values().length], 0);
         }
 
         private static double share(long part, long whole) {
@@ -136,6 +138,7 @@ public final class DraPlacement {
         var ending = new PriorityQueue<Running>((a, b) -> Integer.compare(a.end(), b.end()));
         long placed = 0, highGpus = 0, highOnNewest = 0, lowGpus = 0, lowOnOldest = 0, multi = 0, multiOnSet = 0;
         var refused = new long[HetgpuClaims.Priority.values().length];
+        long refusedMulti = 0;
         for (var job : jobs) {
             while (!ending.isEmpty() && ending.peek().end() <= job.arrival()) {
                 var done = ending.poll();
@@ -150,6 +153,7 @@ public final class DraPlacement {
             var chosen = choose(claim, request, allocated, requested, release, ties);
             if (chosen == null) {
                 refused[job.priority().ordinal()]++;
+                refusedMulti += job.gpus() > 1 ? 1 : 0;
                 continue;
             }
             placed++;
@@ -172,7 +176,7 @@ public final class DraPlacement {
                 multiOnSet += chosen.node().nvlinkConnected(chosen.allocation().results().stream().map(ClaimAllocation.Result::device).toList()) ? 1 : 0;
             }
         }
-        return new Figures(placed, highGpus, highOnNewest, lowGpus, lowOnOldest, multi, multiOnSet, refused);
+        return new Figures(placed, highGpus, highOnNewest, lowGpus, lowOnOldest, multi, multiOnSet, refused, refusedMulti);
     }
 
     private record Choice(DraNodes.Node node, ClaimAllocation allocation) {

@@ -54,12 +54,14 @@ public final class DraPlacementCommand implements Callable<Integer> {
 
     static void print(PrintWriter out, List<Map.Entry<String, DraPlacement.Figures>> rows, int pods) {
         out.printf("DRA placement on the demo's cluster: %,d pods%n", pods);
-        out.printf("%-38s %14s %14s %16s %9s %s%n", "claims", "high on newest", "low on oldest", "multi-GPU claims", "refused", "(high/normal/low)");
+        out.printf("%-38s %14s %14s %16s %9s %s%n", "claims", "high on newest", "low on oldest", "multi-GPU claims", "refused",
+                "(high/normal/low; multi-GPU)");
         out.printf("%-38s %14s %14s %16s %9s%n", "", "tier (GPUs)", "tier (GPUs)", "NVLink-connected", "");
         for (var row : rows) {
             var f = row.getValue();
-            out.printf("%-38s %13.1f%% %13.1f%% %15.1f%% %9d (%d/%d/%d)%n", row.getKey(), 100 * f.highOnNewestShare(), 100 * f.lowOnOldestShare(),
-                    100 * f.multiNvlinkShare(), f.refused(), f.refusedByPriority()[0], f.refusedByPriority()[1], f.refusedByPriority()[2]);
+            out.printf("%-38s %13.1f%% %13.1f%% %15.1f%% %9d (%d/%d/%d; %d)%n", row.getKey(), 100 * f.highOnNewestShare(),
+                    100 * f.lowOnOldestShare(), 100 * f.multiNvlinkShare(), f.refused(), f.refusedByPriority()[0], f.refusedByPriority()[1],
+                    f.refusedByPriority()[2], f.refusedMultiGpu());
         }
         out.flush();
     }
