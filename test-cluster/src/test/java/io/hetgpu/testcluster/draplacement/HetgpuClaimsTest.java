@@ -57,6 +57,18 @@ class HetgpuClaimsTest {
     }
 
     @Test
+    void theClaimWrittenAsATemplateReadsBackAsTheSameClaim() {
+        for (var priority : Priority.values()) {
+            var claim = HetgpuClaims.claim("ns", "c", priority, 4, List.of(10, 40, 85));
+            var template = ClaimObjects.template("ns", "t", claim);
+            var object = new io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder().withNewMetadata().withNamespace("ns")
+                    .withName("c").endMetadata().withSpec(template.getSpec().getSpec()).build();
+            assertThat(io.hetgpu.testcluster.scheduler.DraObjects.claim(object)).as(priority.name())
+                    .isEqualTo(new io.hetgpu.testcluster.scheduler.DraObjects.ClaimReading.Read(claim));
+        }
+    }
+
+    @Test
     void moreTiersThanTheApiTakesKeepSevenAndThenAnyTier() {
         var tiers = CardCatalog.defaults().cards().stream().map(card -> card.rank()).toList();
         assertThat(tiers).hasSizeGreaterThan(8);
