@@ -23,3 +23,12 @@ app.kubernetes.io/part-of: hetgpu
 {{- if or (.Capabilities.APIVersions.Has "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy") (semverCompare ">=1.30.0-0" .Capabilities.KubeVersion.Version) }}true{{ end -}}
 {{- end -}}
 {{- end }}
+
+{{/* Whether to render the MutatingAdmissionPolicy of hetgpu's DRA driver: where MutatingAdmissionPolicy v1 is served (1.36+). */}}
+{{- define "hetgpu.draPriorityMutation" -}}
+{{- $mode := toString .Values.dra.priorityMutation -}}
+{{- if eq $mode "true" -}}true
+{{- else if eq $mode "auto" -}}
+{{- if or (.Capabilities.APIVersions.Has "admissionregistration.k8s.io/v1/MutatingAdmissionPolicy") (semverCompare ">=1.36.0-0" .Capabilities.KubeVersion.Version) }}true{{ end -}}
+{{- end -}}
+{{- end }}

@@ -2,14 +2,17 @@ package io.hetgpu.deviceplugin;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hetgpu.deviceplugin.devices.DeviceListStrategy;
+import io.hetgpu.deviceplugin.dra.DraPlugin;
 import io.hetgpu.deviceplugin.node.ApiServerTrust;
 import io.hetgpu.gpu.cli.OneLineErrors;
 import io.hetgpu.gpu.discovery.GpuDiscoveryException;
+import io.hetgpu.gpu.inventory.HetgpuDra;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.inventory.KubernetesNames;
 import io.hetgpu.gpu.tier.CardCatalog;
 import io.hetgpu.gpu.tier.TierTableFile;
 import io.hetgpu.gpu.release.ReleaseVersion;
+import io.hetgpu.gpu.Quote;
 import io.hetgpu.nvml.GpuSources;
 import io.hetgpu.nvml.NvmlOptions;
 import io.hetgpu.nvml.XidCatalogue;
@@ -30,6 +33,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -38,13 +42,51 @@ import java.util.concurrent.CountDownLatch;
 @Command(name = "hetgpu-device-plugin", mixinStandardHelpOptions = true, versionProvider = ReleaseVersion.class,
         sortOptions = false,
         description = "Advertises this node's GPUs to kubelet (device plugin API v1beta1), hands out the best-connected "
-                + "GPU sets, streams health, and publishes the node's GPU inventory and free devices on its Node object.")
+                + "GPU sets, streams health, and publishes the node's GPU inventory and free devices on its Node object; with "
+                + "--kubelet-api dra, serves them as a DRA driver instead (ResourceSlices, kubelet's DRA plugin API, CDI specs).")
 public final class DevicePluginMain implements Callable<Integer> {
 
     private static final Logger log = LoggerFactory.getLogger(DevicePluginMain.class);
 
     /** Where sticky GPU health marks are kept, relative to {@code --device-plugin-dir}. */
     static final Path HEALTH_MARKS = Path.of("hetgpu", "gpu-health-marks");
+
+    /** The one kubelet API the node agent serves the node's GPUs through. */
+    enum KubeletApi {
+        DEVICE_PLUGIN("device-plugin"), DRA("dra");
+
+        final String flag;
+
+        KubeletApi(String flag) {
+            this.flag = flag;
+        }
+
+        @Override
+        public String toString() {
+            return flag;
+        }
+    }
+
+    @Option(names = "--kubelet-api", paramLabel = "device-plugin|dra", defaultValue = "device-plugin", converter = KubeletApiConverter.class,
+            description = "How kubelet learns of the GPUs: device-plugin (the extended resource) or dra (a DRA driver: "
+                    + "ResourceSlices and kubelet's DRA plugin API). One per node, never both for the same GPUs. Default: ${DEFAULT-VALUE}")
+    KubeletApi kubeletApi;
+
+    @Option(names = "--driver-name", paramLabel = "NAME", defaultValue = HetgpuDra.DRIVER,
+            description = "DRA mode: the DRA driver's name, in the ResourceSlices and DeviceClasses. Default: ${DEFAULT-VALUE}")
+    String driverName;
+
+    @Option(names = "--plugin-registry-dir", paramLabel = "DIR", defaultValue = "/var/lib/kubelet/plugins_registry",
+            description = "DRA mode: kubelet's plugin registry folder, where <driver>-reg.sock is served. Default: ${DEFAULT-VALUE}")
+    Path pluginRegistryDir;
+
+    @Option(names = "--dra-plugin-dir", paramLabel = "DIR", defaultValue = "/var/lib/kubelet/plugins",
+            description = "DRA mode: kubelet's plugins folder; the driver's dra.sock and checkpoint are in <DIR>/<driver>. Default: ${DEFAULT-VALUE}")
+    Path draPluginDir;
+
+    @Option(names = "--cdi-dir", paramLabel = "DIR", defaultValue = "/var/run/cdi",
+            description = "DRA mode: where a CDI spec is written for each prepared claim (the container runtime's CDI folder). Default: ${DEFAULT-VALUE}")
+    Path cdiDir;
 
     @Option(names = "--device-plugin-dir", paramLabel = "DIR", defaultValue = "/var/lib/kubelet/device-plugins",
             description = "kubelet's device-plugin folder (kubelet.sock lives there). Default: ${DEFAULT-VALUE}")
@@ -123,6 +165,9 @@ public final class DevicePluginMain implements Callable<Integer> {
             throw new CommandLine.ExecutionException(spec.commandLine(), e.getMessage(), e);
         }
         requireNodeNameWhenPublishing();
+        if (kubeletApi == KubeletApi.DRA) {
+            return runDra(catalog);
+        }
         DevicePlugin plugin;
         KubernetesClient client = publishNodeInventory ? ApiServerTrust.connect() : null;
         try {
@@ -137,11 +182,20 @@ public final class DevicePluginMain implements Callable<Integer> {
             }
             throw new CommandLine.ExecutionException(spec.commandLine(), e.getMessage(), e);
         }
+        return runUntilStopped(plugin, client);
+    }
+
+    /** Runs until the JVM is told to stop, then closes the plugin and its API client (if any). */
+    private static int runUntilStopped(AutoCloseable plugin, KubernetesClient client) throws InterruptedException {
         log.info("started {} ms after the JVM", System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime());
         var stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             log.info("Stopping (signal received)");
-            plugin.close();
+            try {
+                plugin.close();
+            } catch (Exception e) {
+                log.warn("Error while stopping: {}", e.toString());
+            }
             if (client != null) {
                 client.close();
             }
@@ -149,6 +203,21 @@ public final class DevicePluginMain implements Callable<Integer> {
         }, "shutdown"));
         stopped.await();
         return 0;
+    }
+
+    /** DRA mode: the DRA driver instead of the device plugin; it reads claims and publishes slices, so it needs the API server. */
+    private int runDra(CardCatalog catalog) throws Exception {
+        var client = ApiServerTrust.connect();
+        DraPlugin plugin;
+        try {
+            var source = GpuSources.open(gpuSource, nodeName, nvmlOptions());
+            plugin = DraPlugin.start(new DraPlugin.Settings(pluginRegistryDir, draPluginDir, cdiDir, driverName, nodeName, httpPort,
+                    catalog), source, client);
+        } catch (GpuDiscoveryException | IOException e) {
+            client.close();
+            throw new CommandLine.ExecutionException(spec.commandLine(), e.getMessage(), e);
+        }
+        return runUntilStopped(plugin, client);
     }
 
     /**
@@ -161,7 +230,10 @@ public final class DevicePluginMain implements Callable<Integer> {
         if (GpuSources.NVML.equals(gpuSource)) {
             log.info("GPU health: NVIDIA's XID catalogue; {}", rules);
         }
-        return NvmlOptions.defaults().withXidRules(rules).withStickyMarkFile(devicePluginDir.resolve(HEALTH_MARKS));
+        // In DRA mode kubelet's device-plugin folder need not be mounted; the driver's own folder is.
+        var marks = kubeletApi == KubeletApi.DRA ? draPluginDir.resolve(driverName).resolve(HEALTH_MARKS.getFileName())
+                : devicePluginDir.resolve(HEALTH_MARKS);
+        return NvmlOptions.defaults().withXidRules(rules).withStickyMarkFile(marks);
     }
 
     private void validateValues() {
@@ -175,6 +247,10 @@ public final class DevicePluginMain implements Callable<Integer> {
         } catch (GpuDiscoveryException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
+        var driverProblem = driverNameProblem(driverName);
+        if (driverProblem.isPresent()) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--driver-name: " + driverProblem.get());
+        }
         if (httpPort < 0 || httpPort > 65535) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--http-port must be 0..65535, got " + httpPort);
         }
@@ -186,7 +262,31 @@ public final class DevicePluginMain implements Callable<Integer> {
         }
     }
 
+    /**
+     * Why {@code name} cannot be a DRA driver's name, or empty when it can: a DNS subdomain of at most 63 characters
+     * (resource.k8s.io's DriverNameMaxLength), as the API server checks a ResourceSlice's {@code spec.driver}.
+     */
+    static Optional<String> driverNameProblem(String name) {
+        if (name == null || name.isEmpty() || name.length() > 63
+                || !name.matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")) {
+            return Optional.of("expected a DNS subdomain of at most 63 characters (lower-case letters, digits, '-' and '.') "
+                    + "such as gpu.hetgpu.io, got " + Quote.of(name));
+        }
+        return Optional.empty();
+    }
+
     private void requireNodeNameWhenPublishing() {
+        if (kubeletApi == KubeletApi.DRA) {
+            if (!publishNodeInventory) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--kubelet-api dra reads ResourceClaims and "
+                        + "publishes ResourceSlices through the API server: it cannot run with --publish-node-inventory false");
+            }
+            if (nodeName == null || nodeName.isBlank()) {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                        "--node-name (or NODE_NAME) is required with --kubelet-api dra (the node's pool is named after it)");
+            }
+            return;
+        }
         if (publishNodeInventory && (nodeName == null || nodeName.isBlank())) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--node-name (or NODE_NAME) is required unless --publish-node-inventory false");
@@ -237,6 +337,18 @@ public final class DevicePluginMain implements Callable<Integer> {
             } catch (RuntimeException e) {
                 throw new CommandLine.TypeConversionException("expected a duration such as 5s, 500ms, 1m or PT5S, got \"" + value + "\"");
             }
+        }
+    }
+
+    static final class KubeletApiConverter implements CommandLine.ITypeConverter<KubeletApi> {
+        @Override
+        public KubeletApi convert(String value) {
+            for (var api : KubeletApi.values()) {
+                if (api.flag.equals(value.strip().toLowerCase(Locale.ROOT))) {
+                    return api;
+                }
+            }
+            throw new CommandLine.TypeConversionException("expected device-plugin or dra, got " + Quote.of(value));
         }
     }
 

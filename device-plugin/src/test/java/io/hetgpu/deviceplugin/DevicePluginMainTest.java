@@ -116,6 +116,43 @@ class DevicePluginMainTest {
     }
 
     @Test
+    void draModeFlagsAreCheckedNamingTheFlag() {
+        assertThat(run("--kubelet-api", "both", "--publish-node-inventory", "false"))
+                .isEqualTo("hetgpu-device-plugin: Invalid value for option '--kubelet-api': expected device-plugin or dra, got \"both\" (see --help)");
+        assertThat(run("--kubelet-api", "dra", "--driver-name", "GPU.example.com", "--publish-node-inventory", "false"))
+                .contains("--driver-name: expected a DNS subdomain of at most 63 characters").contains("got \"GPU.example.com\"");
+        assertThat(run("--kubelet-api", "dra", "--driver-name", "a".repeat(64) + ".io", "--publish-node-inventory", "false"))
+                .contains("--driver-name: expected a DNS subdomain of at most 63 characters");
+        assertThat(run("--kubelet-api", "dra", "--publish-node-inventory", "false", "--node-name", "n1"))
+                .isEqualTo("hetgpu-device-plugin: --kubelet-api dra reads ResourceClaims and publishes ResourceSlices through the API "
+                        + "server: it cannot run with --publish-node-inventory false (see --help)");
+        assertThat(run("--kubelet-api", "dra", "--node-name", ""))
+                .isEqualTo("hetgpu-device-plugin: --node-name (or NODE_NAME) is required with --kubelet-api dra (the node's pool "
+                        + "is named after it) (see --help)");
+    }
+
+    @Test
+    void draModeWithoutKubeletsPluginRegistryIsOneSentence() {
+        var missing = temp.resolve("plugins_registry");
+        assertThat(run("--kubelet-api", "dra", "--node-name", "n1", "--gpu-source", "simulated:t4-4x", "--http-port", "0",
+                "--plugin-registry-dir", missing.toString(), "--dra-plugin-dir", temp.resolve("plugins").toString(),
+                "--cdi-dir", temp.resolve("cdi").toString()))
+                .isEqualTo("hetgpu-device-plugin: plugin registry folder " + missing + " does not exist (is it mounted from the host?)");
+    }
+
+    @Test
+    void draModeKeepsHealthMarksInTheDriversOwnFolder() {
+        var main = new DevicePluginMain();
+        new CommandLine(main).parseArgs("--kubelet-api", "DRA", "--dra-plugin-dir", temp.toString(), "--driver-name", "gpu.example.com");
+
+        assertThat(main.kubeletApi).isEqualTo(DevicePluginMain.KubeletApi.DRA);
+        assertThat(main.nvmlOptions().stickyMarkFile()).contains(temp.resolve("gpu.example.com/gpu-health-marks"));
+        assertThat(main.pluginRegistryDir).isEqualTo(Path.of("/var/lib/kubelet/plugins_registry"));
+        assertThat(main.cdiDir).isEqualTo(Path.of("/var/run/cdi"));
+        assertThat(DevicePluginMain.driverNameProblem("gpu.hetgpu.io")).isEmpty();
+    }
+
+    @Test
     void helpNeverBreaksANameAtItsDot() {
         var usage = DevicePluginMain.commandLine().getUsageMessage();
         assertThat(usage).contains("nvidia.com/gpu", "hetgpu.io/gpu.tier");

@@ -111,7 +111,9 @@ final class ClusterState {
 
     /**
      * Every node as it would be with the GPUs of every pod below {@code priority} free: what preemption could free for a
-     * pod of that priority.
+     * pod of that priority. The extender's count ({@code ExtenderService.reachableBy}) where no PodDisruptionBudget guards
+     * a pod: the simulated cluster has no budgets, nor a cordoned or tainted node ({@code ReachableEqualityTest} holds the
+     * two equal).
      */
     List<NodeState> reachableBy(int priority) {
         var states = new ArrayList<NodeState>(nodes.size());

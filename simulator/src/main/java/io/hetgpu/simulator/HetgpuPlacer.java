@@ -199,7 +199,7 @@ final class HetgpuPlacer implements Placer, PreemptVerb, JobPlacing {
      * The tiers closed to the pod, as the extender counts them from its informers: a reserve weighs the whole cluster's
      * free top-tier GPUs; an eviction floor (only where this scheduler preempts) what preemption could free.
      */
-    private ClosedTier closedTier(PodRequest request, ClusterState cluster) {
+    ClosedTier closedTier(PodRequest request, ClusterState cluster) {
         if (preempting instanceof Preempting.Never) {
             return PolicyStep.closedTier(policy, request, () -> TopTierHeadroom.of(cluster.states()));
         }

@@ -87,6 +87,14 @@ public interface ClusterView {
         return DisruptionBudgets.NONE;
     }
 
+    /**
+     * The UIDs of the pods among {@code bound} (one node's) that preemption for a pod of {@code priority} could evict
+     * without breaking a PodDisruptionBudget, as of now ({@link DisruptionBudgets#evictableBelow}).
+     */
+    default Set<String> evictableBelow(List<BoundPod> bound, int priority) {
+        return budgets().evictableBelow(bound, priority, this::budgetLabelsOf);
+    }
+
     /** What a budget reads of the pod of this UID, or null when the view does not hold it. */
     default DisruptionBudgets.PodLabels budgetLabelsOf(String uid) {
         var pod = podByUid(uid);

@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ExceptionHandler;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.hetgpu.extender.model.BoundPod;
@@ -140,9 +139,12 @@ public final class DraInformers implements DraLookup, AutoCloseable {
         if (closed) {
             return;
         }
-        slices = client.resources(ResourceSlice.class).runnableInformer(0);
-        claims = client.resources(ResourceClaim.class).inAnyNamespace().runnableInformer(0);
-        classes = client.resources(DeviceClass.class).runnableInformer(0);
+        // Built in locals and published to the fields only once indexed: the node and pod handlers read the fields from
+        // the informers' threads, and an informer seen before its indexers are added answers "index node doesn't exist",
+        // which fails that handler and leaves its object out of the view (and the first list never caught up).
+        var slices = client.resources(ResourceSlice.class).runnableInformer(0);
+        var claims = client.resources(ResourceClaim.class).inAnyNamespace().runnableInformer(0);
+        var classes = client.resources(DeviceClass.class).runnableInformer(0);
         slices.addIndexers(Map.of(
                 BY_NODE, slice -> slice.getSpec() == null || slice.getSpec().getNodeName() == null ? List.of() : List.of(slice.getSpec().getNodeName()),
                 BY_POOL, slice -> slice.getSpec() == null || slice.getSpec().getPool() == null || slice.getSpec().getNodeName() == null
@@ -156,44 +158,11 @@ public final class DraInformers implements DraLookup, AutoCloseable {
                         ? ClaimHoldings.poolsOf(claim).stream().map(pool -> poolKey(pool.get(0), pool.get(1))).toList() : List.of()));
         classes.addIndexers(Map.of(BY_EXTENDED_RESOURCE, deviceClass -> deviceClass.getSpec() == null
                 || deviceClass.getSpec().getExtendedResourceName() == null ? List.of() : List.of(deviceClass.getSpec().getExtendedResourceName())));
-        slices.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(ResourceSlice slice) {
-                reread(null, slice);
-                slicesHandled.handled(slice);
-            }
-
-            @Override
-            public void onUpdate(ResourceSlice before, ResourceSlice after) {
-                reread(before, after);
-                slicesHandled.handled(after);
-            }
-
-            @Override
-            public void onDelete(ResourceSlice slice, boolean finalStateUnknown) {
-                reread(slice, null);
-                slicesHandled.handled(slice);
-            }
-        });
-        claims.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(ResourceClaim claim) {
-                changed(null, claim);
-                claimsHandled.handled(claim);
-            }
-
-            @Override
-            public void onUpdate(ResourceClaim before, ResourceClaim after) {
-                changed(before, after);
-                claimsHandled.handled(after);
-            }
-
-            @Override
-            public void onDelete(ResourceClaim claim, boolean finalStateUnknown) {
-                changed(claim, null);
-                claimsHandled.handled(claim);
-            }
-        });
+        slices.addEventHandler(slicesHandled.handling(this::reread));
+        claims.addEventHandler(claimsHandled.handling(this::changed));
+        this.slices = slices;
+        this.claims = claims;
+        this.classes = classes;
         for (var informer : List.of(slices, claims, classes)) {
             informer.exceptionHandler((isStarted, failure) -> {
                 lastFailure = ApiFaults.describe(failure);

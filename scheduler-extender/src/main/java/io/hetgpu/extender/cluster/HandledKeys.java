@@ -1,10 +1,12 @@
 package io.hetgpu.extender.cluster;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 
 /**
  * Whether an informer's event handler has seen every object of its first list. fabric8 fills an informer's store from
@@ -34,5 +36,42 @@ final class HandledKeys {
             handled.clear();
         }
         return caughtUp;
+    }
+
+    /**
+     * An informer's handler that passes each event on as {@code (before, after)} (null before an add, null after a
+     * delete), then marks the object handled: the one shape every handler of the view's first lists takes. Marked even
+     * when the change failed (fabric8 logs the failure): one object the view could not take must not keep the
+     * extender from ever syncing.
+     */
+    <T extends HasMetadata> ResourceEventHandler<T> handling(BiConsumer<T, T> change) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(T object) {
+                try {
+                    change.accept(null, object);
+                } finally {
+                    handled(object);
+                }
+            }
+
+            @Override
+            public void onUpdate(T before, T after) {
+                try {
+                    change.accept(before, after);
+                } finally {
+                    handled(after);
+                }
+            }
+
+            @Override
+            public void onDelete(T object, boolean finalStateUnknown) {
+                try {
+                    change.accept(object, null);
+                } finally {
+                    handled(object);
+                }
+            }
+        };
     }
 }

@@ -135,44 +135,20 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
                 // The same reader and key as the pod's own request (PodRequest.job), so a pod finds the peers its job names.
                 BY_JOB, pod -> JobMembershipReader.keyOf(pod).map(List::of).orElse(List.of()),
                 BY_UID, pod -> pod.getMetadata().getUid() == null ? List.of() : List.of(pod.getMetadata().getUid())));
-        nodes.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Node node) {
-                put(node);
-                nodesHandled.handled(node);
-            }
-
-            @Override
-            public void onUpdate(Node before, Node after) {
+        nodes.addEventHandler(nodesHandled.<Node>handling((before, after) -> {
+            if (after != null) {
                 put(after);
-                nodesHandled.handled(after);
+            } else {
+                remove(before.getMetadata().getName());
             }
-
-            @Override
-            public void onDelete(Node node, boolean finalStateUnknown) {
-                remove(node.getMetadata().getName());
-                nodesHandled.handled(node);
-            }
-        });
-        pods.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Pod pod) {
-                track(null, pod);
-                podsHandled.handled(pod);
-            }
-
-            @Override
-            public void onUpdate(Pod before, Pod after) {
+        }));
+        pods.addEventHandler(podsHandled.<Pod>handling((before, after) -> {
+            if (after != null) {
                 track(before, after);
-                podsHandled.handled(after);
+            } else {
+                untrack(before);
             }
-
-            @Override
-            public void onDelete(Pod pod, boolean finalStateUnknown) {
-                untrack(pod);
-                podsHandled.handled(pod);
-            }
-        });
+        }));
     }
 
     /**

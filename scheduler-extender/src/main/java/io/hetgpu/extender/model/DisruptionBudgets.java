@@ -105,6 +105,22 @@ public final class DisruptionBudgets {
     }
 
     /**
+     * The UIDs of the pods among {@code bound} (the pods bound to one node) that preemption for a pod of {@code priority}
+     * could evict without breaking a budget: those below that priority that hold their GPUs there. A pod that has let
+     * them go is leaving already, and a bind in flight runs nowhere yet: neither is a victim. The eviction floor (what
+     * preemption could free) and the victims named on a candidate proposed without any both ask this.
+     */
+    public Set<String> evictableBelow(List<BoundPod> bound, int priority, Function<String, PodLabels> pods) {
+        var below = new ArrayList<BoundPod>(bound.size());
+        for (var pod : bound) {
+            if (pod.priority() < priority && !pod.binding() && !pod.released()) {
+                below.add(pod);
+            }
+        }
+        return evictable(below, pods);
+    }
+
+    /**
      * The UIDs among {@code candidates} (one node's pods that preemption may consider) that it could evict without
      * breaking a budget. {@code pods} finds a pod's labels by UID; a pod it does not know counts as guarded.
      */
@@ -112,15 +128,16 @@ public final class DisruptionBudgets {
         if (candidates.isEmpty() || guardsAll) {
             return Set.of();
         }
+        if (byNamespace.isEmpty() && crowded.isEmpty()) {
+            var every = new HashSet<String>(candidates.size() * 2);
+            candidates.forEach(pod -> every.add(pod.uid()));
+            return every;
+        }
         var ordered = new ArrayList<>(candidates);
         ordered.sort(Comparator.comparingInt(BoundPod::priority).reversed().thenComparing(BoundPod::boundAt).thenComparing(BoundPod::uid));
         int[] left = null;
         var evictable = new HashSet<String>(ordered.size() * 2);
         for (var pod : ordered) {
-            if (byNamespace.isEmpty() && crowded.isEmpty()) {
-                evictable.add(pod.uid());
-                continue;
-            }
             var labels = pods.apply(pod.uid());
             if (labels == null || crowded.contains(labels.namespace())) {
                 continue;

@@ -283,8 +283,12 @@ public final class ExtenderService {
         return cluster.knowsNodes() ? PolicyStep.closedTier(policy, pod, cache::clusterHeadroom, this::reachableBy) : ClosedTier.NONE;
     }
 
-    /** Every known node as it would be with the GPUs of every pod below {@code priority} free: what preemption could free. */
-    private List<NodeState> reachableBy(int priority) {
+    /**
+     * Every known node that takes new pods as it would be with the GPUs of every pod below {@code priority} free where no
+     * PodDisruptionBudget forbids it: what preemption could free, as the eviction floor weighs it (the simulator's
+     * {@code ClusterState.reachableBy} is held equal to it where no budget applies).
+     */
+    public List<NodeState> reachableBy(int priority) {
         return NodeResolution.reachableBy(cluster.nodes(), nodes, priority, cluster);
     }
 

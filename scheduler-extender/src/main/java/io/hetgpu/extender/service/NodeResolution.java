@@ -77,7 +77,6 @@ final class NodeResolution {
      * cards would do (kube-scheduler's preemption breaks the fewest budgets first).
      */
     static List<NodeState> reachableBy(NodeSnapshot snapshot, NodeStateFactory nodes, int priority, ClusterView cluster) {
-        var budgets = cluster.budgets();
         var states = new ArrayList<NodeState>(snapshot.size());
         for (int i = 0; i < snapshot.size(); i++) {
             if (!snapshot.facts(i).takesNewPods()) {
@@ -85,8 +84,7 @@ final class NodeResolution {
             }
             var bound = snapshot.boundPods(i);
             var state = nodes.state(snapshot.facts(i), bound);
-            var below = bound.stream().filter(pod -> pod.priority() < priority && !pod.binding() && !pod.released()).toList();
-            var evictable = budgets.evictable(below, cluster::budgetLabelsOf);
+            var evictable = cluster.evictableBelow(bound, priority);
             states.add(state.withFreed(evictable.isEmpty() ? 0 : DeviceHoldings.heldBy(state.gpus(), bound, pod -> evictable.contains(pod.uid()))));
         }
         return states;

@@ -244,9 +244,7 @@ public final class Preemption {
             return VictimsToFree.Choice.NONE;
         }
         var bound = cluster.boundPods(node);
-        var below = bound.stream().filter(held -> held.priority() < pod.specPriority() && !held.binding() && !held.released()).toList();
-        var evictable = cluster.budgets().evictable(below, cluster::budgetLabelsOf);
-        return VictimsToFree.choose(bound, pod.specPriority(), evictable,
+        return VictimsToFree.choose(bound, pod.specPriority(), cluster.evictableBelow(bound, pod.specPriority()),
                 gone -> policy.assess(pod, stateAfter(node, List.copyOf(gone)), closed) instanceof PlacementPolicy.Fit).orElse(VictimsToFree.Choice.NONE);
     }
 
@@ -256,9 +254,14 @@ public final class Preemption {
         return stateWithout(nodeName, pod -> victims.contains(pod.uid()));
     }
 
-    /** The node as it would be with every pod below {@code priority} gone; null when the extender does not know the node. */
+    /**
+     * The node as it would be with every pod below {@code priority} gone that preemption may evict within budgets (the
+     * eviction floor's count, so a job's room further is the room the floor saw); null when the extender does not know
+     * the node.
+     */
     private NodeState reachable(String nodeName, int priority) {
-        return stateWithout(nodeName, pod -> pod.priority() < priority);
+        var evictable = cluster.evictableBelow(cluster.boundPods(nodeName), priority);
+        return stateWithout(nodeName, pod -> evictable.contains(pod.uid()));
     }
 
     private NodeState stateWithout(String nodeName, Predicate<BoundPod> gone) {

@@ -40,6 +40,34 @@ class DisruptionBudgetsTest {
     }
 
     @Test
+    void belowAPriorityOnlyPodsThatHoldTheirGpusBelowItAreCandidatesAndTheyShareTheAllowance() {
+        var budgets = DisruptionBudgets.of(List.of(budget("ml", Map.of("budget", "one"), 1, Set.of())));
+        var low = pod("low", "ml", 0, 30, Map.of("budget", "one"));
+        var lower = pod("lower", "ml", -5, 40, Map.of("budget", "one"));
+        var atPriority = pod("at", "ml", 100, 50, Map.of("app", "x"));
+        var leaving = pod("leaving", "ml", 0, 60, Map.of("app", "x")).releasedAt(T.minusSeconds(1));
+        labels.put("binding", new DisruptionBudgets.PodLabels("ml", "pod-binding", Map.of("app", "x")));
+        var binding = BoundPod.binding("binding", 1, List.of("GPU-0"), T, 0);
+        var bound = List.of(lower, atPriority, leaving, binding, low);
+
+        // The pod at the preemptor's own priority, the one leaving and the bind in flight are never victims; of the two
+        // below it under a budget allowing one disruption, the more important (higher priority) takes the allowance.
+        assertThat(budgets.evictableBelow(bound, 100, lookup())).containsExactly("low");
+        assertThat(DisruptionBudgets.NONE.evictableBelow(bound, 100, lookup())).containsExactlyInAnyOrder("low", "lower");
+        assertThat(DisruptionBudgets.NONE.evictableBelow(bound, 101, lookup())).containsExactlyInAnyOrder("low", "lower", "at");
+        assertThat(DisruptionBudgets.NONE.evictableBelow(bound, 0, lookup())).containsExactly("lower");
+        assertThat(DisruptionBudgets.UNKNOWN.evictableBelow(bound, 101, lookup())).isEmpty();
+    }
+
+    @Test
+    void withoutBudgetsAPodTheLabelsDoNotKnowMayGoToo() {
+        var unknown = new BoundPod("unknown", 1, false, T, List.of(), 0);
+
+        assertThat(DisruptionBudgets.NONE.evictable(List.of(unknown), lookup())).containsExactly("unknown");
+        assertThat(DisruptionBudgets.of(List.of(budget("ml", Map.of("app", "x"), 5, Set.of()))).evictable(List.of(unknown), lookup())).isEmpty();
+    }
+
+    @Test
     void aBudgetWithNoDisruptionLeftGuardsTheFirstPodsAndOneWithAllowanceLetsThatManyGo() {
         var guarded = pod("guarded", "ml", 0, 10, Map.of("budget", "zero"));
         var other = pod("other", "ml", 0, 10, Map.of("app", "free"));

@@ -50,7 +50,8 @@ import java.util.concurrent.TimeUnit;
  * Node's capacity and allocatable, and for every pod bound to its node asks the plugin
  * GetPreferredAllocation (when the plugin offers it) then Allocate, records the devices (PodResources, and the pod annotation
  * {@value #DEVICES_ANNOTATION}) and marks the pod Running. It can restart (deleting every socket in
- * the device-plugin folder, as kubelet does) and vanish.
+ * the device-plugin folder, as kubelet does) and vanish. DRA drivers register through its plugin watcher
+ * ({@link KubeletDra}); a pod's claims are prepared by them before it runs, and unprepared when it ends.
  *
  * <p>What it leaves out: containers, cgroups, probes, CPU and memory managers; pods run until deleted, or until a test
  * ends one ({@link #end}), as kubelet reports a job that exited.
@@ -74,6 +75,9 @@ public final class SimulatedKubelet implements AutoCloseable {
     private final Map<String, Map<String, Map<String, String>>> envByPod = new ConcurrentHashMap<>();
     private final Map<String, String> deviceHealth = new ConcurrentHashMap<>();
     private final List<RegisterRequest> registrations = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final KubeletDra dra;
+    /** The CDI device IDs the DRA drivers answered for each pod, by pod key and the pod's claim name. */
+    private final Map<String, Map<String, List<String>>> cdiByPod = new ConcurrentHashMap<>();
 
     private volatile Server registrationServer;
     private volatile Server podResourcesServer;
@@ -92,6 +96,7 @@ public final class SimulatedKubelet implements AutoCloseable {
         this.folders = folders;
         this.client = client;
         this.podWorker = Executors.newSingleThreadExecutor(r -> new Thread(r, "kubelet-" + nodeName));
+        this.dra = new KubeletDra(nodeName, folders.pluginsRegistry(), transport, client);
     }
 
     public String nodeName() {
@@ -105,6 +110,7 @@ public final class SimulatedKubelet implements AutoCloseable {
     public SimulatedKubelet start() throws IOException {
         podResourcesServer = transport.serve(folders.podResourcesSocket(), new PodResourcesService());
         serveRegistration();
+        dra.start();
         pods = client.pods().inAnyNamespace().inform(new ResourceEventHandler<>() {
             @Override
             public void onAdd(Pod pod) {
@@ -121,6 +127,8 @@ public final class SimulatedKubelet implements AutoCloseable {
                 podWorker.execute(() -> {
                     devicesByPod.remove(key(pod));
                     envByPod.remove(key(pod));
+                    cdiByPod.remove(key(pod));
+                    dra.release(key(pod));
                 });
             }
         });
@@ -180,6 +188,8 @@ public final class SimulatedKubelet implements AutoCloseable {
             client.pods().inNamespace(namespace).withName(name).editStatus(end::applyTo);
             devicesByPod.remove(key);
             envByPod.remove(key);
+            cdiByPod.remove(key);
+            dra.release(key);
         }, podWorker);
         try {
             written.get(10, TimeUnit.SECONDS);
@@ -197,6 +207,16 @@ public final class SimulatedKubelet implements AutoCloseable {
     /** The environment the plugin gave each container of the pod ({@code namespace/name}), by container name. */
     public Map<String, Map<String, String>> containerEnv(String podKey) {
         return envByPod.getOrDefault(podKey, Map.of());
+    }
+
+    /** The CDI device IDs the DRA drivers answered for the pod ({@code namespace/name}), by the pod's claim name. */
+    public Map<String, List<String>> preparedClaims(String podKey) {
+        return cdiByPod.getOrDefault(podKey, Map.of());
+    }
+
+    /** The DRA drivers registered through the plugin watcher. */
+    public Set<String> draDrivers() {
+        return dra.drivers();
     }
 
     /** Every registration received so far. */
@@ -293,6 +313,7 @@ public final class SimulatedKubelet implements AutoCloseable {
         }
         var byContainer = new LinkedHashMap<String, List<String>>();
         var envs = new LinkedHashMap<String, Map<String, String>>();
+        Map<String, List<String>> cdi;
         try {
             for (var container : pod.getSpec().getContainers()) {
                 int wanted = ApiObjects.request(new PodBuilder().withNewSpec().withContainers(container).endSpec().build())
@@ -303,7 +324,8 @@ public final class SimulatedKubelet implements AutoCloseable {
                     envs.put(container.getName(), allocation.envs());
                 }
             }
-        } catch (AdmissionException | StatusRuntimeException e) {
+            cdi = dra.prepare(pod);
+        } catch (AdmissionException | KubeletDra.PrepareException | StatusRuntimeException e) {
             log.log(System.Logger.Level.WARNING, "Pod {0} rejected on {1}: {2}", key, nodeName, e.getMessage());
             client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
                     .editStatus(p -> new PodBuilder(p).editOrNewStatus().withPhase("Failed").withReason("UnexpectedAdmissionError")
@@ -312,6 +334,7 @@ public final class SimulatedKubelet implements AutoCloseable {
         }
         devicesByPod.put(key, byContainer);
         envByPod.put(key, envs);
+        cdiByPod.put(key, cdi);
         var annotation = byContainer.values().stream().flatMap(List::stream).reduce((a, b) -> a + "," + b).orElse("");
         var pods = client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName());
         pods.patch(PatchContext.of(PatchType.JSON_MERGE),
@@ -423,6 +446,7 @@ public final class SimulatedKubelet implements AutoCloseable {
             pods.close();
         }
         podWorker.shutdownNow();
+        dra.close();
         stopRegistration();
         var server = podResourcesServer;
         if (server != null) {

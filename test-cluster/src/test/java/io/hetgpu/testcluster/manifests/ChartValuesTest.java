@@ -151,6 +151,16 @@ class ChartValuesTest {
                     assertThat(extenderConfig(r).httpTimeout()).as("the extender's binds end within kube-scheduler's timeout")
                             .isEqualTo(Duration.ofSeconds(8));
                 }),
+                new ValueRender("hetgpu's DRA driver: the node agent's API, the mutation off, the claim templates' namespaces", """
+                        devicePlugin: {kubeletApi: dra}
+                        dra: {priorityMutation: false, claimTemplateNamespaces: [ml]}
+                        """, r -> {
+                    assertThat(plugin(r).getSpec().getTemplate().getSpec().getContainers().getFirst().getArgs()).contains("--kubelet-api=dra");
+                    var kinds = r.objects().stream().map(HasMetadata::getKind).toList();
+                    assertThat(kinds).contains("DeviceClass", "ValidatingAdmissionPolicy").doesNotContain("MutatingAdmissionPolicy");
+                    assertThat(r.objects()).filteredOn(o -> o.getKind().equals("ResourceClaimTemplate")).hasSize(12)
+                            .allSatisfy(t -> assertThat(t.getMetadata().getNamespace()).isEqualTo("ml"));
+                }),
                 new ValueRender("monitoring, labelled for a Prometheus, each part on or off",
                         "monitoring: {enabled: true, labels: {release: kube-prometheus-stack}, serviceMonitors: false, rules: true, dashboard: false}",
                         r -> {
@@ -197,7 +207,9 @@ class ChartValuesTest {
             "extender: {policy: {jobHeadroom: -8}}                    | at '/extender/policy/jobHeadroom'",
             "extender: {maxJobPods: 1}                                | at '/extender/maxJobPods'",
             "devicePlugin: {resourceName: gpu}                        | at '/devicePlugin/resourceName'",
-            "monitoring: {enabeld: true}                              | at '/monitoring': additional properties 'enabeld' not allowed"})
+            "monitoring: {enabeld: true}                              | at '/monitoring': additional properties 'enabeld' not allowed",
+            "devicePlugin: {kubeletApi: kubelet}                      | at '/devicePlugin/kubeletApi'",
+            "dra: {claimTemplateNamespaces: [ML]}                     | at '/dra/claimTemplateNamespaces/0'"})
     void aBadValueIsRefusedWithHelmsMessageNamingIt(String values, String message) {
         assertThat(HelmChart.refusal(KUBE, values))
                 .contains("values don't meet the specifications of the schema")

@@ -29,6 +29,10 @@ import static io.hetgpu.testcluster.manifests.ExpectedDeployment.NAMESPACE;
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.SHIPPED_PROFILES;
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.SIMULATED_PROFILE_LABEL;
 import static io.hetgpu.testcluster.manifests.ManifestTree.BASE;
+import static io.hetgpu.testcluster.manifests.ManifestTree.DRA_CLAIM_TEMPLATES;
+import static io.hetgpu.testcluster.manifests.ManifestTree.DRA_COMPONENT;
+import static io.hetgpu.testcluster.manifests.ManifestTree.DRA_MUTATION_COMPONENT;
+import static io.hetgpu.testcluster.manifests.ManifestTree.DRA_OVERLAY;
 import static io.hetgpu.testcluster.manifests.ManifestTree.IMAGES_COMPONENT;
 import static io.hetgpu.testcluster.manifests.ManifestTree.ROOT;
 import static io.hetgpu.testcluster.manifests.ManifestTree.SIMULATED_OVERLAY;
@@ -56,13 +60,24 @@ class KustomizationsTest {
      */
     private static final List<Path> ADD_ONS = List.of(MonitoringQueries.MONITORING);
 
+    /** The components of hetgpu's DRA driver: the DRA overlay's two, and the claim templates applied per tenant namespace. */
+    private static final Set<Path> DRA_COMPONENTS = Set.of(DRA_COMPONENT.normalize(), DRA_MUTATION_COMPONENT.normalize(),
+            DRA_CLAIM_TEMPLATES.normalize());
+
     @ParameterizedTest
     @MethodSource("kustomizations")
     void rendersWithRealKubectl(Path folder) {
+        if (isComponent(folder) && ManifestTree.kustomization(folder).has("patches")) {
+            // A component that patches the install's objects renders only inside one: DraInstallTest renders the DRA overlay.
+            assertThat(DRA_COMPONENTS).as(folder.toString()).contains(folder.normalize());
+            return;
+        }
         Rendering rendering = Kubectl.kustomize(folder);
-        if (isComponent(folder)) {
-            // A component adds nothing by itself; what it does shows in the renderings that include it.
+        if (isComponent(folder) && !ManifestTree.kustomization(folder).has("resources")) {
+            // A component of settings adds nothing by itself; what it does shows in the renderings that include it.
             assertThat(rendering.documents()).as(folder.toString()).isEmpty();
+        } else if (isComponent(folder)) {
+            assertThat(rendering.documents()).as(folder.toString()).isNotEmpty();
         } else if (ADD_ONS.contains(folder)) {
             assertThat(rendering.documents()).as(folder.toString()).hasSizeGreaterThanOrEqualTo(4);
         } else {
@@ -79,7 +94,12 @@ class KustomizationsTest {
         known.add(ManifestTree.SAMPLES.normalize());
         ADD_ONS.forEach(p -> known.add(p.normalize()));
         installs().forEach(p -> known.add(p.normalize()));
+        known.add(DRA_OVERLAY.normalize());
         for (Path folder : kustomizations()) {
+            if (DRA_COMPONENTS.contains(folder.normalize())) {
+                // The DRA overlay's, and the claim templates a tenant namespace's kustomization includes (DraInstallTest).
+                continue;
+            }
             if (isComponent(folder)) {
                 for (Path install : installs()) {
                     var components = new ArrayList<Path>();

@@ -31,6 +31,12 @@ final class ManifestTree {
     static final Path SIMULATED_OVERLAY = ROOT.resolve("overlays/simulated");
     static final Path SAMPLES = ROOT.resolve("samples");
     static final Path IMAGES_COMPONENT = ROOT.resolve("images");
+    /** hetgpu as a DRA driver: the install with the components below (DraInstallTest checks it). */
+    static final Path DRA_OVERLAY = ROOT.resolve("overlays/dra");
+    static final Path DRA_COMPONENT = ROOT.resolve("components/dra");
+    static final Path DRA_MUTATION_COMPONENT = ROOT.resolve("components/dra-priority-mutation");
+    /** Applied in each tenant namespace, not in an install. */
+    static final Path DRA_CLAIM_TEMPLATES = ROOT.resolve("components/dra-claim-templates");
     static final String KUSTOMIZATION = "kustomization.yaml";
 
     private static final YAMLMapper YAML = new YAMLMapper();

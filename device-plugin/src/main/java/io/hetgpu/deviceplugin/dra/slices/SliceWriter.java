@@ -18,7 +18,10 @@ import java.util.Optional;
  */
 final class SliceWriter {
 
-    /** Slices listed at a (re)start; more than this many of one node and driver are deleted over several rounds. */
+    /**
+     * At most this many slices are read at a (re)start. A run of this agent leaves one; a node with more of this driver
+     * than that (written by something else) keeps those not read until the agent restarts.
+     */
     static final long LIST_LIMIT = 100;
 
     private final KubernetesClient client;

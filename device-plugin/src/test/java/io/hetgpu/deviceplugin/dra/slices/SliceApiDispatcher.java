@@ -1,5 +1,6 @@
 package io.hetgpu.deviceplugin.dra.slices;
 
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
@@ -34,8 +35,8 @@ final class SliceApiDispatcher extends KubernetesCrudDispatcher {
                 sliceWrites.incrementAndGet();
                 if (dropTaints) {
                     var slice = Serialization.unmarshal(request.getUtf8Body(), ResourceSlice.class);
-                    var stripped = new ResourceSliceBuilder(slice).editSpec()
-                            .withDevices(slice.getSpec().getDevices().stream().peek(d -> d.setTaints(null)).toList()).endSpec().build();
+                    var stripped = new ResourceSliceBuilder(slice).editSpec().withDevices(slice.getSpec().getDevices().stream()
+                            .map(d -> new DeviceBuilder(d).withTaints((java.util.List<io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint>) null).build()).toList()).endSpec().build();
                     request = new RecordedRequest(request.getHttpVersion(), request.method(), path, request.getHeaders(),
                             new Buffer().writeUtf8(Serialization.asJson(stripped)));
                 }

@@ -1,0 +1,248 @@
+package io.hetgpu.testcluster.kubelet;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodResourceClaim;
+import io.fabric8.kubernetes.api.model.PodResourceClaimStatus;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.grpc.ManagedChannel;
+import io.hetgpu.deviceplugin.api.dra.v1.Claim;
+import io.hetgpu.deviceplugin.api.dra.v1.DRAPluginGrpc;
+import io.hetgpu.deviceplugin.api.dra.v1.NodePrepareResourcesRequest;
+import io.hetgpu.deviceplugin.api.dra.v1.NodeUnprepareResourcesRequest;
+import io.hetgpu.deviceplugin.api.pluginregistration.v1.InfoRequest;
+import io.hetgpu.deviceplugin.api.pluginregistration.v1.RegistrationGrpc;
+import io.hetgpu.deviceplugin.api.pluginregistration.v1.RegistrationStatus;
+import io.hetgpu.deviceplugin.kubelet.UnixSocketTransport;
+import java.io.IOException;
+import java.nio.file.ClosedWatchServiceException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchService;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The simulated kubelet's DRA manager, speaking kubelet's protocols over real Unix sockets: its plugin watcher registers
+ * each DRA driver whose socket appears in the plugin registry folder (GetInfo, then NotifyRegistrationStatus), and a
+ * pod's claims are prepared by the drivers their allocation names before the pod runs, and unprepared once no pod on
+ * the node uses them. Calls v1 where a driver offers it, else v1beta1, as kubelet does. Claims of drivers with no
+ * plugin here (NVIDIA's, published by the test cluster without one) are left alone, as before.
+ */
+final class KubeletDra implements AutoCloseable {
+
+    private static final System.Logger log = System.getLogger(KubeletDra.class.getName());
+    static final String TYPE = "DRAPlugin";
+    static final String V1 = "v1.DRAPlugin";
+    static final String V1BETA1 = "v1beta1.DRAPlugin";
+
+    /** A registered driver: its channel and the service version kubelet chose. */
+    private record Driver(ManagedChannel channel, boolean v1) { }
+
+    private final String nodeName;
+    private final Path registry;
+    private final UnixSocketTransport transport;
+    private final KubernetesClient client;
+    private final Map<String, Driver> drivers = new ConcurrentHashMap<>();
+    /** Prepared claims (by UID): the claim, its drivers, the pods on this node using it. Confined to the pod worker. */
+    private final Map<String, Prepared> prepared = new LinkedHashMap<>();
+    private WatchService watch;
+    private Thread watcher;
+
+    private record Prepared(Claim claim, Set<String> drivers, Set<String> pods) { }
+
+    /** A pod's claims could not be prepared; kubelet keeps the pod from starting. */
+    static final class PrepareException extends Exception {
+        PrepareException(String message) {
+            super(message);
+        }
+    }
+
+    KubeletDra(String nodeName, Path registry, UnixSocketTransport transport, KubernetesClient client) {
+        this.nodeName = nodeName;
+        this.registry = registry;
+        this.transport = transport;
+        this.client = client;
+    }
+
+    void start() throws IOException {
+        watch = registry.getFileSystem().newWatchService();
+        registry.register(watch, StandardWatchEventKinds.ENTRY_CREATE);
+        try (var files = Files.list(registry)) {
+            files.forEach(this::register);
+        }
+        watcher = Thread.ofPlatform().daemon().name("plugin-watcher-" + nodeName).start(() -> {
+            try {
+                while (true) {
+                    var key = watch.take();
+                    for (var event : key.pollEvents()) {
+                        if (event.context() instanceof Path name) {
+                            register(registry.resolve(name));
+                        }
+                    }
+                    key.reset();
+                }
+            } catch (InterruptedException | ClosedWatchServiceException e) {
+                // closing
+            }
+        });
+    }
+
+    /** The drivers registered, by name. */
+    Set<String> drivers() {
+        return Set.copyOf(drivers.keySet());
+    }
+
+    private void register(Path socket) {
+        if (!socket.getFileName().toString().endsWith(".sock")) {
+            return;
+        }
+        var channel = transport.connect(socket);
+        try {
+            var registration = RegistrationGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+            var info = registration.getInfo(InfoRequest.getDefaultInstance());
+            var versions = info.getSupportedVersionsList();
+            String error = !TYPE.equals(info.getType()) ? "type " + info.getType() + " is not " + TYPE
+                    : !versions.contains(V1) && !versions.contains(V1BETA1) ? "none of " + versions + " is supported"
+                    : drivers.containsKey(info.getName()) ? "driver " + info.getName() + " is already registered" : "";
+            if (error.isEmpty()) {
+                var previous = drivers.put(info.getName(), new Driver(transport.connect(Path.of(info.getEndpoint())), versions.contains(V1)));
+                if (previous != null) {
+                    previous.channel().shutdownNow();
+                }
+            }
+            registration.notifyRegistrationStatus(RegistrationStatus.newBuilder().setPluginRegistered(error.isEmpty()).setError(error).build());
+        } catch (RuntimeException e) {
+            log.log(System.Logger.Level.WARNING, "Plugin at {0} not registered on {1}: {2}", socket, nodeName, e.toString());
+        } finally {
+            channel.shutdownNow();
+        }
+    }
+
+    /**
+     * Prepares the pod's claims with the drivers registered here, each claim once however many pods use it, and answers
+     * the CDI device IDs the container runtime would inject, by the pod's claim name.
+     */
+    Map<String, List<String>> prepare(Pod pod) throws PrepareException {
+        var cdi = new LinkedHashMap<String, List<String>>();
+        if (drivers.isEmpty()) {
+            return cdi; // no DRA driver runs here: the node's claims, if any, are NVIDIA's, which this kubelet does not prepare
+        }
+        var podKey = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+        for (var entry : Objects.requireNonNullElse(pod.getSpec().getResourceClaims(), List.<PodResourceClaim>of())) {
+            var claimName = claimName(pod, entry);
+            if (claimName == null) {
+                throw new PrepareException("claim " + entry.getName() + " has no ResourceClaim yet");
+            }
+            var claim = client.resources(ResourceClaim.class).inNamespace(pod.getMetadata().getNamespace()).withName(claimName).get();
+            if (claim == null || claim.getStatus() == null || claim.getStatus().getAllocation() == null) {
+                throw new PrepareException("claim " + claimName + " is not allocated");
+            }
+            var ours = new LinkedHashSet<String>();
+            for (var result : Objects.requireNonNullElse(claim.getStatus().getAllocation().getDevices().getResults(),
+                    List.<DeviceRequestAllocationResult>of())) {
+                if (drivers.containsKey(result.getDriver())) {
+                    ours.add(result.getDriver());
+                }
+            }
+            var ref = Claim.newBuilder().setNamespace(pod.getMetadata().getNamespace()).setName(claimName)
+                    .setUid(claim.getMetadata().getUid()).build();
+            var ids = new ArrayList<String>();
+            for (var driver : ours) {
+                ids.addAll(prepare(driver, ref));
+            }
+            prepared.computeIfAbsent(ref.getUid(), uid -> new Prepared(ref, new LinkedHashSet<>(ours), new LinkedHashSet<>()))
+                    .pods().add(podKey);
+            cdi.put(entry.getName(), List.copyOf(ids));
+        }
+        return cdi;
+    }
+
+    private List<String> prepare(String driverName, Claim claim) throws PrepareException {
+        var driver = drivers.get(driverName);
+        if (driver.v1()) {
+            var answer = DRAPluginGrpc.newBlockingStub(driver.channel()).withDeadlineAfter(10, TimeUnit.SECONDS)
+                    .nodePrepareResources(NodePrepareResourcesRequest.newBuilder().addClaims(claim).build())
+                    .getClaimsOrDefault(claim.getUid(), null);
+            if (answer == null || !answer.getError().isEmpty()) {
+                throw new PrepareException(driverName + " did not prepare claim " + claim.getName() + ": "
+                        + (answer == null ? "no answer for it" : answer.getError()));
+            }
+            return answer.getDevicesList().stream().flatMap(device -> device.getCdiDeviceIdsList().stream()).toList();
+        }
+        var beta = io.hetgpu.deviceplugin.api.dra.v1beta1.DRAPluginGrpc.newBlockingStub(driver.channel())
+                .withDeadlineAfter(10, TimeUnit.SECONDS)
+                .nodePrepareResources(io.hetgpu.deviceplugin.api.dra.v1beta1.NodePrepareResourcesRequest.newBuilder()
+                        .addClaims(io.hetgpu.deviceplugin.api.dra.v1beta1.Claim.newBuilder().setNamespace(claim.getNamespace())
+                                .setName(claim.getName()).setUid(claim.getUid()))
+                        .build())
+                .getClaimsOrDefault(claim.getUid(), null);
+        if (beta == null || !beta.getError().isEmpty()) {
+            throw new PrepareException(driverName + " did not prepare claim " + claim.getName() + ": "
+                    + (beta == null ? "no answer for it" : beta.getError()));
+        }
+        return beta.getDevicesList().stream().flatMap(device -> device.getCdiDeviceIdsList().stream()).toList();
+    }
+
+    /** The pod ended or was deleted: its claims no other pod here uses are unprepared. */
+    void release(String podKey) {
+        for (var it = prepared.values().iterator(); it.hasNext(); ) {
+            var claim = it.next();
+            if (!claim.pods().remove(podKey) || !claim.pods().isEmpty()) {
+                continue;
+            }
+            for (var driverName : claim.drivers()) {
+                var driver = drivers.get(driverName);
+                if (driver == null) {
+                    continue;
+                }
+                try {
+                    var request = NodeUnprepareResourcesRequest.newBuilder().addClaims(claim.claim()).build();
+                    var error = DRAPluginGrpc.newBlockingStub(driver.channel()).withDeadlineAfter(10, TimeUnit.SECONDS)
+                            .nodeUnprepareResources(request).getClaimsOrThrow(claim.claim().getUid()).getError();
+                    if (!error.isEmpty()) {
+                        log.log(System.Logger.Level.WARNING, "{0} did not unprepare {1}: {2}", driverName, claim.claim().getName(), error);
+                    }
+                } catch (RuntimeException e) {
+                    log.log(System.Logger.Level.WARNING, "{0} did not unprepare {1}: {2}", driverName, claim.claim().getName(), e.toString());
+                }
+            }
+            it.remove();
+        }
+    }
+
+    /** The claim's name: the one named in the pod, or the one made from its template ({@code status.resourceClaimStatuses}). */
+    private static String claimName(Pod pod, PodResourceClaim entry) {
+        if (entry.getResourceClaimName() != null) {
+            return entry.getResourceClaimName();
+        }
+        var statuses = pod.getStatus() == null ? null : pod.getStatus().getResourceClaimStatuses();
+        return Objects.requireNonNullElse(statuses, List.<PodResourceClaimStatus>of()).stream()
+                .filter(status -> entry.getName().equals(status.getName())).map(PodResourceClaimStatus::getResourceClaimName)
+                .filter(Objects::nonNull).findFirst().orElse(null);
+    }
+
+    @Override
+    public void close() {
+        if (watcher != null) {
+            watcher.interrupt();
+        }
+        try {
+            if (watch != null) {
+                watch.close();
+            }
+        } catch (IOException e) {
+            // closing anyway
+        }
+        drivers.values().forEach(driver -> driver.channel().shutdownNow());
+    }
+}

@@ -1,0 +1,95 @@
+package io.hetgpu.testcluster.kubelet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hetgpu.deviceplugin.dra.DraPlugin;
+import io.hetgpu.gpu.inventory.HetgpuDra;
+import io.hetgpu.gpu.inventory.HetgpuKeys;
+import io.hetgpu.gpu.profile.SimulatedGpuSource;
+import io.hetgpu.gpu.tier.CardCatalog;
+import io.hetgpu.testcluster.api.ApiServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * hetgpu's real DRA plugin against the simulated kubelet over Unix sockets: registered by the kubelet's plugin watcher,
+ * a bound pod's claim prepared before it runs (its CDI spec on disk) and unprepared when the pod goes.
+ */
+class SimulatedKubeletDraTest {
+
+    private static final String NODE = "dgx1-dra-1";
+
+    @TempDir
+    Path root;
+
+    private ApiServer api;
+    private KubernetesClient client;
+    private SimulatedKubelet kubelet;
+    private DraPlugin plugin;
+    private KubeletFolders folders;
+
+    @BeforeEach
+    void start() throws Exception {
+        api = ApiServer.start();
+        client = api.newClient();
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata()
+                .withNewStatus().addToCapacity("cpu", new Quantity("64")).addToAllocatable("cpu", new Quantity("64")).endStatus().build()).create();
+        folders = KubeletFolders.under(root);
+        kubelet = new SimulatedKubelet(NODE, HetgpuKeys.DEFAULT_RESOURCE_NAME, folders, client).start();
+        plugin = DraPlugin.start(new DraPlugin.Settings(folders.pluginsRegistry(), folders.plugins(), folders.cdi(), HetgpuDra.DRIVER,
+                NODE, 0, CardCatalog.defaults()), SimulatedGpuSource.open("dgx1-v100", NODE), client);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        plugin.close();
+        kubelet.close();
+        client.close();
+        api.close();
+    }
+
+    @Test
+    void aPodsClaimIsPreparedBeforeItRunsAndUnpreparedWhenItGoes() throws Exception {
+        await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.draDrivers().contains(HetgpuDra.DRIVER) && plugin.notRegistered().isEmpty());
+        var claim = client.resources(ResourceClaim.class).resource(new ResourceClaimBuilder().withNewMetadata().withName("pair")
+                .withNamespace("default").endMetadata().build()).create();
+        claim.setStatus(new ResourceClaimBuilder().withNewStatus().withNewAllocation().withNewDevices().withResults(
+                        new DeviceRequestAllocationResultBuilder().withDriver(HetgpuDra.DRIVER).withPool(NODE).withDevice("gpu-0").withRequest("gpus").build(),
+                        new DeviceRequestAllocationResultBuilder().withDriver(HetgpuDra.DRIVER).withPool(NODE).withDevice("gpu-3").withRequest("gpus").build())
+                .endDevices().endAllocation().endStatus().build().getStatus());
+        var uid = client.resources(ResourceClaim.class).resource(claim).updateStatus().getMetadata().getUid();
+
+        client.pods().resource(new PodBuilder().withNewMetadata().withName("train").withNamespace("default").endMetadata()
+                .withNewSpec().withNodeName(NODE).addNewResourceClaim().withName("gpus").withResourceClaimName("pair").endResourceClaim()
+                .addNewContainer().withName("main").withImage("trainer").endContainer().endSpec().build()).create();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            var status = client.pods().inNamespace("default").withName("train").get().getStatus();
+            return status != null && "Running".equals(status.getPhase());
+        });
+        assertThat(kubelet.preparedClaims("default/train")).isEqualTo(Map.of("gpus",
+                List.of("gpu.hetgpu.io/claim=" + uid + "-gpu-0", "gpu.hetgpu.io/claim=" + uid + "-gpu-3")));
+        var spec = folders.cdi().resolve("gpu.hetgpu.io-claim_" + uid + ".json");
+        assertThat(Files.readString(spec)).contains("\"/dev/nvidia0\"", "\"/dev/nvidia3\"");
+        assertThat(plugin.preparedClaims()).isEqualTo(1);
+
+        client.pods().inNamespace("default").withName("train").delete();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(spec) && plugin.preparedClaims() == 0);
+    }
+}
