@@ -84,13 +84,12 @@ final class DraScene {
     static Outcome run(Claims claims, DeployedConfiguration configuration, long seed, Consumer<String> progress)
             throws IOException, GpuDiscoveryException, InventoryFormatException {
         var modelled = DraNodes.of(nodes(), CardCatalog.defaults());
-        var tiers = DraNodes.tiers(modelled);
         return FreshCluster.run("DRA scene, " + claims.title, nodes(), progress, cluster -> {
             var client = cluster.client();
             var schedulerName = configuration.scheduler().schedulerName();
             for (var pod : PODS) {
                 var claim = claims == Claims.HETGPU
-                        ? HetgpuClaims.claim(NAMESPACE, pod.name(), pod.priority(), pod.gpus(), tiers)
+                        ? HetgpuClaims.claim(NAMESPACE, pod.name(), pod.priority(), pod.gpus())
                         : HetgpuClaims.plain(NAMESPACE, pod.name(), pod.gpus());
                 client.resource(ClaimObjects.template(NAMESPACE, pod.name(), claim)).create();
                 client.pods().resource(new PodBuilder().withNewMetadata().withName(pod.name()).withNamespace(NAMESPACE).endMetadata()

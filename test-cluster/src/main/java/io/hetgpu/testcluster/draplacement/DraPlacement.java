@@ -147,7 +147,7 @@ public final class DraPlacement {
             }
             var name = "job-" + job.id();
             Claim claim = claims == Claims.HETGPU
-                    ? HetgpuClaims.claim("default", name, job.priority(), job.gpus(), tiers)
+                    ? HetgpuClaims.claim("default", name, job.priority(), job.gpus())
                     : HetgpuClaims.plain("default", name, job.gpus());
             var request = new CpuMemory(PER_GPU.milliCpu() * job.gpus(), PER_GPU.memory() * job.gpus());
             var chosen = choose(claim, request, allocated, requested, release, ties);

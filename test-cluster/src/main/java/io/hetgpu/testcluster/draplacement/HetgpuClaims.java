@@ -7,29 +7,26 @@ import io.hetgpu.kubescheduler.dra.DeviceClass;
 import io.hetgpu.kubescheduler.dra.DeviceRequest;
 import io.hetgpu.kubescheduler.dra.ExactRequest;
 import io.hetgpu.kubescheduler.dra.MatchAttribute;
-import io.hetgpu.kubescheduler.dra.PrioritizedListScore;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
- * hetgpu's claim for a pod's GPUs, in the DRA allocator model's records: what the shipped admission policy (or claim
- * templates) makes of a pod by its priority and GPU count, against which plain first fit is measured. The names here
- * (class, request, subrequests, selectors, constraint attribute) are the one place the shipped YAML is held to.
+ * hetgpu's claim for a pod's GPUs, in the DRA allocator model's records: what the shipped claim template
+ * {@code hetgpu-gpus-<count>-<level>} (manifests/components/dra-claim-templates) asks for, against which plain first fit is
+ * measured. {@code HetgpuClaimTemplatesTest} holds the shipped templates to this.
  *
  * <ul>
- *   <li>high priority: {@code firstAvailable} with one subrequest per card tier, newest first, selector
- *       {@code device.attributes["gpu.hetgpu.io"].tier == N};</li>
- *   <li>low priority: the same, oldest first;</li>
- *   <li>normal priority: {@code exactly}, any tier;</li>
- *   <li>more than one GPU: a {@code matchAttribute} on {@code gpu.hetgpu.io/nvlinkSet<N>}, the smallest set size that
- *       holds the count (2, 4 or 8), so every GPU of the claim is in one NVLink-connected set.</li>
+ *   <li>high priority: {@code firstAvailable} with one subrequest per band of card tiers ({@link #BANDS}), the newest
+ *       band first, selector on {@code device.attributes["gpu.hetgpu.io"].tier};</li>
+ *   <li>low priority: the same bands, the oldest first;</li>
+ *   <li>normal priority: {@code exactly}, any tier, first fit;</li>
+ *   <li>2, 4 or 8 GPUs: a {@code matchAttribute} on {@code gpu.hetgpu.io/nvlinkSet<N>}, so every GPU of the claim is in
+ *       one NVLink-connected set of that size.</li>
  * </ul>
  *
- * The API server takes at most {@link PrioritizedListScore#FIRST_AVAILABLE_MAX_SIZE} alternatives: with more tiers than
- * that, the first seven are listed and the eighth takes any tier, so the claim is never refused only for the length of
- * its list.
+ * DRA takes at most 8 alternatives ({@code FirstAvailableDeviceRequestMaxSize}) and the card table has more tiers, so
+ * tiers are grouped by generation into 8 bands that together cover every tier once.
  */
 public final class HetgpuClaims {
 
@@ -38,13 +35,56 @@ public final class HetgpuClaims {
     public static final String CLASS_SELECTOR = "device.driver == \"" + HetgpuDra.DRIVER + "\"";
     /** The claim's one request. */
     public static final String REQUEST = "gpus";
-    /** The last alternative of a list cut to the API's length: any tier. */
-    public static final String ANY_TIER = "any-tier";
+    /** The GPU counts a shipped template exists for. */
+    public static final List<Integer> COUNTS = List.of(1, 2, 4, 8);
 
     /** A pod's priority level, as the extender's thresholds read it. */
     public enum Priority {
-        HIGH, NORMAL, LOW
+        HIGH, NORMAL, LOW;
+
+        /** As a template's name ends. */
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
     }
+
+    /**
+     * A band of card tiers, both ends included; {@code highest} empty for the newest band, {@code lowest} 0 for the oldest
+     * (no lower bound in its selector).
+     */
+    public record Band(int lowest, Optional<Integer> highest) {
+
+        /** The subrequest's name: {@code tier-84-99}, {@code tier-100-up}. */
+        public String subRequest() {
+            return "tier-" + lowest + highest.map(h -> "-" + h).orElse("-up");
+        }
+
+        public String selector() {
+            var tier = "device.attributes[\"" + HetgpuDra.DRIVER + "\"]." + HetgpuDra.TIER;
+            if (highest.isEmpty()) {
+                return tier + " >= " + lowest;
+            }
+            if (lowest == 0) {
+                return tier + " <= " + highest.get();
+            }
+            return tier + " >= " + lowest + " && " + tier + " <= " + highest.get();
+        }
+
+        public boolean holds(long tier) {
+            return tier >= lowest && highest.map(h -> tier <= h).orElse(true);
+        }
+    }
+
+    /** The bands, newest first: B200 and later; Hopper; A100; L40S to A40; A30 to A10; V100; P100 to T4; older. */
+    public static final List<Band> BANDS = List.of(
+            new Band(100, Optional.empty()),
+            new Band(84, Optional.of(99)),
+            new Band(70, Optional.of(83)),
+            new Band(55, Optional.of(69)),
+            new Band(45, Optional.of(54)),
+            new Band(40, Optional.of(44)),
+            new Band(25, Optional.of(39)),
+            new Band(0, Optional.of(24)));
 
     private HetgpuClaims() {
     }
@@ -53,14 +93,9 @@ public final class HetgpuClaims {
         return new DeviceClass(DEVICE_CLASS, List.of(CLASS_SELECTOR));
     }
 
-    /** The selector of one tier's alternative. */
-    public static String tierSelector(int tier) {
-        return "device.attributes[\"" + HetgpuDra.DRIVER + "\"]." + HetgpuDra.TIER + " == " + tier;
-    }
-
-    /** The name of one tier's alternative (a DNS label, as the API requires). */
-    public static String tierSubRequest(int tier) {
-        return "tier-" + tier;
+    /** The shipped template a pod of {@code priority} names for {@code count} GPUs. */
+    public static String templateName(int count, Priority priority) {
+        return "hetgpu-gpus-" + count + "-" + priority.label();
     }
 
     /**
@@ -75,41 +110,25 @@ public final class HetgpuClaims {
                 .map(size -> HetgpuDra.DRIVER + "/" + HetgpuDra.nvlinkSet(size));
     }
 
-    /**
-     * The tiers a claim lists, in its order: newest first for high priority, oldest first for low, none for normal.
-     * {@code tiers} are those the cluster's devices publish (or the card table's), in any order and with repeats.
-     */
-    public static List<Integer> order(Priority priority, List<Integer> tiers) {
-        var distinct = tiers.stream().distinct();
+    /** The bands a claim lists, in its order: newest first for high priority, oldest first for low, none for normal. */
+    public static List<Band> order(Priority priority) {
         return switch (priority) {
-            case HIGH -> distinct.sorted(Comparator.reverseOrder()).toList();
-            case LOW -> distinct.sorted().toList();
+            case HIGH -> BANDS;
+            case LOW -> BANDS.reversed();
             case NORMAL -> List.of();
         };
     }
 
-    /** hetgpu's claim for {@code count} GPUs of a pod of {@code priority}, over the cluster's {@code tiers}. */
-    public static Claim claim(String namespace, String name, Priority priority, int count, List<Integer> tiers) {
+    /** hetgpu's claim for {@code count} GPUs of a pod of {@code priority}. */
+    public static Claim claim(String namespace, String name, Priority priority, int count) {
         if (count < 1) {
             throw new IllegalArgumentException("a claim asks for at least 1 GPU, got " + count);
         }
-        var ordered = order(priority, tiers);
-        DeviceRequest request;
-        if (ordered.isEmpty()) {
-            request = new DeviceRequest.Exactly(REQUEST, ExactRequest.count(DEVICE_CLASS, count));
-        } else {
-            var alternatives = new ArrayList<DeviceRequest.SubRequest>();
-            int listed = ordered.size() <= PrioritizedListScore.FIRST_AVAILABLE_MAX_SIZE
-                    ? ordered.size() : PrioritizedListScore.FIRST_AVAILABLE_MAX_SIZE - 1;
-            for (int i = 0; i < listed; i++) {
-                int tier = ordered.get(i);
-                alternatives.add(new DeviceRequest.SubRequest(tierSubRequest(tier), ExactRequest.count(DEVICE_CLASS, count, tierSelector(tier))));
-            }
-            if (listed < ordered.size()) {
-                alternatives.add(new DeviceRequest.SubRequest(ANY_TIER, ExactRequest.count(DEVICE_CLASS, count)));
-            }
-            request = new DeviceRequest.FirstAvailable(REQUEST, alternatives);
-        }
+        var bands = order(priority);
+        DeviceRequest request = bands.isEmpty()
+                ? new DeviceRequest.Exactly(REQUEST, ExactRequest.count(DEVICE_CLASS, count))
+                : new DeviceRequest.FirstAvailable(REQUEST, bands.stream()
+                        .map(band -> new DeviceRequest.SubRequest(band.subRequest(), ExactRequest.count(DEVICE_CLASS, count, band.selector()))).toList());
         var constraints = nvlinkAttribute(count).map(attribute -> List.of(new MatchAttribute(List.of(REQUEST), attribute))).orElse(List.of());
         return new Claim(namespace, name, List.of(request), constraints);
     }

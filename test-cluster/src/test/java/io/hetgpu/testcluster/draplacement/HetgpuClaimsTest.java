@@ -30,36 +30,38 @@ class HetgpuClaimsTest {
     }
 
     @Test
-    void highPriorityListsTheNewestTierFirstLowTheOldestAndNormalAsksForAny() {
-        var tiers = List.of(40, 85, 10, 70, 40);
-        assertThat(alternatives(HetgpuClaims.claim("ns", "c", Priority.HIGH, 1, tiers))).containsExactly("tier-85", "tier-70", "tier-40", "tier-10");
-        assertThat(alternatives(HetgpuClaims.claim("ns", "c", Priority.LOW, 1, tiers))).containsExactly("tier-10", "tier-40", "tier-70", "tier-85");
-        var normal = HetgpuClaims.claim("ns", "c", Priority.NORMAL, 1, tiers);
+    void highPriorityListsTheNewestBandFirstLowTheOldestAndNormalAsksForAny() {
+        assertThat(alternatives(HetgpuClaims.claim("ns", "c", Priority.HIGH, 1))).containsExactly("tier-100-up", "tier-84-99", "tier-70-83",
+                "tier-55-69", "tier-45-54", "tier-40-44", "tier-25-39", "tier-0-24");
+        assertThat(alternatives(HetgpuClaims.claim("ns", "c", Priority.LOW, 1))).startsWith("tier-0-24", "tier-25-39").endsWith("tier-100-up");
+        var normal = HetgpuClaims.claim("ns", "c", Priority.NORMAL, 1);
         assertThat(normal.requests().get(0)).isInstanceOfSatisfying(DeviceRequest.Exactly.class, e -> {
             assertThat(e.request().deviceClassName()).isEqualTo("gpu.hetgpu.io");
             assertThat(e.request().selectors()).isEmpty();
             assertThat(e.request().count()).isEqualTo(1);
         });
-        var first = (DeviceRequest.FirstAvailable) HetgpuClaims.claim("ns", "c", Priority.HIGH, 2, tiers).requests().get(0);
-        assertThat(first.subRequests().get(0).request().selectors()).containsExactly("device.attributes[\"gpu.hetgpu.io\"].tier == 85");
-        assertThat(first.subRequests().get(0).request().count()).isEqualTo(2);
+        var first = (DeviceRequest.FirstAvailable) HetgpuClaims.claim("ns", "c", Priority.HIGH, 2).requests().get(0);
+        assertThat(first.subRequests().get(1).request().selectors())
+                .containsExactly("device.attributes[\"gpu.hetgpu.io\"].tier >= 84 && device.attributes[\"gpu.hetgpu.io\"].tier <= 99");
+        assertThat(first.subRequests().get(1).request().count()).isEqualTo(2);
+        assertThat(HetgpuClaims.templateName(4, Priority.LOW)).isEqualTo("hetgpu-gpus-4-low");
     }
 
     @Test
     void severalGpusShareTheNvlinkSetOfTheSmallestSizeThatHoldsThem() {
-        assertThat(HetgpuClaims.claim("ns", "c", Priority.NORMAL, 1, List.of(70)).constraints()).isEmpty();
-        assertThat(HetgpuClaims.claim("ns", "c", Priority.HIGH, 2, List.of(70)).constraints())
+        assertThat(HetgpuClaims.claim("ns", "c", Priority.NORMAL, 1).constraints()).isEmpty();
+        assertThat(HetgpuClaims.claim("ns", "c", Priority.HIGH, 2).constraints())
                 .containsExactly(new MatchAttribute(List.of("gpus"), "gpu.hetgpu.io/nvlinkSet2"));
         assertThat(HetgpuClaims.nvlinkAttribute(3)).contains("gpu.hetgpu.io/nvlinkSet4");
         assertThat(HetgpuClaims.nvlinkAttribute(8)).contains("gpu.hetgpu.io/nvlinkSet8");
         assertThat(HetgpuClaims.nvlinkAttribute(9)).isEmpty();
-        assertThatThrownBy(() -> HetgpuClaims.claim("ns", "c", Priority.HIGH, 0, List.of(70))).hasMessageContaining("at least 1 GPU, got 0");
+        assertThatThrownBy(() -> HetgpuClaims.claim("ns", "c", Priority.HIGH, 0)).hasMessageContaining("at least 1 GPU, got 0");
     }
 
     @Test
     void theClaimWrittenAsATemplateReadsBackAsTheSameClaim() {
         for (var priority : Priority.values()) {
-            var claim = HetgpuClaims.claim("ns", "c", priority, 4, List.of(10, 40, 85));
+            var claim = HetgpuClaims.claim("ns", "c", priority, 4);
             var template = ClaimObjects.template("ns", "t", claim);
             var object = new io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder().withNewMetadata().withNamespace("ns")
                     .withName("c").endMetadata().withSpec(template.getSpec().getSpec()).build();
@@ -69,13 +71,11 @@ class HetgpuClaimsTest {
     }
 
     @Test
-    void moreTiersThanTheApiTakesKeepSevenAndThenAnyTier() {
-        var tiers = CardCatalog.defaults().cards().stream().map(card -> card.rank()).toList();
-        assertThat(tiers).hasSizeGreaterThan(8);
-        var listed = alternatives(HetgpuClaims.claim("ns", "c", Priority.HIGH, 1, tiers));
-        assertThat(listed).hasSize(8).startsWith("tier-100", "tier-92").endsWith(HetgpuClaims.ANY_TIER);
-        assertThat(alternatives(HetgpuClaims.claim("ns", "c", Priority.LOW, 1, IntStream.rangeClosed(1, 8).boxed().toList())))
-                .hasSize(8).doesNotContain(HetgpuClaims.ANY_TIER);
+    void theBandsHoldEveryTierOfTheCardTableOnce() {
+        for (var card : CardCatalog.defaults().cards()) {
+            assertThat(HetgpuClaims.BANDS.stream().filter(band -> band.holds(card.rank()))).as(card.model()).hasSize(1);
+        }
+        assertThat(IntStream.rangeClosed(0, 300).filter(tier -> HetgpuClaims.BANDS.stream().filter(b -> b.holds(tier)).count() != 1)).isEmpty();
     }
 
     @Test
@@ -89,13 +89,13 @@ class HetgpuClaimsTest {
         var plain = (AllocationOutcome.Allocated) allocator.allocate("dgx1", List.of(node.slice()), classes, taken,
                 List.of(HetgpuClaims.plain("ns", "p", 4)));
         var hetgpu = allocator.allocate("dgx1", List.of(node.slice()), classes, taken,
-                List.of(HetgpuClaims.claim("ns", "h", Priority.NORMAL, 4, List.of(40))));
+                List.of(HetgpuClaims.claim("ns", "h", Priority.NORMAL, 4)));
 
         assertThat(node.nvlinkConnected(devices(plain.claims().get(0)))).as("first fit's 1-4").isFalse();
         // Two GPUs of each quad are free, so no set of four is whole: hetgpu's claim is refused here rather than split.
         assertThat(hetgpu).isInstanceOf(AllocationOutcome.Unallocatable.class);
         var free = allocator.allocate("dgx1", List.of(node.slice()), classes, Set.of(),
-                List.of(HetgpuClaims.claim("ns", "h", Priority.NORMAL, 4, List.of(40))));
+                List.of(HetgpuClaims.claim("ns", "h", Priority.NORMAL, 4)));
         assertThat(free).isInstanceOfSatisfying(AllocationOutcome.Allocated.class,
                 a -> assertThat(node.nvlinkConnected(devices(a.claims().get(0)))).isTrue());
     }
