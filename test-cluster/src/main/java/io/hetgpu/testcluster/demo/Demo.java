@@ -137,9 +137,9 @@ public final class Demo {
         out.println();
         out.println("DRA: " + DraScene.H100 + ", " + DraScene.V100 + " and " + DraScene.T4 + " publish their GPUs through hetgpu's DRA driver");
         out.println("(card model, tier, NVLink sets); five pods claim GPUs and kube-scheduler alone places them, its DynamicResources");
-        out.println("plugin allocating first fit. Plain claims ask for any GPUs; hetgpu's list the tiers in the pod's order (newest");
-        out.println("first for high priority, oldest first for low), which 1.35's DRA score follows, and keep several GPUs on one");
-        out.println("NVLink set. No extender runs here.");
+        out.println("plugin allocating first fit. Plain claims ask for any GPUs; hetgpu's claim templates list bands of card tiers");
+        out.println("in the pod's order (newest first for high priority, oldest first for low), which 1.35's DRA score follows,");
+        out.println("and keep several GPUs on one NVLink set. No extender runs here.");
         for (var scene : scenes) {
             out.print(DraScene.describe(scene));
         }

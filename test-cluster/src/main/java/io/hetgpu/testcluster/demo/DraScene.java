@@ -28,9 +28,10 @@ import java.util.stream.Collectors;
 
 /**
  * The demo's DRA scene: three nodes whose GPUs hetgpu's DRA driver publishes (H100s, a DGX-1 of V100s, T4s) and five
- * pods that claim GPUs (three urgent ones of one GPU, a low-priority one, one of four GPUs), placed by kube-scheduler alone (its DynamicResources plugin, 1.35's scoring included) twice:
- * with plain claims ({@code exactly: {deviceClassName, count}}, first fit) and with hetgpu's claims (tiers in the pod's
- * order, one NVLink set for several GPUs). The claims alone steer kube-scheduler: no extender runs in this scene.
+ * pods that claim GPUs (three urgent ones of one GPU, a low-priority one, one of four GPUs), placed by kube-scheduler
+ * alone (its DynamicResources plugin, 1.35's scoring included) twice: with plain claims ({@code exactly:
+ * {deviceClassName, count}}, first fit) and with hetgpu's claims (the shipped templates: tier bands in the pod's order,
+ * one NVLink set for several GPUs). The claims alone steer kube-scheduler: no extender runs in this scene.
  */
 final class DraScene {
 
