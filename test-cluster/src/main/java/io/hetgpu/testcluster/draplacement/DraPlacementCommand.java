@@ -24,13 +24,13 @@ public final class DraPlacementCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--jobs", defaultValue = "2000", description = "Pods per seed, one arriving per tick. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--jobs", paramLabel = "N", defaultValue = "2000", description = "Pods per seed, one arriving per tick. Default: ${DEFAULT-VALUE}.")
     int jobs;
 
-    @Option(names = "--seeds", defaultValue = "5", description = "Seeds 1..N, each its own mix and tie-breaks, summed. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--seeds", paramLabel = "N", defaultValue = "5", description = "Seeds 1..N, each its own mix and tie-breaks, summed. Default: ${DEFAULT-VALUE}.")
     int seeds;
 
-    @Option(names = "--mean-duration", defaultValue = "20",
+    @Option(names = "--mean-duration", paramLabel = "T", defaultValue = "20",
             description = "Mean ticks a pod holds its GPUs (at least 5); about 20 keeps the demo's GPUs busy. Default: ${DEFAULT-VALUE}.")
     int meanDuration;
 

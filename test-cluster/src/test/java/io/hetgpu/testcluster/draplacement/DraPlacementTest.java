@@ -39,6 +39,19 @@ class DraPlacementTest {
     }
 
     @Test
+    void optionsOutsideTheirBoundsAreOneLineAndStatusTwo() {
+        var out = new StringWriter();
+        var err = new StringWriter();
+        var commandLine = io.hetgpu.testcluster.cli.TestClusterMain.commandLine();
+        commandLine.setOut(new PrintWriter(out, true));
+        commandLine.setErr(new PrintWriter(err, true));
+
+        assertThat(commandLine.execute("dra-placement", "--seeds", "1000")).isEqualTo(2);
+        assertThat(out.toString()).isEmpty();
+        assertThat(err.toString().lines().toList()).singleElement().asString().contains("--seeds 1..100", "got 2000, 1000 and 20");
+    }
+
+    @Test
     void theReportNamesEachWayAndItsFigures() {
         var out = new StringWriter();
         DraPlacementCommand.print(new PrintWriter(out), placement.compare(1, 50, 20), 50);
