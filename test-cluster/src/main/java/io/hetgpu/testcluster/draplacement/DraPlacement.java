@@ -136,7 +136,7 @@ public final class DraPlacement {
         var allocated = new HashSet<DeviceId>();
         var requested = new HashMap<String, CpuMemory>();
         var ending = new PriorityQueue<Running>((a, b) -> Integer.compare(a.end(), b.end()));
-        long placed = 0, highGpus = 0, highOnNewest = 0, lowGpus = 0, lowOnOldest = 0, multi = 0, multiOnSet = 0;
+        long placed = 0, highGpus = 0, highOnNewest = 0, lowGpus = 0, lowOnOldest = 0, multi = 0, multiNvlink = 0;
         var refused = new long[HetgpuClaims.Priority.values().length];
         long refusedMulti = 0;
         for (var job : jobs) {
@@ -173,10 +173,10 @@ public final class DraPlacement {
             }
             if (job.gpus() > 1) {
                 multi++;
-                multiOnSet += chosen.node().nvlinkConnected(chosen.allocation().results().stream().map(ClaimAllocation.Result::device).toList()) ? 1 : 0;
+                multiNvlink += chosen.node().nvlinkConnected(chosen.allocation().results().stream().map(ClaimAllocation.Result::device).toList()) ? 1 : 0;
             }
         }
-        return new Figures(placed, highGpus, highOnNewest, lowGpus, lowOnOldest, multi, multiOnSet, refused, refusedMulti);
+        return new Figures(placed, highGpus, highOnNewest, lowGpus, lowOnOldest, multi, multiNvlink, refused, refusedMulti);
     }
 
     private record Choice(DraNodes.Node node, ClaimAllocation allocation) {
