@@ -2,6 +2,7 @@ package io.hetgpu.testcluster.cli;
 
 import io.hetgpu.gpu.Quote;
 import io.hetgpu.testcluster.docs.DocsCommand;
+import io.hetgpu.testcluster.draplacement.DraPlacementCommand;
 import io.hetgpu.testcluster.explain.ExplainCommand;
 import io.hetgpu.testcluster.throughputs.ThroughputsCommand;
 import picocli.CommandLine;
@@ -10,7 +11,8 @@ import picocli.CommandLine.Command;
 
 /** {@code hetgpu-test-cluster}: the demo and the tools around the one-machine cluster. */
 @Command(name = "hetgpu-test-cluster", mixinStandardHelpOptions = true, versionProvider = ReleaseVersion.class,
-        subcommands = {DemoCommand.class, InventoryCommand.class, ExplainCommand.class, ThroughputsCommand.class, DocsCommand.class},
+        subcommands = {DemoCommand.class, InventoryCommand.class, ExplainCommand.class, ThroughputsCommand.class, DocsCommand.class,
+                DraPlacementCommand.class},
         description = "hetgpu on one machine: simulated GPU nodes, the real device plugin and extender.")
 public final class TestClusterMain {
 

@@ -94,6 +94,7 @@ public final class Demo {
                 sceneEvictions, new DataVolume(DemoWorkload.DATA_CLAIM, "none", "no training data in this scene"), PreemptionScene.rows(scenes)));
         out.printf("Picture of the preemption scene, evicted pods marked: %s%n", scenePage);
         jobsScene(configuration, page, seed);
+        draScene(configuration, seed);
         var learning = LearningScene.run(configuration, seed, this::progress);
         out.println();
         out.print(LearningScene.setting());
@@ -127,6 +128,21 @@ public final class Demo {
         Files.writeString(jobsPage, ClusterPicture.render("hetgpu demo: two 8-GPU jobs arrive together", scenes.getFirst().nodes(), panels,
                 Map.of(), halfPlaced, new DataVolume(DemoWorkload.DATA_CLAIM, "none", "no training data in this scene"), JobsScene.rows(scenes)));
         out.printf("Picture of the jobs scene, stalled GPUs marked: %s%n", jobsPage);
+    }
+
+    /** hetgpu's DRA driver beside a plain claim: the same five pods claim GPUs, kube-scheduler alone places them. */
+    private void draScene(DeployedConfiguration configuration, long seed) throws Exception {
+        var scenes = List.of(DraScene.run(DraScene.Claims.PLAIN, configuration, seed, this::progress),
+                DraScene.run(DraScene.Claims.HETGPU, configuration, seed, this::progress));
+        out.println();
+        out.println("DRA: " + DraScene.H100 + ", " + DraScene.V100 + " and " + DraScene.T4 + " publish their GPUs through hetgpu's DRA driver");
+        out.println("(card model, tier, NVLink sets); five pods claim GPUs and kube-scheduler alone places them, its DynamicResources");
+        out.println("plugin allocating first fit. Plain claims ask for any GPUs; hetgpu's claim templates list bands of card tiers");
+        out.println("in the pod's order (newest first for high priority, oldest first for low), which 1.35's DRA score follows,");
+        out.println("and keep several GPUs on one NVLink set. No extender runs here.");
+        for (var scene : scenes) {
+            out.print(DraScene.describe(scene));
+        }
     }
 
     /** The ranks of the demo's cards, oldest first, as the deployed extender's tier table gives them. */

@@ -11,6 +11,7 @@ import io.hetgpu.kubescheduler.dra.Claim;
 import io.hetgpu.kubescheduler.dra.ClaimAllocation;
 import io.hetgpu.kubescheduler.dra.DraLimits;
 import io.hetgpu.kubescheduler.dra.ExtendedResourceClaim;
+import io.hetgpu.kubescheduler.dra.PrioritizedListScore;
 import io.hetgpu.kubescheduler.dra.StructuredAllocator;
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -37,11 +38,12 @@ public final class DraFilter {
 
     /**
      * The node fits: the allocations to write at Reserve and PreBind (empty when every claim was allocated before), the
-     * claims allocated before that the pod is to be added to the {@code reservedFor} of, and the claim for extended
-     * resources with its mappings when the pod has one on this node.
+     * claims allocated before that the pod is to be added to the {@code reservedFor} of, the claim for extended
+     * resources with its mappings when the pod has one on this node, and the node's raw score for prioritized lists
+     * ({@link PrioritizedListScore#raw}) over the claims allocated here.
      */
-    public record Fits(List<ClaimAllocation> allocations, List<String> alreadyAllocated, Optional<ExtendedResourceClaim.Needed> extended)
-            implements Verdict {
+    public record Fits(List<ClaimAllocation> allocations, List<String> alreadyAllocated, Optional<ExtendedResourceClaim.Needed> extended,
+                       long prioritizedListScore) implements Verdict {
         public Fits {
             allocations = List.copyOf(allocations);
             alreadyAllocated = List.copyOf(alreadyAllocated);
@@ -132,10 +134,11 @@ public final class DraFilter {
             return new NotDra();
         }
         if (toAllocate.isEmpty()) {
-            return new Fits(List.of(), alreadyAllocated, Optional.empty());
+            return new Fits(List.of(), alreadyAllocated, Optional.empty(), 0);
         }
         return switch (allocator.allocate(node.name(), dra.slices(), dra.classes(), dra.allocated(), toAllocate)) {
-            case AllocationOutcome.Allocated allocated -> new Fits(allocated.claims(), alreadyAllocated, extended);
+            case AllocationOutcome.Allocated allocated -> new Fits(allocated.claims(), alreadyAllocated, extended,
+                    PrioritizedListScore.raw(toAllocate, allocated.claims()));
             case AllocationOutcome.Unallocatable unallocatable -> new Refused(unallocatable.reason(), false);
         };
     }

@@ -2,6 +2,7 @@ package io.hetgpu.testcluster.scheduler;
 
 import io.hetgpu.kubescheduler.ResourceRequest;
 import io.hetgpu.kubescheduler.SchedulingNode;
+import io.hetgpu.kubescheduler.dra.PrioritizedListScore;
 import io.hetgpu.kubescheduler.filter.NodeFit;
 import io.hetgpu.kubescheduler.score.DefaultScore;
 import io.hetgpu.kubescheduler.selection.HostSelection;
@@ -21,7 +22,8 @@ import java.util.stream.Collectors;
  * interested extender's filter over the nodes still feasible (failure fails the attempt unless the
  * extender is ignorable), then — only when more than one node is left — its own scores plus each
  * extender's 0..10 score times weight times 10 (prioritize errors are dropped, as kube-scheduler
- * does), and the highest total wins, ties broken at random.
+ * does), and the highest total wins, ties broken at random. Its own scores are the default ones and, for a pod with
+ * claims, the DynamicResources plugin's for prioritized lists ({@link PrioritizedListScore}, as 1.35 and later score).
  */
 public final class SchedulingCycle {
 
@@ -75,15 +77,21 @@ public final class SchedulingCycle {
                         }
                     }, () -> feasible.add(node));
         }
+        // The DynamicResources plugin's raw Score per node it kept (prioritized lists), scaled among the nodes left to score.
+        var draScores = new java.util.HashMap<String, Long>();
         if (!feasible.isEmpty() && dra.inUse() && DraFilter.usesDra(pod, dra)) {
             feasible.removeIf(node -> {
                 var name = node.getMetadata().getName();
-                if (draFilter().judge(pod, asModelled.get(name), dra) instanceof DraFilter.Refused refused) {
+                var verdict = draFilter().judge(pod, asModelled.get(name), dra);
+                if (verdict instanceof DraFilter.Refused refused) {
                     reasons.put(name, refused.reason());
                     if (refused.unresolvable()) {
                         unresolvable.add(name);
                     }
                     return true;
+                }
+                if (verdict instanceof DraFilter.Fits fits) {
+                    draScores.put(name, fits.prioritizedListScore());
                 }
                 return false;
             });
@@ -121,6 +129,11 @@ public final class SchedulingCycle {
         for (var node : feasible) {
             var name = node.getMetadata().getName();
             pluginScores.put(name, DefaultScore.score(asScheduled.request(), asModelled.get(name), requestsOn.get(name)));
+        }
+        if (!draScores.isEmpty()) {
+            var rawDra = new LinkedHashMap<String, Long>();
+            pluginScores.keySet().forEach(name -> rawDra.put(name, draScores.getOrDefault(name, 0L)));
+            PrioritizedListScore.normalized(rawDra).forEach((name, score) -> pluginScores.merge(name, score, Long::sum));
         }
         var totals = new LinkedHashMap<>(pluginScores);
         for (var extender : extenders) {

@@ -50,9 +50,10 @@ class ReferenceCoverageTest {
     @Test
     void everyOptionOfTheLaunchersClusterCommandsIsInItsSection() {
         var subcommands = TestClusterMain.commandLine().getSubcommands();
-        assertThat(subcommands).containsOnlyKeys("demo", "inventory", "explain", "throughputs", "docs");
+        assertThat(subcommands).containsOnlyKeys("demo", "inventory", "explain", "throughputs", "docs", "dra-placement");
         assertFlagsDocumented(subcommands.get("demo").getCommandSpec(), "### `./hetgpu demo`");
         assertFlagsDocumented(subcommands.get("inventory").getCommandSpec(), "### `./hetgpu cluster inventory`");
+        assertFlagsDocumented(subcommands.get("dra-placement").getCommandSpec(), "### `./hetgpu cluster dra-placement`");
         assertFlagsDocumented(subcommands.get("explain").getCommandSpec(), "### `./hetgpu explain`");
         assertFlagsDocumented(subcommands.get("throughputs").getCommandSpec(), "### `./hetgpu throughputs`");
         assertThat(subcommands.get("docs").getSubcommands()).containsOnlyKeys("check");

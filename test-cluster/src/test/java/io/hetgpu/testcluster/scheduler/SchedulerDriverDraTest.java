@@ -106,6 +106,30 @@ class SchedulerDriverDraTest {
     }
 
     @Test
+    void aPrioritizedListSendsThePodToTheNodeThatServesItsEarliestAlternative() {
+        var request = new DeviceRequestBuilder().withName("gpus").withFirstAvailable(
+                new io.fabric8.kubernetes.api.model.resource.v1.DeviceSubRequestBuilder().withName("h100").withDeviceClassName(NvidiaDraSlice.GPU_CLASS)
+                        .withCount(1L).addNewSelector().withNewCel().withExpression(H100).endCel().endSelector().build(),
+                new io.fabric8.kubernetes.api.model.resource.v1.DeviceSubRequestBuilder().withName("any").withDeviceClassName(NvidiaDraSlice.GPU_CLASS)
+                        .withCount(1L).build()).build();
+        client.resource(new ResourceClaimTemplateBuilder().withNewMetadata().withName("h100-first").withNamespace("default").endMetadata()
+                .withNewSpec().withNewSpec().withNewDevices().withRequests(request).endDevices().endSpec().endSpec().build()).create();
+        client.pods().resource(claiming("urgent", "h100-first")).create();
+        new ResourceClaimController(client).reconcile();
+
+        var decision = driver().scheduleRound().get(0);
+
+        // Both nodes can serve the claim; the DynamicResources plugin scores the H100 node 8 (first alternative), the A100
+        // node 7 (second), scaled to 100 and 87 on top of equal default scores: first fit alone would toss a coin.
+        assertThat(decision).isInstanceOfSatisfying(Decision.Bound.class, b -> {
+            assertThat(b.node()).isEqualTo("dgx-h100");
+            assertThat(b.pluginScores().get("dgx-h100") - b.pluginScores().get("dgx-a100")).isEqualTo(13);
+        });
+        assertThat(claimOf("urgent").getStatus().getAllocation().getDevices().getResults()).extracting(r -> r.getRequest())
+                .containsExactly("gpus/h100");
+    }
+
+    @Test
     void devicesAllocatedToOneClaimAreNotGivenToTheNext() {
         template("six-h100", 6, H100);
         for (var name : List.of("first", "second")) {

@@ -1,0 +1,140 @@
+package io.hetgpu.testcluster.draplacement;
+
+import io.hetgpu.gpu.allocation.NvlinkSets;
+import io.hetgpu.gpu.inventory.HetgpuDra;
+import io.hetgpu.kubescheduler.dra.Claim;
+import io.hetgpu.kubescheduler.dra.DeviceClass;
+import io.hetgpu.kubescheduler.dra.DeviceRequest;
+import io.hetgpu.kubescheduler.dra.ExactRequest;
+import io.hetgpu.kubescheduler.dra.MatchAttribute;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * hetgpu's claim for a pod's GPUs, in the DRA allocator model's records: what the shipped claim template
+ * {@code hetgpu-gpus-<count>-<level>} (manifests/components/dra-claim-templates) asks for, against which plain first fit is
+ * measured. {@code HetgpuClaimTemplatesTest} holds the shipped templates to this.
+ *
+ * <ul>
+ *   <li>high priority: {@code firstAvailable} with one subrequest per band of card tiers ({@link #BANDS}), the newest
+ *       band first, selector on {@code device.attributes["gpu.hetgpu.io"].tier};</li>
+ *   <li>low priority: the same bands, the oldest first;</li>
+ *   <li>normal priority: {@code exactly}, any tier, first fit;</li>
+ *   <li>2, 4 or 8 GPUs: a {@code matchAttribute} on {@code gpu.hetgpu.io/nvlinkSet<N>}, so every GPU of the claim is in
+ *       one NVLink-connected set of that size.</li>
+ * </ul>
+ *
+ * DRA takes at most 8 alternatives ({@code FirstAvailableDeviceRequestMaxSize}) and the card table has more tiers, so
+ * tiers are grouped by generation into 8 bands that together cover every tier once.
+ */
+public final class HetgpuClaims {
+
+    /** hetgpu's DeviceClass: every GPU its driver publishes. */
+    public static final String DEVICE_CLASS = HetgpuDra.DRIVER;
+    public static final String CLASS_SELECTOR = "device.driver == \"" + HetgpuDra.DRIVER + "\"";
+    /** The claim's one request. */
+    public static final String REQUEST = "gpus";
+    /** The GPU counts a shipped template exists for. */
+    public static final List<Integer> COUNTS = List.of(1, 2, 4, 8);
+
+    /** A pod's priority level, as the extender's thresholds read it. */
+    public enum Priority {
+        HIGH, NORMAL, LOW;
+
+        /** As a template's name ends. */
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /**
+     * A band of card tiers, both ends included; {@code highest} empty for the newest band, {@code lowest} 0 for the oldest
+     * (no lower bound in its selector).
+     */
+    public record Band(int lowest, Optional<Integer> highest) {
+
+        /** The subrequest's name: {@code tier-84-99}, {@code tier-100-up}. */
+        public String subRequest() {
+            return "tier-" + lowest + highest.map(h -> "-" + h).orElse("-up");
+        }
+
+        public String selector() {
+            var tier = "device.attributes[\"" + HetgpuDra.DRIVER + "\"]." + HetgpuDra.TIER;
+            if (highest.isEmpty()) {
+                return tier + " >= " + lowest;
+            }
+            if (lowest == 0) {
+                return tier + " <= " + highest.get();
+            }
+            return tier + " >= " + lowest + " && " + tier + " <= " + highest.get();
+        }
+
+        public boolean holds(long tier) {
+            return tier >= lowest && highest.map(h -> tier <= h).orElse(true);
+        }
+    }
+
+    /** The bands, newest first: B200 and later; Hopper; A100; L40S to A40; A30 to A10; V100; P100 to T4; older. */
+    public static final List<Band> BANDS = List.of(
+            new Band(100, Optional.empty()),
+            new Band(84, Optional.of(99)),
+            new Band(70, Optional.of(83)),
+            new Band(55, Optional.of(69)),
+            new Band(45, Optional.of(54)),
+            new Band(40, Optional.of(44)),
+            new Band(25, Optional.of(39)),
+            new Band(0, Optional.of(24)));
+
+    private HetgpuClaims() {
+    }
+
+    public static DeviceClass deviceClass() {
+        return new DeviceClass(DEVICE_CLASS, List.of(CLASS_SELECTOR));
+    }
+
+    /** The shipped template a pod of {@code priority} names for {@code count} GPUs. */
+    public static String templateName(int count, Priority priority) {
+        return "hetgpu-gpus-" + count + "-" + priority.label();
+    }
+
+    /**
+     * The fully qualified attribute every GPU of a claim for {@code count} must share: the smallest NVLink set size that
+     * holds the count; none for one GPU or more than the largest set.
+     */
+    public static Optional<String> nvlinkAttribute(int count) {
+        if (count < 2) {
+            return Optional.empty();
+        }
+        return NvlinkSets.SIZES.stream().filter(size -> size >= count).findFirst()
+                .map(size -> HetgpuDra.DRIVER + "/" + HetgpuDra.nvlinkSet(size));
+    }
+
+    /** The bands a claim lists, in its order: newest first for high priority, oldest first for low, none for normal. */
+    public static List<Band> order(Priority priority) {
+        return switch (priority) {
+            case HIGH -> BANDS;
+            case LOW -> BANDS.reversed();
+            case NORMAL -> List.of();
+        };
+    }
+
+    /** hetgpu's claim for {@code count} GPUs of a pod of {@code priority}. */
+    public static Claim claim(String namespace, String name, Priority priority, int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("a claim asks for at least 1 GPU, got " + count);
+        }
+        var bands = order(priority);
+        DeviceRequest request = bands.isEmpty()
+                ? new DeviceRequest.Exactly(REQUEST, ExactRequest.count(DEVICE_CLASS, count))
+                : new DeviceRequest.FirstAvailable(REQUEST, bands.stream()
+                        .map(band -> new DeviceRequest.SubRequest(band.subRequest(), ExactRequest.count(DEVICE_CLASS, count, band.selector()))).toList());
+        var constraints = nvlinkAttribute(count).map(attribute -> List.of(new MatchAttribute(List.of(REQUEST), attribute))).orElse(List.of());
+        return new Claim(namespace, name, List.of(request), constraints);
+    }
+
+    /** The plain claim hetgpu is measured against: {@code exactly: {deviceClassName, count}}, first fit. */
+    public static Claim plain(String namespace, String name, int count) {
+        return new Claim(namespace, name, List.of(new DeviceRequest.Exactly(REQUEST, ExactRequest.count(DEVICE_CLASS, count))));
+    }
+}

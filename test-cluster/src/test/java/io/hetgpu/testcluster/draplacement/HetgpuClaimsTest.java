@@ -1,0 +1,102 @@
+package io.hetgpu.testcluster.draplacement;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hetgpu.gpu.tier.CardCatalog;
+import io.hetgpu.kubescheduler.dra.AllocationOutcome;
+import io.hetgpu.kubescheduler.dra.DeviceRequest;
+import io.hetgpu.kubescheduler.dra.DraLimits;
+import io.hetgpu.kubescheduler.dra.MatchAttribute;
+import io.hetgpu.kubescheduler.dra.StructuredAllocator;
+import io.hetgpu.testcluster.cluster.NodeSpec;
+import io.hetgpu.testcluster.draplacement.HetgpuClaims.Priority;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+class HetgpuClaimsTest {
+
+    private static List<String> alternatives(io.hetgpu.kubescheduler.dra.Claim claim) {
+        assertThat(claim.requests()).hasSize(1);
+        return claim.requests().get(0) instanceof DeviceRequest.FirstAvailable first
+                ? first.subRequests().stream().map(DeviceRequest.SubRequest::name).toList() : List.of();
+    }
+
+    private static List<String> devices(io.hetgpu.kubescheduler.dra.ClaimAllocation allocation) {
+        return allocation.results().stream().map(r -> r.device()).toList();
+    }
+
+    @Test
+    void highPriorityListsTheNewestBandFirstLowTheOldestAndNormalAsksForAny() {
+        assertThat(alternatives(HetgpuClaims.claim("ns", "c", Priority.HIGH, 1))).containsExactly("tier-100-up", "tier-84-99", "tier-70-83",
+                "tier-55-69", "tier-45-54", "tier-40-44", "tier-25-39", "tier-0-24");
+        assertThat(alternatives(HetgpuClaims.claim("ns", "c", Priority.LOW, 1))).startsWith("tier-0-24", "tier-25-39").endsWith("tier-100-up");
+        var normal = HetgpuClaims.claim("ns", "c", Priority.NORMAL, 1);
+        assertThat(normal.requests().get(0)).isInstanceOfSatisfying(DeviceRequest.Exactly.class, e -> {
+            assertThat(e.request().deviceClassName()).isEqualTo("gpu.hetgpu.io");
+            assertThat(e.request().selectors()).isEmpty();
+            assertThat(e.request().count()).isEqualTo(1);
+        });
+        var first = (DeviceRequest.FirstAvailable) HetgpuClaims.claim("ns", "c", Priority.HIGH, 2).requests().get(0);
+        assertThat(first.subRequests().get(1).request().selectors())
+                .containsExactly("device.attributes[\"gpu.hetgpu.io\"].tier >= 84 && device.attributes[\"gpu.hetgpu.io\"].tier <= 99");
+        assertThat(first.subRequests().get(1).request().count()).isEqualTo(2);
+        assertThat(HetgpuClaims.templateName(4, Priority.LOW)).isEqualTo("hetgpu-gpus-4-low");
+    }
+
+    @Test
+    void severalGpusShareTheNvlinkSetOfTheSmallestSizeThatHoldsThem() {
+        assertThat(HetgpuClaims.claim("ns", "c", Priority.NORMAL, 1).constraints()).isEmpty();
+        assertThat(HetgpuClaims.claim("ns", "c", Priority.HIGH, 2).constraints())
+                .containsExactly(new MatchAttribute(List.of("gpus"), "gpu.hetgpu.io/nvlinkSet2"));
+        assertThat(HetgpuClaims.nvlinkAttribute(3)).contains("gpu.hetgpu.io/nvlinkSet4");
+        assertThat(HetgpuClaims.nvlinkAttribute(8)).contains("gpu.hetgpu.io/nvlinkSet8");
+        assertThat(HetgpuClaims.nvlinkAttribute(9)).isEmpty();
+        assertThatThrownBy(() -> HetgpuClaims.claim("ns", "c", Priority.HIGH, 0)).hasMessageContaining("at least 1 GPU, got 0");
+    }
+
+    @Test
+    void theClaimWrittenAsATemplateReadsBackAsTheSameClaim() {
+        for (var priority : Priority.values()) {
+            var claim = HetgpuClaims.claim("ns", "c", priority, 4);
+            var template = ClaimObjects.template("ns", "t", claim);
+            var object = new io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder().withNewMetadata().withNamespace("ns")
+                    .withName("c").endMetadata().withSpec(template.getSpec().getSpec()).build();
+            assertThat(io.hetgpu.testcluster.scheduler.DraObjects.claim(object)).as(priority.name())
+                    .isEqualTo(new io.hetgpu.testcluster.scheduler.DraObjects.ClaimReading.Read(claim));
+        }
+    }
+
+    @Test
+    void theBandsHoldEveryTierOfTheCardTableOnce() {
+        for (var card : CardCatalog.defaults().cards()) {
+            assertThat(HetgpuClaims.BANDS.stream().filter(band -> band.holds(card.rank()))).as(card.model()).hasSize(1);
+        }
+        assertThat(IntStream.rangeClosed(0, 300).filter(tier -> HetgpuClaims.BANDS.stream().filter(b -> b.holds(tier)).count() != 1)).isEmpty();
+    }
+
+    @Test
+    void onADgx1HetgpusClaimKeepsFourGpusInOneNvlinkSetWhereFirstFitSplitsThem() {
+        var node = DraNodes.of(List.of(NodeSpec.gpu("dgx1", "r", "z", "dgx1-v100")), CardCatalog.defaults()).get(0);
+        var allocator = new StructuredAllocator(DraLimits.DEFAULTS);
+        var classes = Map.of(HetgpuClaims.DEVICE_CLASS, HetgpuClaims.deviceClass());
+        // GPUs 0 and 5 taken: first fit's next four are 1, 2, 3, 4, which span both of the DGX-1's NVLink quads.
+        var taken = Set.of(new io.hetgpu.kubescheduler.dra.DeviceId("gpu.hetgpu.io", "dgx1", "gpu-0"),
+                new io.hetgpu.kubescheduler.dra.DeviceId("gpu.hetgpu.io", "dgx1", "gpu-5"));
+        var plain = (AllocationOutcome.Allocated) allocator.allocate("dgx1", List.of(node.slice()), classes, taken,
+                List.of(HetgpuClaims.plain("ns", "p", 4)));
+        var hetgpu = allocator.allocate("dgx1", List.of(node.slice()), classes, taken,
+                List.of(HetgpuClaims.claim("ns", "h", Priority.NORMAL, 4)));
+
+        assertThat(node.nvlinkConnected(devices(plain.claims().get(0)))).as("first fit's 1-4").isFalse();
+        // Two GPUs of each quad are free, so no set of four is whole: hetgpu's claim is refused here rather than split.
+        assertThat(hetgpu).isInstanceOf(AllocationOutcome.Unallocatable.class);
+        var free = allocator.allocate("dgx1", List.of(node.slice()), classes, Set.of(),
+                List.of(HetgpuClaims.claim("ns", "h", Priority.NORMAL, 4)));
+        assertThat(free).isInstanceOfSatisfying(AllocationOutcome.Allocated.class,
+                a -> assertThat(node.nvlinkConnected(devices(a.claims().get(0)))).isTrue());
+    }
+}
