@@ -25,8 +25,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
@@ -60,10 +58,10 @@ public final class DevicePlugin implements AutoCloseable {
         }
     }
 
-    private final Deque<AutoCloseable> resources;
+    private final ResourceStack resources;
     private final DevicePluginEndpoint endpoint;
 
-    private DevicePlugin(Deque<AutoCloseable> resources, DevicePluginEndpoint endpoint) {
+    private DevicePlugin(ResourceStack resources, DevicePluginEndpoint endpoint) {
         this.resources = resources;
         this.endpoint = endpoint;
     }
@@ -73,7 +71,7 @@ public final class DevicePlugin implements AutoCloseable {
      * inventory is published on {@code settings.nodeName()}; without one the plugin needs no API server.
      */
     public static DevicePlugin start(Settings settings, GpuSource source, Optional<KubernetesClient> client) throws IOException {
-        var resources = new ArrayDeque<AutoCloseable>();
+        var resources = new ResourceStack();
         resources.push(source);
         try {
             var inventory = new GpuInventory(source.topology());
@@ -121,7 +119,7 @@ public final class DevicePlugin implements AutoCloseable {
                     endpoint.state() == DevicePluginEndpoint.State.REGISTERED ? "registered with kubelet" : "serving, kubelet not reached yet");
             return new DevicePlugin(resources, endpoint);
         } catch (IOException | RuntimeException e) {
-            closeAll(resources);
+            resources.close();
             throw e;
         }
     }
@@ -134,7 +132,7 @@ public final class DevicePlugin implements AutoCloseable {
      * call; kubelet's GetPreferredAllocation waits for it instead ({@link PendingAssignments#listed}).
      */
     private static void followAssignments(KubernetesClient client, Settings settings, PendingAssignments pending,
-                                          PodResourcesReader podResources, Deque<AutoCloseable> resources) {
+                                          PodResourcesReader podResources, ResourceStack resources) {
         // Started in the background too: in the image's interpreted JVM, building the informer alone takes a second.
         var watching = new BackgroundWatch();
         resources.push(watching);
@@ -187,17 +185,6 @@ public final class DevicePlugin implements AutoCloseable {
     /** Closes in reverse order of opening: the socket goes first, so kubelet stops allocating at once. */
     @Override
     public void close() {
-        closeAll(resources);
-    }
-
-    private static void closeAll(Deque<AutoCloseable> resources) {
-        while (!resources.isEmpty()) {
-            var resource = resources.pop();
-            try {
-                resource.close();
-            } catch (Exception e) {
-                log.warn("Error while stopping {}: {}", resource.getClass().getSimpleName(), e.toString());
-            }
-        }
+        resources.close();
     }
 }

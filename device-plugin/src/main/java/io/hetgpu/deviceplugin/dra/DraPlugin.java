@@ -3,6 +3,7 @@ package io.hetgpu.deviceplugin.dra;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hetgpu.deviceplugin.devices.GpuInventory;
+import io.hetgpu.deviceplugin.ResourceStack;
 import io.hetgpu.deviceplugin.dra.slices.PcieRoots;
 import io.hetgpu.deviceplugin.dra.slices.SlicePublisher;
 import io.hetgpu.deviceplugin.kubelet.UnixSocketTransport;
@@ -16,8 +17,6 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,11 +56,11 @@ public final class DraPlugin implements AutoCloseable {
         }
     }
 
-    private final Deque<AutoCloseable> resources;
+    private final ResourceStack resources;
     private final DraEndpoint endpoint;
     private final ClaimPreparer preparer;
 
-    private DraPlugin(Deque<AutoCloseable> resources, DraEndpoint endpoint, ClaimPreparer preparer) {
+    private DraPlugin(ResourceStack resources, DraEndpoint endpoint, ClaimPreparer preparer) {
         this.resources = resources;
         this.endpoint = endpoint;
         this.preparer = preparer;
@@ -71,7 +70,7 @@ public final class DraPlugin implements AutoCloseable {
     public static DraPlugin start(Settings settings, GpuSource source, KubernetesClient client) throws IOException {
         ClaimPreparer.ClaimReader reader = (namespace, name) ->
                 client.resources(ResourceClaim.class).inNamespace(namespace).withName(name).get();
-        var resources = new ArrayDeque<AutoCloseable>();
+        var resources = new ResourceStack();
         resources.push(source);
         try {
             var inventory = new GpuInventory(source.topology());
@@ -107,7 +106,7 @@ public final class DraPlugin implements AutoCloseable {
                     source.description(), settings.driver(), checkpoint.size());
             return new DraPlugin(resources, endpoint, preparer);
         } catch (IOException | RuntimeException e) {
-            closeAll(resources);
+            resources.close();
             throw e;
         }
     }
@@ -129,17 +128,6 @@ public final class DraPlugin implements AutoCloseable {
     /** Closes in reverse order of opening: the sockets go first. CDI specs and the checkpoint stay for running pods. */
     @Override
     public void close() {
-        closeAll(resources);
-    }
-
-    private static void closeAll(Deque<AutoCloseable> resources) {
-        while (!resources.isEmpty()) {
-            var resource = resources.pop();
-            try {
-                resource.close();
-            } catch (Exception e) {
-                log.warn("Error while stopping {}: {}", resource.getClass().getSimpleName(), e.toString());
-            }
-        }
+        resources.close();
     }
 }
