@@ -34,7 +34,9 @@ import javax.net.ssl.SSLContext;
  * holds one Node, which it returns for a read and to which it applies JSON merge patches (RFC 7386), lists no pods and
  * keeps a pod watch (a WebSocket) open with nothing in it. Enough for the plugin to go through every step a pod goes
  * through at start (the TLS handshake and certificate check, the Node read and patch, the pod informer's list and
- * watch), so that the classes of each are in the cache, and so that the benchmark measures what a pod holds.
+ * watch), so that the classes of each are in the cache, and so that the benchmark measures what a pod holds. For the
+ * node agent as a DRA driver it also keeps ResourceSlices: listed (all of them, whatever the selector), created, read
+ * and replaced, so that the benchmark measures the DRA mode's start to its slice published.
  *
  * <p>The plugin reaches it as a pod reaches its cluster's ({@link #podEnvironment()}): at an IP address, through
  * {@code KUBERNETES_SERVICE_HOST} and {@code KUBERNETES_SERVICE_PORT}, which kubelet sets in every container, and
@@ -51,6 +53,9 @@ public final class StandInApiServer implements AutoCloseable {
     private final CountDownLatch closed = new CountDownLatch(1);
     private final CompletableFuture<Void> nodePublished = new CompletableFuture<>();
     private final CompletableFuture<Void> podWatchOpened = new CompletableFuture<>();
+    private final CompletableFuture<Void> slicePublished = new CompletableFuture<>();
+    /** ResourceSlices by name; guarded by this. */
+    private final Map<String, ObjectNode> slices = new TreeMap<>();
     private final String nodeName;
     /** The Node as patched so far; guarded by this. */
     private final ObjectNode node;
@@ -61,7 +66,7 @@ public final class StandInApiServer implements AutoCloseable {
         this.caFile = caFile;
         this.nodeName = nodeName;
         this.node = JSON.createObjectNode().put("apiVersion", "v1").put("kind", "Node");
-        node.putObject("metadata").put("name", nodeName).put("resourceVersion", "1");
+        node.putObject("metadata").put("name", nodeName).put("uid", "stand-in-node-uid").put("resourceVersion", "1");
     }
 
     /**
@@ -127,6 +132,11 @@ public final class StandInApiServer implements AutoCloseable {
         return nodePublished.copy();
     }
 
+    /** Completes once a client has created a ResourceSlice: the DRA driver has published its node's GPUs. */
+    public CompletableFuture<Void> slicePublished() {
+        return slicePublished.copy();
+    }
+
     /** Completes once a client has opened a pod watch: the plugin's informer has listed the pods and watches them. */
     public CompletableFuture<Void> podWatchOpened() {
         return podWatchOpened.copy();
@@ -152,6 +162,8 @@ public final class StandInApiServer implements AutoCloseable {
                 send(exchange, 200, exchange.getRequestMethod().equals("PATCH") ? patched(body) : nodeJson());
             } else if (path.equals("/api/v1/pods") && query != null && query.contains("watch=true")) {
                 watch(exchange);
+            } else if (path.startsWith(SLICES)) {
+                answerSlices(exchange, path.substring(SLICES.length()), body);
             } else if (path.equals("/api/v1/pods")) {
                 send(exchange, 200, """
                         {"apiVersion":"v1","kind":"PodList","metadata":{"resourceVersion":"1"},"items":[]}""");
@@ -162,6 +174,38 @@ public final class StandInApiServer implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    private static final String SLICES = "/apis/resource.k8s.io/v1/resourceslices";
+
+    /** {@code rest}: empty for the collection, else {@code /NAME}. */
+    private synchronized void answerSlices(HttpExchange exchange, String rest, byte[] body) throws IOException {
+        var method = exchange.getRequestMethod();
+        if (rest.isEmpty() && method.equals("GET")) {
+            var list = JSON.createObjectNode().put("apiVersion", "resource.k8s.io/v1").put("kind", "ResourceSliceList");
+            list.putObject("metadata").put("resourceVersion", Long.toString(resourceVersion));
+            var items = list.putArray("items");
+            slices.values().forEach(items::add);
+            send(exchange, 200, JSON.writeValueAsString(list));
+        } else if (rest.isEmpty() && method.equals("POST")) {
+            var slice = (ObjectNode) JSON.readTree(body);
+            var metadata = (ObjectNode) slice.get("metadata");
+            var name = metadata.path("generateName").asText("slice-") + (slices.size() + 1);
+            metadata.put("name", name).put("uid", "stand-in-slice-" + (slices.size() + 1)).put("resourceVersion", Long.toString(++resourceVersion));
+            slices.put(name, slice);
+            slicePublished.complete(null);
+            send(exchange, 201, JSON.writeValueAsString(slice));
+        } else if (!rest.isEmpty() && slices.containsKey(rest.substring(1)) && method.equals("GET")) {
+            send(exchange, 200, JSON.writeValueAsString(slices.get(rest.substring(1))));
+        } else if (!rest.isEmpty() && slices.containsKey(rest.substring(1)) && method.equals("PUT")) {
+            var slice = (ObjectNode) JSON.readTree(body);
+            ((ObjectNode) slice.get("metadata")).put("resourceVersion", Long.toString(++resourceVersion));
+            slices.put(rest.substring(1), slice);
+            send(exchange, 200, JSON.writeValueAsString(slice));
+        } else {
+            send(exchange, 404, """
+                    {"apiVersion":"v1","kind":"Status","status":"Failure","reason":"NotFound","code":404}""");
         }
     }
 

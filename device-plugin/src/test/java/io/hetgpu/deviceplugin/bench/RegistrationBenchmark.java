@@ -2,10 +2,12 @@ package io.hetgpu.deviceplugin.bench;
 
 import io.hetgpu.deviceplugin.api.v1beta1.RegisterRequest;
 import io.hetgpu.deviceplugin.kubelet.KubeletStandIn;
+import io.hetgpu.deviceplugin.kubelet.UnixSocketTransport;
 import io.hetgpu.deviceplugin.training.StandInApiServer;
 import io.hetgpu.gpu.bench.BenchCommandLine;
 import io.hetgpu.gpu.bench.MachineLoad;
 import io.hetgpu.gpu.bench.ProcessStatus;
+import io.hetgpu.gpu.inventory.HetgpuDra;
 import io.hetgpu.gpu.release.ReleaseVersion;
 import io.hetgpu.nvml.StandInDriver;
 
@@ -32,10 +34,13 @@ import picocli.CommandLine.Spec;
  * publishing its inventory on Node {@code gpu-1} of a stand-in API server over TLS, reached as a pod reaches its
  * cluster's (the one the image build's training run publishes to, {@link StandInApiServer}; the client's HTTPS stack is
  * part of what the plugin's memory pays for). It runs twice: without an AOT cache, and with the
- * one the image build makes, made here the same way (the Dockerfile's training run).
+ * one the image build makes, made here the same way (the Dockerfile's training run). Then the same jar as hetgpu's DRA
+ * driver ({@code --kubelet-api dra}, as {@code manifests/overlays/dra} runs it), against a stand-in of kubelet's plugin
+ * watcher and the same stand-in API server: launch to registered with kubelet and to its ResourceSlice published, its RSS,
+ * CPU and SIGTERM, with the same cache (the image's, trained in device-plugin mode).
  *
  * <pre>./hetgpu bench registration [RESTARTS] [--settle SECONDS] [--java-tool-options "OPTIONS"] [--api-server URL | --no-api-server]
- *                              [--gpu-source SOURCE]</pre>
+ *                              [--gpu-source SOURCE] [--kubelet-api device-plugin|dra|both]</pre>
  * {@code --java-tool-options} replaces the manifest's value, to try other settings; {@code --api-server} publishes
  * to that server instead (anything that answers GET and PATCH on Node {@code gpu-1}); {@code --no-api-server}
  * does not publish; {@code --gpu-source nvml} measures the plugin on the machine's real GPUs instead of a simulated
@@ -43,7 +48,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "./hetgpu bench registration", mixinStandardHelpOptions = true, versionProvider = ReleaseVersion.class, sortOptions = false,
         description = "The device plugin's shaded jar, without and with the image's AOT cache: launch to registered with kubelet, "
-                + "re-registration after kubelet restarts, RSS and what holds it, CPU once settled, SIGTERM to exit.",
+                + "re-registration after kubelet restarts, RSS and what holds it, CPU once settled, SIGTERM to exit; then as hetgpu's "
+                + "DRA driver: launch to registered and to its ResourceSlice published, RSS, CPU, SIGTERM.",
         footer = "Figures, not pass/fail.")
 public final class RegistrationBenchmark implements Callable<Integer> {
 
@@ -67,6 +73,11 @@ public final class RegistrationBenchmark implements Callable<Integer> {
     @Option(names = "--gpu-source", paramLabel = "SOURCE", defaultValue = "simulated:dgx-a100",
             description = "nvml on a GPU machine (default: ${DEFAULT-VALUE})")
     String gpuSource;
+
+    @Option(names = "--kubelet-api", paramLabel = "device-plugin|dra|both", defaultValue = "both",
+            description = "the device plugin API, hetgpu's DRA driver, or both one after the other (default: ${DEFAULT-VALUE}); "
+                    + "the DRA driver publishes to the stand-in API server only")
+    String kubeletApi;
 
     @Option(names = "--stand-in-driver", description = "with --gpu-source nvml on a machine without a GPU: build the stand-in NVIDIA "
             + "driver (one K80 board, " + StandInDriver.SOURCE + ") with gcc and give it to the plugin, as the NVIDIA container "
@@ -101,6 +112,10 @@ public final class RegistrationBenchmark implements Callable<Integer> {
                 "--api-server: expected the API server's URL, such as https://10.96.0.1:443, got \"" + apiServer + "\"");
         BenchCommandLine.require(spec, !standInDriver || gpuSource.equals("nvml"), "--stand-in-driver stands in for NVML: it needs "
                 + "--gpu-source nvml, got " + gpuSource);
+        BenchCommandLine.require(spec, List.of("device-plugin", "dra", "both").contains(kubeletApi),
+                "--kubelet-api: expected device-plugin, dra or both, got \"" + kubeletApi + "\"");
+        BenchCommandLine.require(spec, !kubeletApi.equals("dra") || (apiServer == null && !noApiServer), "--kubelet-api dra publishes "
+                + "ResourceSlices to the stand-in API server: drop " + (noApiServer ? "--no-api-server" : "--api-server"));
         BenchCommandLine.require(spec, runtime == null || Files.isExecutable(runtime.resolve("bin/java")),
                 "--runtime " + runtime + ": no bin/java there");
         var jar = jarPath.toAbsolutePath();
@@ -134,8 +149,18 @@ public final class RegistrationBenchmark implements Callable<Integer> {
                 apiServer = standIn.url();
             }
             var launch = new Launch(shipped, javaHome, jar, gpuSource, runtimeEnv, publish ? apiServer : null, restarts, settle, standIn);
-            launch.measure("without the AOT cache", null, temp.resolve("without"));
-            launch.measure("with the image's AOT cache", cache, temp.resolve("with"));
+            if (!kubeletApi.equals("dra")) {
+                launch.measure("without the AOT cache", null, temp.resolve("without"));
+                launch.measure("with the image's AOT cache", cache, temp.resolve("with"));
+            }
+            if (!kubeletApi.equals("device-plugin")) {
+                if (this.apiServer != null || noApiServer) {
+                    System.out.printf("%n== DRA driver: not measured (it publishes to the stand-in API server only)%n");
+                } else {
+                    launch.measureDra("DRA driver, without the AOT cache", null, temp.resolve("dra-without"));
+                    launch.measureDra("DRA driver, with the image's AOT cache", cache, temp.resolve("dra-with"));
+                }
+            }
         } finally {
             if (standIn != null) {
                 standIn.close();
@@ -251,6 +276,72 @@ public final class RegistrationBenchmark implements Callable<Integer> {
                 System.out.printf("SIGTERM -> exit %d in %d ms (load %s); plugin socket left behind: %s%n", code,
                         (System.nanoTime() - term) / 1_000_000, MachineLoad.loadAverage(), Files.exists(folder.resolve(first.getEndpoint())));
                 System.out.println("plugin log: " + dir.resolve("plugin.log"));
+            }
+        }
+
+        /**
+         * The jar as hetgpu's DRA driver: a stand-in API server of its own (a slice the last run left would be adopted,
+         * not created), kubelet's plugin watcher stood in for, from launch to the registration socket answered and to the
+         * ResourceSlice created; then RSS, CPU and SIGTERM as in {@link #measure}.
+         */
+        void measureDra(String label, Path cache, Path dir) throws Exception {
+            var registry = Files.createDirectories(dir.resolve("plugins_registry"));
+            var plugins = Files.createDirectories(dir.resolve("plugins"));
+            var cdi = Files.createDirectories(dir.resolve("cdi"));
+            var log = dir.resolve("plugin.log");
+            var command = new ArrayList<>(shipped.command(javaHome.resolve("bin/java").toString(), jar));
+            if (cache != null) {
+                command.add(1, ShippedJvm.CACHE_OPTION + cache);
+            }
+            System.out.printf("%n== %s%nplugin JVM (java %d): %s, JAVA_TOOL_OPTIONS=\"%s\"%n", label, Runtime.version().feature(),
+                    String.join(" ", command.subList(1, command.size() - 2)), shipped.javaToolOptions());
+            command.addAll(List.of("--kubelet-api", "dra", "--gpu-source", gpuSource, "--node-name", "gpu-1", "--plugin-registry-dir",
+                    registry.toString(), "--dra-plugin-dir", plugins.toString(), "--cdi-dir", cdi.toString(), "--http-port", "0"));
+            try (var api = StandInApiServer.started(Files.createDirectories(dir.resolve("api-server")), "gpu-1");
+                 var transport = new UnixSocketTransport()) {
+                var launch = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+                launch.environment().remove("KUBERNETES_MASTER");
+                launch.environment().put("KUBECONFIG", dir.resolve("no-kubeconfig").toString());
+                launch.environment().putAll(api.podEnvironment());
+                launch.environment().put("JAVA_TOOL_OPTIONS", shipped.javaToolOptions());
+                launch.environment().putAll(runtimeEnv);
+                if (shipped.mallocArenaMax() != null) {
+                    launch.environment().put("MALLOC_ARENA_MAX", shipped.mallocArenaMax());
+                }
+                // Timed where the stand-in completes it, not where this thread next looks.
+                var slicePublished = api.slicePublished().thenApply(published -> System.nanoTime());
+                var interval = MachineLoad.start();
+                long launched = System.nanoTime();
+                var plugin = launch.start();
+                var socket = registry.resolve(HetgpuDra.DRIVER + "-reg.sock");
+                long registered = PluginWatcher.register(transport, socket, plugin, log, Duration.ofSeconds(10));
+                long published;
+                try {
+                    published = slicePublished.get(10, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    plugin.destroyForcibly().waitFor();
+                    throw new IllegalStateException("no ResourceSlice within 10 s of the registration; see " + log);
+                }
+                System.out.printf("process launch -> registered with kubelet's plugin watcher: %d ms; -> ResourceSlice published: %d ms "
+                        + "(load %s, steal %s)%n", (registered - launched) / 1_000_000, (published - launched) / 1_000_000,
+                        MachineLoad.loadAverage(), interval.steal());
+
+                settleFor(plugin, settle.dividedBy(2), dir);
+                long cpuBefore = cpuMillis(plugin.pid());
+                settleFor(plugin, settle.dividedBy(2), dir);
+                var status = ProcessStatus.of(plugin.pid());
+                System.out.printf("RSS once registered and published: %.1f MiB (peak %.1f MiB) with the manifest's JVM options, %d s later "
+                        + "(limit %d Mi; load %s)%n", status.mib("VmRSS"), status.mib("VmHWM"), settle.toSeconds(), shipped.memoryLimitMiB(),
+                        MachineLoad.loadAverage());
+                System.out.printf("  resident, MiB: %s%n", ResidentMemory.of(plugin.pid(), cache, javaHome.toRealPath()));
+                System.out.printf("CPU once settled: %d ms in the last %d s (load %s)%n", cpuMillis(plugin.pid()) - cpuBefore,
+                        settle.toSeconds() / 2, MachineLoad.loadAverage());
+                long term = System.nanoTime();
+                plugin.destroy(); // SIGTERM
+                int code = plugin.waitFor();
+                System.out.printf("SIGTERM -> exit %d in %d ms (load %s); registration socket left behind: %s%n", code,
+                        (System.nanoTime() - term) / 1_000_000, MachineLoad.loadAverage(), Files.exists(socket));
+                System.out.println("plugin log: " + log);
             }
         }
     }

@@ -22,6 +22,8 @@ class RegistrationBenchmarkCommandTest {
             "--api-server https://x --no-api-server | --api-server https://x and --no-api-server: give one",
             "--stand-in-driver     | --stand-in-driver stands in for NVML: it needs --gpu-source nvml, got simulated:dgx-a100",
             "--runtime /nonexistent | --runtime /nonexistent: no bin/java there",
+            "--kubelet-api cri     | --kubelet-api: expected device-plugin, dra or both, got \"cri\"",
+            "--kubelet-api dra --no-api-server | --kubelet-api dra publishes ResourceSlices to the stand-in API server: drop --no-api-server",
             "--api-server 10.96.0.1:443 | --api-server: expected the API server's URL, such as https://10.96.0.1:443, got \"10.96.0.1:443\""})
     void aWrongArgumentIsOneLineNamingItAndItsValue(String args, String message) {
         var answer = BenchCommandLine.answer(new RegistrationBenchmark(), args.split(" "));
@@ -41,6 +43,7 @@ class RegistrationBenchmarkCommandTest {
         assertThat(benchmark.noApiServer).isFalse();
         assertThat(benchmark.gpuSource).isEqualTo("simulated:dgx-a100");
         assertThat(benchmark.runtime).as("this JVM's runtime; the launcher names the images'").isNull();
+        assertThat(benchmark.kubeletApi).as("the device plugin, then the DRA driver, in one report").isEqualTo("both");
     }
 
     @Test
@@ -48,6 +51,6 @@ class RegistrationBenchmarkCommandTest {
         var answer = BenchCommandLine.answer(new RegistrationBenchmark(), "--help");
         assertThat(answer.status()).isZero();
         assertThat(answer.out()).contains("[RESTARTS]", "--settle=SECONDS", "--java-tool-options=OPTIONS", "--api-server=URL",
-                "--no-api-server", "--gpu-source=SOURCE", "--stand-in-driver", "--runtime=JAVA_HOME").doesNotContain("--jar");
+                "--no-api-server", "--gpu-source=SOURCE", "--kubelet-api=device-plugin|dra|both", "--stand-in-driver", "--runtime=JAVA_HOME").doesNotContain("--jar");
     }
 }

@@ -1,6 +1,8 @@
 package io.hetgpu.deviceplugin.training;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -47,6 +49,25 @@ class StandInApiServerTest {
     void stop() {
         client.close();
         apiServer.close();
+    }
+
+    /** What the DRA driver's slice writer asks: a list, a create by generateName, a read back, a replacement. */
+    @Test
+    void keepsTheResourceSlicesADraDriverWrites() {
+        assertThat(apiServer.slicePublished()).isNotDone();
+        var created = client.resource(new ResourceSliceBuilder().withNewMetadata().withGenerateName("aot-training-gpu.hetgpu.io-")
+                .endMetadata().withNewSpec().withDriver("gpu.hetgpu.io").withNodeName("aot-training").withNewPool().withName("aot-training")
+                .withGeneration(1L).withResourceSliceCount(1L).endPool().endSpec().build()).create();
+        assertThat(created.getMetadata().getName()).startsWith("aot-training-gpu.hetgpu.io-");
+        assertThat(apiServer.slicePublished()).isDone();
+        var slices = client.resources(ResourceSlice.class);
+        assertThat(slices.withField("spec.nodeName", "aot-training").list().getItems()).extracting(s -> s.getMetadata().getName())
+                .containsExactly(created.getMetadata().getName());
+        created.getSpec().getPool().setGeneration(2L);
+        var updated = client.resource(created).update();
+        assertThat(updated.getMetadata().getResourceVersion()).isNotEqualTo(created.getMetadata().getResourceVersion());
+        assertThat(slices.withName(created.getMetadata().getName()).get().getSpec().getPool().getGeneration()).isEqualTo(2L);
+        assertThat(slices.withName("another").get()).isNull();
     }
 
     @Test

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.hetgpu.extender.ExtenderConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import picocli.CommandLine;
 
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.DEVICE_PLUGIN_HTTP_PORT;
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.EXTENDER_PORT;
@@ -42,10 +44,40 @@ class ContainerFlagsTest {
         return KustomizationsTest.installs();
     }
 
+    /**
+     * hetgpu's DRA driver as shipped: the DRA overlay and the chart with {@code devicePlugin.kubeletApi: dra} (NVML, and
+     * simulated machines), by name.
+     */
+    static Stream<Arguments> draInstalls() {
+        return Stream.of(Arguments.of("manifests/overlays/dra"), Arguments.of(CHART + "devicePlugin: {kubeletApi: dra}"),
+                Arguments.of(CHART + "devicePlugin: {kubeletApi: dra, simulatedProfiles: [dgx-a100]}"));
+    }
+
+    private static final String CHART = "chart with ";
+
+    private static Rendering draInstall(String name) {
+        return name.startsWith(CHART) ? HelmChart.render("1.37.1", name.substring(CHART.length())) : Kubectl.kustomize(ManifestTree.DRA_OVERLAY);
+    }
+
     @ParameterizedTest
     @MethodSource("installs")
     void everyHetgpuContainerIsAcceptedByItsProgramsParser(Path folder) {
-        Rendering rendering = Kubectl.kustomize(folder);
+        everyHetgpuContainerIsAccepted(folder.toString(), Kubectl.kustomize(folder));
+    }
+
+    @ParameterizedTest
+    @MethodSource("draInstalls")
+    void everyHetgpuContainerOfTheDraDriverIsAcceptedByItsProgramsParser(String install) {
+        var rendering = draInstall(install);
+        everyHetgpuContainerIsAccepted(install, rendering);
+        for (var running : rendering.running(ImageSetting.of(Program.DEVICE_PLUGIN).repository())) {
+            var parsed = Program.DEVICE_PLUGIN.parse(Program.expandedArgs(running.container(), FIELDS));
+            assertThat(Program.value(parsed, "--kubelet-api")).as(install + " " + running.describe()).isEqualToIgnoringCase("dra");
+        }
+        everyContainerDeclaresThePortItsProgramListensOn(install, rendering);
+    }
+
+    private static void everyHetgpuContainerIsAccepted(String folder, Rendering rendering) {
         for (Program program : Program.values()) {
             var running = rendering.running(ImageSetting.of(program).repository());
             assertThat(running).as("%s runs %s", folder, program).isNotEmpty();
@@ -69,6 +101,16 @@ class ContainerFlagsTest {
     @MethodSource("installs")
     void everyContainerDeclaresExactlyThePortItsProgramListensOn(Path folder) {
         Rendering rendering = Kubectl.kustomize(folder);
+        everyContainerDeclaresThePortItsProgramListensOn(folder.toString(), rendering);
+        var schedulers = rendering.running(Rendering.repository(ExpectedDeployment.KUBE_SCHEDULER_IMAGE));
+        assertThat(schedulers).isNotEmpty().allSatisfy(running -> {
+            var flags = PodTemplates.flags(running.container());
+            int secure = Integer.parseInt(flags.getOrDefault("secure-port", Integer.toString(KUBE_SCHEDULER_SECURE_PORT)));
+            assertThat(running.container().getPorts()).extracting(ContainerPort::getContainerPort).containsExactly(secure);
+        });
+    }
+
+    private static void everyContainerDeclaresThePortItsProgramListensOn(String folder, Rendering rendering) {
         for (Program program : Program.values()) {
             for (var running : rendering.running(ImageSetting.of(program).repository())) {
                 int listening = listeningPort(rendering, program, running);
@@ -76,12 +118,6 @@ class ContainerFlagsTest {
                         .extracting(ContainerPort::getContainerPort).containsExactly(listening);
             }
         }
-        var schedulers = rendering.running(Rendering.repository(ExpectedDeployment.KUBE_SCHEDULER_IMAGE));
-        assertThat(schedulers).isNotEmpty().allSatisfy(running -> {
-            var flags = PodTemplates.flags(running.container());
-            int secure = Integer.parseInt(flags.getOrDefault("secure-port", Integer.toString(KUBE_SCHEDULER_SECURE_PORT)));
-            assertThat(running.container().getPorts()).extracting(ContainerPort::getContainerPort).containsExactly(secure);
-        });
     }
 
     @ParameterizedTest

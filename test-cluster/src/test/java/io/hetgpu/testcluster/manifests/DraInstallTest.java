@@ -3,7 +3,6 @@ package io.hetgpu.testcluster.manifests;
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.DEVICE_PLUGIN;
 import static io.hetgpu.testcluster.manifests.ExpectedDeployment.NAMESPACE;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Volume;
@@ -57,9 +56,12 @@ class DraInstallTest {
                 "ValidatingAdmissionPolicyBinding hetgpu-dra-preferences", "ValidatingAdmissionPolicy hetgpu-node-agent-own-slices",
                 "ValidatingAdmissionPolicyBinding hetgpu-node-agent-own-slices", "MutatingAdmissionPolicy hetgpu-dra-claim-level",
                 "MutatingAdmissionPolicyBinding hetgpu-dra-claim-level");
-        assertThat(dra.keySet()).containsAll(install.keySet());
+        var removed = new TreeMap<>(install);
+        removed.keySet().removeAll(dra.keySet());
+        assertThat(removed.keySet()).as("a DRA driver patches no Node, watches no pods, posts no Events")
+                .containsExactlyInAnyOrder("ClusterRole " + DEVICE_PLUGIN, "ClusterRoleBinding " + DEVICE_PLUGIN);
         install.forEach((id, object) -> {
-            if (!id.equals(daemonSet)) {
+            if (!id.equals(daemonSet) && !removed.containsKey(id)) {
                 assertThat(dra.get(id)).as(id).isEqualTo(object);
             }
         });
@@ -73,7 +75,7 @@ class DraInstallTest {
         var agent = overlay().one(DaemonSet.class, DEVICE_PLUGIN).getSpec().getTemplate().getSpec();
         var container = agent.getContainers().getFirst();
         assertThat(container.getArgs()).contains("--kubelet-api=dra", "--driver-name=" + HetgpuDra.DRIVER,
-                "--plugin-registry-dir=/var/lib/kubelet/plugins_registry", "--dra-plugin-dir=/var/lib/kubelet/plugins/" + HetgpuDra.DRIVER,
+                "--plugin-registry-dir=/var/lib/kubelet/plugins_registry", "--dra-plugin-dir=/var/lib/kubelet/plugins",
                 "--cdi-dir=/var/run/cdi", "--gpu-source=nvml", "--node-name=$(NODE_NAME)");
         assertThat(container.getArgs()).as("no device plugin API: no resource registered, none of its folders")
                 .noneMatch(a -> a.startsWith("--resource-name") || a.startsWith("--device-plugin-dir") || a.startsWith("--pod-resources-socket"));
@@ -94,26 +96,30 @@ class DraInstallTest {
         assertThat(container.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
     }
 
-    /** The DRA driver's rules are exactly what it asks: its node's slices, a claim it prepares, its Node (the slices' owner). */
+    /**
+     * The DRA driver's rules are all the node agent holds, and exactly what it asks: its node's slices (listed, written,
+     * read back; never watched), a claim it prepares, its Node (the slices' owner). ManifestRbacTest holds them to a run.
+     */
     @Test
     void theNodeAgentsDraRulesAreHeldToTheRequestsItMakes() {
-        var grants = overlay().grantsOf(NAMESPACE, DEVICE_PLUGIN).stream().filter(g -> g.source().endsWith("/" + DRA_AGENT_ROLE))
-                .map(g -> String.join(",", g.rule().getApiGroups()) + " " + String.join(",", g.rule().getResources()) + " "
-                        + String.join(",", g.rule().getVerbs()))
+        var grants = overlay().grantsOf(NAMESPACE, DEVICE_PLUGIN).stream()
+                .map(g -> g.source().substring(g.source().lastIndexOf('/') + 1) + ": " + String.join(",", g.rule().getApiGroups()) + " "
+                        + String.join(",", g.rule().getResources()) + " " + String.join(",", g.rule().getVerbs()))
                 .toList();
-        assertThat(grants).containsExactlyInAnyOrder("resource.k8s.io resourceslices get,list,watch,create,update,delete",
-                "resource.k8s.io resourceclaims get", " nodes get");
+        assertThat(grants).containsExactlyInAnyOrder(DRA_AGENT_ROLE + ": resource.k8s.io resourceslices get,list,create,update,delete",
+                DRA_AGENT_ROLE + ": resource.k8s.io resourceclaims get", DRA_AGENT_ROLE + ":  nodes get");
         assertThat(Kubectl.kustomize(ManifestTree.ROOT).grantsOf(NAMESPACE, DEVICE_PLUGIN))
                 .as("the device plugin install grants no DRA rule").noneMatch(g -> g.rule().getApiGroups().contains("resource.k8s.io"));
     }
 
-    /** The node agent's own parser accepts the DRA arguments, once it has them (the DRA mode is added beside this). */
+    /** The node agent's own parser accepts the DRA arguments, and takes them as DRA mode's (ContainerFlagsTest parses every install's). */
     @Test
     void theNodeAgentsParserAcceptsTheDraArguments() {
         var container = overlay().one(DaemonSet.class, DEVICE_PLUGIN).getSpec().getTemplate().getSpec().getContainers().getFirst();
-        var options = new picocli.CommandLine(new io.hetgpu.deviceplugin.DevicePluginMain()).getCommandSpec();
-        assumeTrue(options.findOption("--kubelet-api") != null, "the device plugin has no --kubelet-api yet: its DRA mode is not merged");
-        Program.DEVICE_PLUGIN.parse(Program.expandedArgs(container, Map.of("spec.nodeName", "gpu-node-7")));
+        var parsed = Program.DEVICE_PLUGIN.parse(Program.expandedArgs(container, Map.of("spec.nodeName", "gpu-node-7")));
+        assertThat(Program.value(parsed, "--kubelet-api")).isEqualToIgnoringCase("dra");
+        assertThat(Program.value(parsed, "--dra-plugin-dir")).as("kubelet's plugins folder: the socket goes to <DIR>/<driver>/dra.sock")
+                .isEqualTo("/var/lib/kubelet/plugins");
     }
 
     @Test

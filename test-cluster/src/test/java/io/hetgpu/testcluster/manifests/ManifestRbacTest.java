@@ -5,6 +5,13 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.hetgpu.deviceplugin.dra.DraPlugin;
+import io.hetgpu.gpu.DeviceHealth;
+import io.hetgpu.gpu.inventory.HetgpuDra;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.hetgpu.deviceplugin.DevicePlugin;
@@ -54,7 +61,8 @@ import static org.awaitility.Awaitility.await;
  * and the real extender against the test cluster's API server records every request each one makes
  * (told apart by User-Agent); the rendered ClusterRoles and Roles of each program's service account
  * must allow every one of them, and every permission they grant must be used in the run or justified
- * in {@link #JUSTIFIED}. A change in what the code requests fails here until the manifests follow.
+ * in {@link #JUSTIFIED}. A change in what the code requests fails here until the manifests follow. The node agent as
+ * hetgpu's DRA driver is run apart and held to the DRA install's rules alike.
  */
 class ManifestRbacTest {
 
@@ -179,6 +187,101 @@ class ManifestRbacTest {
             REQUESTS.put(program, recorded.stream().filter(r -> userAgent(program).equals(r.userAgent())).toList());
             CALLS.put(program, REQUESTS.get(program).stream().filter(request -> !ApiCall.discovery(request)).map(ApiCall::of).toList());
         }
+    }
+
+    /** The node agent's requests as hetgpu's DRA driver ({@code --kubelet-api dra}), apart: it runs under another install. */
+    private static final List<ApiCall> DRA_CALLS = new ArrayList<>();
+    private static final String DRA_AGENT = "hetgpu-test/device_plugin_dra";
+    /** The DRA driver's permissions the run does not exercise, as "verb group/resource", with why it needs them. */
+    private static final Map<String, String> DRA_JUSTIFIED = Map.of(
+            "get resource.k8s.io/resourceslices", "the slice read back every resync (30 s, longer than the run) in case someone "
+                    + "else changed or deleted it; SlicePublisherTest exercises it",
+            "delete resource.k8s.io/resourceslices", "extra slices of its node that a start finds (left by a crash between two "
+                    + "writes); the run's API server selects no slices by field, so a start finds none; SlicePublisherTest exercises it");
+
+    /**
+     * The DRA driver on a node: registered by kubelet, its slice created (owned by its Node) and updated when a GPU turns
+     * unhealthy, a pod's claim prepared and unprepared.
+     */
+    @BeforeAll
+    static void runTheDraDriver(@TempDir Path dir) throws Exception {
+        var recorded = new ConcurrentLinkedQueue<ApiServer.Request>();
+        var node = "gpu-dra-1";
+        try (var api = ApiServer.start();
+             var admin = api.newClient();
+             var kubeletClient = client(api, "test-kubelet");
+             var agentClient = client(api, DRA_AGENT)) {
+            api.observe(recorded::add);
+            admin.nodes().resource(new NodeBuilder().withNewMetadata().withName(node).endMetadata().withNewStatus()
+                    .addToCapacity(NODE_RESOURCES).addToAllocatable(NODE_RESOURCES).endStatus().build()).create();
+            var folders = KubeletFolders.under(dir.resolve(node));
+            var gpus = SimulatedGpuSource.open("dgx1-v100", node);
+            try (var kubelet = new SimulatedKubelet(node, RESOURCE_NAME, folders, kubeletClient).start();
+                 var plugin = DraPlugin.start(new DraPlugin.Settings(folders.pluginsRegistry(), folders.plugins(), folders.cdi(),
+                         HetgpuDra.DRIVER, node, 0, CardCatalog.defaults()), gpus, agentClient)) {
+                await().atMost(PATIENCE).until(() -> plugin.notRegistered().isEmpty()
+                        && admin.resources(ResourceSlice.class).list().getItems().size() == 1);
+                gpus.setHealth(gpus.topology().device(7).uuid(), DeviceHealth.UNHEALTHY, "XID 79");
+                await().atMost(PATIENCE).until(() -> admin.resources(ResourceSlice.class).list().getItems().getFirst().getSpec().getPool()
+                        .getGeneration() > 1);
+
+                var claim = admin.resources(ResourceClaim.class).resource(new ResourceClaimBuilder().withNewMetadata().withName("pair")
+                        .withNamespace(NAMESPACE).endMetadata().build()).create();
+                claim.setStatus(new ResourceClaimBuilder().withNewStatus().withNewAllocation().withNewDevices().withResults(
+                                new DeviceRequestAllocationResultBuilder().withDriver(HetgpuDra.DRIVER).withPool(node).withDevice("gpu-0")
+                                        .withRequest("gpus").build())
+                        .endDevices().endAllocation().endStatus().build().getStatus());
+                admin.resources(ResourceClaim.class).resource(claim).updateStatus();
+                admin.pods().resource(new PodBuilder().withNewMetadata().withName("train").withNamespace(NAMESPACE).endMetadata()
+                        .withNewSpec().withNodeName(node).addNewResourceClaim().withName("gpus").withResourceClaimName("pair")
+                        .endResourceClaim().addNewContainer().withName("main").withImage("trainer").endContainer().endSpec().build()).create();
+                await().atMost(PATIENCE).until(() -> plugin.preparedClaims() == 1);
+                admin.pods().inNamespace(NAMESPACE).withName("train").delete();
+                await().atMost(PATIENCE).until(() -> plugin.preparedClaims() == 0);
+            }
+        }
+        recorded.stream().filter(r -> DRA_AGENT.equals(r.userAgent()) && !ApiCall.discovery(r)).map(ApiCall::of).forEach(DRA_CALLS::add);
+    }
+
+    /** hetgpu's DRA driver as shipped: the DRA overlay and the chart with {@code devicePlugin.kubeletApi: dra}. */
+    static List<String> draInstalls() {
+        return List.of("manifests/overlays/dra", "chart");
+    }
+
+    private static Rendering draInstall(String name) {
+        return name.equals("chart") ? HelmChart.render("1.37.1", "devicePlugin: {kubeletApi: dra}") : Kubectl.kustomize(ManifestTree.DRA_OVERLAY);
+    }
+
+    @ParameterizedTest
+    @MethodSource("draInstalls")
+    void everyRequestOfTheDraDriverIsAllowedByItsServiceAccountsRoles(String install) {
+        assertThat(DRA_CALLS).as("the DRA driver made requests in the run").isNotEmpty();
+        var grants = grants(draInstall(install), Program.DEVICE_PLUGIN);
+        var denied = DRA_CALLS.stream().filter(call -> grants.stream().noneMatch(g -> holds(g, call) && call.allowedBy(g.rule())))
+                .map(ApiCall::describe).distinct().toList();
+        assertThat(denied).as("requests the RBAC of " + install + " would refuse the DRA driver (403)").isEmpty();
+    }
+
+    @ParameterizedTest
+    @MethodSource("draInstalls")
+    void everyPermissionOfTheDraDriverIsUsedOrJustified(String install) {
+        var unused = new TreeSet<String>();
+        for (Rendering.Grant grant : grants(draInstall(install), Program.DEVICE_PLUGIN)) {
+            var rule = grant.rule();
+            for (String verb : rule.getVerbs()) {
+                for (String group : rule.getApiGroups()) {
+                    for (String resource : rule.getResources()) {
+                        String permission = verb + " " + (group.isEmpty() ? "" : group + "/") + resource;
+                        boolean used = DRA_CALLS.stream().anyMatch(call -> call.verb().equals(verb) && call.group().equals(group)
+                                && call.resource().equals(resource) && holds(grant, call) && call.allowedBy(rule));
+                        if (!used && !DRA_JUSTIFIED.containsKey(permission)) {
+                            unused.add(permission + " (" + grant.source() + ")");
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(unused).as("permissions the DRA driver's run did not use; drop them or justify them in DRA_JUSTIFIED").isEmpty();
     }
 
     static List<Path> installs() {

@@ -22,4 +22,9 @@ public final class RenderedManifests {
     public static List<HasMetadata> install() {
         return Kubectl.kustomize(ManifestTree.ROOT).objects();
     }
+
+    /** {@code kubectl kustomize manifests/overlays/dra}: the install with the node agent as hetgpu's DRA driver (NVML). */
+    public static List<HasMetadata> draInstall() {
+        return Kubectl.kustomize(ManifestTree.DRA_OVERLAY).objects();
+    }
 }

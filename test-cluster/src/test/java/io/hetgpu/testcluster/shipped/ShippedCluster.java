@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * A cluster for the shipped jars: the in-process API server with a GPU node (a simulated DGX A100 with its simulated
@@ -74,6 +75,17 @@ final class ShippedCluster implements AutoCloseable {
                 "/var/lib/kubelet/pod-resources", folders.podResourcesSocket().getParent()));
     }
 
+    /**
+     * The node agent as {@code manifests/overlays/dra} runs it (hetgpu's DRA driver), its host paths the simulated kubelet's
+     * DRA folders: the plugin registry, kubelet's plugins folder and the container runtime's CDI folder.
+     */
+    PodSandbox draPluginPod() {
+        var folders = kubelet.folders();
+        return PodSandbox.of(RenderedManifests.draInstall(), "DaemonSet", "hetgpu-device-plugin", GPU_NODE, dir.resolve("dra-plugin-pod"),
+                Map.of("/var/lib/kubelet/plugins_registry", folders.pluginsRegistry(), "/var/lib/kubelet/plugins", folders.plugins(),
+                        "/var/run/cdi", folders.cdi()));
+    }
+
     /** The extender container of hetgpu-scheduler's pod: kube-scheduler beside it calls its verbs on loopback. */
     PodSandbox extenderPod() {
         return PodSandbox.of(manifests, "Deployment", "hetgpu-scheduler", "scheduler-extender", CPU_NODE, dir.resolve("extender-pod"),
@@ -90,13 +102,26 @@ final class ShippedCluster implements AutoCloseable {
 
     /** As {@link #start(ShippedArtifacts, PodSandbox, String)}, with what the container runtime adds to the environment. */
     JarProcess start(ShippedArtifacts program, PodSandbox pod, String log, Map<String, String> runtimeEnv) {
+        return launch(program, pod, log, runtimeEnv, UnaryOperator.identity());
+    }
+
+    /**
+     * As {@link #start(ShippedArtifacts, PodSandbox, String)}, with the pod's arguments as {@code args} rewrites them (a
+     * test that must stand in for what this machine lacks, and says so).
+     */
+    JarProcess start(ShippedArtifacts program, PodSandbox pod, String log, UnaryOperator<List<String>> args) {
+        return launch(program, pod, log, Map.of(), args);
+    }
+
+    private JarProcess launch(ShippedArtifacts program, PodSandbox pod, String log, Map<String, String> runtimeEnv,
+            UnaryOperator<List<String>> args) {
         var env = new LinkedHashMap<>(pod.env());
         env.putAll(runtimeEnv);
         env.put("HOME", dir.toString());
         env.put("KUBERNETES_MASTER", api.url());
         env.put("KUBERNETES_AUTH_TRYKUBECONFIG", "false");
         env.put("KUBERNETES_AUTH_TRYSERVICEACCOUNT", "false");
-        return JarProcess.start(program.jar(), program.dockerJvmOptions(), pod.args(), env, dir.resolve(log));
+        return JarProcess.start(program.jar(), program.dockerJvmOptions(), args.apply(pod.args()), env, dir.resolve(log));
     }
 
     HttpResponse<String> get(String url) throws IOException, InterruptedException {
