@@ -191,6 +191,8 @@ class DraAdmissionTest {
                 low2.getSpec().getSpec().getDevices().getConstraints().getFirst()).withRequests("gpus/tier-40-44").build())));
         hostile.put("a 1-GPU list with a constraint", constraints(shipped("hetgpu-gpus-1-low"), List.of(new DeviceConstraintBuilder()
                 .withRequests("gpus/tier-0-24").withMatchAttribute("gpu.hetgpu.io/noSuchAttribute").build())));
+        hostile.put("an admin's class of newer cards first, then hetgpu's any", withSubrequests(shipped("hetgpu-gpus-2-normal"),
+                list -> list.set(0, new DeviceSubRequestBuilder(list.getFirst()).withDeviceClassName("h100-only").build())));
         hostile.put("another request name", new ResourceClaimTemplateBuilder(high2).editSpec().editSpec().editDevices().editFirstRequest()
                 .withName("gpu").endRequest().endDevices().endSpec().endSpec().build());
         for (var entry : hostile.entrySet()) {
@@ -206,6 +208,9 @@ class DraAdmissionTest {
         // Asking for hetgpu's GPUs without a preference is anyone's: exactly, with any selector; a preference among another driver's.
         assertThat(preferences.evaluate(Request.create("resourceclaimtemplates", "", "alice", exactTemplate("newest-only", 8,
                 "device.attributes[\"gpu.hetgpu.io\"].tier >= 90")))).isEqualTo(new Allowed());
+        // "One NVLink set, else any" orders no tiers: anyone's, under any name.
+        assertThat(preferences.evaluate(Request.create("resourceclaimtemplates", "", "alice", renamed(shipped("hetgpu-gpus-4-normal"),
+                "my-four-gpus")))).isEqualTo(new Allowed());
         assertThat(preferences.evaluate(Request.create("resourceclaimtemplates", "", "alice", subrequests(renamed(high2, "nvidia-newest-first"),
                 s -> new DeviceSubRequestBuilder(s).withDeviceClassName("gpu.nvidia.com").build())))).isEqualTo(new Allowed());
     }
