@@ -355,8 +355,13 @@ public final class ClaimRequestReader {
             if (all) {
                 return true;
             }
-            notes.add(where + ".constraints[" + (looked - 1) + "]: matchAttribute " + Quote.of(attribute)
-                    + " binds only some of the claim's GPU requests: not read, left to kube-scheduler");
+            // hetgpu's templates for several GPUs bind their bands, not their last alternative: a set preferred, as the
+            // extender prefers one for any pod of several GPUs, never required.
+            boolean someAlternatives = gpuRequests.entrySet().stream().anyMatch(request -> !named.contains(request.getKey())
+                    && request.getValue().stream().anyMatch(sub -> named.contains(request.getKey() + "/" + sub)));
+            notes.add(where + ".constraints[" + (looked - 1) + "]: matchAttribute " + Quote.of(attribute) + (someAlternatives
+                    ? " binds only some alternatives of the claim's GPU requests: an NVLink set preferred, not required"
+                    : " binds only some of the claim's GPU requests: not read, left to kube-scheduler"));
         }
         return false;
     }

@@ -136,6 +136,35 @@ class ClaimRequestReaderTest {
         assertThat(oldestFirst.cards()).as("the order is a preference: the same cards either way").isEqualTo(request.cards());
     }
 
+    /**
+     * hetgpu's shipped 2-GPU low-priority template binds its NVLink constraint to its bands by name, not to its last
+     * alternative, "any": a set preferred, not required, so the extender filters no node for lacking one.
+     */
+    @Test
+    void anNvlinkConstraintThatLeavesAnAlternativeFreeIsNotRequired() throws Exception {
+        var text = java.nio.file.Files.readString(java.nio.file.Path.of("..", "manifests", "components", "dra-claim-templates",
+                "claim-templates.yaml"));
+        var template = java.util.Arrays.stream(text.split("\n---\n")).filter(d -> d.contains("kind: ResourceClaimTemplate"))
+                .map(d -> io.fabric8.kubernetes.client.utils.Serialization.unmarshal(d, io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate.class))
+                .filter(t -> t.getMetadata().getName().equals("hetgpu-gpus-2-low")).findFirst().orElseThrow();
+        var shipped = new io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder().withNewMetadata().withNamespace("ml").withName("gpus")
+                .endMetadata().withSpec(template.getSpec().getSpec()).build();
+        assertThat(shipped.getSpec().getDevices().getConstraints()).as("the shipped template binds some alternatives").singleElement()
+                .satisfies(c -> assertThat(c.getRequests()).isNotEmpty().allSatisfy(r -> assertThat(r).startsWith("gpus/")).doesNotContain("gpus/any"));
+
+        var request = parse(pod("sweep", "gpus"), List.of(shipped), List.of(TestDra.hetgpuClass()));
+
+        assertThat(request.gpuCount()).isEqualTo(2);
+        assertThat(request.requireNvlink()).as("any is bound by no constraint").isFalse();
+        assertThat(request.cards().isAny()).isTrue();
+        assertThat(request.claimNote()).contains("binds only some alternatives of the claim's GPU requests: an NVLink set preferred, not required")
+                .doesNotContain("not read");
+        // The same constraint over every alternative is required.
+        var everyAlternative = new io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder(shipped).editSpec().editDevices()
+                .editFirstConstraint().withRequests("gpus").endConstraint().endDevices().endSpec().build();
+        assertThat(parse(pod("sweep", "gpus"), List.of(everyAlternative), List.of(TestDra.hetgpuClass())).requireNvlink()).isTrue();
+    }
+
     @Test
     void tierClausesOfEachShapeReadAsALeastTier() throws Exception {
         var a100 = catalog.tierOf("A100", ComputeCapability.parse("8.0"), 0).rank();

@@ -44,6 +44,11 @@ import org.junit.jupiter.api.Test;
  * first for a low-priority one. The claims are the shipped ones (manifests/components/dra-claim-templates: one
  * subrequest per band of tiers), and the expected order is derived here from each claim's own bands, so a change on
  * either side (the claims' order or bands, or the extender's tier scoring) fails this test.
+ *
+ * A claim of several GPUs binds its bands to one NVLink set and ends with "any", which selects no tier: a node that
+ * has no free set is served only by that, last in kube-scheduler's score, where the extender ranks it by tier. The two
+ * then differ for a low-priority pod: kube-scheduler puts a newer node's NVLink set above an old PCIe-only node (K80,
+ * T4), the extender the old node above the newer. Those nodes are filtered alike and compared with no banded one here.
  */
 class PrioritizedListAgreementTest {
 
@@ -121,13 +126,14 @@ class PrioritizedListAgreementTest {
     }
 
     @Test
-    void everyShippedClaimReadsAsItsCountOnNvlinkWithoutANote() throws Exception {
+    void everyShippedClaimReadsAsItsCountWithNvlinkPreferredNotRequired() throws Exception {
         for (int gpus : List.of(1, 2, 4, 8)) {
             for (var level : List.of("high", "normal", "low")) {
                 var pod = pod("p-" + gpus + "-" + level, 0, shipped("hetgpu-gpus-" + gpus + "-" + level));
                 var request = new PodRequestParser("nvidia.com/gpu", catalog, Set.of()).withDra(lookup).parse(pod);
                 assertThat(request.gpuCount()).as(level + " " + gpus).isEqualTo(gpus);
-                assertThat(request.requireNvlink()).as(level + " " + gpus).isEqualTo(gpus > 1);
+                // Several GPUs: their bands bound to one NVLink set, then any GPUs, so a set is preferred, not required.
+                assertThat(request.requireNvlink()).as(level + " " + gpus).isFalse();
                 assertThat(request.cards().isAny()).as(level + " " + gpus + ": any of its bands, so any card").isTrue();
                 assertThat(request.claimNote()).as(level + " " + gpus).doesNotContain("not read");
             }
@@ -180,13 +186,20 @@ class PrioritizedListAgreementTest {
         var nodes = List.copyOf(machines.keySet());
         var claim = claims.getLast();
         var listed = claim.getSpec().getDevices().getRequests().getFirst().getFirstAvailable();
+        // The alternatives the claim's NVLink constraint binds (request/subrequest): served only on one set.
+        var linked = new java.util.HashSet<String>();
+        var constraints = claim.getSpec().getDevices().getConstraints();
+        (constraints == null ? List.<io.fabric8.kubernetes.api.model.resource.v1.DeviceConstraint>of() : constraints)
+                .forEach(c -> linked.addAll(c.getRequests() == null || c.getRequests().isEmpty()
+                        ? listed.stream().map(sub -> "gpus/" + sub.getName()).toList() : c.getRequests()));
         var firstServed = new LinkedHashMap<String, Integer>();
         slices.forEach((name, read) -> {
             int tier = read.gpus().getFirst().tier();
-            int index = java.util.stream.IntStream.range(0, listed.size()).filter(i -> admits(listed.get(i), tier)).findFirst().orElse(-1);
             boolean enough = read.gpus().size() >= gpus;
             boolean onOneSet = gpus == 1 || read.gpus().stream().allMatch(gpu -> gpu.nvlinkSets().containsKey(setSize(gpus)));
-            if (index >= 0 && enough && onOneSet) {
+            int index = java.util.stream.IntStream.range(0, listed.size()).filter(i -> admits(listed.get(i), tier)
+                    && (onOneSet || !linked.contains("gpus/" + listed.get(i).getName()))).findFirst().orElse(-1);
+            if (index >= 0 && enough) {
                 firstServed.put(name, index);
             }
         });
@@ -200,12 +213,17 @@ class PrioritizedListAgreementTest {
         for (HostPriority priority : extender.prioritize(new ExtenderArgs(pod, null, List.copyOf(firstServed.keySet()))).priorities()) {
             scores.put(priority.host(), priority.score());
         }
-        var byClaim = firstServed.keySet().stream().sorted(Comparator.comparing(firstServed::get)).toList();
-        for (int i = 1; i < byClaim.size(); i++) {
-            var earlier = byClaim.get(i - 1);
-            var later = byClaim.get(i);
-            assertThat(scores.get(earlier)).as(what + ": " + earlier + " (alternative " + firstServed.get(earlier) + ") above " + later
-                    + " (alternative " + firstServed.get(later) + "), scores " + scores).isGreaterThan(scores.get(later));
+        // Nodes served by one alternative score alike in kube-scheduler; the extender may order them either way. A node
+        // served only by an alternative that selects no tier (the last, "any", of a claim of several GPUs) is ordered by
+        // no band, so it is compared with none: the extender ranks it by its tier and NVLink, kube-scheduler last.
+        java.util.function.IntPredicate banded = i -> listed.get(i).getSelectors() != null && !listed.get(i).getSelectors().isEmpty();
+        for (var earlier : firstServed.keySet()) {
+            for (var later : firstServed.keySet()) {
+                if (firstServed.get(earlier) < firstServed.get(later) && banded.test(firstServed.get(earlier)) && banded.test(firstServed.get(later))) {
+                    assertThat(scores.get(earlier)).as(what + ": " + earlier + " (alternative " + firstServed.get(earlier) + ") above " + later
+                            + " (alternative " + firstServed.get(later) + "), scores " + scores).isGreaterThan(scores.get(later));
+                }
+            }
         }
     }
 

@@ -139,7 +139,7 @@ public final class Demo {
         out.println("(card model, tier, NVLink sets); five pods claim GPUs and kube-scheduler alone places them, its DynamicResources");
         out.println("plugin allocating first fit. Plain claims ask for any GPUs; hetgpu's claim templates list bands of card tiers");
         out.println("in the pod's order (newest first for high priority, oldest first for low), which 1.35's DRA score follows,");
-        out.println("and keep several GPUs on one NVLink set. No extender runs here.");
+        out.println("and prefer one NVLink set for several GPUs. No extender runs here.");
         for (var scene : scenes) {
             out.print(DraScene.describe(scene));
         }

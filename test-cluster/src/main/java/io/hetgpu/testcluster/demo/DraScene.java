@@ -31,7 +31,7 @@ import java.util.stream.Collectors;
  * pods that claim GPUs (three urgent ones of one GPU, a low-priority one, one of four GPUs), placed by kube-scheduler
  * alone (its DynamicResources plugin, 1.35's scoring included) twice: with plain claims ({@code exactly:
  * {deviceClassName, count}}, first fit) and with hetgpu's claims (the shipped templates: tier bands in the pod's order,
- * one NVLink set for several GPUs). The claims alone steer kube-scheduler: no extender runs in this scene.
+ * one NVLink set preferred for several GPUs). The claims alone steer kube-scheduler: no extender runs in this scene.
  */
 final class DraScene {
 

@@ -38,7 +38,7 @@ public final class DraPlacement {
     public enum Claims {
         /** {@code exactly: {deviceClassName, count}}: any GPUs, the first that fit. */
         PLAIN,
-        /** hetgpu's: bands of tiers in the pod's order, one NVLink set for several GPUs (the shipped templates). */
+        /** hetgpu's: bands of tiers in the pod's order, one NVLink set preferred for several GPUs (the shipped templates). */
         HETGPU
     }
 

@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "dra-placement", mixinStandardHelpOptions = true, versionProvider = ReleaseVersion.class,
         description = {"Place one mix of pods (high, normal and low priority; 1, 2, 4 and 8 GPUs) on the demo's cluster as DRA nodes "
                 + "publishing hetgpu's slices, by kube-scheduler's DRA allocator model: with plain first-fit claims, and with hetgpu's "
-                + "claims (the shipped templates: tier bands in the pod's order, one NVLink set for several GPUs) without and with kube-scheduler's prioritized-list "
+                + "claims (the shipped templates: tier bands in the pod's order, one NVLink set preferred for several GPUs) without and with kube-scheduler's prioritized-list "
                 + "score. Figures, not pass/fail."})
 public final class DraPlacementCommand implements Callable<Integer> {
 

@@ -7,6 +7,7 @@ import io.hetgpu.kubescheduler.dra.DeviceClass;
 import io.hetgpu.kubescheduler.dra.DeviceRequest;
 import io.hetgpu.kubescheduler.dra.ExactRequest;
 import io.hetgpu.kubescheduler.dra.MatchAttribute;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -21,12 +22,15 @@ import java.util.Optional;
  *       band first, selector on {@code device.attributes["gpu.hetgpu.io"].tier};</li>
  *   <li>low priority: the same bands, the oldest first;</li>
  *   <li>normal priority: {@code exactly}, any tier, first fit;</li>
- *   <li>2, 4 or 8 GPUs: a {@code matchAttribute} on {@code gpu.hetgpu.io/nvlinkSet<N>}, so every GPU of the claim is in
- *       one NVLink-connected set of that size.</li>
+ *   <li>2, 4 or 8 GPUs: an NVLink set preferred, not required. The alternatives are the bands of {@link #NVLINK_BANDS}
+ *       (normal priority: one, {@value #NVLINK}, of any tier), bound by name to a {@code matchAttribute} on
+ *       {@code gpu.hetgpu.io/nvlinkSet<N>} so their GPUs are in one NVLink-connected set of that size, then
+ *       {@value #ANY}: any N of hetgpu's GPUs, where no band has a set free on the node.</li>
  * </ul>
  *
  * DRA takes at most 8 alternatives ({@code FirstAvailableDeviceRequestMaxSize}) and the card table has more tiers, so
- * tiers are grouped by generation into 8 bands that together cover every tier once.
+ * tiers are grouped by generation into 8 bands that together cover every tier once; with {@value #ANY} last, a claim
+ * of several GPUs has room for 7, and the two oldest share one.
  */
 public final class HetgpuClaims {
 
@@ -35,6 +39,10 @@ public final class HetgpuClaims {
     public static final String CLASS_SELECTOR = "device.driver == \"" + HetgpuDra.DRIVER + "\"";
     /** The claim's one request. */
     public static final String REQUEST = "gpus";
+    /** A claim of several GPUs, normal priority: one NVLink set of any tier. */
+    public static final String NVLINK = "nvlink";
+    /** A claim of several GPUs, its last alternative: any GPUs, no NVLink set. */
+    public static final String ANY = "any";
     /** The GPU counts a shipped template exists for. */
     public static final List<Integer> COUNTS = List.of(1, 2, 4, 8);
 
@@ -86,6 +94,19 @@ public final class HetgpuClaims {
             new Band(25, Optional.of(39)),
             new Band(0, Optional.of(24)));
 
+    /**
+     * The bands of a claim of several GPUs, newest first: those of {@link #BANDS} with the two oldest as one, tiers 0 to 39
+     * (K80, M60, M40, P4 and P40 are PCIe cards in no NVLink set; P100 and T4 share it), to leave room for {@value #ANY}.
+     */
+    public static final List<Band> NVLINK_BANDS = List.of(
+            new Band(100, Optional.empty()),
+            new Band(84, Optional.of(99)),
+            new Band(70, Optional.of(83)),
+            new Band(55, Optional.of(69)),
+            new Band(45, Optional.of(54)),
+            new Band(40, Optional.of(44)),
+            new Band(0, Optional.of(39)));
+
     private HetgpuClaims() {
     }
 
@@ -110,11 +131,15 @@ public final class HetgpuClaims {
                 .map(size -> HetgpuDra.DRIVER + "/" + HetgpuDra.nvlinkSet(size));
     }
 
-    /** The bands a claim lists, in its order: newest first for high priority, oldest first for low, none for normal. */
+    /** The bands a claim of one GPU lists, in its order: newest first for high priority, oldest first for low, none for normal. */
     public static List<Band> order(Priority priority) {
+        return order(BANDS, priority);
+    }
+
+    private static List<Band> order(List<Band> bands, Priority priority) {
         return switch (priority) {
-            case HIGH -> BANDS;
-            case LOW -> BANDS.reversed();
+            case HIGH -> bands;
+            case LOW -> bands.reversed();
             case NORMAL -> List.of();
         };
     }
@@ -124,13 +149,34 @@ public final class HetgpuClaims {
         if (count < 1) {
             throw new IllegalArgumentException("a claim asks for at least 1 GPU, got " + count);
         }
+        var nvlink = nvlinkAttribute(count);
+        if (nvlink.isPresent()) {
+            return preferringNvlink(namespace, name, priority, count, nvlink.get());
+        }
         var bands = order(priority);
         DeviceRequest request = bands.isEmpty()
                 ? new DeviceRequest.Exactly(REQUEST, ExactRequest.count(DEVICE_CLASS, count))
-                : new DeviceRequest.FirstAvailable(REQUEST, bands.stream()
-                        .map(band -> new DeviceRequest.SubRequest(band.subRequest(), ExactRequest.count(DEVICE_CLASS, count, band.selector()))).toList());
-        var constraints = nvlinkAttribute(count).map(attribute -> List.of(new MatchAttribute(List.of(REQUEST), attribute))).orElse(List.of());
-        return new Claim(namespace, name, List.of(request), constraints);
+                : new DeviceRequest.FirstAvailable(REQUEST, bands.stream().map(band -> band(band, count)).toList());
+        return new Claim(namespace, name, List.of(request), List.of());
+    }
+
+    /** Several GPUs: the NVLink-bound alternatives in the level's order, then {@value #ANY}. */
+    private static Claim preferringNvlink(String namespace, String name, Priority priority, int count, String attribute) {
+        var linked = new ArrayList<DeviceRequest.SubRequest>();
+        var bands = order(NVLINK_BANDS, priority);
+        if (bands.isEmpty()) {
+            linked.add(new DeviceRequest.SubRequest(NVLINK, ExactRequest.count(DEVICE_CLASS, count)));
+        } else {
+            bands.forEach(band -> linked.add(band(band, count)));
+        }
+        var alternatives = new ArrayList<>(linked);
+        alternatives.add(new DeviceRequest.SubRequest(ANY, ExactRequest.count(DEVICE_CLASS, count)));
+        var constraint = new MatchAttribute(linked.stream().map(sub -> REQUEST + "/" + sub.name()).toList(), attribute);
+        return new Claim(namespace, name, List.of(new DeviceRequest.FirstAvailable(REQUEST, alternatives)), List.of(constraint));
+    }
+
+    private static DeviceRequest.SubRequest band(Band band, int count) {
+        return new DeviceRequest.SubRequest(band.subRequest(), ExactRequest.count(DEVICE_CLASS, count, band.selector()));
     }
 
     /** The plain claim hetgpu is measured against: {@code exactly: {deviceClassName, count}}, first fit. */

@@ -17,7 +17,7 @@ class DraPlacementTest {
     private final DraPlacement placement = new DraPlacement(DraNodes.of(DemoCluster.nodes(), CardCatalog.defaults()), DraLimits.DEFAULTS);
 
     @Test
-    void hetgpusClaimsPutMoreHighPriorityGpusOnTheNewestTierAndMoreMultiGpuClaimsNvlinkConnectedThanFirstFit() {
+    void hetgpusClaimsPutMoreHighPriorityGpusOnTheNewestTierAndMoreMultiGpuClaimsNvlinkConnectedThanFirstFitRefusingNoMore() {
         var jobs = PlacementJob.mix(1, 250, 20);
         var plain = placement.run(jobs, Claims.PLAIN, Release.PRIORITIZED_LIST_SCORE, 1);
         var hetgpu = placement.run(jobs, Claims.HETGPU, Release.PRIORITIZED_LIST_SCORE, 1);
@@ -25,8 +25,10 @@ class DraPlacementTest {
         assertThat(plain.highGpus()).isPositive();
         assertThat(plain.multiGpuClaims()).isPositive();
         assertThat(hetgpu.highOnNewestShare()).isGreaterThan(plain.highOnNewestShare() + 0.15);
-        assertThat(hetgpu.multiNvlinkShare()).isEqualTo(1.0);
+        // An NVLink set preferred, then any GPUs: more claims on one set than first fit, and no more refused.
+        assertThat(hetgpu.multiNvlinkShare()).isGreaterThan(plain.multiNvlinkShare() + 0.15);
         assertThat(plain.multiNvlinkShare()).isLessThan(0.5);
+        assertThat(hetgpu.refusedMultiGpu()).isLessThanOrEqualTo(plain.refusedMultiGpu());
     }
 
     @Test

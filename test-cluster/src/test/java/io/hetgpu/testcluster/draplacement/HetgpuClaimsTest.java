@@ -48,10 +48,22 @@ class HetgpuClaimsTest {
     }
 
     @Test
-    void severalGpusShareTheNvlinkSetOfTheSmallestSizeThatHoldsThem() {
+    void severalGpusPreferTheNvlinkSetOfTheSmallestSizeThatHoldsThemThenTakeAny() {
         assertThat(HetgpuClaims.claim("ns", "c", Priority.NORMAL, 1).constraints()).isEmpty();
-        assertThat(HetgpuClaims.claim("ns", "c", Priority.HIGH, 2).constraints())
-                .containsExactly(new MatchAttribute(List.of("gpus"), "gpu.hetgpu.io/nvlinkSet2"));
+        assertThat(HetgpuClaims.claim("ns", "c", Priority.HIGH, 1).constraints()).isEmpty();
+        assertThat(alternatives(HetgpuClaims.claim("ns", "c", Priority.HIGH, 2))).containsExactly("tier-100-up", "tier-84-99", "tier-70-83",
+                "tier-55-69", "tier-45-54", "tier-40-44", "tier-0-39", "any");
+        assertThat(alternatives(HetgpuClaims.claim("ns", "c", Priority.LOW, 8))).startsWith("tier-0-39", "tier-40-44").endsWith("tier-100-up", "any");
+        assertThat(alternatives(HetgpuClaims.claim("ns", "c", Priority.NORMAL, 4))).containsExactly("nvlink", "any");
+        // The constraint binds the bands by name, never "any": a band's GPUs share a set, any's need not.
+        assertThat(HetgpuClaims.claim("ns", "c", Priority.HIGH, 2).constraints()).containsExactly(new MatchAttribute(List.of("gpus/tier-100-up",
+                "gpus/tier-84-99", "gpus/tier-70-83", "gpus/tier-55-69", "gpus/tier-45-54", "gpus/tier-40-44", "gpus/tier-0-39"),
+                "gpu.hetgpu.io/nvlinkSet2"));
+        assertThat(HetgpuClaims.claim("ns", "c", Priority.NORMAL, 4).constraints())
+                .containsExactly(new MatchAttribute(List.of("gpus/nvlink"), "gpu.hetgpu.io/nvlinkSet4"));
+        var any = ((DeviceRequest.FirstAvailable) HetgpuClaims.claim("ns", "c", Priority.LOW, 4).requests().get(0)).subRequests().getLast();
+        assertThat(any.request().selectors()).isEmpty();
+        assertThat(any.request().count()).isEqualTo(4);
         assertThat(HetgpuClaims.nvlinkAttribute(3)).contains("gpu.hetgpu.io/nvlinkSet4");
         assertThat(HetgpuClaims.nvlinkAttribute(8)).contains("gpu.hetgpu.io/nvlinkSet8");
         assertThat(HetgpuClaims.nvlinkAttribute(9)).isEmpty();
@@ -75,11 +87,15 @@ class HetgpuClaimsTest {
         for (var card : CardCatalog.defaults().cards()) {
             assertThat(HetgpuClaims.BANDS.stream().filter(band -> band.holds(card.rank()))).as(card.model()).hasSize(1);
         }
-        assertThat(IntStream.rangeClosed(0, 300).filter(tier -> HetgpuClaims.BANDS.stream().filter(b -> b.holds(tier)).count() != 1)).isEmpty();
+        for (var bands : List.of(HetgpuClaims.BANDS, HetgpuClaims.NVLINK_BANDS)) {
+            assertThat(IntStream.rangeClosed(0, 300).filter(tier -> bands.stream().filter(b -> b.holds(tier)).count() != 1)).isEmpty();
+        }
+        // With "any" last, a claim of several GPUs stays within DRA's 8 alternatives.
+        assertThat(HetgpuClaims.NVLINK_BANDS).hasSize(7);
     }
 
     @Test
-    void onADgx1HetgpusClaimKeepsFourGpusInOneNvlinkSetWhereFirstFitSplitsThem() {
+    void onADgx1HetgpusClaimKeepsFourGpusInOneNvlinkSetWhereFirstFitSplitsThemAndTakesAnyFourWhenNoSetIsWhole() {
         var node = DraNodes.of(List.of(NodeSpec.gpu("dgx1", "r", "z", "dgx1-v100")), CardCatalog.defaults()).get(0);
         var allocator = new StructuredAllocator(DraLimits.DEFAULTS);
         var classes = Map.of(HetgpuClaims.DEVICE_CLASS, HetgpuClaims.deviceClass());
@@ -88,15 +104,19 @@ class HetgpuClaimsTest {
                 new io.hetgpu.kubescheduler.dra.DeviceId("gpu.hetgpu.io", "dgx1", "gpu-5"));
         var plain = (AllocationOutcome.Allocated) allocator.allocate("dgx1", List.of(node.slice()), classes, taken,
                 List.of(HetgpuClaims.plain("ns", "p", 4)));
-        var hetgpu = allocator.allocate("dgx1", List.of(node.slice()), classes, taken,
-                List.of(HetgpuClaims.claim("ns", "h", Priority.NORMAL, 4)));
-
         assertThat(node.nvlinkConnected(devices(plain.claims().get(0)))).as("first fit's 1-4").isFalse();
-        // Two GPUs of each quad are free, so no set of four is whole: hetgpu's claim is refused here rather than split.
-        assertThat(hetgpu).isInstanceOf(AllocationOutcome.Unallocatable.class);
-        var free = allocator.allocate("dgx1", List.of(node.slice()), classes, Set.of(),
-                List.of(HetgpuClaims.claim("ns", "h", Priority.NORMAL, 4)));
-        assertThat(free).isInstanceOfSatisfying(AllocationOutcome.Allocated.class,
-                a -> assertThat(node.nvlinkConnected(devices(a.claims().get(0)))).isTrue());
+        // GPU 1 taken, one quad whole (4-7): hetgpu's claim takes it, by its NVLink-bound alternative.
+        var oneTaken = Set.of(new io.hetgpu.kubescheduler.dra.DeviceId("gpu.hetgpu.io", "dgx1", "gpu-1"));
+        assertThat(allocator.allocate("dgx1", List.of(node.slice()), classes, oneTaken, List.of(HetgpuClaims.claim("ns", "h", Priority.NORMAL, 4))))
+                .isInstanceOfSatisfying(AllocationOutcome.Allocated.class, a -> {
+                    assertThat(devices(a.claims().get(0))).containsExactly("gpu-4", "gpu-5", "gpu-6", "gpu-7");
+                    assertThat(a.claims().get(0).results()).allSatisfy(r -> assertThat(r.request()).isEqualTo("gpus/nvlink"));
+                });
+        // Two GPUs of each quad free, so no set of four is whole: hetgpu's claim takes any four rather than wait.
+        assertThat(allocator.allocate("dgx1", List.of(node.slice()), classes, taken, List.of(HetgpuClaims.claim("ns", "h", Priority.NORMAL, 4))))
+                .isInstanceOfSatisfying(AllocationOutcome.Allocated.class, a -> {
+                    assertThat(node.nvlinkConnected(devices(a.claims().get(0)))).isFalse();
+                    assertThat(a.claims().get(0).results()).allSatisfy(r -> assertThat(r.request()).isEqualTo("gpus/any"));
+                });
     }
 }

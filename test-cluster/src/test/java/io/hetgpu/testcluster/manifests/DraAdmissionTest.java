@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttributeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacityBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceConstraintBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceSubRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceSubRequestBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -175,6 +176,23 @@ class DraAdmissionTest {
             list.addFirst(extra);
         }));
         hostile.put("a band dropped", withSubrequests(high2, list -> list.remove(3)));
+        hostile.put("any first", withSubrequests(high2, list -> list.addFirst(list.removeLast())));
+        hostile.put("a band on any", subrequests(high2, s -> s.getName().equals("any") ? new DeviceSubRequestBuilder(s)
+                .addNewSelector().withNewCel().withExpression("device.attributes[\"gpu.hetgpu.io\"].tier >= 100").endCel().endSelector().build() : s));
+        hostile.put("the NVLink constraint dropped", constraints(high2, List.of()));
+        // A constraint that no band can meet skips them all, to any: first fit, where a low-priority claim should take the oldest.
+        var low2 = shipped("hetgpu-gpus-2-low");
+        hostile.put("a constraint of one's own besides", constraints(low2, java.util.stream.Stream.concat(
+                low2.getSpec().getSpec().getDevices().getConstraints().stream(), java.util.stream.Stream.of(new DeviceConstraintBuilder()
+                        .withRequests("gpus/tier-0-39").withMatchAttribute("gpu.hetgpu.io/noSuchAttribute").build())).toList()));
+        hostile.put("the NVLink constraint on another size", constraints(low2, List.of(new DeviceConstraintBuilder(
+                low2.getSpec().getSpec().getDevices().getConstraints().getFirst()).withMatchAttribute("gpu.hetgpu.io/nvlinkSet8").build())));
+        hostile.put("the NVLink constraint on fewer bands", constraints(low2, List.of(new DeviceConstraintBuilder(
+                low2.getSpec().getSpec().getDevices().getConstraints().getFirst()).withRequests("gpus/tier-40-44").build())));
+        hostile.put("a 1-GPU list with a constraint", constraints(shipped("hetgpu-gpus-1-low"), List.of(new DeviceConstraintBuilder()
+                .withRequests("gpus/tier-0-24").withMatchAttribute("gpu.hetgpu.io/noSuchAttribute").build())));
+        hostile.put("an admin's class of newer cards first, then hetgpu's any", withSubrequests(shipped("hetgpu-gpus-2-normal"),
+                list -> list.set(0, new DeviceSubRequestBuilder(list.getFirst()).withDeviceClassName("h100-only").build())));
         hostile.put("another request name", new ResourceClaimTemplateBuilder(high2).editSpec().editSpec().editDevices().editFirstRequest()
                 .withName("gpu").endRequest().endDevices().endSpec().endSpec().build());
         for (var entry : hostile.entrySet()) {
@@ -190,6 +208,9 @@ class DraAdmissionTest {
         // Asking for hetgpu's GPUs without a preference is anyone's: exactly, with any selector; a preference among another driver's.
         assertThat(preferences.evaluate(Request.create("resourceclaimtemplates", "", "alice", exactTemplate("newest-only", 8,
                 "device.attributes[\"gpu.hetgpu.io\"].tier >= 90")))).isEqualTo(new Allowed());
+        // "One NVLink set, else any" orders no tiers: anyone's, under any name.
+        assertThat(preferences.evaluate(Request.create("resourceclaimtemplates", "", "alice", renamed(shipped("hetgpu-gpus-4-normal"),
+                "my-four-gpus")))).isEqualTo(new Allowed());
         assertThat(preferences.evaluate(Request.create("resourceclaimtemplates", "", "alice", subrequests(renamed(high2, "nvidia-newest-first"),
                 s -> new DeviceSubRequestBuilder(s).withDeviceClassName("gpu.nvidia.com").build())))).isEqualTo(new Allowed());
     }
@@ -275,7 +296,7 @@ class DraAdmissionTest {
     /**
      * On the mixed node (2 A100 joined by NVLink, 2 T4), its devices published T4s first: first fit (hetgpu's normal
      * template) takes a T4, the high-priority template an A100, the low-priority one a T4 even with A100s listed first; a
-     * pair takes the NVLink-joined A100s where high and nothing where only unlinked T4s would do.
+     * pair prefers the NVLink-joined A100s, even at low priority, and four, in no set, take any four.
      */
     @Test
     void theShippedTemplatesPreferAsTheirLevelSaysWhereFirstFitTakesWhatComesFirst() throws Exception {
@@ -302,13 +323,18 @@ class DraAdmissionTest {
         assertThat(models.apply("hetgpu-gpus-2-high", t4First)).containsExactly("A100", "A100");
         assertThat(models.apply("hetgpu-gpus-2-low", a100First)).as("the T4s share no NVLink set: the linked A100s")
                 .containsExactly("A100", "A100");
-        assertThat(models.apply("hetgpu-gpus-4-high", a100First)).as("no NVLink set of 4").isEmpty();
+        assertThat(models.apply("hetgpu-gpus-4-high", a100First)).as("no NVLink set of 4: any four").containsExactly("A100", "A100", "T4", "T4");
     }
 
     private static List<String> thresholds(List<Variable> variables) {
         var byName = new LinkedHashMap<String, String>();
         variables.forEach(v -> byName.put(v.getName(), v.getExpression()));
         return List.of(byName.get("highPriority"), byName.get("lowPriority"));
+    }
+
+    private static ResourceClaimTemplate constraints(ResourceClaimTemplate template, List<io.fabric8.kubernetes.api.model.resource.v1.DeviceConstraint> constraints) {
+        return new ResourceClaimTemplateBuilder(template).editSpec().editSpec().editDevices().withConstraints(constraints).endDevices().endSpec()
+                .endSpec().build();
     }
 
     private ResourceClaimTemplate shipped(String name) {
