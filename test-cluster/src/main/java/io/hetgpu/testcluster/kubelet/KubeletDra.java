@@ -45,8 +45,8 @@ final class KubeletDra implements AutoCloseable {
     static final String V1 = "v1.DRAPlugin";
     static final String V1BETA1 = "v1beta1.DRAPlugin";
 
-    /** A registered driver: its channel and the service version kubelet chose. */
-    private record Driver(ManagedChannel channel, boolean v1) { }
+    /** A registered driver: its channel, the service version kubelet chose, and the registration socket it came from. */
+    private record Driver(ManagedChannel channel, boolean v1, Path socket) { }
 
     private final String nodeName;
     private final Path registry;
@@ -76,7 +76,7 @@ final class KubeletDra implements AutoCloseable {
 
     void start() throws IOException {
         watch = registry.getFileSystem().newWatchService();
-        registry.register(watch, StandardWatchEventKinds.ENTRY_CREATE);
+        registry.register(watch, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE);
         try (var files = Files.list(registry)) {
             files.forEach(this::register);
         }
@@ -86,7 +86,11 @@ final class KubeletDra implements AutoCloseable {
                     var key = watch.take();
                     for (var event : key.pollEvents()) {
                         if (event.context() instanceof Path name) {
-                            register(registry.resolve(name));
+                            if (event.kind() == StandardWatchEventKinds.ENTRY_DELETE) {
+                                deregister(registry.resolve(name));
+                            } else {
+                                register(registry.resolve(name));
+                            }
                         }
                     }
                     key.reset();
@@ -115,7 +119,8 @@ final class KubeletDra implements AutoCloseable {
                     : !versions.contains(V1) && !versions.contains(V1BETA1) ? "none of " + versions + " is supported"
                     : drivers.containsKey(info.getName()) ? "driver " + info.getName() + " is already registered" : "";
             if (error.isEmpty()) {
-                var previous = drivers.put(info.getName(), new Driver(transport.connect(Path.of(info.getEndpoint())), versions.contains(V1)));
+                var previous = drivers.put(info.getName(),
+                        new Driver(transport.connect(Path.of(info.getEndpoint())), versions.contains(V1), socket));
                 if (previous != null) {
                     previous.channel().shutdownNow();
                 }
@@ -125,6 +130,19 @@ final class KubeletDra implements AutoCloseable {
             log.log(System.Logger.Level.WARNING, "Plugin at {0} not registered on {1}: {2}", socket, nodeName, e.toString());
         } finally {
             channel.shutdownNow();
+        }
+    }
+
+    /**
+     * A registration socket went away (the plugin stopped or is restarting): the driver it registered is forgotten, as
+     * kubelet's plugin watcher deregisters it, so the plugin's next socket registers it again. Claims prepared stay
+     * prepared: the restarted plugin unprepares them from its checkpoint.
+     */
+    private void deregister(Path socket) {
+        for (var entry : drivers.entrySet()) {
+            if (entry.getValue().socket().equals(socket) && drivers.remove(entry.getKey(), entry.getValue())) {
+                entry.getValue().channel().shutdownNow();
+            }
         }
     }
 

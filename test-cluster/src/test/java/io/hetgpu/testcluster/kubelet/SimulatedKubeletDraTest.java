@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * hetgpu's real DRA plugin against the simulated kubelet over Unix sockets: registered by the kubelet's plugin watcher,
- * a bound pod's claim prepared before it runs (its CDI spec on disk) and unprepared when the pod goes.
+ * a bound pod's claim prepared before it runs (its CDI spec on disk) and unprepared when the pod goes, also by a plugin
+ * restarted meanwhile.
  */
 class SimulatedKubeletDraTest {
 
@@ -51,8 +52,7 @@ class SimulatedKubeletDraTest {
                 .withNewStatus().addToCapacity("cpu", new Quantity("64")).addToAllocatable("cpu", new Quantity("64")).endStatus().build()).create();
         folders = KubeletFolders.under(root);
         kubelet = new SimulatedKubelet(NODE, HetgpuKeys.DEFAULT_RESOURCE_NAME, folders, client).start();
-        plugin = DraPlugin.start(new DraPlugin.Settings(folders.pluginsRegistry(), folders.plugins(), folders.cdi(), HetgpuDra.DRIVER,
-                NODE, 0, CardCatalog.defaults()), SimulatedGpuSource.open("dgx1-v100", NODE), client);
+        plugin = startPlugin();
     }
 
     @AfterEach
@@ -65,31 +65,72 @@ class SimulatedKubeletDraTest {
 
     @Test
     void aPodsClaimIsPreparedBeforeItRunsAndUnpreparedWhenItGoes() throws Exception {
-        await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.draDrivers().contains(HetgpuDra.DRIVER) && plugin.notRegistered().isEmpty());
-        var claim = client.resources(ResourceClaim.class).resource(new ResourceClaimBuilder().withNewMetadata().withName("pair")
-                .withNamespace("default").endMetadata().build()).create();
-        claim.setStatus(new ResourceClaimBuilder().withNewStatus().withNewAllocation().withNewDevices().withResults(
-                        new DeviceRequestAllocationResultBuilder().withDriver(HetgpuDra.DRIVER).withPool(NODE).withDevice("gpu-0").withRequest("gpus").build(),
-                        new DeviceRequestAllocationResultBuilder().withDriver(HetgpuDra.DRIVER).withPool(NODE).withDevice("gpu-3").withRequest("gpus").build())
-                .endDevices().endAllocation().endStatus().build().getStatus());
-        var uid = client.resources(ResourceClaim.class).resource(claim).updateStatus().getMetadata().getUid();
+        awaitRegistered();
+        var uid = allocatedPair();
+        runTrainPod();
 
-        client.pods().resource(new PodBuilder().withNewMetadata().withName("train").withNamespace("default").endMetadata()
-                .withNewSpec().withNodeName(NODE).addNewResourceClaim().withName("gpus").withResourceClaimName("pair").endResourceClaim()
-                .addNewContainer().withName("main").withImage("trainer").endContainer().endSpec().build()).create();
-
-        await().atMost(Duration.ofSeconds(10)).until(() -> {
-            var status = client.pods().inNamespace("default").withName("train").get().getStatus();
-            return status != null && "Running".equals(status.getPhase());
-        });
         assertThat(kubelet.preparedClaims("default/train")).isEqualTo(Map.of("gpus",
                 List.of("gpu.hetgpu.io/claim=" + uid + "-gpu-0", "gpu.hetgpu.io/claim=" + uid + "-gpu-3")));
-        var spec = folders.cdi().resolve("gpu.hetgpu.io-claim_" + uid + ".json");
+        var spec = cdiSpec(uid);
         assertThat(Files.readString(spec)).contains("\"/dev/nvidia0\"", "\"/dev/nvidia3\"");
         assertThat(plugin.preparedClaims()).isEqualTo(1);
 
         client.pods().inNamespace("default").withName("train").delete();
 
         await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(spec) && plugin.preparedClaims() == 0);
+    }
+
+    @Test
+    void aPluginRestartedWhileItsPodRunsIsRegisteredAgainAndUnpreparesFromItsCheckpoint() throws Exception {
+        awaitRegistered();
+        var uid = allocatedPair();
+        runTrainPod();
+        var spec = cdiSpec(uid);
+        assertThat(spec).exists();
+
+        plugin.close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !kubelet.draDrivers().contains(HetgpuDra.DRIVER));
+        plugin = startPlugin();
+        awaitRegistered();
+        assertThat(plugin.preparedClaims()).as("claims read back from the checkpoint").isEqualTo(1);
+
+        client.pods().inNamespace("default").withName("train").delete();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(spec) && plugin.preparedClaims() == 0);
+    }
+
+    private DraPlugin startPlugin() throws Exception {
+        return DraPlugin.start(new DraPlugin.Settings(folders.pluginsRegistry(), folders.plugins(), folders.cdi(), HetgpuDra.DRIVER,
+                NODE, 0, CardCatalog.defaults()), SimulatedGpuSource.open("dgx1-v100", NODE), client);
+    }
+
+    private void awaitRegistered() {
+        await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.draDrivers().contains(HetgpuDra.DRIVER) && plugin.notRegistered().isEmpty());
+    }
+
+    /** A claim allocated GPUs 0 and 3 of the node, as kube-scheduler writes it; its UID. */
+    private String allocatedPair() {
+        var claim = client.resources(ResourceClaim.class).resource(new ResourceClaimBuilder().withNewMetadata().withName("pair")
+                .withNamespace("default").endMetadata().build()).create();
+        claim.setStatus(new ResourceClaimBuilder().withNewStatus().withNewAllocation().withNewDevices().withResults(
+                        new DeviceRequestAllocationResultBuilder().withDriver(HetgpuDra.DRIVER).withPool(NODE).withDevice("gpu-0").withRequest("gpus").build(),
+                        new DeviceRequestAllocationResultBuilder().withDriver(HetgpuDra.DRIVER).withPool(NODE).withDevice("gpu-3").withRequest("gpus").build())
+                .endDevices().endAllocation().endStatus().build().getStatus());
+        return client.resources(ResourceClaim.class).resource(claim).updateStatus().getMetadata().getUid();
+    }
+
+    /** A pod bound to the node using the claim, once the kubelet runs it. */
+    private void runTrainPod() {
+        client.pods().resource(new PodBuilder().withNewMetadata().withName("train").withNamespace("default").endMetadata()
+                .withNewSpec().withNodeName(NODE).addNewResourceClaim().withName("gpus").withResourceClaimName("pair").endResourceClaim()
+                .addNewContainer().withName("main").withImage("trainer").endContainer().endSpec().build()).create();
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            var status = client.pods().inNamespace("default").withName("train").get().getStatus();
+            return status != null && "Running".equals(status.getPhase());
+        });
+    }
+
+    private Path cdiSpec(String claimUid) {
+        return folders.cdi().resolve("gpu.hetgpu.io-claim_" + claimUid + ".json");
     }
 }
