@@ -137,8 +137,9 @@ class ClaimRequestReaderTest {
     }
 
     /**
-     * hetgpu's shipped 2-GPU low-priority template binds its NVLink constraint to its bands by name, not to its last
-     * alternative, "any": a set preferred, not required, so the extender filters no node for lacking one.
+     * hetgpu's shipped 2-GPU low-priority template binds its NVLink constraint by name to each generation's first
+     * alternative ({@code <band>-nvlink}), not to the same band's second: a set preferred, not required, so the extender
+     * filters no node for lacking one.
      */
     @Test
     void anNvlinkConstraintThatLeavesAnAlternativeFreeIsNotRequired() throws Exception {
@@ -150,12 +151,12 @@ class ClaimRequestReaderTest {
         var shipped = new io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder().withNewMetadata().withNamespace("ml").withName("gpus")
                 .endMetadata().withSpec(template.getSpec().getSpec()).build();
         assertThat(shipped.getSpec().getDevices().getConstraints()).as("the shipped template binds some alternatives").singleElement()
-                .satisfies(c -> assertThat(c.getRequests()).isNotEmpty().allSatisfy(r -> assertThat(r).startsWith("gpus/")).doesNotContain("gpus/any"));
+                .satisfies(c -> assertThat(c.getRequests()).hasSize(4).allSatisfy(r -> assertThat(r).startsWith("gpus/").endsWith("-nvlink")));
 
         var request = parse(pod("sweep", "gpus"), List.of(shipped), List.of(TestDra.hetgpuClass()));
 
         assertThat(request.gpuCount()).isEqualTo(2);
-        assertThat(request.requireNvlink()).as("any is bound by no constraint").isFalse();
+        assertThat(request.requireNvlink()).as("each band's plain twin is bound by no constraint").isFalse();
         assertThat(request.cards().isAny()).isTrue();
         assertThat(request.claimNote()).contains("binds only some alternatives of the claim's GPU requests: an NVLink set preferred, not required")
                 .doesNotContain("not read");

@@ -45,10 +45,14 @@ import org.junit.jupiter.api.Test;
  * subrequest per band of tiers), and the expected order is derived here from each claim's own bands, so a change on
  * either side (the claims' order or bands, or the extender's tier scoring) fails this test.
  *
- * A claim of several GPUs binds its bands to one NVLink set and ends with "any", which selects no tier: a node that
- * has no free set is served only by that, last in kube-scheduler's score, where the extender ranks it by tier. The two
- * then differ for a low-priority pod: kube-scheduler puts a newer node's NVLink set above an old PCIe-only node (K80,
- * T4), the extender the old node above the newer. Those nodes are filtered alike and compared with no banded one here.
+ * A claim of several GPUs lists each band twice, first bound to one NVLink set, then alone: a node with no free set
+ * (a PCIe-only K80 or T4 node) is served by its band's second alternative, before every newer band for a low-priority
+ * pod and after every older one for a high-priority pod. Every node is compared, PCIe-only ones too, with one
+ * exception where the two still differ: a low-priority pod of several GPUs. kube-scheduler serves the K80 and T4 nodes
+ * first (tier-0-39), the V100 set next; the extender weighs a free NVLink set (nvlink, weight 3) against the older tier
+ * (tier, weight 4) and ranks the V100 set above the K80s and T4s, the A100 and H100 sets above the T4s (whose PCIe
+ * links score lowest). So a node served by a band alone is not compared with a later one served on a set; every other
+ * pair, those among PCIe-only nodes and among nodes with sets, and every pair of a high-priority pod, is.
  */
 class PrioritizedListAgreementTest {
 
@@ -132,7 +136,8 @@ class PrioritizedListAgreementTest {
                 var pod = pod("p-" + gpus + "-" + level, 0, shipped("hetgpu-gpus-" + gpus + "-" + level));
                 var request = new PodRequestParser("nvidia.com/gpu", catalog, Set.of()).withDra(lookup).parse(pod);
                 assertThat(request.gpuCount()).as(level + " " + gpus).isEqualTo(gpus);
-                // Several GPUs: their bands bound to one NVLink set, then any GPUs, so a set is preferred, not required.
+                // Several GPUs: each band bound to one NVLink set, then alone (normal: a set, then any GPUs), so a set is
+                // preferred, not required.
                 assertThat(request.requireNvlink()).as(level + " " + gpus).isFalse();
                 assertThat(request.cards().isAny()).as(level + " " + gpus + ": any of its bands, so any card").isTrue();
                 assertThat(request.claimNote()).as(level + " " + gpus).doesNotContain("not read");
@@ -214,12 +219,14 @@ class PrioritizedListAgreementTest {
             scores.put(priority.host(), priority.score());
         }
         // Nodes served by one alternative score alike in kube-scheduler; the extender may order them either way. A node
-        // served only by an alternative that selects no tier (the last, "any", of a claim of several GPUs) is ordered by
-        // no band, so it is compared with none: the extender ranks it by its tier and NVLink, kube-scheduler last.
-        java.util.function.IntPredicate banded = i -> listed.get(i).getSelectors() != null && !listed.get(i).getSelectors().isEmpty();
+        // served by a band alone (no free NVLink set) is not compared with a later one served on a set: there the
+        // extender's NVLink score may outweigh its tier score (see the class comment).
+        assertThat(listed).as(what + ": every alternative selects a band").allSatisfy(sub -> assertThat(sub.getSelectors()).isNotEmpty());
+        java.util.function.IntPredicate onSet = i -> linked.contains("gpus/" + listed.get(i).getName());
         for (var earlier : firstServed.keySet()) {
             for (var later : firstServed.keySet()) {
-                if (firstServed.get(earlier) < firstServed.get(later) && banded.test(firstServed.get(earlier)) && banded.test(firstServed.get(later))) {
+                boolean setAgainstTier = !onSet.test(firstServed.get(earlier)) && onSet.test(firstServed.get(later));
+                if (firstServed.get(earlier) < firstServed.get(later) && !setAgainstTier) {
                     assertThat(scores.get(earlier)).as(what + ": " + earlier + " (alternative " + firstServed.get(earlier) + ") above " + later
                             + " (alternative " + firstServed.get(later) + "), scores " + scores).isGreaterThan(scores.get(later));
                 }

@@ -18,19 +18,23 @@ import java.util.Optional;
  * measured. {@code HetgpuClaimTemplatesTest} holds the shipped templates to this.
  *
  * <ul>
- *   <li>high priority: {@code firstAvailable} with one subrequest per band of card tiers ({@link #BANDS}), the newest
+ *   <li>1 GPU, high priority: {@code firstAvailable} with one subrequest per band of card tiers ({@link #BANDS}), the newest
  *       band first, selector on {@code device.attributes["gpu.hetgpu.io"].tier};</li>
- *   <li>low priority: the same bands, the oldest first;</li>
- *   <li>normal priority: {@code exactly}, any tier, first fit;</li>
- *   <li>2, 4 or 8 GPUs: an NVLink set preferred, not required. The alternatives are the bands of {@link #NVLINK_BANDS}
- *       (normal priority: one, {@value #NVLINK}, of any tier), bound by name to a {@code matchAttribute} on
- *       {@code gpu.hetgpu.io/nvlinkSet<N>} so their GPUs are in one NVLink-connected set of that size, then
- *       {@value #ANY}: any N of hetgpu's GPUs, where no band has a set free on the node.</li>
+ *   <li>1 GPU, low priority: the same bands, the oldest first;</li>
+ *   <li>1 GPU, normal priority: {@code exactly}, any tier, first fit;</li>
+ *   <li>2, 4 or 8 GPUs, high or low priority: the generations of {@link #NVLINK_BANDS} in the level's order, each
+ *       twice, first bound by name to a {@code matchAttribute} on {@code gpu.hetgpu.io/nvlinkSet<N>} (named
+ *       {@code <band>}{@value #LINKED_SUFFIX}, its GPUs in one NVLink-connected set of that size), then without it: the
+ *       preferred generation first and, within it, a set where the node has one free;</li>
+ *   <li>2, 4 or 8 GPUs, normal priority: {@value #NVLINK} (one set of any tier, bound to the constraint), then
+ *       {@value #ANY} (any N of hetgpu's GPUs).</li>
  * </ul>
  *
  * DRA takes at most 8 alternatives ({@code FirstAvailableDeviceRequestMaxSize}) and the card table has more tiers, so
- * tiers are grouped by generation into 8 bands that together cover every tier once; with {@value #ANY} last, a claim
- * of several GPUs has room for 7, and the two oldest share one.
+ * tiers are grouped by generation into 8 bands for one GPU and, since each band appears twice, 4 for several; both
+ * cover every tier once. Interleaving keeps the generation the first choice: kube-scheduler 1.35+ scores a node by the
+ * index of the alternative it serves, so an oldest-first claim whose every NVLink alternative came before every plain
+ * one would rank a newer node's free set above an old PCIe-only node.
  */
 public final class HetgpuClaims {
 
@@ -41,8 +45,10 @@ public final class HetgpuClaims {
     public static final String REQUEST = "gpus";
     /** A claim of several GPUs, normal priority: one NVLink set of any tier. */
     public static final String NVLINK = "nvlink";
-    /** A claim of several GPUs, its last alternative: any GPUs, no NVLink set. */
+    /** A claim of several GPUs, normal priority, its last alternative: any GPUs, no NVLink set. */
     public static final String ANY = "any";
+    /** How the name of a band's alternative bound to the NVLink constraint ends: {@code tier-84-up-nvlink}. */
+    public static final String LINKED_SUFFIX = "-nvlink";
     /** The GPU counts a shipped template exists for. */
     public static final List<Integer> COUNTS = List.of(1, 2, 4, 8);
 
@@ -95,15 +101,13 @@ public final class HetgpuClaims {
             new Band(0, Optional.of(24)));
 
     /**
-     * The bands of a claim of several GPUs, newest first: those of {@link #BANDS} with the two oldest as one, tiers 0 to 39
-     * (K80, M60, M40, P4 and P40 are PCIe cards in no NVLink set; P100 and T4 share it), to leave room for {@value #ANY}.
+     * The bands of a claim of several GPUs, newest first, one per generation: Hopper and later (84 up: H800, H100, H200,
+     * GH200, B200); Ampere and Ada (45-83: A10, L4, A30, A40, L40, L40S, A100); Volta (40-44: V100, V100S); older (0-39:
+     * K80, M60, M40, P4, P40, P100, and T4, an inference card that trains slower than a V100).
      */
     public static final List<Band> NVLINK_BANDS = List.of(
-            new Band(100, Optional.empty()),
-            new Band(84, Optional.of(99)),
-            new Band(70, Optional.of(83)),
-            new Band(55, Optional.of(69)),
-            new Band(45, Optional.of(54)),
+            new Band(84, Optional.empty()),
+            new Band(45, Optional.of(83)),
             new Band(40, Optional.of(44)),
             new Band(0, Optional.of(39)));
 
@@ -160,18 +164,27 @@ public final class HetgpuClaims {
         return new Claim(namespace, name, List.of(request), List.of());
     }
 
-    /** Several GPUs: the NVLink-bound alternatives in the level's order, then {@value #ANY}. */
+    /**
+     * Several GPUs. High or low: per band in the level's order, the band bound to the NVLink constraint, then the band
+     * alone. Normal: {@value #NVLINK} bound to it, then {@value #ANY}.
+     */
     private static Claim preferringNvlink(String namespace, String name, Priority priority, int count, String attribute) {
-        var linked = new ArrayList<DeviceRequest.SubRequest>();
+        var alternatives = new ArrayList<DeviceRequest.SubRequest>();
+        var linked = new ArrayList<String>();
         var bands = order(NVLINK_BANDS, priority);
         if (bands.isEmpty()) {
-            linked.add(new DeviceRequest.SubRequest(NVLINK, ExactRequest.count(DEVICE_CLASS, count)));
+            alternatives.add(new DeviceRequest.SubRequest(NVLINK, ExactRequest.count(DEVICE_CLASS, count)));
+            linked.add(NVLINK);
+            alternatives.add(new DeviceRequest.SubRequest(ANY, ExactRequest.count(DEVICE_CLASS, count)));
         } else {
-            bands.forEach(band -> linked.add(band(band, count)));
+            for (var band : bands) {
+                var bound = band.subRequest() + LINKED_SUFFIX;
+                alternatives.add(new DeviceRequest.SubRequest(bound, ExactRequest.count(DEVICE_CLASS, count, band.selector())));
+                linked.add(bound);
+                alternatives.add(band(band, count));
+            }
         }
-        var alternatives = new ArrayList<>(linked);
-        alternatives.add(new DeviceRequest.SubRequest(ANY, ExactRequest.count(DEVICE_CLASS, count)));
-        var constraint = new MatchAttribute(linked.stream().map(sub -> REQUEST + "/" + sub.name()).toList(), attribute);
+        var constraint = new MatchAttribute(linked.stream().map(sub -> REQUEST + "/" + sub).toList(), attribute);
         return new Claim(namespace, name, List.of(new DeviceRequest.FirstAvailable(REQUEST, alternatives)), List.of(constraint));
     }
 

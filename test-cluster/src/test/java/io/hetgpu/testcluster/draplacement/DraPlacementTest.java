@@ -17,7 +17,7 @@ class DraPlacementTest {
     private final DraPlacement placement = new DraPlacement(DraNodes.of(DemoCluster.nodes(), CardCatalog.defaults()), DraLimits.DEFAULTS);
 
     @Test
-    void hetgpusClaimsPutMoreHighPriorityGpusOnTheNewestTierAndMoreMultiGpuClaimsNvlinkConnectedThanFirstFitRefusingNoMore() {
+    void hetgpusClaimsPutMoreHighPriorityGpusOnTheNewestTierLowOnTheOldestAndMoreMultiGpuClaimsNvlinkConnectedThanFirstFitRefusingNoMore() {
         var jobs = PlacementJob.mix(1, 250, 20);
         var plain = placement.run(jobs, Claims.PLAIN, Release.PRIORITIZED_LIST_SCORE, 1);
         var hetgpu = placement.run(jobs, Claims.HETGPU, Release.PRIORITIZED_LIST_SCORE, 1);
@@ -25,7 +25,11 @@ class DraPlacementTest {
         assertThat(plain.highGpus()).isPositive();
         assertThat(plain.multiGpuClaims()).isPositive();
         assertThat(hetgpu.highOnNewestShare()).isGreaterThan(plain.highOnNewestShare() + 0.15);
-        // An NVLink set preferred, then any GPUs: more claims on one set than first fit, and no more refused.
+        // A claim of several GPUs names its generation before an NVLink set of a newer one, so low priority lands on
+        // the oldest cards too.
+        assertThat(hetgpu.lowOnOldestShare()).isGreaterThan(plain.lowOnOldestShare() + 0.15);
+        // Within a generation an NVLink set first, then any of its GPUs: more claims on one set than first fit, and no
+        // more refused.
         assertThat(hetgpu.multiNvlinkShare()).isGreaterThan(plain.multiNvlinkShare() + 0.15);
         assertThat(plain.multiNvlinkShare()).isLessThan(0.5);
         assertThat(hetgpu.refusedMultiGpu()).isLessThanOrEqualTo(plain.refusedMultiGpu());

@@ -41,27 +41,33 @@ class HetgpuClaimsTest {
             assertThat(e.request().count()).isEqualTo(1);
         });
         var first = (DeviceRequest.FirstAvailable) HetgpuClaims.claim("ns", "c", Priority.HIGH, 2).requests().get(0);
-        assertThat(first.subRequests().get(1).request().selectors())
-                .containsExactly("device.attributes[\"gpu.hetgpu.io\"].tier >= 84 && device.attributes[\"gpu.hetgpu.io\"].tier <= 99");
-        assertThat(first.subRequests().get(1).request().count()).isEqualTo(2);
+        assertThat(first.subRequests().get(2).request().selectors())
+                .containsExactly("device.attributes[\"gpu.hetgpu.io\"].tier >= 45 && device.attributes[\"gpu.hetgpu.io\"].tier <= 83");
+        assertThat(first.subRequests().get(2).request().count()).isEqualTo(2);
         assertThat(HetgpuClaims.templateName(4, Priority.LOW)).isEqualTo("hetgpu-gpus-4-low");
     }
 
     @Test
-    void severalGpusPreferTheNvlinkSetOfTheSmallestSizeThatHoldsThemThenTakeAny() {
+    void severalGpusTakeTheLevelsGenerationFirstAndWithinItTheNvlinkSetOfTheSmallestSizeThatHoldsThem() {
         assertThat(HetgpuClaims.claim("ns", "c", Priority.NORMAL, 1).constraints()).isEmpty();
         assertThat(HetgpuClaims.claim("ns", "c", Priority.HIGH, 1).constraints()).isEmpty();
-        assertThat(alternatives(HetgpuClaims.claim("ns", "c", Priority.HIGH, 2))).containsExactly("tier-100-up", "tier-84-99", "tier-70-83",
-                "tier-55-69", "tier-45-54", "tier-40-44", "tier-0-39", "any");
-        assertThat(alternatives(HetgpuClaims.claim("ns", "c", Priority.LOW, 8))).startsWith("tier-0-39", "tier-40-44").endsWith("tier-100-up", "any");
+        assertThat(alternatives(HetgpuClaims.claim("ns", "c", Priority.HIGH, 2))).containsExactly("tier-84-up-nvlink", "tier-84-up",
+                "tier-45-83-nvlink", "tier-45-83", "tier-40-44-nvlink", "tier-40-44", "tier-0-39-nvlink", "tier-0-39");
+        assertThat(alternatives(HetgpuClaims.claim("ns", "c", Priority.LOW, 8))).containsExactly("tier-0-39-nvlink", "tier-0-39",
+                "tier-40-44-nvlink", "tier-40-44", "tier-45-83-nvlink", "tier-45-83", "tier-84-up-nvlink", "tier-84-up");
         assertThat(alternatives(HetgpuClaims.claim("ns", "c", Priority.NORMAL, 4))).containsExactly("nvlink", "any");
-        // The constraint binds the bands by name, never "any": a band's GPUs share a set, any's need not.
-        assertThat(HetgpuClaims.claim("ns", "c", Priority.HIGH, 2).constraints()).containsExactly(new MatchAttribute(List.of("gpus/tier-100-up",
-                "gpus/tier-84-99", "gpus/tier-70-83", "gpus/tier-55-69", "gpus/tier-45-54", "gpus/tier-40-44", "gpus/tier-0-39"),
+        // The constraint binds the -nvlink alternatives by name, never the plain band: its GPUs need not share a set.
+        assertThat(HetgpuClaims.claim("ns", "c", Priority.LOW, 2).constraints()).containsExactly(new MatchAttribute(List.of(
+                "gpus/tier-0-39-nvlink", "gpus/tier-40-44-nvlink", "gpus/tier-45-83-nvlink", "gpus/tier-84-up-nvlink"),
                 "gpu.hetgpu.io/nvlinkSet2"));
         assertThat(HetgpuClaims.claim("ns", "c", Priority.NORMAL, 4).constraints())
                 .containsExactly(new MatchAttribute(List.of("gpus/nvlink"), "gpu.hetgpu.io/nvlinkSet4"));
-        var any = ((DeviceRequest.FirstAvailable) HetgpuClaims.claim("ns", "c", Priority.LOW, 4).requests().get(0)).subRequests().getLast();
+        // A band and its -nvlink twin select the same tiers.
+        var low = ((DeviceRequest.FirstAvailable) HetgpuClaims.claim("ns", "c", Priority.LOW, 4).requests().get(0)).subRequests();
+        for (int i = 0; i < low.size(); i += 2) {
+            assertThat(low.get(i).request()).isEqualTo(low.get(i + 1).request());
+        }
+        var any = ((DeviceRequest.FirstAvailable) HetgpuClaims.claim("ns", "c", Priority.NORMAL, 4).requests().get(0)).subRequests().getLast();
         assertThat(any.request().selectors()).isEmpty();
         assertThat(any.request().count()).isEqualTo(4);
         assertThat(HetgpuClaims.nvlinkAttribute(3)).contains("gpu.hetgpu.io/nvlinkSet4");
@@ -90,8 +96,15 @@ class HetgpuClaimsTest {
         for (var bands : List.of(HetgpuClaims.BANDS, HetgpuClaims.NVLINK_BANDS)) {
             assertThat(IntStream.rangeClosed(0, 300).filter(tier -> bands.stream().filter(b -> b.holds(tier)).count() != 1)).isEmpty();
         }
-        // With "any" last, a claim of several GPUs stays within DRA's 8 alternatives.
-        assertThat(HetgpuClaims.NVLINK_BANDS).hasSize(7);
+        // Each band twice, a claim of several GPUs stays within DRA's 8 alternatives.
+        assertThat(HetgpuClaims.NVLINK_BANDS).hasSize(4);
+        // One generation per band of a claim of several GPUs: each of the demo's NVLink cards has one of its own.
+        var catalog = CardCatalog.defaults();
+        for (var pair : List.of(List.of("H100", "A100"), List.of("A100", "V100"), List.of("V100", "T4"))) {
+            var newer = catalog.cards().stream().filter(c -> c.model().equals(pair.get(0))).findFirst().orElseThrow().rank();
+            var older = catalog.cards().stream().filter(c -> c.model().equals(pair.get(1))).findFirst().orElseThrow().rank();
+            assertThat(HetgpuClaims.NVLINK_BANDS.stream().filter(b -> b.holds(newer) && b.holds(older))).as(pair.toString()).isEmpty();
+        }
     }
 
     @Test
@@ -118,5 +131,12 @@ class HetgpuClaimsTest {
                     assertThat(node.nvlinkConnected(devices(a.claims().get(0)))).isFalse();
                     assertThat(a.claims().get(0).results()).allSatisfy(r -> assertThat(r.request()).isEqualTo("gpus/any"));
                 });
+        // A low-priority claim: the V100s' band bound to a set where one is whole, the same band alone where none is.
+        assertThat(allocator.allocate("dgx1", List.of(node.slice()), classes, oneTaken, List.of(HetgpuClaims.claim("ns", "l", Priority.LOW, 4))))
+                .isInstanceOfSatisfying(AllocationOutcome.Allocated.class, a -> assertThat(a.claims().get(0).results())
+                        .allSatisfy(r -> assertThat(r.request()).isEqualTo("gpus/tier-40-44-nvlink")));
+        assertThat(allocator.allocate("dgx1", List.of(node.slice()), classes, taken, List.of(HetgpuClaims.claim("ns", "l", Priority.LOW, 4))))
+                .isInstanceOfSatisfying(AllocationOutcome.Allocated.class, a -> assertThat(a.claims().get(0).results())
+                        .allSatisfy(r -> assertThat(r.request()).isEqualTo("gpus/tier-40-44")));
     }
 }

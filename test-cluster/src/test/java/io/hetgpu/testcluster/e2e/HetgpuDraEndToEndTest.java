@@ -86,7 +86,7 @@ class HetgpuDraEndToEndTest {
         assertThat(results).hasSize(2).allSatisfy(result -> {
             assertThat(result.getDriver()).isEqualTo(HetgpuDra.DRIVER);
             assertThat(result.getPool()).isEqualTo("h100");
-            assertThat(result.getRequest()).as("the newest band the node has").isEqualTo("gpus/tier-84-99");
+            assertThat(result.getRequest()).as("the newest band the node has, on one set").isEqualTo("gpus/tier-84-up-nvlink");
         });
         var slice = cluster.client().resources(ResourceSlice.class).withName("h100-" + HetgpuDra.DRIVER).get();
         var sets = results.stream().map(result -> slice.getSpec().getDevices().stream().filter(d -> d.getName().equals(result.getDevice()))

@@ -169,18 +169,18 @@ class DraAdmissionTest {
         hostile.put("a band of its own", subrequests(high2, s -> new DeviceSubRequestBuilder(s).withSelectors(List.of())
                 .addNewSelector().withNewCel().withExpression("device.attributes[\"gpu.hetgpu.io\"].tier >= 0").endCel().endSelector().build()));
         hostile.put("all the devices", subrequests(high2, s -> new DeviceSubRequestBuilder(s).withAllocationMode("All").build()));
-        hostile.put("a foreign class in a band", subrequests(high2, s -> s.getName().equals("tier-70-83")
+        hostile.put("a foreign class in a band", subrequests(high2, s -> s.getName().equals("tier-45-83")
                 ? new DeviceSubRequestBuilder(s).withDeviceClassName("gpu.nvidia.com").build() : s));
         hostile.put("an extra subrequest first", withSubrequests(high2, list -> {
             var extra = new DeviceSubRequestBuilder(list.getFirst()).withName("b200-only").build();
             list.addFirst(extra);
         }));
         hostile.put("a band dropped", withSubrequests(high2, list -> list.remove(3)));
-        hostile.put("any first", withSubrequests(high2, list -> list.addFirst(list.removeLast())));
-        hostile.put("a band on any", subrequests(high2, s -> s.getName().equals("any") ? new DeviceSubRequestBuilder(s)
+        hostile.put("a band before its NVLink twin", withSubrequests(high2, list -> list.addFirst(list.remove(1))));
+        hostile.put("a plain band narrowed", subrequests(high2, s -> s.getName().equals("tier-0-39") ? new DeviceSubRequestBuilder(s)
                 .addNewSelector().withNewCel().withExpression("device.attributes[\"gpu.hetgpu.io\"].tier >= 100").endCel().endSelector().build() : s));
         hostile.put("the NVLink constraint dropped", constraints(high2, List.of()));
-        // A constraint that no band can meet skips them all, to any: first fit, where a low-priority claim should take the oldest.
+        // A constraint that no NVLink band can meet, or one on a plain band, skips that band to the next generation's.
         var low2 = shipped("hetgpu-gpus-2-low");
         hostile.put("a constraint of one's own besides", constraints(low2, java.util.stream.Stream.concat(
                 low2.getSpec().getSpec().getDevices().getConstraints().stream(), java.util.stream.Stream.of(new DeviceConstraintBuilder()
@@ -188,7 +188,9 @@ class DraAdmissionTest {
         hostile.put("the NVLink constraint on another size", constraints(low2, List.of(new DeviceConstraintBuilder(
                 low2.getSpec().getSpec().getDevices().getConstraints().getFirst()).withMatchAttribute("gpu.hetgpu.io/nvlinkSet8").build())));
         hostile.put("the NVLink constraint on fewer bands", constraints(low2, List.of(new DeviceConstraintBuilder(
-                low2.getSpec().getSpec().getDevices().getConstraints().getFirst()).withRequests("gpus/tier-40-44").build())));
+                low2.getSpec().getSpec().getDevices().getConstraints().getFirst()).withRequests("gpus/tier-40-44-nvlink").build())));
+        hostile.put("the NVLink constraint on a plain band too", constraints(low2, List.of(new DeviceConstraintBuilder(
+                low2.getSpec().getSpec().getDevices().getConstraints().getFirst()).addToRequests("gpus/tier-0-39").build())));
         hostile.put("a 1-GPU list with a constraint", constraints(shipped("hetgpu-gpus-1-low"), List.of(new DeviceConstraintBuilder()
                 .withRequests("gpus/tier-0-24").withMatchAttribute("gpu.hetgpu.io/noSuchAttribute").build())));
         hostile.put("an admin's class of newer cards first, then hetgpu's any", withSubrequests(shipped("hetgpu-gpus-2-normal"),
@@ -272,31 +274,44 @@ class DraAdmissionTest {
                 .withNodeName(node).withNewPool().withName(pool).withGeneration(1L).withResourceSliceCount(1L).endPool().endSpec().build();
     }
 
-    /** Every band's selector compiles in the allocator's CEL environment and selects exactly its tiers; the bands cover every tier. */
+    /**
+     * Every band's selector compiles in the allocator's CEL environment and selects exactly its tiers; the bands of one GPU
+     * cover every tier once, and so do those of several, each with its NVLink-bound twin selecting the same.
+     */
     @Test
     void theBandsCoverEveryTierOnce() {
         var selectors = new DeviceSelectors(DraLimits.DEFAULTS);
-        var bands = shipped("hetgpu-gpus-1-high").getSpec().getSpec().getDevices().getRequests().getFirst().getFirstAvailable();
-        assertThat(bands).hasSize(8);
-        for (int tier = 0; tier <= 200; tier++) {
-            var device = new io.hetgpu.kubescheduler.dra.Device("gpu-0",
-                    Map.of("tier", new io.hetgpu.kubescheduler.dra.DeviceAttribute.IntValue((long) tier)), Map.of());
-            int matching = 0;
-            for (var band : bands) {
-                var expression = band.getSelectors().getFirst().getCel().getExpression();
-                assertThat(selectors.compileError(expression)).as(expression).isEmpty();
-                if (selectors.evaluate(expression, HetgpuDra.DRIVER, device) instanceof DeviceSelectors.Outcome.Matches(var matches) && matches) {
-                    matching++;
+        var single = shipped("hetgpu-gpus-1-high").getSpec().getSpec().getDevices().getRequests().getFirst().getFirstAvailable();
+        assertThat(single).hasSize(8);
+        var several = shipped("hetgpu-gpus-2-high").getSpec().getSpec().getDevices().getRequests().getFirst().getFirstAvailable();
+        assertThat(several).hasSize(8);
+        for (int i = 0; i < several.size(); i += 2) {
+            assertThat(several.get(i).getName()).isEqualTo(several.get(i + 1).getName() + "-nvlink");
+            assertThat(several.get(i).getSelectors()).isEqualTo(several.get(i + 1).getSelectors());
+        }
+        var plainSeveral = several.stream().filter(s -> !s.getName().endsWith("-nvlink")).toList();
+        for (var bands : List.of(single, plainSeveral)) {
+            for (int tier = 0; tier <= 200; tier++) {
+                var device = new io.hetgpu.kubescheduler.dra.Device("gpu-0",
+                        Map.of("tier", new io.hetgpu.kubescheduler.dra.DeviceAttribute.IntValue((long) tier)), Map.of());
+                int matching = 0;
+                for (var band : bands) {
+                    var expression = band.getSelectors().getFirst().getCel().getExpression();
+                    assertThat(selectors.compileError(expression)).as(expression).isEmpty();
+                    if (selectors.evaluate(expression, HetgpuDra.DRIVER, device) instanceof DeviceSelectors.Outcome.Matches(var matches) && matches) {
+                        matching++;
+                    }
                 }
+                assertThat(matching).as("bands selecting tier " + tier).isEqualTo(1);
             }
-            assertThat(matching).as("bands selecting tier " + tier).isEqualTo(1);
         }
     }
 
     /**
      * On the mixed node (2 A100 joined by NVLink, 2 T4), its devices published T4s first: first fit (hetgpu's normal
      * template) takes a T4, the high-priority template an A100, the low-priority one a T4 even with A100s listed first; a
-     * pair prefers the NVLink-joined A100s, even at low priority, and four, in no set, take any four.
+     * high-priority pair takes the NVLink-joined A100s, a low-priority one the T4s (the oldest generation before a set of
+     * a newer one), and four, of two generations, do not fit: a claim of several GPUs takes them from one generation.
      */
     @Test
     void theShippedTemplatesPreferAsTheirLevelSaysWhereFirstFitTakesWhatComesFirst() throws Exception {
@@ -321,9 +336,10 @@ class DraAdmissionTest {
         assertThat(models.apply("hetgpu-gpus-1-normal", a100First)).as("first fit").containsExactly("A100");
         assertThat(models.apply("hetgpu-gpus-1-low", a100First)).containsExactly("T4");
         assertThat(models.apply("hetgpu-gpus-2-high", t4First)).containsExactly("A100", "A100");
-        assertThat(models.apply("hetgpu-gpus-2-low", a100First)).as("the T4s share no NVLink set: the linked A100s")
-                .containsExactly("A100", "A100");
-        assertThat(models.apply("hetgpu-gpus-4-high", a100First)).as("no NVLink set of 4: any four").containsExactly("A100", "A100", "T4", "T4");
+        assertThat(models.apply("hetgpu-gpus-2-low", a100First)).as("the T4s, in no NVLink set, before the linked A100s")
+                .containsExactly("T4", "T4");
+        assertThat(models.apply("hetgpu-gpus-4-high", a100First)).as("no generation has four").isEmpty();
+        assertThat(models.apply("hetgpu-gpus-4-normal", a100First)).as("no NVLink set of 4: any four").containsExactly("A100", "A100", "T4", "T4");
     }
 
     private static List<String> thresholds(List<Variable> variables) {
