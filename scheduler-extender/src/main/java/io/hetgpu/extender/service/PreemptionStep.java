@@ -27,8 +27,9 @@ public final class PreemptionStep {
      *
      * @param after          the node as it would be with the victims' GPUs free; null when the extender does not know the
      *                       node, which it then leaves to kube-scheduler
-     * @param reachable      the node as it would be with every pod below the preemptor's priority gone: the room further
-     *                       evictions could make there for the job's pods still waiting (null: {@code after})
+     * @param reachable      the node as it would be with every pod below the preemptor's priority gone that preemption may
+     *                       evict without breaking a disruption budget: the room further evictions could make there for
+     *                       the job's pods still waiting (null: {@code after})
      * @param gpuSecondsLost the work the victims lose, each since it last saved it
      * @param pdbViolations  the PodDisruptionBudgets the evictions break, as kube-scheduler counted them
      */
