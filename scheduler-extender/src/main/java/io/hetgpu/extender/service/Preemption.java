@@ -145,7 +145,7 @@ public final class Preemption {
             }
             victimsByNode.put(node, uids);
             proposals.add(new PreemptionStep.Proposal(node, pod.needsGpus() ? stateAfter(node, uids) : null,
-                    pod.needsGpus() ? reachable(node, pod.specPriority()) : null, workLost(node, uids, proposedPods.get(node), now),
+                    pod.needsGpus() ? reachable(node, pod.specPriority(), uids) : null, workLost(node, uids, proposedPods.get(node), now),
                     pdb.get(node)));
         }
         var verdict = PreemptionStep.judge(policy, pod, closed, cluster.contextOf(pod), proposals);
@@ -255,13 +255,14 @@ public final class Preemption {
     }
 
     /**
-     * The node as it would be with every pod below {@code priority} gone that preemption may evict within budgets (the
-     * eviction floor's count, so a job's room further is the room the floor saw); null when the extender does not know
-     * the node.
+     * The node as it would be with the victims gone and every other pod below {@code priority} that preemption may evict
+     * within budgets (the eviction floor's count, so a job's room further is the room the floor saw; a victim a budget
+     * guards is gone all the same, as kube-scheduler evicts it); null when the extender does not know the node.
      */
-    private NodeState reachable(String nodeName, int priority) {
-        var evictable = cluster.evictableBelow(cluster.boundPods(nodeName), priority);
-        return stateWithout(nodeName, pod -> evictable.contains(pod.uid()));
+    private NodeState reachable(String nodeName, int priority, List<String> victimUids) {
+        var gone = new HashSet<>(cluster.evictableBelow(cluster.boundPods(nodeName), priority));
+        gone.addAll(victimUids);
+        return stateWithout(nodeName, pod -> gone.contains(pod.uid()));
     }
 
     private NodeState stateWithout(String nodeName, Predicate<BoundPod> gone) {

@@ -9,9 +9,12 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.hetgpu.extender.KubeJson;
 import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.cluster.ClusterView;
+import io.hetgpu.extender.cluster.ForwardingClusterView;
 import io.hetgpu.extender.cluster.NodeSnapshot;
 import io.hetgpu.extender.cluster.SnapshotClusterView;
 import io.hetgpu.extender.model.BoundPod;
+import io.hetgpu.extender.model.DisruptionBudgets;
+import io.hetgpu.extender.model.LabelSelection;
 import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequestParser;
@@ -23,6 +26,7 @@ import io.hetgpu.extender.policy.ScoreWeights;
 import io.hetgpu.gpu.tier.CardCatalog;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -104,6 +108,39 @@ class PreemptionTest {
 
         // 4 GPU-hours lost on dgx-a against 12 on dgx-b; read as 56 years, the checkpoint had sent the eviction to dgx-b.
         assertThat(result.get("NodeNameToMetaVictims").properties()).extracting(Map.Entry::getKey).containsExactly("dgx-a");
+    }
+
+    @Test
+    void podsABudgetGuardsCountAsKeptBesideTheVictimsSoTheUrgentPodIsGatheredWhereTheyRun() throws Exception {
+        // dgx-a's other pods are guarded by a budget that allows no disruption: evicting a0 and a1 leaves 4 GPUs held
+        // there for good, as the eviction floor counts them; dgx-b's other pods could go later. Same victims' work on both.
+        var guarded = Set.of("a2", "a3");
+        var budgets = DisruptionBudgets.of(List.of(new DisruptionBudgets.Budget("ml",
+                new LabelSelection(Map.of("budget", "guarded"), List.of()), 0, Set.of())));
+        var cluster = new ForwardingClusterView(twoFullDgx()) {
+            @Override
+            public DisruptionBudgets budgets() {
+                return budgets;
+            }
+
+            @Override
+            public DisruptionBudgets.PodLabels budgetLabelsOf(String uid) {
+                return new DisruptionBudgets.PodLabels("ml", uid, guarded.contains(uid) ? Map.of("budget", "guarded") : Map.of());
+            }
+        };
+        var advice = new java.util.ArrayList<PreemptionAdvice>();
+        var verbs = verbs(cluster, advice::add);
+        var start = java.time.Instant.now().minus(java.time.Duration.ofHours(1)).toString();
+        var body = "{\"Pod\":" + POD + ",\"NodeNameToVictims\":{"
+                + "\"dgx-a\":{\"Pods\":[" + victim("a0", start, null) + "," + victim("a1", start, null) + "],\"NumPDBViolations\":0},"
+                + "\"dgx-b\":{\"Pods\":[" + victim("b0", start, null) + "," + victim("b1", start, null) + "],\"NumPDBViolations\":0}},"
+                + "\"NodeNameToMetaVictims\":null}";
+
+        var result = JSON.readTree(codec.write(verbs.preemption().answer(codec.read(body.getBytes()))));
+
+        assertThat(result.get("NodeNameToMetaVictims").properties()).extracting(Map.Entry::getKey).containsExactly("dgx-a");
+        assertThat(advice).singleElement().satisfies(one -> assertThat(one.refused())
+                .containsEntry("dgx-b", "fewer GPUs held by pods it cannot evict than another candidate (urgent pods are gathered, keeping other nodes whole)"));
     }
 
     /** A victim as kube-scheduler sends it without a node cache: the whole pod, with its start and any checkpoint. */
