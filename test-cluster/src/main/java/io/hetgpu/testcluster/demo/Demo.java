@@ -164,6 +164,8 @@ public final class Demo {
     }
 
     private void progress(String message) {
+        // What a scene printed goes out first: with both streams in one log, a scene's text stays before the next one's progress.
+        out.flush();
         progress.printf("[%5.1f s] %s%n", (System.nanoTime() - started) / 1e9, message);
         progress.flush();
     }
