@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -97,8 +96,7 @@ public final class DraEndpoint implements AutoCloseable {
             return;
         }
         try {
-            server.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
-            Files.deleteIfExists(socket);
+            UnixSocketTransport.stop(server, socket);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (IOException e) {

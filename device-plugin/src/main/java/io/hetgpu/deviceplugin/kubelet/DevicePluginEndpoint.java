@@ -321,8 +321,7 @@ public final class DevicePluginEndpoint implements AutoCloseable {
             if (server == null) {
                 return; // never served (the folder was missing): no socket of ours to remove, nothing to say stopped
             }
-            server.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
-            Files.deleteIfExists(socket);
+            UnixSocketTransport.stop(server, socket);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (IOException e) {

@@ -47,6 +47,15 @@ public final class UnixSocketTransport implements AutoCloseable {
         return builder.build().start();
     }
 
+    /**
+     * Stops a server {@link #serve} started at {@code socket} (its calls cut, waited for up to 2 s) and removes the socket
+     * file, so that kubelet's folder watch sees the service go.
+     */
+    public static void stop(Server server, Path socket) throws InterruptedException, IOException {
+        server.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+        Files.deleteIfExists(socket);
+    }
+
     /** A plaintext channel to the socket at {@code socket}; it connects lazily, on the first call. */
     public ManagedChannel connect(Path socket) {
         return NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
