@@ -91,7 +91,17 @@ class DraInformersTest {
             view.close();
         }
         client.close();
-        server.destroy();
+        try {
+            server.destroy();
+        } catch (IllegalStateException e) {
+            // fabric8's mock server (7.8.0) can block its own event loop for a while when a watch closes just as it opened
+            // (WatchEventsListener.onClosed waits for its send executor there), and then gives up shutting down after 10 s.
+            // That is the mock's teardown, after this test's assertions held; the next test starts its own server.
+            if (!String.valueOf(e.getMessage()).contains("Unable to close MockWebServer")) {
+                throw e;
+            }
+            System.err.println("mock API server not closed cleanly: " + e.getMessage());
+        }
     }
 
     @Test
