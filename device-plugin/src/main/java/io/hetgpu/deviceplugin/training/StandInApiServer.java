@@ -137,6 +137,11 @@ public final class StandInApiServer implements AutoCloseable {
         return slicePublished.copy();
     }
 
+    /** The ResourceSlices as stored so far (copies), by name. */
+    public synchronized List<ObjectNode> slices() {
+        return slices.values().stream().map(ObjectNode::deepCopy).toList();
+    }
+
     /** Completes once a client has opened a pod watch: the plugin's informer has listed the pods and watches them. */
     public CompletableFuture<Void> podWatchOpened() {
         return podWatchOpened.copy();

@@ -1,5 +1,6 @@
 package io.hetgpu.deviceplugin.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.hetgpu.deviceplugin.api.v1beta1.RegisterRequest;
 import io.hetgpu.deviceplugin.kubelet.KubeletStandIn;
 import io.hetgpu.deviceplugin.kubelet.UnixSocketTransport;
@@ -280,6 +281,25 @@ public final class RegistrationBenchmark implements Callable<Integer> {
         }
 
         /**
+         * What a slice says of each GPU, one line each, as a claim's selectors read it: on NVML, what the driver reported
+         * through the published attributes.
+         */
+        static String publishedDevices(JsonNode slice) {
+            var text = new StringBuilder("ResourceSlice " + slice.at("/metadata/name").asText() + ", pool "
+                    + slice.at("/spec/pool/name").asText() + " generation " + slice.at("/spec/pool/generation").asLong() + ":\n");
+            for (var device : slice.at("/spec/devices")) {
+                var fields = new ArrayList<String>();
+                device.path("attributes").properties().forEach(attribute -> fields.add(attribute.getKey() + "="
+                        + attribute.getValue().properties().iterator().next().getValue().asText()));
+                device.path("capacity").properties().forEach(capacity -> fields.add(capacity.getKey() + "="
+                        + capacity.getValue().path("value").asText()));
+                device.path("taints").forEach(taint -> fields.add("taint " + taint.path("key").asText() + ":" + taint.path("effect").asText()));
+                text.append("  ").append(device.path("name").asText()).append(": ").append(String.join(", ", fields)).append('\n');
+            }
+            return text.toString();
+        }
+
+        /**
          * The jar as hetgpu's DRA driver: a stand-in API server of its own (a slice the last run left would be adopted,
          * not created), kubelet's plugin watcher stood in for, from launch to the registration socket answered and to the
          * ResourceSlice created; then RSS, CPU and SIGTERM as in {@link #measure}.
@@ -325,6 +345,7 @@ public final class RegistrationBenchmark implements Callable<Integer> {
                 System.out.printf("process launch -> registered with kubelet's plugin watcher: %d ms; -> ResourceSlice published: %d ms "
                         + "(load %s, steal %s)%n", (registered - launched) / 1_000_000, (published - launched) / 1_000_000,
                         MachineLoad.loadAverage(), interval.steal());
+                api.slices().forEach(slice -> System.out.print(publishedDevices(slice)));
 
                 settleFor(plugin, settle.dividedBy(2), dir);
                 long cpuBefore = cpuMillis(plugin.pid());

@@ -67,6 +67,8 @@ class StandInApiServerTest {
         var updated = client.resource(created).update();
         assertThat(updated.getMetadata().getResourceVersion()).isNotEqualTo(created.getMetadata().getResourceVersion());
         assertThat(slices.withName(created.getMetadata().getName()).get().getSpec().getPool().getGeneration()).isEqualTo(2L);
+        assertThat(apiServer.slices()).singleElement().satisfies(stored ->
+                assertThat(stored.at("/spec/pool/generation").asLong()).isEqualTo(2L));
         assertThat(slices.withName("another").get()).isNull();
     }
 
