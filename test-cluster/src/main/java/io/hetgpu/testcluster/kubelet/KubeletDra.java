@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.grpc.ManagedChannel;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
 import io.hetgpu.deviceplugin.api.dra.v1.Claim;
 import io.hetgpu.deviceplugin.api.dra.v1.DRAPluginGrpc;
 import io.hetgpu.deviceplugin.api.dra.v1.NodePrepareResourcesRequest;
@@ -27,6 +29,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -44,15 +47,23 @@ final class KubeletDra implements AutoCloseable {
     static final String TYPE = "DRAPlugin";
     static final String V1 = "v1.DRAPlugin";
     static final String V1BETA1 = "v1beta1.DRAPlugin";
+    static final String HEALTH_V1 = "v1.DRAResourceHealth";
+    static final String HEALTH_V1ALPHA1 = "v1alpha1.DRAResourceHealth";
 
-    /** A registered driver: its channel, the service version kubelet chose, and the registration socket it came from. */
-    private record Driver(ManagedChannel channel, boolean v1, Path socket) { }
+    /**
+     * A registered driver: its channel, the service version kubelet chose, the registration socket it came from, and
+     * its health stream, if kubelet opened one (cancelled when the driver goes).
+     */
+    private record Driver(ManagedChannel channel, boolean v1, Path socket, Optional<HealthWatch<?, ?>> health) { }
 
     private final String nodeName;
     private final Path registry;
     private final UnixSocketTransport transport;
     private final KubernetesClient client;
     private final Map<String, Driver> drivers = new ConcurrentHashMap<>();
+    /** kubelet's {@code ResourceHealthStatus} feature gate: whether it opens the drivers' health streams. */
+    private final boolean resourceHealthStatus;
+
     /** Prepared claims (by UID): the claim, its drivers, the pods on this node using it. Confined to the pod worker. */
     private final Map<String, Prepared> prepared = new LinkedHashMap<>();
     private WatchService watch;
@@ -67,8 +78,9 @@ final class KubeletDra implements AutoCloseable {
         }
     }
 
-    KubeletDra(String nodeName, Path registry, UnixSocketTransport transport, KubernetesClient client) {
+    KubeletDra(String nodeName, Path registry, UnixSocketTransport transport, KubernetesClient client, boolean resourceHealthStatus) {
         this.nodeName = nodeName;
+        this.resourceHealthStatus = resourceHealthStatus;
         this.registry = registry;
         this.transport = transport;
         this.client = client;
@@ -119,10 +131,11 @@ final class KubeletDra implements AutoCloseable {
                     : !versions.contains(V1) && !versions.contains(V1BETA1) ? "none of " + versions + " is supported"
                     : drivers.containsKey(info.getName()) ? "driver " + info.getName() + " is already registered" : "";
             if (error.isEmpty()) {
-                var previous = drivers.put(info.getName(),
-                        new Driver(transport.connect(Path.of(info.getEndpoint())), versions.contains(V1), socket));
+                var draChannel = transport.connect(Path.of(info.getEndpoint()));
+                var previous = drivers.put(info.getName(), new Driver(draChannel, versions.contains(V1), socket,
+                        watchHealth(draChannel, versions)));
                 if (previous != null) {
-                    previous.channel().shutdownNow();
+                    forget(info.getName(), previous);
                 }
             }
             registration.notifyRegistrationStatus(RegistrationStatus.newBuilder().setPluginRegistered(error.isEmpty()).setError(error).build());
@@ -141,8 +154,106 @@ final class KubeletDra implements AutoCloseable {
     private void deregister(Path socket) {
         for (var entry : drivers.entrySet()) {
             if (entry.getValue().socket().equals(socket) && drivers.remove(entry.getKey(), entry.getValue())) {
-                entry.getValue().channel().shutdownNow();
+                forget(entry.getKey(), entry.getValue());
             }
+        }
+    }
+
+    private void forget(String driverName, Driver driver) {
+        driver.health().ifPresent(HealthWatch::cancel);
+        driver.channel().shutdownNow();
+    }
+
+    /**
+     * Opens the driver's health stream as kubelet does with {@code ResourceHealthStatus} on: from 1.37 only to a driver
+     * whose registration lists a health service, the newest version it lists. Each message sets the health of the
+     * devices it names; the stream's end clears the driver's, as kubelet's health cache is cleared.
+     */
+    private Optional<HealthWatch<?, ?>> watchHealth(ManagedChannel channel, List<String> versions) {
+        if (!resourceHealthStatus) {
+            return Optional.empty();
+        }
+        if (versions.contains(HEALTH_V1)) {
+            var watch = new HealthWatch<io.hetgpu.deviceplugin.api.drahealth.v1.NodeWatchResourcesRequest,
+                    io.hetgpu.deviceplugin.api.drahealth.v1.NodeWatchResourcesResponse>((devices, message) ->
+                    message.getDevicesList().forEach(d -> devices.put(d.getDevice().getPoolName() + "/"
+                            + d.getDevice().getDeviceName(), label(d.getHealth().name()))));
+            io.hetgpu.deviceplugin.api.drahealth.v1.DRAResourceHealthGrpc.newStub(channel).nodeWatchResources(
+                    io.hetgpu.deviceplugin.api.drahealth.v1.NodeWatchResourcesRequest.getDefaultInstance(), watch);
+            return Optional.of(watch);
+        }
+        if (versions.contains(HEALTH_V1ALPHA1)) {
+            var watch = new HealthWatch<io.hetgpu.deviceplugin.api.drahealth.v1alpha1.NodeWatchResourcesRequest,
+                    io.hetgpu.deviceplugin.api.drahealth.v1alpha1.NodeWatchResourcesResponse>((devices, message) ->
+                    message.getDevicesList().forEach(d -> devices.put(d.getDevice().getPoolName() + "/"
+                            + d.getDevice().getDeviceName(), label(d.getHealth().name()))));
+            io.hetgpu.deviceplugin.api.drahealth.v1alpha1.DRAResourceHealthGrpc.newStub(channel).nodeWatchResources(
+                    io.hetgpu.deviceplugin.api.drahealth.v1alpha1.NodeWatchResourcesRequest.getDefaultInstance(), watch);
+            return Optional.of(watch);
+        }
+        return Optional.empty();
+    }
+
+    /** The health enum's name as the pod status spells it. */
+    private static String label(String health) {
+        return switch (health) {
+            case "HEALTHY" -> "Healthy";
+            case "UNHEALTHY" -> "Unhealthy";
+            default -> "Unknown";
+        };
+    }
+
+    /**
+     * The devices' health as this kubelet last heard it from {@code driverName} ("pool/device" → Healthy, Unhealthy,
+     * Unknown); empty when it has no open health stream to the driver.
+     */
+    Map<String, String> deviceHealth(String driverName) {
+        var driver = drivers.get(driverName);
+        return driver == null || driver.health().isEmpty() ? Map.of() : Map.copyOf(driver.health().get().devices);
+    }
+
+    /** One health stream, as kubelet's health cache holds what it said: the devices it named, all gone when it ends. */
+    private static final class HealthWatch<Q, T> implements ClientResponseObserver<Q, T> {
+
+        private final java.util.function.BiConsumer<Map<String, String>, T> apply;
+        private final Map<String, String> devices = new ConcurrentHashMap<>();
+        private volatile ClientCallStreamObserver<Q> call;
+        private volatile boolean ended;
+
+        HealthWatch(java.util.function.BiConsumer<Map<String, String>, T> apply) {
+            this.apply = apply;
+        }
+
+        @Override
+        public void beforeStart(ClientCallStreamObserver<Q> requestStream) {
+            call = requestStream;
+        }
+
+        @Override
+        public void onNext(T message) {
+            if (!ended) {
+                apply.accept(devices, message);
+            }
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            ended();
+        }
+
+        @Override
+        public void onCompleted() {
+            ended();
+        }
+
+        void cancel() {
+            ended();
+            call.cancel("driver deregistered", null);
+        }
+
+        private void ended() {
+            ended = true;
+            devices.clear();
         }
     }
 
@@ -261,6 +372,6 @@ final class KubeletDra implements AutoCloseable {
         } catch (IOException e) {
             // closing anyway
         }
-        drivers.values().forEach(driver -> driver.channel().shutdownNow());
+        drivers.forEach(this::forget);
     }
 }

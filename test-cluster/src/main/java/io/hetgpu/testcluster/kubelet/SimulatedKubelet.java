@@ -91,12 +91,21 @@ public final class SimulatedKubelet implements AutoCloseable {
     private volatile boolean resumeOnRegistration;
 
     public SimulatedKubelet(String nodeName, String resourceName, KubeletFolders folders, KubernetesClient client) {
+        this(nodeName, resourceName, folders, client, false);
+    }
+
+    /**
+     * @param resourceHealthStatus kubelet's {@code ResourceHealthStatus} feature gate (beta, on by default, from 1.36):
+     *                             whether it opens the DRA drivers' health streams
+     */
+    public SimulatedKubelet(String nodeName, String resourceName, KubeletFolders folders, KubernetesClient client,
+                            boolean resourceHealthStatus) {
         this.nodeName = nodeName;
         this.resourceName = resourceName;
         this.folders = folders;
         this.client = client;
         this.podWorker = Executors.newSingleThreadExecutor(r -> new Thread(r, "kubelet-" + nodeName));
-        this.dra = new KubeletDra(nodeName, folders.pluginsRegistry(), transport, client);
+        this.dra = new KubeletDra(nodeName, folders.pluginsRegistry(), transport, client, resourceHealthStatus);
     }
 
     public String nodeName() {
@@ -217,6 +226,14 @@ public final class SimulatedKubelet implements AutoCloseable {
     /** The DRA drivers registered through the plugin watcher. */
     public Set<String> draDrivers() {
         return dra.drivers();
+    }
+
+    /**
+     * What {@code driver}'s health stream last said of its devices ("pool/device" → Healthy, Unhealthy or Unknown, as
+     * the pod status's {@code allocatedResourcesStatus} spells it); empty without an open stream.
+     */
+    public Map<String, String> draDeviceHealth(String driver) {
+        return dra.deviceHealth(driver);
     }
 
     /** Every registration received so far. */

@@ -9,8 +9,10 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hetgpu.deviceplugin.dra.DraPlugin;
+import io.hetgpu.gpu.DeviceHealth;
 import io.hetgpu.gpu.inventory.HetgpuDra;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.profile.SimulatedGpuSource;
@@ -29,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * hetgpu's real DRA plugin against the simulated kubelet over Unix sockets: registered by the kubelet's plugin watcher,
  * a bound pod's claim prepared before it runs (its CDI spec on disk) and unprepared when the pod goes, also by a plugin
- * restarted meanwhile.
+ * restarted meanwhile; a GPU's health followed through kubelet's health stream (the kubelet's ResourceHealthStatus on).
  */
 class SimulatedKubeletDraTest {
 
@@ -42,6 +44,7 @@ class SimulatedKubeletDraTest {
     private KubernetesClient client;
     private SimulatedKubelet kubelet;
     private DraPlugin plugin;
+    private SimulatedGpuSource gpus;
     private KubeletFolders folders;
 
     @BeforeEach
@@ -51,7 +54,7 @@ class SimulatedKubeletDraTest {
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata()
                 .withNewStatus().addToCapacity("cpu", new Quantity("64")).addToAllocatable("cpu", new Quantity("64")).endStatus().build()).create();
         folders = KubeletFolders.under(root);
-        kubelet = new SimulatedKubelet(NODE, HetgpuKeys.DEFAULT_RESOURCE_NAME, folders, client).start();
+        kubelet = new SimulatedKubelet(NODE, HetgpuKeys.DEFAULT_RESOURCE_NAME, folders, client, true).start();
         plugin = startPlugin();
     }
 
@@ -99,9 +102,42 @@ class SimulatedKubeletDraTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(spec) && plugin.preparedClaims() == 0);
     }
 
+    @Test
+    void aGpuThatFailsIsUnhealthyInKubeletsHealthStreamUnderTheSlicesNamesAndHealthyAgainOnceItRecovers() {
+        awaitRegistered();
+        await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.draDeviceHealth(HetgpuDra.DRIVER).size() == 8);
+        assertThat(kubelet.draDeviceHealth(HetgpuDra.DRIVER)).containsEntry(NODE + "/gpu-3", "Healthy");
+
+        var failing = gpus.topology().device(3).uuid();
+        gpus.setHealth(failing, DeviceHealth.UNHEALTHY, "XID 79 (GPU has fallen off the bus)");
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> "Unhealthy".equals(kubelet.draDeviceHealth(HetgpuDra.DRIVER).get(NODE + "/gpu-3")));
+        assertThat(kubelet.draDeviceHealth(HetgpuDra.DRIVER)).as("the other GPUs stay healthy")
+                .containsEntry(NODE + "/gpu-2", "Healthy").containsEntry(NODE + "/gpu-4", "Healthy");
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(taintedInSlice()).as("the slice names it the same")
+                .containsExactly(NODE + "/gpu-3"));
+
+        gpus.setHealth(failing, DeviceHealth.HEALTHY, "answered normally for 60 s");
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> "Healthy".equals(kubelet.draDeviceHealth(HetgpuDra.DRIVER).get(NODE + "/gpu-3")));
+        plugin.close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.draDeviceHealth(HetgpuDra.DRIVER).isEmpty());
+    }
+
+    /** The devices of hetgpu's slices that carry a taint, as "pool/device". */
+    private List<String> taintedInSlice() {
+        return client.resources(ResourceSlice.class).list().getItems().stream()
+                .filter(slice -> HetgpuDra.DRIVER.equals(slice.getSpec().getDriver()))
+                .flatMap(slice -> slice.getSpec().getDevices().stream()
+                        .filter(device -> device.getTaints() != null && !device.getTaints().isEmpty())
+                        .map(device -> slice.getSpec().getPool().getName() + "/" + device.getName()))
+                .toList();
+    }
+
     private DraPlugin startPlugin() throws Exception {
+        gpus = SimulatedGpuSource.open("dgx1-v100", NODE);
         return DraPlugin.start(new DraPlugin.Settings(folders.pluginsRegistry(), folders.plugins(), folders.cdi(), HetgpuDra.DRIVER,
-                NODE, 0, CardCatalog.defaults()), SimulatedGpuSource.open("dgx1-v100", NODE), client);
+                NODE, 0, CardCatalog.defaults()), gpus, client);
     }
 
     private void awaitRegistered() {
