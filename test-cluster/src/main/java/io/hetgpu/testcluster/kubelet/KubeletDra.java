@@ -1,8 +1,13 @@
 package io.hetgpu.testcluster.kubelet;
 
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodResourceClaim;
 import io.fabric8.kubernetes.api.model.PodResourceClaimStatus;
+import io.fabric8.kubernetes.api.model.ResourceHealthBuilder;
+import io.fabric8.kubernetes.api.model.ResourceStatus;
+import io.fabric8.kubernetes.api.model.ResourceStatusBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -63,6 +68,8 @@ final class KubeletDra implements AutoCloseable {
     private final Map<String, Driver> drivers = new ConcurrentHashMap<>();
     /** kubelet's {@code ResourceHealthStatus} feature gate: whether it opens the drivers' health streams. */
     private final boolean resourceHealthStatus;
+    /** Told whenever a health stream changed what this kubelet knows (kubelet then syncs the pods' statuses). */
+    private volatile Runnable healthChanged = () -> { };
 
     /** Prepared claims (by UID): the claim, its drivers, the pods on this node using it. Confined to the pod worker. */
     private final Map<String, Prepared> prepared = new LinkedHashMap<>();
@@ -70,6 +77,15 @@ final class KubeletDra implements AutoCloseable {
     private Thread watcher;
 
     private record Prepared(Claim claim, Set<String> drivers, Set<String> pods) { }
+
+    /** A device a driver prepared for a claim, as kubelet's claim info holds it. */
+    record PreparedDevice(String driver, String pool, String device, List<String> cdiIds) {
+
+        /** How the pod status names it: its first CDI ID, else driver/pool/device (kubelet's rule). */
+        String resourceId() {
+            return cdiIds.isEmpty() ? driver + "/" + pool + "/" + device : cdiIds.get(0);
+        }
+    }
 
     /** A pod's claims could not be prepared; kubelet keeps the pod from starting. */
     static final class PrepareException extends Exception {
@@ -177,7 +193,7 @@ final class KubeletDra implements AutoCloseable {
             var watch = new HealthWatch<io.hetgpu.deviceplugin.api.drahealth.v1.NodeWatchResourcesRequest,
                     io.hetgpu.deviceplugin.api.drahealth.v1.NodeWatchResourcesResponse>((devices, message) ->
                     message.getDevicesList().forEach(d -> devices.put(d.getDevice().getPoolName() + "/"
-                            + d.getDevice().getDeviceName(), label(d.getHealth().name()))));
+                            + d.getDevice().getDeviceName(), label(d.getHealth().name()))), () -> healthChanged.run());
             io.hetgpu.deviceplugin.api.drahealth.v1.DRAResourceHealthGrpc.newStub(channel).nodeWatchResources(
                     io.hetgpu.deviceplugin.api.drahealth.v1.NodeWatchResourcesRequest.getDefaultInstance(), watch);
             return Optional.of(watch);
@@ -186,12 +202,52 @@ final class KubeletDra implements AutoCloseable {
             var watch = new HealthWatch<io.hetgpu.deviceplugin.api.drahealth.v1alpha1.NodeWatchResourcesRequest,
                     io.hetgpu.deviceplugin.api.drahealth.v1alpha1.NodeWatchResourcesResponse>((devices, message) ->
                     message.getDevicesList().forEach(d -> devices.put(d.getDevice().getPoolName() + "/"
-                            + d.getDevice().getDeviceName(), label(d.getHealth().name()))));
+                            + d.getDevice().getDeviceName(), label(d.getHealth().name()))), () -> healthChanged.run());
             io.hetgpu.deviceplugin.api.drahealth.v1alpha1.DRAResourceHealthGrpc.newStub(channel).nodeWatchResources(
                     io.hetgpu.deviceplugin.api.drahealth.v1alpha1.NodeWatchResourcesRequest.getDefaultInstance(), watch);
             return Optional.of(watch);
         }
         return Optional.empty();
+    }
+
+    /** Whom to tell when a device's health as this kubelet knows it changes. */
+    void onHealthChange(Runnable listener) {
+        healthChanged = listener;
+    }
+
+    /** Whether kubelet's {@code ResourceHealthStatus} gate is on here: pod statuses then carry allocatedResourcesStatus. */
+    boolean resourceHealthStatus() {
+        return resourceHealthStatus;
+    }
+
+    /**
+     * Each container's {@code allocatedResourcesStatus}, as kubelet writes it: one entry per claim the container uses
+     * ({@code claim:<name>} or {@code claim:<name>/<request>}), with every device prepared for that claim and its health
+     * as last heard (Unknown without a stream); containers without claims are left out.
+     */
+    List<ContainerStatus> allocatedResourcesStatus(Pod pod, Map<String, List<PreparedDevice>> devices) {
+        var statuses = new ArrayList<ContainerStatus>();
+        for (var container : pod.getSpec().getContainers()) {
+            var claims = container.getResources() == null ? null : container.getResources().getClaims();
+            if (claims == null || claims.isEmpty()) {
+                continue;
+            }
+            var resources = new ArrayList<ResourceStatus>();
+            for (var claim : claims) {
+                var prepared = devices.getOrDefault(claim.getName(), List.of());
+                if (prepared.isEmpty()) {
+                    continue; // kubelet leaves out an entry with no devices
+                }
+                resources.add(new ResourceStatusBuilder()
+                        .withName("claim:" + claim.getName() + (claim.getRequest() == null || claim.getRequest().isEmpty() ? "" : "/" + claim.getRequest()))
+                        .withResources(prepared.stream().map(device -> new ResourceHealthBuilder().withResourceID(device.resourceId())
+                                .withHealth(deviceHealth(device.driver()).getOrDefault(device.pool() + "/" + device.device(), "Unknown"))
+                                .build()).toList())
+                        .build());
+            }
+            statuses.add(new ContainerStatusBuilder().withName(container.getName()).withAllocatedResourcesStatus(resources).build());
+        }
+        return statuses;
     }
 
     /** The health enum's name as the pod status spells it. */
@@ -216,12 +272,14 @@ final class KubeletDra implements AutoCloseable {
     private static final class HealthWatch<Q, T> implements ClientResponseObserver<Q, T> {
 
         private final java.util.function.BiConsumer<Map<String, String>, T> apply;
+        private final Runnable changed;
         private final Map<String, String> devices = new ConcurrentHashMap<>();
         private volatile ClientCallStreamObserver<Q> call;
         private volatile boolean ended;
 
-        HealthWatch(java.util.function.BiConsumer<Map<String, String>, T> apply) {
+        HealthWatch(java.util.function.BiConsumer<Map<String, String>, T> apply, Runnable changed) {
             this.apply = apply;
+            this.changed = changed;
         }
 
         @Override
@@ -232,7 +290,11 @@ final class KubeletDra implements AutoCloseable {
         @Override
         public void onNext(T message) {
             if (!ended) {
+                var before = Map.copyOf(devices);
                 apply.accept(devices, message);
+                if (!devices.equals(before)) {
+                    changed.run();
+                }
             }
         }
 
@@ -253,7 +315,10 @@ final class KubeletDra implements AutoCloseable {
 
         private void ended() {
             ended = true;
-            devices.clear();
+            if (!devices.isEmpty()) {
+                devices.clear();
+                changed.run();
+            }
         }
     }
 
@@ -261,8 +326,8 @@ final class KubeletDra implements AutoCloseable {
      * Prepares the pod's claims with the drivers registered here, each claim once however many pods use it, and answers
      * the CDI device IDs the container runtime would inject, by the pod's claim name.
      */
-    Map<String, List<String>> prepare(Pod pod) throws PrepareException {
-        var cdi = new LinkedHashMap<String, List<String>>();
+    Map<String, List<PreparedDevice>> prepare(Pod pod) throws PrepareException {
+        var cdi = new LinkedHashMap<String, List<PreparedDevice>>();
         if (drivers.isEmpty()) {
             return cdi; // no DRA driver runs here: the node's claims, if any, are NVIDIA's, which this kubelet does not prepare
         }
@@ -285,7 +350,7 @@ final class KubeletDra implements AutoCloseable {
             }
             var ref = Claim.newBuilder().setNamespace(pod.getMetadata().getNamespace()).setName(claimName)
                     .setUid(claim.getMetadata().getUid()).build();
-            var ids = new ArrayList<String>();
+            var ids = new ArrayList<PreparedDevice>();
             for (var driver : ours) {
                 ids.addAll(prepare(driver, ref));
             }
@@ -296,7 +361,7 @@ final class KubeletDra implements AutoCloseable {
         return cdi;
     }
 
-    private List<String> prepare(String driverName, Claim claim) throws PrepareException {
+    private List<PreparedDevice> prepare(String driverName, Claim claim) throws PrepareException {
         var driver = drivers.get(driverName);
         if (driver.v1()) {
             var answer = DRAPluginGrpc.newBlockingStub(driver.channel()).withDeadlineAfter(10, TimeUnit.SECONDS)
@@ -306,7 +371,8 @@ final class KubeletDra implements AutoCloseable {
                 throw new PrepareException(driverName + " did not prepare claim " + claim.getName() + ": "
                         + (answer == null ? "no answer for it" : answer.getError()));
             }
-            return answer.getDevicesList().stream().flatMap(device -> device.getCdiDeviceIdsList().stream()).toList();
+            return answer.getDevicesList().stream().map(device -> new PreparedDevice(driverName, device.getPoolName(),
+                    device.getDeviceName(), List.copyOf(device.getCdiDeviceIdsList()))).toList();
         }
         var beta = io.hetgpu.deviceplugin.api.dra.v1beta1.DRAPluginGrpc.newBlockingStub(driver.channel())
                 .withDeadlineAfter(10, TimeUnit.SECONDS)
@@ -319,7 +385,8 @@ final class KubeletDra implements AutoCloseable {
             throw new PrepareException(driverName + " did not prepare claim " + claim.getName() + ": "
                     + (beta == null ? "no answer for it" : beta.getError()));
         }
-        return beta.getDevicesList().stream().flatMap(device -> device.getCdiDeviceIdsList().stream()).toList();
+        return beta.getDevicesList().stream().map(device -> new PreparedDevice(driverName, device.getPoolName(),
+                device.getDeviceName(), List.copyOf(device.getCdiDeviceIdsList()))).toList();
     }
 
     /** The pod ended or was deleted: its claims no other pod here uses are unprepared. */

@@ -105,6 +105,8 @@ class SimulatedKubeletDraTest {
     @Test
     void aGpuThatFailsIsUnhealthyInKubeletsHealthStreamUnderTheSlicesNamesAndHealthyAgainOnceItRecovers() {
         awaitRegistered();
+        var uid = allocatedPair();
+        runTrainPod();
         await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.draDeviceHealth(HetgpuDra.DRIVER).size() == 8);
         assertThat(kubelet.draDeviceHealth(HetgpuDra.DRIVER)).containsEntry(NODE + "/gpu-3", "Healthy");
 
@@ -116,12 +118,27 @@ class SimulatedKubeletDraTest {
                 .containsEntry(NODE + "/gpu-2", "Healthy").containsEntry(NODE + "/gpu-4", "Healthy");
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(taintedInSlice()).as("the slice names it the same")
                 .containsExactly(NODE + "/gpu-3"));
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(podDeviceHealth()).as("the pod holding it shows it")
+                .containsExactly("claim:gpus gpu.hetgpu.io/claim=" + uid + "-gpu-0 Healthy",
+                        "claim:gpus gpu.hetgpu.io/claim=" + uid + "-gpu-3 Unhealthy"));
 
         gpus.setHealth(failing, DeviceHealth.HEALTHY, "answered normally for 60 s");
 
         await().atMost(Duration.ofSeconds(10)).until(() -> "Healthy".equals(kubelet.draDeviceHealth(HetgpuDra.DRIVER).get(NODE + "/gpu-3")));
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(podDeviceHealth()).allMatch(entry -> entry.endsWith(" Healthy")));
         plugin.close();
         await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.draDeviceHealth(HetgpuDra.DRIVER).isEmpty());
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(podDeviceHealth()).as("a driver gone tells nothing")
+                .hasSize(2).allMatch(entry -> entry.endsWith(" Unknown")));
+    }
+
+    /** The train pod's {@code allocatedResourcesStatus}: "claim:gpus <resourceID> <health>" for each device. */
+    private List<String> podDeviceHealth() {
+        var status = client.pods().inNamespace("default").withName("train").get().getStatus();
+        return status.getContainerStatuses().stream().flatMap(container -> container.getAllocatedResourcesStatus().stream())
+                .flatMap(resource -> resource.getResources().stream().map(device ->
+                        resource.getName() + " " + device.getResourceID() + " " + device.getHealth()))
+                .toList();
     }
 
     /** The devices of hetgpu's slices that carry a taint, as "pool/device". */
@@ -159,7 +176,8 @@ class SimulatedKubeletDraTest {
     private void runTrainPod() {
         client.pods().resource(new PodBuilder().withNewMetadata().withName("train").withNamespace("default").endMetadata()
                 .withNewSpec().withNodeName(NODE).addNewResourceClaim().withName("gpus").withResourceClaimName("pair").endResourceClaim()
-                .addNewContainer().withName("main").withImage("trainer").endContainer().endSpec().build()).create();
+                .addNewContainer().withName("main").withImage("trainer").withNewResources().addNewClaim().withName("gpus").endClaim()
+                .endResources().endContainer().endSpec().build()).create();
         await().atMost(Duration.ofSeconds(10)).until(() -> {
             var status = client.pods().inNamespace("default").withName("train").get().getStatus();
             return status != null && "Running".equals(status.getPhase());
