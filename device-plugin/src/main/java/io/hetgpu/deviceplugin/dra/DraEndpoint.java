@@ -96,7 +96,7 @@ public final class DraEndpoint implements AutoCloseable {
     @Override
     public void close() {
         stop(registrationServer, registrationSocket);
-        boolean streaming = health.open() > 0;
+        boolean streaming = health.openStreams() > 0;
         health.close();
         if (draServer != null && streaming) { // a graceful stop lets the streams' ends out; without streams it only waits
             try {

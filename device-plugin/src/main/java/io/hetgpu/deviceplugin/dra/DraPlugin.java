@@ -96,6 +96,7 @@ public final class DraPlugin implements AutoCloseable {
             var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             new PluginMetrics(registry, inventory); // the GPU gauges every mode has
             var metrics = new DraMetrics(registry);
+            metrics.healthStreams(health::openStreams);
             var transport = new UnixSocketTransport();
             resources.push(transport);
 

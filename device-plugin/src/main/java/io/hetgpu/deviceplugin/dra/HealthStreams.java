@@ -137,7 +137,7 @@ public final class HealthStreams implements AutoCloseable {
     }
 
     /** Streams open now. */
-    public int open() {
+    public int openStreams() {
         return streams.size();
     }
 

@@ -95,7 +95,7 @@ class HealthStreamsTest {
         var third = new FakeSink();
         assertThat(streams.open(third)).isEmpty();
         assertThat(third.failed).contains("2 health streams are open already");
-        assertThat(streams.open()).isEqualTo(2);
+        assertThat(streams.openStreams()).isEqualTo(2);
     }
 
     @Test
@@ -105,7 +105,7 @@ class HealthStreamsTest {
         streams.changed(xid(0));
 
         assertThat(gone.sent).hasSize(1);
-        assertThat(streams.open()).isZero();
+        assertThat(streams.openStreams()).isZero();
         assertThat(streams.open(new FakeSink())).isPresent();
         assertThat(streams.open(new FakeSink())).isPresent();
     }
