@@ -151,7 +151,7 @@ final class KubeletDra implements AutoCloseable {
                 var previous = drivers.put(info.getName(), new Driver(draChannel, versions.contains(V1), socket,
                         watchHealth(draChannel, versions)));
                 if (previous != null) {
-                    forget(info.getName(), previous);
+                    forget(previous);
                 }
             }
             registration.notifyRegistrationStatus(RegistrationStatus.newBuilder().setPluginRegistered(error.isEmpty()).setError(error).build());
@@ -170,12 +170,12 @@ final class KubeletDra implements AutoCloseable {
     private void deregister(Path socket) {
         for (var entry : drivers.entrySet()) {
             if (entry.getValue().socket().equals(socket) && drivers.remove(entry.getKey(), entry.getValue())) {
-                forget(entry.getKey(), entry.getValue());
+                forget(entry.getValue());
             }
         }
     }
 
-    private void forget(String driverName, Driver driver) {
+    private void forget(Driver driver) {
         driver.health().ifPresent(HealthWatch::cancel);
         driver.channel().shutdownNow();
     }
@@ -183,7 +183,8 @@ final class KubeletDra implements AutoCloseable {
     /**
      * Opens the driver's health stream as kubelet does with {@code ResourceHealthStatus} on: from 1.37 only to a driver
      * whose registration lists a health service, the newest version it lists. Each message sets the health of the
-     * devices it names; the stream's end clears the driver's, as kubelet's health cache is cleared.
+     * devices it names; the stream's end clears the driver's, as kubelet's health cache is cleared. kubelet opens an
+     * ended stream again every 5 s; this one waits for the driver's next registration.
      */
     private Optional<HealthWatch<?, ?>> watchHealth(ManagedChannel channel, List<String> versions) {
         if (!resourceHealthStatus) {
@@ -439,6 +440,6 @@ final class KubeletDra implements AutoCloseable {
         } catch (IOException e) {
             // closing anyway
         }
-        drivers.forEach(this::forget);
+        drivers.values().forEach(this::forget);
     }
 }
