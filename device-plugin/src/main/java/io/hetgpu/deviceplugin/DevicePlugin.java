@@ -75,11 +75,7 @@ public final class DevicePlugin implements AutoCloseable {
         resources.push(source);
         try {
             var inventory = new GpuInventory(source.topology());
-            resources.push(source.watchHealth(change -> {
-                if (inventory.apply(change)) {
-                    log.warn("GPU {} is now {}: {}", change.uuid(), change.health().label(), change.reason());
-                }
-            }));
+            resources.watchHealth(source, inventory, change -> { }); // kubelet's ListAndWatch streams follow the inventory
             var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             var metrics = new PluginMetrics(registry, inventory);
             var transport = new UnixSocketTransport();

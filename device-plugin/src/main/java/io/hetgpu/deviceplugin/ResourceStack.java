@@ -1,7 +1,11 @@
 package io.hetgpu.deviceplugin;
 
+import io.hetgpu.deviceplugin.devices.GpuInventory;
+import io.hetgpu.gpu.discovery.GpuSource;
+import io.hetgpu.gpu.discovery.HealthChange;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,6 +24,20 @@ public final class ResourceStack implements AutoCloseable {
     public synchronized <T extends AutoCloseable> T push(T resource) {
         opened.push(resource);
         return resource;
+    }
+
+    /**
+     * Follows {@code source}'s health into {@code inventory} until {@link #close}: each change that changes the inventory
+     * is logged and then handed to {@code changed} (the DRA driver republishes its slice and tells kubelet's health
+     * streams; the device plugin's ListAndWatch streams follow the inventory itself). Both modes start it here.
+     */
+    public void watchHealth(GpuSource source, GpuInventory inventory, Consumer<HealthChange> changed) {
+        push(source.watchHealth(change -> {
+            if (inventory.apply(change)) {
+                log.warn("GPU {} is now {}: {}", change.uuid(), change.health().label(), change.reason());
+                changed.accept(change);
+            }
+        }));
     }
 
     @Override

@@ -17,6 +17,8 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,6 +37,11 @@ public final class DraPlugin implements AutoCloseable {
     public static final int MAX_CLAIMS_PER_CALL = 128;
     /** Prepared claims kept on a node: far more than pods with GPUs fit on one, and a bound on the checkpoint. */
     public static final int MAX_PREPARED_CLAIMS = 1024;
+    /**
+     * kubelet's health streams: one per registration, a few more for a kubelet restarting; sent again every 10 s, and
+     * trusted by kubelet for 30 s (its own default), so one lost resend does not turn a device Unknown.
+     */
+    public static final HealthStreams.Settings HEALTH_STREAMS = new HealthStreams.Settings(4, Duration.ofSeconds(10), Duration.ofSeconds(30));
     /** Where the GPUs' PCIe roots are read from. */
     private static final Path SYSFS = Path.of("/sys");
 
@@ -78,15 +85,18 @@ public final class DraPlugin implements AutoCloseable {
             var slices = new SlicePublisher(client, settings.driver(), settings.nodeName(), inventory, settings.catalog(),
                     PcieRoots.of(inventory.topology(), SYSFS));
             resources.push(slices);
-            resources.push(source.watchHealth(change -> {
-                if (inventory.apply(change)) {
-                    log.warn("GPU {} is now {}: {}", change.uuid(), change.health().label(), change.reason());
-                    slices.inventoryChanged();
-                }
-            }));
+            // Before the health watch: the streams start from the topology the watch then changes.
+            var health = resources.push(new HealthStreams(HetgpuDra.pool(settings.nodeName()), inventory.topology(),
+                    HEALTH_STREAMS, Clock.systemUTC()));
+            // One change, two readers: the slice's taint for the scheduler, the health streams for kubelet's pod status.
+            resources.watchHealth(source, inventory, change -> {
+                slices.inventoryChanged();
+                health.changed(change);
+            });
             var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             new PluginMetrics(registry, inventory); // the GPU gauges every mode has
             var metrics = new DraMetrics(registry);
+            metrics.healthStreams(health::openStreams);
             var transport = new UnixSocketTransport();
             resources.push(transport);
 
@@ -97,7 +107,8 @@ public final class DraPlugin implements AutoCloseable {
                     settings.cdiDir(), MAX_CLAIMS_PER_CALL), inventory, reader, checkpoint, metrics);
             // Slices first: a claim can only be allocated here once they are published, and kubelet only calls once registered.
             slices.start();
-            var endpoint = DraEndpoint.start(transport, settings.registryDir(), settings.driverFolder(), settings.driver(), preparer, metrics);
+            var endpoint = DraEndpoint.start(transport, settings.registryDir(), settings.driverFolder(), settings.driver(), preparer,
+                    health, metrics);
             resources.push(endpoint);
             if (settings.httpPort() > 0) {
                 resources.push(new StatusServer(settings.httpPort(), registry, () -> endpoint.registered() && slices.published()));

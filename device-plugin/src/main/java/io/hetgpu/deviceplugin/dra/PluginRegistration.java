@@ -24,8 +24,13 @@ final class PluginRegistration extends RegistrationGrpc.RegistrationImplBase {
 
     /** The plugin type kubelet's DRA handler registers ({@code DRAPlugin} in pluginregistration v1's constants). */
     static final String TYPE = "DRAPlugin";
-    /** The DRA services served, newest first, as kubeletplugin of k8s.io/dynamic-resource-allocation lists them. */
-    static final List<String> SERVICES = List.of(DraServiceV1.SERVICE, DraServiceV1beta1.SERVICE);
+    /**
+     * The services served, newest first, as kubeletplugin of k8s.io/dynamic-resource-allocation lists them: the DRA
+     * services, then the optional health services. kubelet takes the first DRA service it knows and ignores the names it
+     * does not; from 1.37 it opens a health stream only to a driver that lists a health service.
+     */
+    static final List<String> SERVICES = List.of(DraServiceV1.SERVICE, DraServiceV1beta1.SERVICE,
+            DraHealthServiceV1.SERVICE, DraHealthServiceV1alpha1.SERVICE);
 
     /** Where kubelet stands with the plugin. */
     sealed interface State {

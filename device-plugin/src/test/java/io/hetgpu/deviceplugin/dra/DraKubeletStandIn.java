@@ -65,6 +65,46 @@ final class DraKubeletStandIn implements AutoCloseable {
         return io.hetgpu.deviceplugin.api.dra.v1beta1.DRAPluginGrpc.newBlockingStub(draChannel()).withDeadlineAfter(10, TimeUnit.SECONDS);
     }
 
+    /** kubelet's health stream, version v1alpha1 as 1.34 to 1.36 open it: every message kept, and how it ended. */
+    HealthWatch watchHealth() {
+        var watch = new HealthWatch();
+        io.hetgpu.deviceplugin.api.drahealth.v1alpha1.DRAResourceHealthGrpc.newStub(draChannel())
+                .nodeWatchResources(io.hetgpu.deviceplugin.api.drahealth.v1alpha1.NodeWatchResourcesRequest.getDefaultInstance(), watch);
+        return watch;
+    }
+
+    /** What a health stream brought: its messages in order, and its end (empty while open; "completed" or the status). */
+    static final class HealthWatch implements io.grpc.stub.StreamObserver<io.hetgpu.deviceplugin.api.drahealth.v1alpha1.NodeWatchResourcesResponse> {
+
+        final List<io.hetgpu.deviceplugin.api.drahealth.v1alpha1.NodeWatchResourcesResponse> messages = new java.util.concurrent.CopyOnWriteArrayList<>();
+        volatile String end = "";
+
+        @Override
+        public void onNext(io.hetgpu.deviceplugin.api.drahealth.v1alpha1.NodeWatchResourcesResponse message) {
+            messages.add(message);
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            end = io.grpc.Status.fromThrowable(error).toString();
+        }
+
+        @Override
+        public void onCompleted() {
+            end = "completed";
+        }
+
+        /** The last message's health of each device, by name ("gpu-3" → UNHEALTHY). */
+        java.util.Map<String, String> latest() {
+            var last = messages.isEmpty() ? null : messages.get(messages.size() - 1);
+            var health = new java.util.LinkedHashMap<String, String>();
+            if (last != null) {
+                last.getDevicesList().forEach(d -> health.put(d.getDevice().getDeviceName(), d.getHealth().name()));
+            }
+            return health;
+        }
+    }
+
     static Claim claim(String namespace, String name, String uid) {
         return Claim.newBuilder().setNamespace(namespace).setName(name).setUid(uid).build();
     }

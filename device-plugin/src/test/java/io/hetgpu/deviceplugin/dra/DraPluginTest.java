@@ -18,6 +18,7 @@ import io.hetgpu.gpu.inventory.HetgpuDra;
 import io.hetgpu.gpu.tier.CardCatalog;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.AfterEach;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import static io.hetgpu.deviceplugin.dra.DraKubeletStandIn.claim;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The DRA plugin as kubelet meets it: registered through the plugin watcher's socket, NodePrepareResources and
@@ -70,7 +72,8 @@ class DraPluginTest {
         assertThat(info.getType()).isEqualTo("DRAPlugin");
         assertThat(info.getName()).isEqualTo(DRIVER);
         assertThat(info.getEndpoint()).isEqualTo(temp.resolve("plugins/gpu.hetgpu.io/dra.sock").toString());
-        assertThat(info.getSupportedVersionsList()).containsExactly("v1.DRAPlugin", "v1beta1.DRAPlugin");
+        assertThat(info.getSupportedVersionsList()).containsExactly("v1.DRAPlugin", "v1beta1.DRAPlugin",
+                "v1.DRAResourceHealth", "v1alpha1.DRAResourceHealth");
         assertThat(plugin.notRegistered()).isEmpty();
 
         var uid = allocated("train", result("gpus", NODE, "gpu-0"), result("gpus/v100", NODE, "gpu-3"),
@@ -170,6 +173,34 @@ class DraPluginTest {
         assertThat(plugin.preparedClaims()).isZero();
         assertThat(kubelet.unprepare(claim("default", "never", "0000-never")).getClaimsOrThrow("0000-never").getError())
                 .as("an unknown claim is unprepared already").isEmpty();
+    }
+
+    @Test
+    void kubeletsHealthStreamsSayEachGpusHealthAsTheSliceNamesItAndEndWhenThePluginStops() {
+        kubelet.register(DRIVER, true, "");
+        var first = kubelet.watchHealth();
+        var second = kubelet.watchHealth();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !first.messages.isEmpty() && !second.messages.isEmpty());
+        var initial = first.messages.get(0);
+        assertThat(initial.getDevicesList()).hasSize(8).allSatisfy(device -> {
+            assertThat(device.getDevice().getPoolName()).isEqualTo(NODE);
+            assertThat(device.getHealth().name()).isEqualTo("HEALTHY");
+            assertThat(device.getHealthCheckTimeoutSeconds()).isEqualTo(30);
+            assertThat(device.getLastUpdatedTime()).isPositive();
+        });
+        assertThat(initial.getDevices(5).getDevice().getDeviceName()).isEqualTo("gpu-5");
+
+        source.report(dgx1.device(5).uuid(), DeviceHealth.UNHEALTHY);
+        await().atMost(Duration.ofSeconds(10)).until(() -> "UNHEALTHY".equals(first.latest().get("gpu-5"))
+                && "UNHEALTHY".equals(second.latest().get("gpu-5")));
+        assertThat(first.messages.get(first.messages.size() - 1).getDevices(5).getMessage()).isEqualTo("test");
+        source.report(dgx1.device(5).uuid(), DeviceHealth.HEALTHY);
+        await().atMost(Duration.ofSeconds(10)).until(() -> "HEALTHY".equals(first.latest().get("gpu-5")));
+
+        plugin.close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !first.end.isEmpty() && !second.end.isEmpty());
+        assertThat(first.end).as("kubelet sees the stream end, not a cut connection").isEqualTo("completed");
+        assertThat(second.end).isEqualTo("completed");
     }
 
     @Test

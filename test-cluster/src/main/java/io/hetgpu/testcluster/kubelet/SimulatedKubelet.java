@@ -76,8 +76,8 @@ public final class SimulatedKubelet implements AutoCloseable {
     private final Map<String, String> deviceHealth = new ConcurrentHashMap<>();
     private final List<RegisterRequest> registrations = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final KubeletDra dra;
-    /** The CDI device IDs the DRA drivers answered for each pod, by pod key and the pod's claim name. */
-    private final Map<String, Map<String, List<String>>> cdiByPod = new ConcurrentHashMap<>();
+    /** The devices the DRA drivers prepared for each pod, by pod key and the pod's claim name. */
+    private final Map<String, Map<String, List<KubeletDra.PreparedDevice>>> cdiByPod = new ConcurrentHashMap<>();
 
     private volatile Server registrationServer;
     private volatile Server podResourcesServer;
@@ -91,12 +91,28 @@ public final class SimulatedKubelet implements AutoCloseable {
     private volatile boolean resumeOnRegistration;
 
     public SimulatedKubelet(String nodeName, String resourceName, KubeletFolders folders, KubernetesClient client) {
+        this(nodeName, resourceName, folders, client, false);
+    }
+
+    /**
+     * @param resourceHealthStatus kubelet's {@code ResourceHealthStatus} feature gate (beta, on by default, from 1.36):
+     *                             whether it opens the DRA drivers' health streams
+     */
+    public SimulatedKubelet(String nodeName, String resourceName, KubeletFolders folders, KubernetesClient client,
+                            boolean resourceHealthStatus) {
         this.nodeName = nodeName;
         this.resourceName = resourceName;
         this.folders = folders;
         this.client = client;
         this.podWorker = Executors.newSingleThreadExecutor(r -> new Thread(r, "kubelet-" + nodeName));
-        this.dra = new KubeletDra(nodeName, folders.pluginsRegistry(), transport, client);
+        this.dra = new KubeletDra(nodeName, folders.pluginsRegistry(), transport, client, resourceHealthStatus);
+        dra.onHealthChange(() -> {
+            try {
+                podWorker.execute(this::healthChanged);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // the kubelet is stopping: no more status writes
+            }
+        });
     }
 
     public String nodeName() {
@@ -211,12 +227,23 @@ public final class SimulatedKubelet implements AutoCloseable {
 
     /** The CDI device IDs the DRA drivers answered for the pod ({@code namespace/name}), by the pod's claim name. */
     public Map<String, List<String>> preparedClaims(String podKey) {
-        return cdiByPod.getOrDefault(podKey, Map.of());
+        var cdi = new LinkedHashMap<String, List<String>>();
+        cdiByPod.getOrDefault(podKey, Map.of()).forEach((claim, devices) ->
+                cdi.put(claim, devices.stream().flatMap(device -> device.cdiIds().stream()).toList()));
+        return cdi;
     }
 
     /** The DRA drivers registered through the plugin watcher. */
     public Set<String> draDrivers() {
         return dra.drivers();
+    }
+
+    /**
+     * What {@code driver}'s health stream last said of its devices ("pool/device" → Healthy, Unhealthy or Unknown, as
+     * the pod status's {@code allocatedResourcesStatus} spells it); empty without an open stream.
+     */
+    public Map<String, String> draDeviceHealth(String driver) {
+        return dra.deviceHealth(driver);
     }
 
     /** Every registration received so far. */
@@ -313,7 +340,7 @@ public final class SimulatedKubelet implements AutoCloseable {
         }
         var byContainer = new LinkedHashMap<String, List<String>>();
         var envs = new LinkedHashMap<String, Map<String, String>>();
-        Map<String, List<String>> cdi;
+        Map<String, List<KubeletDra.PreparedDevice>> cdi;
         try {
             for (var container : pod.getSpec().getContainers()) {
                 int wanted = ApiObjects.request(new PodBuilder().withNewSpec().withContainers(container).endSpec().build())
@@ -342,7 +369,27 @@ public final class SimulatedKubelet implements AutoCloseable {
         var now = Instant.now().toString();
         pods.editStatus(p -> new PodBuilder(p).editOrNewStatus().withPhase("Running").withStartTime(now)
                 .addNewCondition().withType("Ready").withStatus("True").withLastTransitionTime(now).endCondition()
+                .withContainerStatuses(dra.resourceHealthStatus() ? dra.allocatedResourcesStatus(pod, cdi) : List.of())
                 .endStatus().build());
+    }
+
+    /**
+     * A DRA device's health changed as this kubelet knows it: each running pod holding DRA devices gets its containers'
+     * {@code allocatedResourcesStatus} written again where it changed, as kubelet syncs the pods a health update names.
+     */
+    private void healthChanged() {
+        for (var entry : cdiByPod.entrySet()) {
+            var slash = entry.getKey().indexOf('/');
+            var pods = client.pods().inNamespace(entry.getKey().substring(0, slash)).withName(entry.getKey().substring(slash + 1));
+            var pod = pods.get();
+            if (pod == null || entry.getValue().isEmpty()) {
+                continue;
+            }
+            var statuses = dra.allocatedResourcesStatus(pod, entry.getValue());
+            if (!statuses.equals(pod.getStatus() == null ? null : pod.getStatus().getContainerStatuses())) {
+                pods.editStatus(p -> new PodBuilder(p).editOrNewStatus().withContainerStatuses(statuses).endStatus().build());
+            }
+        }
     }
 
     /**

@@ -9,8 +9,10 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hetgpu.deviceplugin.dra.DraPlugin;
+import io.hetgpu.gpu.DeviceHealth;
 import io.hetgpu.gpu.inventory.HetgpuDra;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
 import io.hetgpu.gpu.profile.SimulatedGpuSource;
@@ -29,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * hetgpu's real DRA plugin against the simulated kubelet over Unix sockets: registered by the kubelet's plugin watcher,
  * a bound pod's claim prepared before it runs (its CDI spec on disk) and unprepared when the pod goes, also by a plugin
- * restarted meanwhile.
+ * restarted meanwhile; a GPU's health followed through kubelet's health stream (the kubelet's ResourceHealthStatus on).
  */
 class SimulatedKubeletDraTest {
 
@@ -42,6 +44,7 @@ class SimulatedKubeletDraTest {
     private KubernetesClient client;
     private SimulatedKubelet kubelet;
     private DraPlugin plugin;
+    private SimulatedGpuSource gpus;
     private KubeletFolders folders;
 
     @BeforeEach
@@ -51,7 +54,7 @@ class SimulatedKubeletDraTest {
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata()
                 .withNewStatus().addToCapacity("cpu", new Quantity("64")).addToAllocatable("cpu", new Quantity("64")).endStatus().build()).create();
         folders = KubeletFolders.under(root);
-        kubelet = new SimulatedKubelet(NODE, HetgpuKeys.DEFAULT_RESOURCE_NAME, folders, client).start();
+        kubelet = new SimulatedKubelet(NODE, HetgpuKeys.DEFAULT_RESOURCE_NAME, folders, client, true).start();
         plugin = startPlugin();
     }
 
@@ -99,9 +102,59 @@ class SimulatedKubeletDraTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(spec) && plugin.preparedClaims() == 0);
     }
 
+    @Test
+    void aGpuThatFailsIsUnhealthyInKubeletsHealthStreamUnderTheSlicesNamesAndHealthyAgainOnceItRecovers() {
+        awaitRegistered();
+        var uid = allocatedPair();
+        runTrainPod();
+        await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.draDeviceHealth(HetgpuDra.DRIVER).size() == 8);
+        assertThat(kubelet.draDeviceHealth(HetgpuDra.DRIVER)).containsEntry(NODE + "/gpu-3", "Healthy");
+
+        var failing = gpus.topology().device(3).uuid();
+        gpus.setHealth(failing, DeviceHealth.UNHEALTHY, "XID 79 (GPU has fallen off the bus)");
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> "Unhealthy".equals(kubelet.draDeviceHealth(HetgpuDra.DRIVER).get(NODE + "/gpu-3")));
+        assertThat(kubelet.draDeviceHealth(HetgpuDra.DRIVER)).as("the other GPUs stay healthy")
+                .containsEntry(NODE + "/gpu-2", "Healthy").containsEntry(NODE + "/gpu-4", "Healthy");
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(taintedInSlice()).as("the slice names it the same")
+                .containsExactly(NODE + "/gpu-3"));
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(podDeviceHealth()).as("the pod holding it shows it")
+                .containsExactly("claim:gpus gpu.hetgpu.io/claim=" + uid + "-gpu-0 Healthy",
+                        "claim:gpus gpu.hetgpu.io/claim=" + uid + "-gpu-3 Unhealthy"));
+
+        gpus.setHealth(failing, DeviceHealth.HEALTHY, "answered normally for 60 s");
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> "Healthy".equals(kubelet.draDeviceHealth(HetgpuDra.DRIVER).get(NODE + "/gpu-3")));
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(podDeviceHealth()).allMatch(entry -> entry.endsWith(" Healthy")));
+        plugin.close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.draDeviceHealth(HetgpuDra.DRIVER).isEmpty());
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(podDeviceHealth()).as("a driver gone tells nothing")
+                .hasSize(2).allMatch(entry -> entry.endsWith(" Unknown")));
+    }
+
+    /** The train pod's {@code allocatedResourcesStatus}: "claim:gpus <resourceID> <health>" for each device. */
+    private List<String> podDeviceHealth() {
+        var status = client.pods().inNamespace("default").withName("train").get().getStatus();
+        return status.getContainerStatuses().stream().flatMap(container -> container.getAllocatedResourcesStatus().stream())
+                .flatMap(resource -> resource.getResources().stream().map(device ->
+                        resource.getName() + " " + device.getResourceID() + " " + device.getHealth()))
+                .toList();
+    }
+
+    /** The devices of hetgpu's slices that carry a taint, as "pool/device". */
+    private List<String> taintedInSlice() {
+        return client.resources(ResourceSlice.class).list().getItems().stream()
+                .filter(slice -> HetgpuDra.DRIVER.equals(slice.getSpec().getDriver()))
+                .flatMap(slice -> slice.getSpec().getDevices().stream()
+                        .filter(device -> device.getTaints() != null && !device.getTaints().isEmpty())
+                        .map(device -> slice.getSpec().getPool().getName() + "/" + device.getName()))
+                .toList();
+    }
+
     private DraPlugin startPlugin() throws Exception {
+        gpus = SimulatedGpuSource.open("dgx1-v100", NODE);
         return DraPlugin.start(new DraPlugin.Settings(folders.pluginsRegistry(), folders.plugins(), folders.cdi(), HetgpuDra.DRIVER,
-                NODE, 0, CardCatalog.defaults()), SimulatedGpuSource.open("dgx1-v100", NODE), client);
+                NODE, 0, CardCatalog.defaults()), gpus, client);
     }
 
     private void awaitRegistered() {
@@ -123,7 +176,8 @@ class SimulatedKubeletDraTest {
     private void runTrainPod() {
         client.pods().resource(new PodBuilder().withNewMetadata().withName("train").withNamespace("default").endMetadata()
                 .withNewSpec().withNodeName(NODE).addNewResourceClaim().withName("gpus").withResourceClaimName("pair").endResourceClaim()
-                .addNewContainer().withName("main").withImage("trainer").endContainer().endSpec().build()).create();
+                .addNewContainer().withName("main").withImage("trainer").withNewResources().addNewClaim().withName("gpus").endClaim()
+                .endResources().endContainer().endSpec().build()).create();
         await().atMost(Duration.ofSeconds(10)).until(() -> {
             var status = client.pods().inNamespace("default").withName("train").get().getStatus();
             return status != null && "Running".equals(status.getPhase());
