@@ -1,7 +1,6 @@
 package io.hetgpu.deviceplugin.training;
 
 import io.hetgpu.deviceplugin.node.NodeInventorySync;
-import io.hetgpu.gpu.inventory.HetgpuDra;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,13 +25,19 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
- * The image build's AOT training run (the Dockerfile's RUN line; {@code ./hetgpu bench registration} runs the same):
+ * The image build's AOT training runs (the Dockerfile's RUN lines; {@code ./hetgpu bench registration} runs the same):
  * {@code AotTrainingRun [--patience=S] -- OPTIONS -jar JAR ARGUMENTS} runs {@code java OPTIONS -jar JAR ARGUMENTS}
- * (options that name {@code -XX:AOTCacheOutput=}) against a {@link StandInApiServer} over TLS and a {@link TrainingKubelet},
- * waits until the plugin has registered with the kubelet, published its Node and opened its pod watch, then stops it
- * with SIGTERM, on which the JVM writes the cache. It waits for those steps rather than for a time, because an
- * interpreter-only plugin on a slow or busy build machine takes what it takes; when they have not all happened within S
- * seconds (default 120), or the plugin exits first, it kills the plugin and removes any cache, says which step did not
+ * (options that name {@code -XX:AOTCacheOutput=}) against a {@link StandInApiServer} over TLS and a stand-in kubelet,
+ * waits until the plugin has gone through its start, then stops it with SIGTERM, on which the JVM writes the cache. As a
+ * device plugin (a {@link TrainingKubelet}), its start is: registered with the kubelet, its Node published, its pod watch
+ * opened. As hetgpu's DRA driver ({@code --kubelet-api=dra} among ARGUMENTS; a {@link TrainingPluginWatcher}): registered
+ * through kubelet's plugin watcher, its ResourceSlice published, and a claim ({@link TrainingClaim}) prepared and
+ * unprepared, as when the first pod with GPUs starts and ends on its node. A JVM takes one cache and loads all of it, so
+ * each mode has a cache of its own, trained by a run of its own, and neither pays for the other's classes.
+ *
+ * <p>It waits for those steps rather than for a time, because an interpreter-only plugin on a slow or busy build machine
+ * takes what it takes; when they have not all happened within S seconds (default 120), one failed (a claim the driver
+ * would not prepare), or the plugin exits first, it kills the plugin and removes any cache, says which step did not
  * happen and exits 1, and the image build fails instead of shipping a cache without those steps' classes.
  *
  * <p>Why stand-ins at build time: the JVM loads every class of the cache at start, and each class a pod loads that
@@ -57,8 +62,9 @@ public final class AotTrainingRun {
     private static final String CACHE_OUTPUT = "-XX:AOTCacheOutput=";
 
     private static final String USAGE = "usage: AotTrainingRun [--patience=SECONDS] -- JVM-OPTIONS -jar JAR ARGUMENTS"
-            + " (SECONDS from 1 to 3600, default 120: how long the plugin may take to register with the kubelet,"
-            + " publish its Node and open its pod watch)";
+            + " (SECONDS from 1 to 3600, default 120: how long the plugin may take to go through its start: register with the"
+            + " kubelet, publish its Node and open its pod watch; with --kubelet-api=dra, register through the plugin watcher,"
+            + " publish its ResourceSlice and prepare and unprepare a claim)";
 
     /**
      * A step of the plugin's start whose classes the cache is to hold.
@@ -141,7 +147,7 @@ public final class AotTrainingRun {
             var saidPublishing = new CompletableFuture<Void>();
             var training = Training.start(plugin, List.of("--node-name=" + NODE_NAME, "--plugin-registry-dir=" + registry,
                     "--dra-plugin-dir=" + folder.resolve("plugins"), "--cdi-dir=" + folder.resolve("cdi")), apiServer, folder, line -> {
-                if (line.endsWith(SLICE_PUBLISHING)) {
+                if (line.contains(SLICE_PUBLISHING)) {
                     saidPublishing.complete(null);
                 }
             });
@@ -152,13 +158,13 @@ public final class AotTrainingRun {
             return training.finish(plugin, patience, List.of(
                     new Step("registered with kubelet's plugin watcher", watcher.registered()),
                     new Step("published its ResourceSlice to the API server", published),
-                    new Step("prepared a claim (NodePrepareResources)", watcher.prepared()),
-                    new Step("unprepared it (NodeUnprepareResources)", watcher.unprepared())));
+                    new Step("prepared a claim", watcher.prepared()),
+                    new Step("unprepared it", watcher.unprepared())));
         }
     }
 
-    /** The DRA driver's line once its ResourceSlice is published. */
-    static final String SLICE_PUBLISHING = "Publishing the GPUs of node " + NODE_NAME + " as a ResourceSlice of " + HetgpuDra.DRIVER;
+    /** The DRA driver's line once its ResourceSlice is published (of whichever driver name it was given). */
+    static final String SLICE_PUBLISHING = "Publishing the GPUs of node " + NODE_NAME + " as a ResourceSlice of ";
 
     /** Whether the plugin's arguments (after {@code -jar JAR}) run it as hetgpu's DRA driver. */
     static boolean draMode(List<String> plugin) {

@@ -83,8 +83,8 @@ class AotTrainingStepsTest {
         var prepared = new CompletableFuture<Void>();
         var unprepared = new CompletableFuture<Void>();
         var draSteps = List.of(new AotTrainingRun.Step("registered with kubelet's plugin watcher", registered),
-                new AotTrainingRun.Step("prepared a claim (NodePrepareResources)", prepared),
-                new AotTrainingRun.Step("unprepared it (NodeUnprepareResources)", unprepared));
+                new AotTrainingRun.Step("prepared a claim", prepared),
+                new AotTrainingRun.Step("unprepared it", unprepared));
         registered.complete(null);
         // As a dependent stage passes it on: wrapped.
         prepared.completeExceptionally(new java.util.concurrent.CompletionException(
@@ -92,8 +92,7 @@ class AotTrainingStepsTest {
         long started = System.nanoTime();
 
         assertThat(AotTrainingRun.awaitSteps(plugin, draSteps, GENEROUS)).contains("AotTrainingRun: the plugin had not prepared a claim"
-                + " (NodePrepareResources) (NodePrepareResources answered no devices for claim aot-training/training-gpus), nor unprepared it"
-                + " (NodeUnprepareResources); no AOT cache made");
+                + " (NodePrepareResources answered no devices for claim aot-training/training-gpus), nor unprepared it; no AOT cache made");
         assertThat(Duration.ofNanos(System.nanoTime() - started)).as("not the patience").isLessThan(Duration.ofSeconds(60));
     }
 
