@@ -20,6 +20,7 @@ import java.util.Base64;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -36,7 +37,8 @@ import javax.net.ssl.SSLContext;
  * through at start (the TLS handshake and certificate check, the Node read and patch, the pod informer's list and
  * watch), so that the classes of each are in the cache, and so that the benchmark measures what a pod holds. For the
  * node agent as a DRA driver it also keeps ResourceSlices: listed (all of them, whatever the selector), created, read
- * and replaced, so that the benchmark measures the DRA mode's start to its slice published.
+ * and replaced, so that the benchmark measures the DRA mode's start to its slice published; and it answers a read of the
+ * ResourceClaims it is given ({@link #holdClaim}), which the driver reads as kubelet asks it to prepare them.
  *
  * <p>The plugin reaches it as a pod reaches its cluster's ({@link #podEnvironment()}): at an IP address, through
  * {@code KUBERNETES_SERVICE_HOST} and {@code KUBERNETES_SERVICE_PORT}, which kubelet sets in every container, and
@@ -54,6 +56,8 @@ public final class StandInApiServer implements AutoCloseable {
     private final CompletableFuture<Void> nodePublished = new CompletableFuture<>();
     private final CompletableFuture<Void> podWatchOpened = new CompletableFuture<>();
     private final CompletableFuture<Void> slicePublished = new CompletableFuture<>();
+    /** ResourceClaims by namespace/name; guarded by this. */
+    private final Map<String, ObjectNode> claims = new TreeMap<>();
     /** ResourceSlices by name; guarded by this. */
     private final Map<String, ObjectNode> slices = new TreeMap<>();
     private final String nodeName;
@@ -142,6 +146,11 @@ public final class StandInApiServer implements AutoCloseable {
         return slices.values().stream().map(ObjectNode::deepCopy).toList();
     }
 
+    /** Holds {@code claim} (its metadata's namespace and name say where) for clients to read. */
+    public synchronized void holdClaim(ObjectNode claim) {
+        claims.put(claim.at("/metadata/namespace").asText() + "/" + claim.at("/metadata/name").asText(), claim.deepCopy());
+    }
+
     /** Completes once a client has opened a pod watch: the plugin's informer has listed the pods and watches them. */
     public CompletableFuture<Void> podWatchOpened() {
         return podWatchOpened.copy();
@@ -169,6 +178,13 @@ public final class StandInApiServer implements AutoCloseable {
                 watch(exchange);
             } else if (path.startsWith(SLICES)) {
                 answerSlices(exchange, path.substring(SLICES.length()), body);
+            } else if (path.startsWith(CLAIMS_PREFIX) && exchange.getRequestMethod().equals("GET")) {
+                var claim = claim(path.substring(CLAIMS_PREFIX.length()));
+                if (claim.isPresent()) {
+                    send(exchange, 200, claim.get());
+                } else {
+                    notFound(exchange);
+                }
             } else if (path.equals("/api/v1/pods")) {
                 send(exchange, 200, """
                         {"apiVersion":"v1","kind":"PodList","metadata":{"resourceVersion":"1"},"items":[]}""");
@@ -183,6 +199,22 @@ public final class StandInApiServer implements AutoCloseable {
     }
 
     private static final String SLICES = "/apis/resource.k8s.io/v1/resourceslices";
+    private static final String CLAIMS_PREFIX = "/apis/resource.k8s.io/v1/namespaces/";
+
+    /** {@code rest}: {@code NAMESPACE/resourceclaims/NAME}; the claim held there as JSON, if any. */
+    private synchronized Optional<String> claim(String rest) throws IOException {
+        var parts = rest.split("/", -1);
+        if (parts.length != 3 || !parts[1].equals("resourceclaims")) {
+            return Optional.empty();
+        }
+        var claim = claims.get(parts[0] + "/" + parts[2]);
+        return claim == null ? Optional.empty() : Optional.of(JSON.writeValueAsString(claim));
+    }
+
+    private static void notFound(HttpExchange exchange) throws IOException {
+        send(exchange, 404, """
+                {"apiVersion":"v1","kind":"Status","status":"Failure","reason":"NotFound","code":404}""");
+    }
 
     /** {@code rest}: empty for the collection, else {@code /NAME}. */
     private synchronized void answerSlices(HttpExchange exchange, String rest, byte[] body) throws IOException {

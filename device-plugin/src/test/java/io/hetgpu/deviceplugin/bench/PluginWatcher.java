@@ -1,6 +1,9 @@
 package io.hetgpu.deviceplugin.bench;
 
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.hetgpu.deviceplugin.api.pluginregistration.v1.InfoRequest;
+import io.hetgpu.deviceplugin.api.pluginregistration.v1.PluginInfo;
 import io.hetgpu.deviceplugin.api.pluginregistration.v1.RegistrationGrpc;
 import io.hetgpu.deviceplugin.api.pluginregistration.v1.RegistrationStatus;
 import io.hetgpu.deviceplugin.kubelet.UnixSocketTransport;
@@ -17,6 +20,23 @@ import java.util.concurrent.TimeUnit;
 final class PluginWatcher {
 
     private PluginWatcher() {
+    }
+
+    /**
+     * GetInfo, asked again while the socket does not answer yet: it appears as the plugin binds it, a moment before the
+     * plugin listens on it (seen as UNAVAILABLE once in a few runs).
+     */
+    private static PluginInfo getInfo(RegistrationGrpc.RegistrationBlockingStub registration, long deadline) throws InterruptedException {
+        while (true) {
+            try {
+                return registration.getInfo(InfoRequest.getDefaultInstance());
+            } catch (StatusRuntimeException e) {
+                if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || System.nanoTime() > deadline) {
+                    throw e;
+                }
+            }
+            Thread.sleep(2);
+        }
     }
 
     /** Registers the plugin whose socket appears at {@code socket}; returns {@link System#nanoTime()} once it is confirmed. */
@@ -36,7 +56,7 @@ final class PluginWatcher {
         var channel = transport.connect(socket);
         try {
             var registration = RegistrationGrpc.newBlockingStub(channel).withDeadlineAfter(time.toMillis(), TimeUnit.MILLISECONDS);
-            var info = registration.getInfo(InfoRequest.getDefaultInstance());
+            var info = getInfo(registration, deadline);
             registration.notifyRegistrationStatus(RegistrationStatus.newBuilder().setPluginRegistered(true).build());
             if (info.getEndpoint().isEmpty()) {
                 throw new IllegalStateException("the plugin named no DRA endpoint in GetInfo: " + info);

@@ -38,7 +38,7 @@ import picocli.CommandLine.Spec;
  * one the image build makes, made here the same way (the Dockerfile's training run). Then the same jar as hetgpu's DRA
  * driver ({@code --kubelet-api dra}, as {@code manifests/overlays/dra} runs it), against a stand-in of kubelet's plugin
  * watcher and the same stand-in API server: launch to registered with kubelet and to its ResourceSlice published, its RSS,
- * CPU and SIGTERM, with the same cache (the image's, trained in device-plugin mode).
+ * CPU and SIGTERM, with the image's cache of the DRA driver (trained in DRA mode by the Dockerfile's second training run).
  *
  * <pre>./hetgpu bench registration [RESTARTS] [--settle SECONDS] [--java-tool-options "OPTIONS"] [--api-server URL | --no-api-server]
  *                              [--gpu-source SOURCE] [--kubelet-api device-plugin|dra|both]</pre>
@@ -126,7 +126,7 @@ public final class RegistrationBenchmark implements Callable<Integer> {
         var shipped = ShippedJvm.read(Path.of("device-plugin/Dockerfile"), Path.of("manifests/base/device-plugin.yaml"));
         if (javaToolOptions != null) {
             shipped = new ShippedJvm(shipped.entrypointOptions(), javaToolOptions, shipped.mallocArenaMax(), shipped.memoryLimitMiB(),
-                    shipped.aotTraining());
+                    shipped.aotTraining(), shipped.draAotTraining());
         }
         System.out.println("machine: " + MachineLoad.processor());
         var temp = Files.createTempDirectory("hetgpu-bench");
@@ -136,7 +136,8 @@ public final class RegistrationBenchmark implements Callable<Integer> {
         var javaHome = runtime == null ? Path.of(System.getProperty("java.home")) : runtime;
         var java = javaHome.resolve("bin/java").toString();
         System.out.println("plugin runtime: " + javaHome + (runtime == null ? " (this JVM's)" : ""));
-        var cache = makeCache(shipped, java, jar, temp);
+        var cache = kubeletApi.equals("dra") ? null : makeCache(shipped.aotTraining(), java, jar, temp);
+        var draCache = kubeletApi.equals("device-plugin") ? null : makeCache(shipped.draAotTraining(), java, jar, temp);
         Map<String, String> runtimeEnv = Map.of();
         if (standInDriver) {
             var driver = StandInDriver.build(Path.of(""), Files.createDirectory(temp.resolve("stand-in-driver")));
@@ -159,7 +160,7 @@ public final class RegistrationBenchmark implements Callable<Integer> {
                     System.out.printf("%n== DRA driver: not measured (it publishes to the stand-in API server only)%n");
                 } else {
                     launch.measureDra("DRA driver, without the AOT cache", null, temp.resolve("dra-without"));
-                    launch.measureDra("DRA driver, with the image's AOT cache", cache, temp.resolve("dra-with"));
+                    launch.measureDra("DRA driver, with the image's AOT cache of the DRA driver", draCache, temp.resolve("dra-with"));
                 }
             }
         } finally {
@@ -171,27 +172,30 @@ public final class RegistrationBenchmark implements Callable<Integer> {
     }
 
     /**
-     * The cache the image build makes, made the same way: the Dockerfile's training run (its trainer, with a stand-in API
+     * A cache the image build makes, made the same way: the Dockerfile's training run (its trainer, with a stand-in API
      * server over TLS and a stand-in kubelet, its options and simulated GPUs, stopped with SIGTERM once the plugin has
-     * registered and published its Node).
+     * gone through its start: as a device plugin, registered and its Node published; as the DRA driver, registered, its
+     * ResourceSlice published and a claim prepared and unprepared).
      */
-    private static Path makeCache(ShippedJvm shipped, String java, Path jar, Path temp) throws IOException, InterruptedException {
-        var cache = temp.resolve("hetgpu-device-plugin.aot");
-        var log = temp.resolve("aot-training.log");
-        var launch = new ProcessBuilder(shipped.aotTraining().command(java, jar, cache)).redirectErrorStream(true)
+    private static Path makeCache(ShippedJvm.AotTraining training, String java, Path jar, Path temp) throws IOException, InterruptedException {
+        var name = Path.of(training.cache()).getFileName().toString();
+        var cache = temp.resolve(name);
+        var log = temp.resolve(name + ".training.log");
+        var launch = new ProcessBuilder(training.command(java, jar, cache)).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         // As in the image build: no JVM options but the run's own.
         launch.environment().remove("JAVA_TOOL_OPTIONS");
-        var training = launch.start();
+        var trainer = launch.start();
         // The trainer bounds its own wait (its --patience, then as long again for the cache to be written); this only
         // keeps a hung trainer from hanging the benchmark.
-        if (!training.waitFor(10, TimeUnit.MINUTES)) {
-            training.destroyForcibly();
+        if (!trainer.waitFor(10, TimeUnit.MINUTES)) {
+            trainer.destroyForcibly();
         }
-        if (training.waitFor() != 0 || !Files.exists(cache)) {
-            throw new IllegalStateException("the training run wrote no AOT cache (exit " + training.exitValue() + "); see " + log);
+        if (trainer.waitFor() != 0 || !Files.exists(cache)) {
+            throw new IllegalStateException("the training run wrote no AOT cache (exit " + trainer.exitValue() + "); see " + log);
         }
-        System.out.printf("AOT cache made by the image build's training run: %d MiB (%s)%n", Files.size(cache) >> 20, cache);
+        System.out.printf("AOT cache made by the image build's training run%s: %.1f MiB (%s)%n", training.dra() ? " of the DRA driver" : "",
+                Files.size(cache) / (1024.0 * 1024), cache);
         return cache;
     }
 

@@ -11,14 +11,15 @@ import java.util.regex.Pattern;
 /**
  * The device plugin's JVM as shipped, read from the files that ship it rather than copied here: the options
  * between {@code java} and {@code -jar} in the image's ENTRYPOINT, and the DaemonSet's JAVA_TOOL_OPTIONS and
- * memory limit (and MALLOC_ARENA_MAX, glibc's, where it sets one). The AOT cache exists only in the image, so its option
- * is left out of the ENTRYPOINT's; the image build's training run that makes it is read too ({@link #aotTraining}), so
- * that the benchmark can make the same cache and measure the plugin with it.
+ * memory limit (and MALLOC_ARENA_MAX, glibc's, where it sets one). The AOT caches exist only in the image, so their
+ * option is left out of the ENTRYPOINT's; the image build's training runs that make them are read too ({@link #aotTraining},
+ * {@link #draAotTraining}), so that the benchmark can make the same caches and measure the plugin with them.
  *
- * @param aotTraining the Dockerfile's training run
+ * @param aotTraining    the Dockerfile's training run of the device plugin
+ * @param draAotTraining the Dockerfile's training run of the DRA driver ({@code --kubelet-api=dra})
  */
 record ShippedJvm(List<String> entrypointOptions, String javaToolOptions, String mallocArenaMax, long memoryLimitMiB,
-                  AotTraining aotTraining) {
+                  AotTraining aotTraining, AotTraining draAotTraining) {
 
     /** Where the image keeps the cache the ENTRYPOINT names. */
     static final String CACHE_OPTION = "-XX:AOTCache=";
@@ -35,6 +36,11 @@ record ShippedJvm(List<String> entrypointOptions, String javaToolOptions, String
      * @param cache     the cache file it writes in the image
      */
     record AotTraining(List<String> trainer, List<String> options, List<String> arguments, String jar, String cache) {
+
+        /** Whether it trains the DRA driver: the plugin's arguments name {@code --kubelet-api=dra}. */
+        boolean dra() {
+            return arguments.contains("--kubelet-api=dra");
+        }
 
         /** The run with the jar at {@code jar} and the cache written to {@code cache} instead of the image's paths. */
         List<String> command(String java, Path jar, Path cache) {
@@ -71,15 +77,32 @@ record ShippedJvm(List<String> entrypointOptions, String javaToolOptions, String
         var arenas = ARENAS.matcher(yaml);
         return new ShippedJvm(options, find(TOOL_OPTIONS, yaml, manifest, "env JAVA_TOOL_OPTIONS"),
                 arenas.find() ? arenas.group(1) : null, Long.parseLong(find(LIMIT, yaml, manifest, "resources.limits.memory (in Mi)")),
-                aotTraining(dockerfile));
+                aotTraining(dockerfile, false), aotTraining(dockerfile, true));
     }
 
-    /** The RUN line that writes the AOT cache: its words from {@code java} to the first {@code &&}. */
-    static AotTraining aotTraining(Path dockerfile) throws IOException {
+    /** The one training run of the device plugin, or of the DRA driver. */
+    static AotTraining aotTraining(Path dockerfile, boolean dra) throws IOException {
+        var runs = aotTrainings(dockerfile).stream().filter(training -> training.dra() == dra).toList();
+        if (runs.size() != 1) {
+            throw new IllegalArgumentException(dockerfile + ": " + runs.size() + " RUN lines train an AOT cache of the "
+                    + (dra ? "DRA driver (--kubelet-api=dra)" : "device plugin") + ", expected one");
+        }
+        return runs.getFirst();
+    }
+
+    /** The RUN lines that write an AOT cache. */
+    static List<AotTraining> aotTrainings(Path dockerfile) throws IOException {
         // A RUN instruction may continue over lines ending in a backslash.
         var text = Files.readString(dockerfile).replace("\\\n", " ");
-        var run = text.lines().filter(line -> line.startsWith("RUN ") && line.contains("-XX:AOTCacheOutput=")).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException(dockerfile + ": no RUN line that writes an AOT cache (-XX:AOTCacheOutput=)"));
+        var runs = new ArrayList<AotTraining>();
+        for (var run : text.lines().filter(line -> line.startsWith("RUN ") && line.contains("-XX:AOTCacheOutput=")).toList()) {
+            runs.add(aotTraining(dockerfile, run));
+        }
+        return runs;
+    }
+
+    /** A RUN line that writes an AOT cache: its words from {@code java} to the first {@code &&}. */
+    private static AotTraining aotTraining(Path dockerfile, String run) {
         var command = run.substring("RUN ".length());
         if (command.contains("&&")) {
             command = command.substring(0, command.indexOf("&&"));

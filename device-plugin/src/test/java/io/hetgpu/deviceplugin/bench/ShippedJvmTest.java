@@ -33,8 +33,13 @@ class ShippedJvmTest {
     }
 
     @Test
-    void readsTheImageBuildsTrainingRunWithItsPathsMovable() {
-        var training = shipped.aotTraining();
+    void readsTheImageBuildsTrainingRunsWithTheirPathsMovable() {
+        for (var training : List.of(shipped.aotTraining(), shipped.draAotTraining())) {
+            readsWithPathsMovable(training);
+        }
+    }
+
+    private void readsWithPathsMovable(ShippedJvm.AotTraining training) {
         assertThat(training.options()).anyMatch(option -> option.startsWith("-XX:AOTCacheOutput="));
         var command = training.command("java", Path.of("plugin.jar"), Path.of("/tmp/x/plugin.aot"));
         // The trainer, from the jar, stands an API server up for the plugin to publish to, so it loads what a pod loads.
@@ -57,13 +62,31 @@ class ShippedJvmTest {
     @Test
     void trainsTheCacheWithTheOptionsThePodRunsWith() {
         var podOptions = List.of(shipped.javaToolOptions().split("\\s+"));
-        assertThat(shipped.aotTraining().options())
-                .filteredOn(option -> !option.matches("-XX:[+-]?(AOT\\w*|UnlockDiagnosticVMOptions)(=.*)?"))
-                .isNotEmpty()
-                .allSatisfy(option -> assertThat(option).as("a training option the pod does not run with")
-                        .isIn(concat(shipped.entrypointOptions(), podOptions)));
-        assertThat(shipped.aotTraining().options()).as("the options that decide which classes load")
-                .contains("-Xint", "-XX:+UseSerialGC", "-Dio.grpc.netty.shaded.io.netty.allocator.type=unpooled");
+        for (var training : List.of(shipped.aotTraining(), shipped.draAotTraining())) {
+            assertThat(training.options())
+                    .filteredOn(option -> !option.matches("-XX:[+-]?(AOT\\w*|UnlockDiagnosticVMOptions)(=.*)?"))
+                    .isNotEmpty()
+                    .allSatisfy(option -> assertThat(option).as("a training option the pod does not run with")
+                            .isIn(concat(shipped.entrypointOptions(), podOptions)));
+            assertThat(training.options()).as("the options that decide which classes load")
+                    .contains("-Xint", "-XX:+UseSerialGC", "-Dio.grpc.netty.shaded.io.netty.allocator.type=unpooled");
+        }
+    }
+
+    /**
+     * The DRA driver's cache is trained as the device plugin's is, in DRA mode, into a file of its own: a JVM takes one
+     * cache and loads all of it, so neither mode pays for the other's classes.
+     */
+    @Test
+    void trainsTheDraDriversCacheLikeTheDevicePluginsIntoAFileOfItsOwn() {
+        var plugin = shipped.aotTraining();
+        var dra = shipped.draAotTraining();
+        assertThat(plugin.dra()).isFalse();
+        assertThat(dra.dra()).isTrue();
+        assertThat(dra.cache()).isNotEqualTo(plugin.cache()).startsWith("/opt/hetgpu/").endsWith(".aot");
+        assertThat(dra.trainer()).isEqualTo(plugin.trainer());
+        assertThat(dra.options().stream().map(option -> option.replace(dra.cache(), plugin.cache())).toList()).isEqualTo(plugin.options());
+        assertThat(dra.arguments().stream().filter(argument -> !argument.equals("--kubelet-api=dra")).toList()).isEqualTo(plugin.arguments());
     }
 
     private static List<String> concat(List<String> first, List<String> second) {

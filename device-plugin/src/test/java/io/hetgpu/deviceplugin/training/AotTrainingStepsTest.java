@@ -66,7 +66,7 @@ class AotTrainingStepsTest {
     @Test
     void namesBothStepsWhenNeitherHappened() {
         assertThat(AotTrainingRun.untrained(List.of("registered with the kubelet", "published its Node to the API server"),
-                OptionalInt.empty(), GENEROUS)).isEqualTo("AotTrainingRun: after 120 s (--patience) the plugin had not registered"
+                OptionalInt.empty(), Optional.of(GENEROUS))).isEqualTo("AotTrainingRun: after 120 s (--patience) the plugin had not registered"
                 + " with the kubelet, nor published its Node to the API server; no AOT cache made");
     }
 
@@ -76,6 +76,35 @@ class AotTrainingStepsTest {
 
         assertThat(AotTrainingRun.awaitSteps(exiting, steps, GENEROUS)).contains("AotTrainingRun: the plugin exited with status 3;"
                 + " it had not registered with the kubelet, nor published its Node to the API server; no AOT cache made");
+    }
+
+    @Test
+    void stopsWaitingAsSoonAsAStepFailsAndSaysWhy() throws Exception {
+        var prepared = new CompletableFuture<Void>();
+        var unprepared = new CompletableFuture<Void>();
+        var draSteps = List.of(new AotTrainingRun.Step("registered with kubelet's plugin watcher", registered),
+                new AotTrainingRun.Step("prepared a claim", prepared),
+                new AotTrainingRun.Step("unprepared it", unprepared));
+        registered.complete(null);
+        // As a dependent stage passes it on: wrapped.
+        prepared.completeExceptionally(new java.util.concurrent.CompletionException(
+                new IllegalStateException("NodePrepareResources answered no devices for claim aot-training/training-gpus")));
+        long started = System.nanoTime();
+
+        assertThat(AotTrainingRun.awaitSteps(plugin, draSteps, GENEROUS)).contains("AotTrainingRun: the plugin had not prepared a claim"
+                + " (NodePrepareResources answered no devices for claim aot-training/training-gpus), nor unprepared it; no AOT cache made");
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).as("not the patience").isLessThan(Duration.ofSeconds(60));
+    }
+
+    @Test
+    void knowsTheDraDriverByItsKubeletApiArgumentEitherWay() {
+        assertThat(AotTrainingRun.draMode(List.of("-Xint", "-jar", "plugin.jar", "--kubelet-api=dra", "--http-port=0"))).isTrue();
+        assertThat(AotTrainingRun.draMode(List.of("-jar", "plugin.jar", "--http-port=0", "--kubelet-api", "dra"))).isTrue();
+        assertThat(AotTrainingRun.draMode(List.of("-jar", "plugin.jar", "--kubelet-api=device-plugin"))).isFalse();
+        assertThat(AotTrainingRun.draMode(List.of("-jar", "plugin.jar", "--gpu-source=simulated:dgx1-v100"))).isFalse();
+        // A JVM option or the jar's name is not the plugin's argument.
+        assertThat(AotTrainingRun.draMode(List.of("-Dx=--kubelet-api=dra", "-jar", "--kubelet-api=dra"))).isFalse();
+        assertThat(AotTrainingRun.draMode(List.of("-jar", "plugin.jar", "--kubelet-api"))).isFalse();
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.hetgpu.deviceplugin.training;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -23,6 +24,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -70,6 +72,26 @@ class StandInApiServerTest {
         assertThat(apiServer.slices()).singleElement().satisfies(stored ->
                 assertThat(stored.at("/spec/pool/generation").asLong()).isEqualTo(2L));
         assertThat(slices.withName("another").get()).isNull();
+    }
+
+    /**
+     * The claim the DRA driver's training run prepares, read as the driver reads one (fabric8's v1 model): allocated on
+     * this node's pool, on two of hetgpu's devices; a claim it does not hold is not found.
+     */
+    @Test
+    void servesTheClaimsItHoldsToRead() {
+        var claim = TrainingClaim.of("aot-training");
+        apiServer.holdClaim(claim.json());
+
+        var read = client.resources(ResourceClaim.class).inNamespace(claim.namespace()).withName(claim.name()).get();
+        assertThat(read.getMetadata().getUid()).isEqualTo(claim.uid());
+        assertThat(read.getStatus().getAllocation().getDevices().getResults()).extracting("driver", "pool", "device")
+                .containsExactly(tuple("gpu.hetgpu.io", "aot-training", "gpu-0"), tuple("gpu.hetgpu.io", "aot-training", "gpu-1"));
+        assertThat(read.getSpec().getDevices().getConstraints().getFirst().getMatchAttribute()).isEqualTo("gpu.hetgpu.io/nvlinkSet2");
+        assertThat(read.getSpec().getDevices().getRequests().getFirst().getFirstAvailable().getFirst().getSelectors().getFirst()
+                .getCel().getExpression()).isEqualTo("device.attributes[\"gpu.hetgpu.io\"].tier >= 84");
+        assertThat(client.resources(ResourceClaim.class).inNamespace(claim.namespace()).withName("other").get()).isNull();
+        assertThat(client.resources(ResourceClaim.class).inNamespace("other").withName(claim.name()).get()).isNull();
     }
 
     @Test

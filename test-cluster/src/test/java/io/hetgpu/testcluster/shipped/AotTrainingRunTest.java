@@ -14,10 +14,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The device plugin image's AOT training run, from the shipped jar as the Dockerfile runs it: the plugin it trains
+ * The device plugin image's AOT training runs, from the shipped jar as the Dockerfile runs them: the plugin it trains
  * registers with the trainer's kubelet, publishes its Node to the trainer's API server over TLS and watches its pods
  * there (the classes a pod loads at start are then in the cache), and the cache is written when the run ends, which is
  * once all three have happened however long they take; when one does not, the run says which and fails, with no cache.
+ * As the DRA driver, the steps are the driver's: registration through the plugin watcher, the ResourceSlice, a claim.
  */
 class AotTrainingRunTest {
 
@@ -35,6 +36,34 @@ class AotTrainingRunTest {
         assertThat(run.output()).contains("registered with kubelet", "Publishing the GPU inventory on node aot-training")
                 .doesNotContain("answered 404").doesNotContain("AotTrainingRun:");
         assertThat(cache).isNotEmptyFile();
+    }
+
+    /**
+     * As hetgpu's DRA driver, its own cache: registered through the trainer's plugin watcher, its ResourceSlice published
+     * to the trainer's API server, and a claim read from there, prepared into a CDI spec and unprepared.
+     */
+    @Test
+    void trainsTheDraDriverThroughItsRegistrationSliceAndAClaimAndWritesItsCache() throws Exception {
+        var cache = folder.resolve("dra.aot");
+        var run = train("--patience=120", cache, "--kubelet-api=dra", "--gpu-source=simulated:dgx1-v100");
+        assertThat(run.exit()).as(run.output()).isZero();
+        assertThat(run.output()).contains("Registered with kubelet as DRA driver gpu.hetgpu.io",
+                        "Publishing the GPUs of node aot-training as a ResourceSlice", "Prepared claim aot-training/training-gpus",
+                        "Unprepared claim aot-training/training-gpus")
+                .doesNotContain("answered 404").doesNotContain("AotTrainingRun:");
+        assertThat(cache).isNotEmptyFile();
+    }
+
+    /** A driver that prepares none of the claim's GPUs (here: they are another driver's) fails the run at once. */
+    @Test
+    void aDraDriverThatPreparesNoGpusFailsTheRunSayingSoAndWritesNoCache() throws Exception {
+        var cache = folder.resolve("dra.aot");
+        var run = train("--patience=120", cache, "--kubelet-api=dra", "--driver-name=other.example.com", "--gpu-source=simulated:dgx1-v100");
+        assertThat(run.exit()).as(run.output()).isEqualTo(1);
+        assertThat(run.output().lines().filter(line -> line.startsWith("AotTrainingRun:"))).as(run.output()).singleElement()
+                .isEqualTo("AotTrainingRun: the plugin had not prepared a claim (NodePrepareResources answered no devices for claim"
+                        + " aot-training/training-gpus), nor unprepared it; no AOT cache made");
+        assertThat(cache).doesNotExist();
     }
 
     @Test
