@@ -82,8 +82,14 @@ class ContainerFlagsTest {
             var running = rendering.running(ImageSetting.of(program).repository());
             assertThat(running).as("%s runs %s", folder, program).isNotEmpty();
             for (var container : running) {
-                // A command would replace the image's entrypoint, and the arguments would not reach the program.
-                assertThat(container.container().getCommand()).as(container.describe()).isNullOrEmpty();
+                // A command replaces the image's entrypoint: only the DRA driver's, which names its own AOT cache and
+                // runs the image's jar as the entrypoint does (DraInstallTest holds it to the ENTRYPOINT), so the
+                // arguments still reach the program.
+                var command = container.container().getCommand();
+                if (command != null && !command.isEmpty()) {
+                    assertThat(command).as(container.describe()).contains("-XX:AOTCache=/opt/hetgpu/hetgpu-dra.aot")
+                            .startsWith("java").endsWith("-jar", "/opt/hetgpu/hetgpu-device-plugin.jar");
+                }
                 List<String> args = Program.expandedArgs(container.container(), FIELDS);
                 assertThat(args).as(container.describe() + " after kubelet's $(VAR) expansion")
                         .noneMatch(arg -> arg.contains("$("));

@@ -1,5 +1,7 @@
 package io.hetgpu.testcluster.shipped;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.PodSecurityContext;
 import io.hetgpu.testcluster.manifests.ExternalTool;
@@ -11,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 /**
  * Debian's podman, running an image archive as kubelet would run the container a workload describes: its user and
@@ -71,6 +74,15 @@ final class ContainerEngine {
      */
     static Running run(Path archive, String name, PodSandbox pod, PodSecurityContext podSecurity, Map<String, String> extraEnv,
                        Map<Path, String> readOnlyFolders) {
+        return run(archive, name, pod, podSecurity, extraEnv, readOnlyFolders, UnaryOperator.identity());
+    }
+
+    /**
+     * As {@link #run(Path, String, PodSandbox, PodSecurityContext, Map, Map)}, the container's arguments rewritten by
+     * {@code args} where the test must stand in for what this machine lacks (a GPU for NVML), and says so.
+     */
+    static Running run(Path archive, String name, PodSandbox pod, PodSecurityContext podSecurity, Map<String, String> extraEnv,
+                       Map<Path, String> readOnlyFolders, UnaryOperator<List<String>> args) {
         var container = pod.container();
         var command = new ArrayList<>(List.of("run", "--detach", "--name", name, "--network", "host"));
         command.addAll(securityOptions(container, podSecurity));
@@ -84,8 +96,16 @@ final class ContainerEngine {
         readOnlyFolders.forEach((local, mountPath) -> command.addAll(List.of("--volume", local.toAbsolutePath() + ":" + mountPath + ":ro")));
         pod.containerEnv().forEach((key, value) -> command.addAll(List.of("--env", key + "=" + value)));
         extraEnv.forEach((key, value) -> command.addAll(List.of("--env", key + "=" + value)));
+        // A container's command replaces the image's ENTRYPOINT, as kubelet has the runtime do.
+        if (container.getCommand() != null && !container.getCommand().isEmpty()) {
+            try {
+                command.addAll(List.of("--entrypoint", new ObjectMapper().writeValueAsString(container.getCommand())));
+            } catch (JsonProcessingException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
         command.add("oci-archive:" + archive.toAbsolutePath());
-        command.addAll(pod.containerArgs());
+        command.addAll(args.apply(pod.containerArgs()));
         var result = podman(command, 300);
         if (result.exitCode() != 0) {
             throw new AssertionError("podman " + String.join(" ", command) + " failed (exit " + result.exitCode() + "):\n" + result.stderr());

@@ -10,7 +10,9 @@ import io.fabric8.kubernetes.api.model.PodSecurityContext;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.hetgpu.deviceplugin.training.StandInApiServer;
+import io.hetgpu.gpu.inventory.HetgpuDra;
 import io.hetgpu.gpu.inventory.HetgpuKeys;
+import io.hetgpu.testcluster.manifests.RenderedManifests;
 import io.hetgpu.testcluster.manifests.ExternalTool;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -65,6 +67,33 @@ class ImagesTest {
             assertThat(cluster.get("http://127.0.0.1:" + pod.port("http") + "/healthz").statusCode()).isEqualTo(200);
             // A cache the JVM cannot use is a warning from its "aot" log (a mismatched option, a changed jar), then a slower start.
             assertThat(plugin.logs()).as("the AOT cache and the JVM options of the image are accepted")
+                    .doesNotContain("[aot]").doesNotContain("AOT cache").doesNotContain("Exception");
+        }
+    }
+
+    /**
+     * The image as {@code manifests/overlays/dra} runs it: hetgpu's DRA driver on its own AOT cache (the DaemonSet's
+     * command, the image's second training run), registered by kubelet's plugin watcher and its ResourceSlice published.
+     * The node has no GPU, so the driver's NVML source is the simulated DGX A100's.
+     */
+    @Test
+    void theDraDriverImageRegistersWithThePluginWatcherOnItsOwnAotCache() throws Exception {
+        var pod = cluster.draPluginPod();
+        assertThat(pod.container().getCommand()).as("the DaemonSet names the DRA driver's cache").contains("-XX:AOTCache=/opt/hetgpu/hetgpu-dra.aot");
+        var security = RenderedManifests.draInstall().stream().filter(o -> o instanceof DaemonSet d
+                && d.getMetadata().getName().equals("hetgpu-device-plugin")).map(o -> ((DaemonSet) o).getSpec().getTemplate()
+                .getSpec().getSecurityContext()).findFirst().orElseThrow();
+        try (var driver = ContainerEngine.run(archive(DEVICE_PLUGIN), "hetgpu-test-dra-driver-" + ProcessHandle.current().pid(), pod,
+                security, apiServerEnv(), Map.of(), args -> args.stream()
+                        .map(arg -> arg.equals("--gpu-source=nvml") ? "--gpu-source=simulated:dgx-a100" : arg).toList())) {
+            await("the DRA driver in its container registers with kubelet's plugin watcher and publishes its slice").atMost(START)
+                    .untilAsserted(() -> {
+                        assertThat(driver.isRunning()).as(driver::describe).isTrue();
+                        assertThat(cluster.kubelet.draDrivers()).as(driver::describe).contains(HetgpuDra.DRIVER);
+                        assertThat(cluster.client.resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice.class)
+                                .withField("spec.nodeName", ShippedCluster.GPU_NODE).list().getItems()).as(driver::describe).isNotEmpty();
+                    });
+            assertThat(driver.logs()).as("the DRA driver's AOT cache and the JVM options of its command are accepted")
                     .doesNotContain("[aot]").doesNotContain("AOT cache").doesNotContain("Exception");
         }
     }

@@ -73,16 +73,38 @@ final class PodSandbox {
         return sandbox;
     }
 
-    /** The container's arguments, expanded and rewritten for this machine. */
+    /**
+     * The container's arguments, expanded and rewritten for this machine. A command that runs the image's jar
+     * ({@code java OPTIONS -jar JAR}, as the DRA DaemonSet names its own AOT cache) replaces the ENTRYPOINT, not the
+     * program's arguments: its options are {@link #jvmOptions}'.
+     */
     List<String> args() {
         var words = new ArrayList<String>();
-        if (container.getCommand() != null) {
+        if (container.getCommand() != null && !runsTheJar()) {
             words.addAll(container.getCommand());
         }
         if (container.getArgs() != null) {
             words.addAll(container.getArgs());
         }
         return words.stream().map(this::expand).map(this::localize).toList();
+    }
+
+    /**
+     * The JVM options the container runs its jar with: its command's where it names {@code java OPTIONS -jar JAR}, else
+     * the image's ENTRYPOINT's ({@code image}); either way less the options that name files only the image build makes
+     * (the AOT caches).
+     */
+    List<String> jvmOptions(List<String> image) {
+        if (!runsTheJar()) {
+            return image;
+        }
+        var command = container.getCommand();
+        return command.subList(1, command.indexOf("-jar")).stream().filter(word -> !word.startsWith("-XX:AOTCache=")).toList();
+    }
+
+    private boolean runsTheJar() {
+        var command = container.getCommand();
+        return command != null && !command.isEmpty() && command.getFirst().equals("java") && command.contains("-jar");
     }
 
     /**

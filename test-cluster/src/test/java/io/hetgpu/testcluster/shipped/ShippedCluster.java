@@ -121,7 +121,7 @@ final class ShippedCluster implements AutoCloseable {
         env.put("KUBERNETES_MASTER", api.url());
         env.put("KUBERNETES_AUTH_TRYKUBECONFIG", "false");
         env.put("KUBERNETES_AUTH_TRYSERVICEACCOUNT", "false");
-        return JarProcess.start(program.jar(), program.dockerJvmOptions(), args.apply(pod.args()), env, dir.resolve(log));
+        return JarProcess.start(program.jar(), pod.jvmOptions(program.dockerJvmOptions()), args.apply(pod.args()), env, dir.resolve(log));
     }
 
     HttpResponse<String> get(String url) throws IOException, InterruptedException {
