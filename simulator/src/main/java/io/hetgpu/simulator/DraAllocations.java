@@ -77,7 +77,12 @@ final class DraAllocations {
         return known == NONE ? null : known;
     }
 
-    /** What the allocator does, unremembered: the equivalence test's reference and the cache's source. */
+    /** Answers remembered now. */
+    int size() {
+        return answers.size();
+    }
+
+    /** What the allocator does, unremembered ({@code mask} 0 where it finds no devices): what the cache remembers. */
     Allocation compute(Claim claim, int node, long free) {
         var name = nodes.get(node).name();
         var taken = new HashSet<DeviceId>();
