@@ -35,8 +35,8 @@ final class DraPlacer implements Placer {
 
     static final String FIRST_FIT = "kubernetes-dra-first-fit";
     static final String HETGPU_CLAIMS = "kubernetes-dra-hetgpu-claims";
-    /** How the names of the runs whose preemption frees devices end. */
-    static final String DRA_PREEMPTION = "-dra-preemption";
+    /** How the names of the runs whose preemption's dry run frees the victims' devices (DRAPreemption) end. */
+    static final String PREEMPT_SUFFIX = "-preempt";
 
     /** How a pod's claim is written. */
     enum Claims {
@@ -69,7 +69,7 @@ final class DraPlacer implements Placer {
 
     @Override
     public String name() {
-        return (claims == Claims.HETGPU ? HETGPU_CLAIMS : FIRST_FIT) + (releasesOnPreemption ? DRA_PREEMPTION : "");
+        return (claims == Claims.HETGPU ? HETGPU_CLAIMS : FIRST_FIT) + (releasesOnPreemption ? PREEMPT_SUFFIX : "");
     }
 
     @Override
