@@ -75,6 +75,12 @@ public record Experiment(String name, ClusterInventory inventory, List<Job> jobs
         placers.add(new KubernetesDefaultPlacer(seed));
         placers.add(KubernetesDefaultPlacer.wholeWorkload(seed));
         placers.add(KubernetesDefaultPlacer.nonPreemptive(seed));
+        // kube-scheduler with DRA (1.35+), pod by pod: plain claims, first fit, against hetgpu's shipped claim templates;
+        // each as 1.35-1.37 preempt (a victim's devices stay allocated in the dry run) and as DRAPreemption does.
+        for (boolean releases : new boolean[] {false, true}) {
+            placers.add(new DraPlacer(DraPlacer.Claims.FIRST_FIT, releases, inventory, seed));
+            placers.add(new DraPlacer(DraPlacer.Claims.HETGPU, releases, inventory, seed));
+        }
         // By default the extender's defaults, which are also what manifests/ deploys (a manifests test keeps them equal).
         placers.add(hetgpu("hetgpu", config.weights(), WorkloadThroughputs.NONE, seed));
         var w = config.weights();

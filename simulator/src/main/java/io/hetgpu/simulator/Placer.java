@@ -30,6 +30,15 @@ public interface Placer {
      */
     PodPlacement placeOn(Job job, int podIndex, List<PodPlacement> earlier, ClusterState cluster, int node);
 
+    /**
+     * Preemption's dry run beyond NodeResourcesFit (which the simulation checks itself): whether the pod's devices could be
+     * had on the node once its victims are gone, {@code freed} being the GPUs (a position mask) the victims hold. Without
+     * DRA the GPU count alone decides, so every node passes here.
+     */
+    default boolean fitsInDryRun(Job job, int podIndex, ClusterState cluster, int node, long freed) {
+        return true;
+    }
+
     /** Whether and how the scheduler preempts for a pod no node takes. */
     default Preempting preempting() {
         return Preempting.NEVER;

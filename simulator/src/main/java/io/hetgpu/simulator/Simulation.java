@@ -537,16 +537,21 @@ public final class Simulation {
                         victimJob.distributed() ? "job-" + victimJob.id() : ""));
                 holders.put(running.uid(), holder);
             });
+            var masks = new HashMap<String, Long>();
+            facts.forEach((uid, fact) -> masks.put(uid, fact.mask()));
             for (int i = 0; i < earlier.size(); i++) {
                 var node = inventory.nodes().get(earlier.get(i).node()).name();
                 podsByNode.computeIfAbsent(node, k -> new ArrayList<>()).add(KubeObjects.running(job, i, now));
+                masks.put(KubeObjects.uid(job, i), earlier.get(i).mask());
             }
             var preemptor = KubeObjects.preemptor(job, podIndex);
             var request = preemptor.pod().request();
             List<DefaultPreemption.Extender> extenders = verb != null ? List.of(verb) : kube.verb() == PreemptVerb.NONE ? List.of()
                     : List.of(candidates -> kube.verb().keep(job, podIndex, earlier, candidates, cluster, facts));
             var outcome = kube.model().preempt(preemptor, kubeNodes, podsByNode, unresolvable(job, pod), List.of(),
-                    (node, left) -> NodeFit.insufficientResource(request, node, left.stream().map(RunningPod::request).toList()).isEmpty(),
+                    (node, left) -> NodeFit.insufficientResource(request, node, left.stream().map(RunningPod::request).toList()).isEmpty()
+                            && placer.fitsInDryRun(job, podIndex, cluster, cluster.indexOf(node.name()),
+                                    freedBy(podsByNode.getOrDefault(node.name(), List.of()), left, masks)),
                     extenders);
             if (!(outcome instanceof DefaultPreemption.Outcome.Nominate nominate)) {
                 return null;
@@ -554,6 +559,18 @@ public final class Simulation {
             var victims = new LinkedHashSet<Holder>();
             nominate.victims().pods().forEach(victim -> victims.add(holders.get(victim.uid())));
             return new Nomination(cluster.indexOf(nominate.node()), List.copyOf(victims));
+        }
+
+        /** The GPUs (a position mask) of a node's pods that preemption's dry run removed: on it, and not left. */
+        private static long freedBy(List<RunningPod> onNode, List<RunningPod> left, Map<String, Long> masks) {
+            long freed = 0;
+            for (var pod : onNode) {
+                freed |= masks.getOrDefault(pod.uid(), 0L);
+            }
+            for (var pod : left) {
+                freed &= ~masks.getOrDefault(pod.uid(), 0L);
+            }
+            return freed;
         }
 
         /** kube-scheduler tries a preemptor's nominated node first, then every node. */

@@ -115,11 +115,13 @@ public final class SimulatorMain implements Callable<Integer> {
 
     // One name a line: picocli breaks an over-long word at its dots (hetgpu-workload-aware-min0. / 35).
     @Option(names = "--policies", paramLabel = "REGEX", description = {
-            "a regular expression over the policy names: simulate only the policies it matches (the kube-scheduler runs, "
+            "a regular expression over the policy names: simulate only the policies it matches (the three kubernetes-default runs, "
                     + "the baselines, always run); default all. The names (the last three with --workload gavel; their numbers are "
                     + "--minimum-speed-share and --high-priority-reserve):",
             "  kubernetes-default (pod by pod, with DefaultPreemption)", "  kubernetes-default-whole-workload (jobs admitted whole)",
-            "  kubernetes-default-no-preemption (jobs admitted whole)", "  hetgpu", "  hetgpu-no-tier", "  hetgpu-no-nvlink", "  hetgpu-no-job", "  hetgpu-no-data",
+            "  kubernetes-default-no-preemption (jobs admitted whole)",
+            "  kubernetes-dra-first-fit (DRA, 1.35+: plain claims, first fit)", "  kubernetes-dra-hetgpu-claims (DRA: hetgpu's claim templates)",
+            "  kubernetes-dra-first-fit-preempt", "  kubernetes-dra-hetgpu-claims-preempt (the two with DRAPreemption)", "  hetgpu", "  hetgpu-no-tier", "  hetgpu-no-nvlink", "  hetgpu-no-job", "  hetgpu-no-data",
             "  hetgpu-no-cpu", "  hetgpu-no-packing", "  hetgpu-workload-aware", "  hetgpu-workload-aware-min0.3", "  hetgpu-workload-aware-min0.3-reserve10"},
             converter = PolicyNamePattern.class)
     Pattern policies = Pattern.compile(".*");

@@ -35,7 +35,7 @@ class ReportTest {
     /** Figures wide enough to stress every column: four-digit hours, a never-placed count. */
     private static List<Summary> summaries(List<String> policies) {
         return IntStream.range(0, policies.size()).mapToObj(i -> new Summary(policies.get(i), 10_000, 1234.56 + i, 9876.54, 1234.56, 9876.54,
-                1234.56 + 2 * i, 12_345.6, 1234.56, 0.999, 0.999, 1.0, 12_345.67, i == 3 ? 123 : 0, 12_345, 12_345.67, 1234.56, 1234.56,
+                1234.56 + 2 * i, 12_345.6, 1234.56, 0.999, 0.999, 1.0, 12_345.67, policies.get(i).equals("hetgpu") ? 123 : 0, 12_345, 12_345.67, 1234.56, 1234.56,
                 new TreeMap<>(Map.of(1, 12.34, 2, 123.45, 4, 1234.56, 8, 12_345.67)),
                 new TreeMap<>(Map.of(1, 15.67 + i, 2, 16.5, 4, 17.25, 8, 1234.5)),
                 new Summary.HalfPlacedJobs(10_000 - i, 9_999 - i, 123_456.7, 1234.56))).toList();

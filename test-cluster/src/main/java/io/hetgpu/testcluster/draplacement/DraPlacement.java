@@ -9,6 +9,7 @@ import io.hetgpu.kubescheduler.dra.DeviceAttribute;
 import io.hetgpu.kubescheduler.dra.DeviceClass;
 import io.hetgpu.kubescheduler.dra.DeviceId;
 import io.hetgpu.kubescheduler.dra.DraLimits;
+import io.hetgpu.kubescheduler.dra.HetgpuClaims;
 import io.hetgpu.kubescheduler.dra.PrioritizedListScore;
 import io.hetgpu.kubescheduler.dra.ResourceSlice;
 import io.hetgpu.kubescheduler.dra.StructuredAllocator;

@@ -1,5 +1,6 @@
 package io.hetgpu.testcluster.draplacement;
 
+import io.hetgpu.kubescheduler.dra.HetgpuClaims;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

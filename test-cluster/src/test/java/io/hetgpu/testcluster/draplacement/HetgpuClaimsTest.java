@@ -7,10 +7,11 @@ import io.hetgpu.gpu.tier.CardCatalog;
 import io.hetgpu.kubescheduler.dra.AllocationOutcome;
 import io.hetgpu.kubescheduler.dra.DeviceRequest;
 import io.hetgpu.kubescheduler.dra.DraLimits;
+import io.hetgpu.kubescheduler.dra.HetgpuClaims;
+import io.hetgpu.kubescheduler.dra.HetgpuClaims.Priority;
 import io.hetgpu.kubescheduler.dra.MatchAttribute;
 import io.hetgpu.kubescheduler.dra.StructuredAllocator;
 import io.hetgpu.testcluster.cluster.NodeSpec;
-import io.hetgpu.testcluster.draplacement.HetgpuClaims.Priority;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -27,6 +28,16 @@ class HetgpuClaimsTest {
 
     private static List<String> devices(io.hetgpu.kubescheduler.dra.ClaimAllocation allocation) {
         return allocation.results().stream().map(r -> r.device()).toList();
+    }
+
+    @Test
+    void theNamesItRepeatsAreTheSharedContracts() {
+        assertThat(HetgpuClaims.DRIVER).isEqualTo(io.hetgpu.gpu.inventory.HetgpuDra.DRIVER);
+        assertThat(HetgpuClaims.TIER).isEqualTo(io.hetgpu.gpu.inventory.HetgpuDra.TIER);
+        assertThat(HetgpuClaims.NVLINK_SET_SIZES).isEqualTo(io.hetgpu.gpu.allocation.NvlinkSets.SIZES);
+        for (int size : io.hetgpu.gpu.allocation.NvlinkSets.SIZES) {
+            assertThat(HetgpuClaims.nvlinkSet(size)).isEqualTo(io.hetgpu.gpu.inventory.HetgpuDra.nvlinkSet(size));
+        }
     }
 
     @Test

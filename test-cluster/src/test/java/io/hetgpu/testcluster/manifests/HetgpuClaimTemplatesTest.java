@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.hetgpu.kubescheduler.dra.Claim;
-import io.hetgpu.testcluster.draplacement.HetgpuClaims;
+import io.hetgpu.kubescheduler.dra.HetgpuClaims;
 import io.hetgpu.testcluster.scheduler.DraObjects;
 import java.util.ArrayList;
 import org.junit.jupiter.api.Test;

@@ -1,12 +1,5 @@
-package io.hetgpu.testcluster.draplacement;
+package io.hetgpu.kubescheduler.dra;
 
-import io.hetgpu.gpu.allocation.NvlinkSets;
-import io.hetgpu.gpu.inventory.HetgpuDra;
-import io.hetgpu.kubescheduler.dra.Claim;
-import io.hetgpu.kubescheduler.dra.DeviceClass;
-import io.hetgpu.kubescheduler.dra.DeviceRequest;
-import io.hetgpu.kubescheduler.dra.ExactRequest;
-import io.hetgpu.kubescheduler.dra.MatchAttribute;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -16,6 +9,11 @@ import java.util.Optional;
  * hetgpu's claim for a pod's GPUs, in the DRA allocator model's records: what the shipped claim template
  * {@code hetgpu-gpus-<count>-<level>} (manifests/components/dra-claim-templates) asks for, against which plain first fit is
  * measured. {@code HetgpuClaimTemplatesTest} holds the shipped templates to this.
+ *
+ * <p>It lives beside the allocator's records it is written in, so that both the test cluster's measurement
+ * ({@code DraPlacement}) and the simulator's DRA policies place the same claims; this module depends on nothing but the
+ * JDK and CEL, so the few names it reads from hetgpu's DRA contract ({@code io.hetgpu.gpu.inventory.HetgpuDra},
+ * {@code NVLINK_SET_SIZES}) are repeated here and held equal to it by the test cluster's {@code HetgpuClaimsTest}.
  *
  * <ul>
  *   <li>1 GPU, high priority: {@code firstAvailable} with one subrequest per band of card tiers ({@link #BANDS}), the newest
@@ -38,9 +36,21 @@ import java.util.Optional;
  */
 public final class HetgpuClaims {
 
+    /** hetgpu's DRA driver, also its attributes' domain ({@code DRIVER}). */
+    public static final String DRIVER = "gpu.hetgpu.io";
+    /** The card tier attribute, an int, higher = newer ({@code TIER}). */
+    public static final String TIER = "tier";
+    /** The sizes of the NVLink sets the driver publishes an attribute for ({@code NVLINK_SET_SIZES}). */
+    public static final List<Integer> NVLINK_SET_SIZES = List.of(2, 4, 8);
+
+    /** The attribute naming a GPU's NVLink set of {@code size} ({@code HetgpuDra.nvlinkSet}). */
+    public static String nvlinkSet(int size) {
+        return "nvlinkSet" + size;
+    }
+
     /** hetgpu's DeviceClass: every GPU its driver publishes. */
-    public static final String DEVICE_CLASS = HetgpuDra.DRIVER;
-    public static final String CLASS_SELECTOR = "device.driver == \"" + HetgpuDra.DRIVER + "\"";
+    public static final String DEVICE_CLASS = DRIVER;
+    public static final String CLASS_SELECTOR = "device.driver == \"" + DRIVER + "\"";
     /** The claim's one request. */
     public static final String REQUEST = "gpus";
     /** A claim of several GPUs, normal priority: one NVLink set of any tier. */
@@ -74,7 +84,7 @@ public final class HetgpuClaims {
         }
 
         public String selector() {
-            var tier = "device.attributes[\"" + HetgpuDra.DRIVER + "\"]." + HetgpuDra.TIER;
+            var tier = "device.attributes[\"" + DRIVER + "\"]." + TIER;
             if (highest.isEmpty()) {
                 return tier + " >= " + lowest;
             }
@@ -131,8 +141,8 @@ public final class HetgpuClaims {
         if (count < 2) {
             return Optional.empty();
         }
-        return NvlinkSets.SIZES.stream().filter(size -> size >= count).findFirst()
-                .map(size -> HetgpuDra.DRIVER + "/" + HetgpuDra.nvlinkSet(size));
+        return NVLINK_SET_SIZES.stream().filter(size -> size >= count).findFirst()
+                .map(size -> DRIVER + "/" + nvlinkSet(size));
     }
 
     /** The bands a claim of one GPU lists, in its order: newest first for high priority, oldest first for low, none for normal. */
