@@ -90,8 +90,12 @@ class ImagesTest {
                     .untilAsserted(() -> {
                         assertThat(driver.isRunning()).as(driver::describe).isTrue();
                         assertThat(cluster.kubelet.draDrivers()).as(driver::describe).contains(HetgpuDra.DRIVER);
-                        assertThat(cluster.client.resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice.class)
-                                .withField("spec.nodeName", ShippedCluster.GPU_NODE).list().getItems()).as(driver::describe).isNotEmpty();
+                        assertThat(cluster.client.resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice.class).list().getItems())
+                                .as(driver::describe).anySatisfy(slice -> {
+                                    assertThat(slice.getSpec().getDriver()).isEqualTo(HetgpuDra.DRIVER);
+                                    assertThat(slice.getSpec().getNodeName()).isEqualTo(ShippedCluster.GPU_NODE);
+                                    assertThat(slice.getSpec().getDevices()).hasSize(8);
+                                });
                     });
             assertThat(driver.logs()).as("the DRA driver's AOT cache and the JVM options of its command are accepted")
                     .doesNotContain("[aot]").doesNotContain("AOT cache").doesNotContain("Exception");
