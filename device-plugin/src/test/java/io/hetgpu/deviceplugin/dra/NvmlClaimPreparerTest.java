@@ -1,19 +1,15 @@
 package io.hetgpu.deviceplugin.dra;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.abort;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.hetgpu.deviceplugin.ThisMachinesGpus;
 import io.hetgpu.deviceplugin.devices.GpuInventory;
 import io.hetgpu.gpu.GpuDevice;
-import io.hetgpu.gpu.discovery.GpuDiscoveryException;
-import io.hetgpu.gpu.discovery.GpuSource;
 import io.hetgpu.gpu.inventory.HetgpuDra;
-import io.hetgpu.nvml.NvmlGpuSource;
-import io.hetgpu.nvml.NvmlOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -35,13 +31,7 @@ class NvmlClaimPreparerTest {
 
     @Test
     void aClaimForEveryGpuGetsACdiSpecOfThisMachinesDeviceNodes() throws Exception {
-        GpuSource source;
-        try {
-            source = NvmlGpuSource.open(NvmlOptions.defaults());
-        } catch (GpuDiscoveryException e) {
-            abort("no usable NVML here: " + e.getMessage());
-            return;
-        }
+        var source = ThisMachinesGpus.nvmlOrSkip();
         try (source) {
             var devices = source.topology().devices();
             var results = new ArrayList<io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult>();

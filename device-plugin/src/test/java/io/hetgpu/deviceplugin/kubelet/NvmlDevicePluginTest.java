@@ -1,5 +1,6 @@
 package io.hetgpu.deviceplugin.kubelet;
 
+import io.hetgpu.deviceplugin.ThisMachinesGpus;
 import io.hetgpu.deviceplugin.api.v1beta1.Device;
 import io.hetgpu.deviceplugin.devices.DeviceListStrategy;
 import io.hetgpu.deviceplugin.devices.GpuInventory;
@@ -7,11 +8,7 @@ import io.hetgpu.deviceplugin.node.NodeInventory;
 import io.hetgpu.deviceplugin.node.NodeMetadata;
 import io.hetgpu.deviceplugin.status.PluginMetrics;
 import io.hetgpu.gpu.GpuDevice;
-import io.hetgpu.gpu.discovery.GpuDiscoveryException;
-import io.hetgpu.gpu.discovery.GpuSource;
 import io.hetgpu.gpu.tier.CardCatalog;
-import io.hetgpu.nvml.NvmlGpuSource;
-import io.hetgpu.nvml.NvmlOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,7 +21,6 @@ import java.util.Optional;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.abort;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -39,13 +35,7 @@ class NvmlDevicePluginTest {
 
     @Test
     void listAndWatchAndInventoryCarryTheRealGpus() throws Exception {
-        GpuSource source;
-        try {
-            source = NvmlGpuSource.open(NvmlOptions.defaults());
-        } catch (GpuDiscoveryException e) {
-            abort("no usable NVML here: " + e.getMessage());
-            return;
-        }
+        var source = ThisMachinesGpus.nvmlOrSkip();
         var folder = Files.createDirectory(temp.resolve("device-plugins"));
         var inventory = new GpuInventory(source.topology());
         try (source; var transport = new UnixSocketTransport();
