@@ -57,7 +57,8 @@ class NvmlClaimPreparerTest {
             spec.at("/containerEdits/deviceNodes").forEach(node -> nodes.add(node.path("path").asText()));
             var gpuNodes = new ArrayList<String>();
             spec.path("devices").forEach(device -> device.at("/containerEdits/deviceNodes").forEach(node -> gpuNodes.add(node.path("path").asText())));
-            for (var path : concat(nodes, gpuNodes)) {
+            nodes.addAll(gpuNodes);
+            for (var path : nodes) {
                 var file = Path.of(path);
                 assertThat(file).as("the spec's device node %s on this machine", path).exists();
                 System.out.printf("%s: character device %d:%d%n", path, major(file), minor(file));
@@ -70,12 +71,6 @@ class NvmlClaimPreparerTest {
             assertThat(spec.at("/containerEdits/env/0").asText())
                     .isEqualTo("NVIDIA_VISIBLE_DEVICES=" + String.join(",", devices.stream().map(GpuDevice::uuid).toList()));
         }
-    }
-
-    private static List<String> concat(List<String> a, List<String> b) {
-        var all = new ArrayList<>(a);
-        all.addAll(b);
-        return all;
     }
 
     /** The device number as Linux encodes it (dev_t): major in bits 8-19, minor in bits 0-7 and 20-31. */

@@ -83,7 +83,7 @@ class ContainerFlagsTest {
             assertThat(running).as("%s runs %s", folder, program).isNotEmpty();
             for (var container : running) {
                 // A command replaces the image's entrypoint: only the DRA driver's, which names its own AOT cache and
-                // runs the image's jar as the entrypoint does (DraInstallTest holds it to the ENTRYPOINT), so the
+                // runs the image's jar as the entrypoint does (ShippedJarContentsTest holds it to the ENTRYPOINT), so the
                 // arguments still reach the program.
                 var command = container.container().getCommand();
                 if (command != null && !command.isEmpty()) {

@@ -122,29 +122,6 @@ class DraInstallTest {
                 .isEqualTo("/var/lib/kubelet/plugins");
     }
 
-    /**
-     * The DRA driver runs the image's ENTRYPOINT with the AOT cache trained in DRA mode: the same JVM options and jar, the
-     * cache a training run of the Dockerfile makes with {@code --kubelet-api=dra} (the device plugin's would leave the
-     * driver's classes out of the cache and cost it memory). The chart renders the same container (the test above).
-     */
-    @Test
-    void theNodeAgentRunsTheImagesEntrypointWithTheCacheTrainedAsADraDriver() throws java.io.IOException {
-        var dockerfile = Files.readString(Path.of("..", "device-plugin", "Dockerfile")).replace("\\\n", " ");
-        var entrypointLine = dockerfile.lines().filter(line -> line.startsWith("ENTRYPOINT ")).findFirst().orElseThrow();
-        var entrypoint = new java.util.ArrayList<String>();
-        new com.fasterxml.jackson.databind.ObjectMapper().readTree(entrypointLine.substring("ENTRYPOINT ".length()))
-                .forEach(word -> entrypoint.add(word.asText()));
-        var draCache = "-XX:AOTCache=/opt/hetgpu/hetgpu-dra.aot";
-        var expected = entrypoint.stream().map(word -> word.startsWith("-XX:AOTCache=") ? draCache : word).toList();
-        var container = overlay().one(DaemonSet.class, DEVICE_PLUGIN).getSpec().getTemplate().getSpec().getContainers().getFirst();
-
-        assertThat(entrypoint).as("the Dockerfile's ENTRYPOINT names the device plugin's cache").contains("-XX:AOTCache=/opt/hetgpu/hetgpu-device-plugin.aot");
-        assertThat(container.getCommand()).isEqualTo(expected);
-        assertThat(dockerfile.lines().filter(line -> line.startsWith("RUN ") && line.contains("-XX:AOTCacheOutput=/opt/hetgpu/hetgpu-dra.aot")))
-                .as("a training run makes the DRA driver's cache, in DRA mode").singleElement()
-                .satisfies(run -> assertThat(run).contains("--kubelet-api=dra"));
-    }
-
     @Test
     void theChartWithTheDraApiRendersTheObjectsOfTheOverlay() {
         var kustomize = overlay().comparable();

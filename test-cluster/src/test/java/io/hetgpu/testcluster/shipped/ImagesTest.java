@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSecurityContext;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -80,11 +81,8 @@ class ImagesTest {
     void theDraDriverImageRegistersWithThePluginWatcherOnItsOwnAotCache() throws Exception {
         var pod = cluster.draPluginPod();
         assertThat(pod.container().getCommand()).as("the DaemonSet names the DRA driver's cache").contains("-XX:AOTCache=/opt/hetgpu/hetgpu-dra.aot");
-        var security = RenderedManifests.draInstall().stream().filter(o -> o instanceof DaemonSet d
-                && d.getMetadata().getName().equals("hetgpu-device-plugin")).map(o -> ((DaemonSet) o).getSpec().getTemplate()
-                .getSpec().getSecurityContext()).findFirst().orElseThrow();
         try (var driver = ContainerEngine.run(archive(DEVICE_PLUGIN), "hetgpu-test-dra-driver-" + ProcessHandle.current().pid(), pod,
-                security, apiServerEnv(), Map.of(), args -> args.stream()
+                podSecurity(RenderedManifests.draInstall(), "hetgpu-device-plugin"), apiServerEnv(), Map.of(), args -> args.stream()
                         .map(arg -> arg.equals("--gpu-source=nvml") ? "--gpu-source=simulated:dgx-a100" : arg).toList())) {
             await("the DRA driver in its container registers with kubelet's plugin watcher and publishes its slice").atMost(START)
                     .untilAsserted(() -> {
@@ -145,9 +143,13 @@ class ImagesTest {
 
     /** The simulated install's device plugin pod's securityContext. */
     private PodSecurityContext pluginPodSecurity() {
-        return cluster.manifests.stream().filter(o -> o instanceof DaemonSet d
-                && d.getMetadata().getName().equals(ShippedCluster.SIMULATED_PLUGIN)).map(o -> ((DaemonSet) o).getSpec().getTemplate()
-                .getSpec().getSecurityContext()).findFirst().orElseThrow();
+        return podSecurity(cluster.manifests, ShippedCluster.SIMULATED_PLUGIN);
+    }
+
+    /** The securityContext of the pods of DaemonSet {@code name} among {@code manifests}. */
+    private static PodSecurityContext podSecurity(List<HasMetadata> manifests, String name) {
+        return manifests.stream().filter(o -> o instanceof DaemonSet d && d.getMetadata().getName().equals(name))
+                .map(o -> ((DaemonSet) o).getSpec().getTemplate().getSpec().getSecurityContext()).findFirst().orElseThrow();
     }
 
         /** What kubelet mounts for a pod's service account: the cluster's CA, a token, the namespace. */

@@ -67,6 +67,16 @@ enum ShippedArtifacts {
         return options;
     }
 
+    /** The Dockerfile's AOT cache training runs: each RUN instruction that names {@code -XX:AOTCacheOutput=}, continuations joined. */
+    List<String> trainingRuns() {
+        try {
+            return Files.readString(dockerfile()).replace("\\\n", " ").lines()
+                    .filter(line -> line.startsWith("RUN ") && line.contains("-XX:AOTCacheOutput=")).toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** The words of the ENTRYPOINT instruction (JSON exec form, as Docker recommends for signal delivery). */
     List<String> entrypoint() {
         try {

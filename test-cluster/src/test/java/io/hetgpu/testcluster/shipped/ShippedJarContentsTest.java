@@ -2,6 +2,9 @@ package io.hetgpu.testcluster.shipped;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.hetgpu.testcluster.manifests.RenderedManifests;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
@@ -181,10 +184,9 @@ class ShippedJarContentsTest {
      * more memory.
      */
     @Test
-    void thePluginsAotCacheIsTrainedWithTheHeaderLayoutItIsUsedWith() throws IOException {
+    void thePluginsAotCacheIsTrainedWithTheHeaderLayoutItIsUsedWith() {
         var plugin = ShippedArtifacts.DEVICE_PLUGIN;
-        var trainings = Files.readString(plugin.dockerfile()).replace("\\\n", " ").lines()
-                .filter(line -> line.startsWith("RUN ") && line.contains("-XX:AOTCacheOutput=")).toList();
+        var trainings = plugin.trainingRuns();
         assertThat(trainings).as("%s: the AOT cache training runs, one per kubelet API", plugin.dockerfile()).hasSize(2);
         assertThat(plugin.entrypoint()).as("%s: the ENTRYPOINT uses the cache", plugin.dockerfile())
                 .anyMatch(word -> word.startsWith("-XX:AOTCache=/opt/hetgpu/"));
@@ -192,6 +194,28 @@ class ShippedJarContentsTest {
             assertThat(headerLayout(List.of(training.split("\\s+")))).as("%s: the training run's header layout", plugin.dockerfile())
                     .isEqualTo(headerLayout(plugin.entrypoint())).isNotEmpty();
         }
+    }
+
+    /**
+     * The DRA driver runs the image's ENTRYPOINT with the AOT cache trained in DRA mode: the same JVM options and jar, the
+     * cache a training run of the Dockerfile makes with {@code --kubelet-api=dra} (the device plugin's would leave the
+     * driver's classes out of the cache and cost it memory). The chart renders the same container (DraInstallTest).
+     */
+    @Test
+    void theDraDriverRunsTheEntrypointWithTheCacheTrainedAsADraDriver() {
+        var plugin = ShippedArtifacts.DEVICE_PLUGIN;
+        var draCache = "-XX:AOTCache=/opt/hetgpu/hetgpu-dra.aot";
+        var expected = plugin.entrypoint().stream().map(word -> word.startsWith("-XX:AOTCache=") ? draCache : word).toList();
+        var container = RenderedManifests.draInstall().stream().filter(o -> o instanceof DaemonSet d
+                && d.getMetadata().getName().equals("hetgpu-device-plugin")).map(o -> ((DaemonSet) o).getSpec().getTemplate().getSpec()
+                .getContainers().getFirst()).findFirst().orElseThrow();
+
+        assertThat(plugin.entrypoint()).as("the Dockerfile's ENTRYPOINT names the device plugin's cache")
+                .contains("-XX:AOTCache=/opt/hetgpu/hetgpu-device-plugin.aot");
+        assertThat(container.getCommand()).isEqualTo(expected);
+        assertThat(plugin.trainingRuns()).filteredOn(run -> run.contains("-XX:AOTCacheOutput=/opt/hetgpu/hetgpu-dra.aot"))
+                .as("a training run makes the DRA driver's cache, in DRA mode").singleElement()
+                .satisfies(run -> assertThat(run).contains("--kubelet-api=dra"));
     }
 
     /** The option a cache must be made and used with alike: the object header layout (the collector may differ). */
