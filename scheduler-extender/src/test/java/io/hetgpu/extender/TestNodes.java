@@ -32,6 +32,15 @@ public final class TestNodes {
         return FACTORY.state(new NodeFacts(name, "", Map.of(), TestTopologies.inventory(topology), TestTopologies.free(topology, freePositions)), List.of());
     }
 
+    /** A node hetgpu's DRA driver serves: its GPUs read from the one slice the driver publishes, all free. */
+    public static NodeState hetgpuDra(String name, Function<String, NodeTopology> type) {
+        var catalog = CardCatalog.defaults();
+        var slice = TestDra.slice("s-" + name, name, TestDra.HETGPU, io.hetgpu.gpu.inventory.HetgpuDra.pool(name), 1, 1,
+                TestDra.hetgpuGpus(type.apply(name), catalog));
+        var read = io.hetgpu.extender.model.SliceReader.read(name, List.of(slice), catalog);
+        return FACTORY.state(new NodeFacts(name, "1", Map.of(), null, null, null, true, read), List.of());
+    }
+
     /** A node served by NVIDIA's device plugin, labelled by GPU Feature Discovery: {@code labels} plus its allocatable count. */
     public static NodeState featureDiscovery(String name, Map<String, String> labels, int allocatable) {
         return FACTORY.state(new NodeFacts(name, "", labels, null, null, Integer.toString(allocatable)), List.of());

@@ -38,11 +38,22 @@ public final class TestTopologies {
         return pcie(node, count, "Tesla V100-PCIE-32GB", new ComputeCapability(7, 0), 32768, false);
     }
 
+    public static NodeTopology h100Pcie(String node, int count) {
+        return pcie(node, count, "NVIDIA H100 PCIe", new ComputeCapability(9, 0), 81559, false);
+    }
+
     /** DGX-1 V100: NVIDIA's hybrid cube-mesh of NVLink. */
     public static NodeTopology dgx1V100(String node) {
         var base = Fixtures.dgx1V100();
         return new NodeTopology(base.driverVersion(), base.cudaDriverVersion(), devices(node, 8, "Tesla V100-SXM2-16GB",
                 new ComputeCapability(7, 0), 16160), base.links());
+    }
+
+    /** DGX-1 P100: the same hybrid cube-mesh, a generation older. */
+    public static NodeTopology dgx1P100(String node) {
+        var base = Fixtures.dgx1V100();
+        return new NodeTopology(base.driverVersion(), base.cudaDriverVersion(), devices(node, 8, "Tesla P100-SXM2-16GB",
+                new ComputeCapability(6, 0), 16280), base.links());
     }
 
     public static NodeTopology dgxA100(String node) {

@@ -95,7 +95,7 @@ public final class HetgpuClaims {
         }
 
         public boolean holds(long tier) {
-            return tier >= lowest && highest.map(h -> tier <= h).orElse(true);
+            return (lowest == 0 || tier >= lowest) && highest.map(h -> tier <= h).orElse(true);
         }
     }
 
@@ -111,7 +111,9 @@ public final class HetgpuClaims {
             new Band(0, Optional.of(24)));
 
     /**
-     * The bands of a claim of several GPUs, newest first, one per generation: Hopper and later (84 up: H800, H100, H200,
+     * The bands of a claim of several GPUs, newest first, one per generation ({@code io.hetgpu.gpu.tier.CardGeneration},
+     * by which the extender ranks such a pod's nodes before their NVLink sets; {@code HetgpuClaimsTest} holds them
+     * equal): Hopper and later (84 up: H800, H100, H200,
      * GH200, B200); Ampere and Ada (45-83: A10, L4, A30, A40, L40, L40S, A100); Volta (40-44: V100, V100S); older (0-39:
      * K80, M60, M40, P4, P40, P100, and T4, an inference card that trains slower than a V100).
      */

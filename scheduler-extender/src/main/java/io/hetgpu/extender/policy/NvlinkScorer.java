@@ -2,7 +2,9 @@ package io.hetgpu.extender.policy;
 
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.throughput.ThroughputSource;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * How well connected the GPU set a node would give is: the shared allocator's link score, relative to
@@ -10,8 +12,26 @@ import java.util.List;
  * unknown (served neither by hetgpu's device plugin nor by its DRA driver) scores 0, not as well as any set whose links
  * are known. A node of hetgpu's DRA driver has its links from the NVLink sets it publishes ({@code DraLinks}): ranked by
  * set size, not measured.
+ *
+ * <p>Where the tier scorer ranks the pod's candidates by generation, then set ({@link CardThenSet}: nodes a DRA driver
+ * serves), this scorer gives that same column: the set counts within the generation, with its own weight, and never
+ * outweighs a generation.
  */
 public final class NvlinkScorer implements NodeScorer {
+
+    private final PriorityThresholds thresholds;
+    private final ThroughputSource throughputs;
+
+    /** Links alone, for pods of no tier preference and tests of the links. */
+    public NvlinkScorer() {
+        this(PriorityThresholds.DEFAULTS, ThroughputSource.fixed(WorkloadThroughputs.NONE));
+    }
+
+    /** As the tier scorer built with the same thresholds and table ranks. */
+    public NvlinkScorer(PriorityThresholds thresholds, ThroughputSource throughputs) {
+        this.thresholds = thresholds;
+        this.throughputs = throughputs;
+    }
 
     @Override
     public String name() {
@@ -25,10 +45,24 @@ public final class NvlinkScorer implements NodeScorer {
 
     @Override
     public double[] score(PodRequest pod, List<Candidate> candidates, PlacementContext context) {
-        var scores = new double[candidates.size()];
-        if (pod.gpuCount() < 2) {
-            return scores;
+        return pod.gpuCount() < 2 ? new double[candidates.size()] : linkShares(candidates);
+    }
+
+    @Override
+    public double[] score(PodRequest pod, List<Candidate> candidates, PlacementContext context, Function<String, double[]> earlier) {
+        var cardThenSet = earlier.apply("tier");
+        if (cardThenSet != null && CardThenSet.applies(pod, TierPreference.of(pod, thresholds), throughputs.current().table(), candidates)) {
+            return cardThenSet.clone();
         }
+        return score(pod, candidates, context);
+    }
+
+    /**
+     * Each candidate's link score relative to the best known one, 0..1; all 0 when no candidate's links are known. Unknown
+     * links score 0, as the worst: a set hetgpu measured as NVLink is worth more than a guess.
+     */
+    static double[] linkShares(List<Candidate> candidates) {
+        var shares = new double[candidates.size()];
         long best = 0;
         for (var candidate : candidates) {
             if (candidate.linksKnown()) {
@@ -36,13 +70,12 @@ public final class NvlinkScorer implements NodeScorer {
             }
         }
         if (best == 0) {
-            return scores;
+            return shares;
         }
-        for (int i = 0; i < scores.length; i++) {
+        for (int i = 0; i < shares.length; i++) {
             var candidate = candidates.get(i);
-            // Unknown links score 0, as the worst: a set hetgpu measured as NVLink is worth more than a guess.
-            scores[i] = candidate.linksKnown() ? candidate.linkScore() / (double) best : 0;
+            shares[i] = candidate.linksKnown() ? candidate.linkScore() / (double) best : 0;
         }
-        return scores;
+        return shares;
     }
 }

@@ -17,7 +17,7 @@ final class Scorers {
     }
 
     static List<NodeScorer> all(PriorityThresholds thresholds, ThroughputSource throughputs) {
-        return List.of(new TierScorer(thresholds, throughputs), new NvlinkScorer(), new JobLocalityScorer(),
+        return List.of(new TierScorer(thresholds, throughputs), new NvlinkScorer(thresholds, throughputs), new JobLocalityScorer(),
                 new DataLocalityScorer(), new CpuNodeScorer(), new PackingScorer());
     }
 

@@ -21,6 +21,9 @@ import java.util.List;
  * other, and its run measures the class there. Low-priority work pays for exploring; high-priority and neutral pods
  * trust the prior as a figure and never explore (priors follow the card table's tier order, so for them an unmeasured
  * card ranks as its tier would beside the class's measured ones).
+ *
+ * <p>On nodes a DRA driver serves, a pod of several GPUs ranked by tier is ranked by generation, then set, then tier, as
+ * hetgpu's claims list them ({@link CardThenSet}); the {@link NvlinkScorer} then follows this column.
  */
 public final class TierScorer implements NodeScorer {
 
@@ -76,6 +79,9 @@ public final class TierScorer implements NodeScorer {
         for (int i = 0; i < scores.length; i++) {
             double position = max == min ? 1 : (candidates.get(i).tierRank() - min) / (double) (max - min);
             scores[i] = preference == GpuPreference.NEWEST ? position : max == min ? 1 : 1 - position;
+        }
+        if (CardThenSet.applies(pod, preference, throughputs, candidates)) {
+            return CardThenSet.scores(preference, candidates, scores, NvlinkScorer.linkShares(candidates));
         }
         return scores;
     }

@@ -45,14 +45,11 @@ import org.junit.jupiter.api.Test;
  * subrequest per band of tiers), and the expected order is derived here from each claim's own bands, so a change on
  * either side (the claims' order or bands, or the extender's tier scoring) fails this test.
  *
- * A claim of several GPUs lists each band twice, first bound to one NVLink set, then alone: a node with no free set
- * (a PCIe-only K80 or T4 node) is served by its band's second alternative, before every newer band for a low-priority
- * pod and after every older one for a high-priority pod. Every node is compared, PCIe-only ones too, with one
- * exception where the two still differ: a low-priority pod of several GPUs. kube-scheduler serves the K80 and T4 nodes
- * first (tier-0-39), the V100 set next; the extender weighs a free NVLink set (nvlink, weight 3) against the older tier
- * (tier, weight 4) and ranks the V100 set above the K80s and T4s, the A100 and H100 sets above the T4s (whose PCIe
- * links score lowest). So a node served by a band alone is not compared with a later one served on a set; every other
- * pair, those among PCIe-only nodes and among nodes with sets, and every pair of a high-priority pod, is.
+ * A claim of several GPUs lists each generation twice, first bound to one NVLink set, then alone: a node with no free
+ * set (a PCIe-only K80, T4 or V100 node) is served by its generation's second alternative. The extender ranks such a
+ * pod's nodes by generation, then set, then tier ({@code CardThenSet}), so every pair of nodes is compared: a DGX-1
+ * P100's set before a K80 box for a low-priority pod (one generation, the set first), a K80 box before a V100 set (the
+ * older generation first, whatever its links), a PCIe-only V100 node before an A100 set.
  */
 class PrioritizedListAgreementTest {
 
@@ -71,6 +68,8 @@ class PrioritizedListAgreementTest {
         machines.put("k80", TestTopologies.k80x4("k80"));
         machines.put("a100", TestTopologies.dgxA100("a100"));
         machines.put("t4", TestTopologies.t4x4("t4"));
+        machines.put("p100", TestTopologies.dgx1P100("p100"));
+        machines.put("v100-pcie", TestTopologies.v100Pcie("v100-pcie", 8));
         var facts = new ArrayList<NodeFacts>();
         machines.forEach((name, topology) -> {
             var read = SliceReader.read(name, List.of(slice("s-" + name, name, HETGPU, HetgpuDra.pool(name), 1, 1, hetgpuGpus(topology, catalog))),
@@ -218,15 +217,11 @@ class PrioritizedListAgreementTest {
         for (HostPriority priority : extender.prioritize(new ExtenderArgs(pod, null, List.copyOf(firstServed.keySet()))).priorities()) {
             scores.put(priority.host(), priority.score());
         }
-        // Nodes served by one alternative score alike in kube-scheduler; the extender may order them either way. A node
-        // served by a band alone (no free NVLink set) is not compared with a later one served on a set: there the
-        // extender's NVLink score may outweigh its tier score (see the class comment).
+        // Nodes served by one alternative score alike in kube-scheduler; the extender may order them either way.
         assertThat(listed).as(what + ": every alternative selects a band").allSatisfy(sub -> assertThat(sub.getSelectors()).isNotEmpty());
-        java.util.function.IntPredicate onSet = i -> linked.contains("gpus/" + listed.get(i).getName());
         for (var earlier : firstServed.keySet()) {
             for (var later : firstServed.keySet()) {
-                boolean setAgainstTier = !onSet.test(firstServed.get(earlier)) && onSet.test(firstServed.get(later));
-                if (firstServed.get(earlier) < firstServed.get(later) && !setAgainstTier) {
+                if (firstServed.get(earlier) < firstServed.get(later)) {
                     assertThat(scores.get(earlier)).as(what + ": " + earlier + " (alternative " + firstServed.get(earlier) + ") above " + later
                             + " (alternative " + firstServed.get(later) + "), scores " + scores).isGreaterThan(scores.get(later));
                 }

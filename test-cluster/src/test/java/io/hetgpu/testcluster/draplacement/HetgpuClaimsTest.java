@@ -41,6 +41,24 @@ class HetgpuClaimsTest {
     }
 
     @Test
+    void theGenerationsOfAClaimOfSeveralGpusAreTheOnesTheExtenderRanksBy() {
+        var generations = io.hetgpu.gpu.tier.CardGeneration.NEWEST_FIRST;
+        assertThat(HetgpuClaims.NVLINK_BANDS).hasSameSizeAs(generations);
+        for (int i = 0; i < generations.size(); i++) {
+            var band = HetgpuClaims.NVLINK_BANDS.get(i);
+            var generation = generations.get(i);
+            // The oldest band's selector has no lower bound, the newest's no upper one.
+            assertThat(band.lowest()).as(generation.name()).isEqualTo(generation.lowestTier() == Integer.MIN_VALUE ? 0 : generation.lowestTier());
+            assertThat(band.highest().orElse(Integer.MAX_VALUE)).as(generation.name()).isEqualTo(generation.highestTier());
+        }
+        for (int tier = -5; tier <= 120; tier++) {
+            int t = tier;
+            assertThat(IntStream.range(0, generations.size()).filter(i -> HetgpuClaims.NVLINK_BANDS.get(i).holds(t))
+                    .findFirst().orElse(-1)).as("tier %d", tier).isEqualTo(io.hetgpu.gpu.tier.CardGeneration.age(tier));
+        }
+    }
+
+    @Test
     void highPriorityListsTheNewestBandFirstLowTheOldestAndNormalAsksForAny() {
         assertThat(alternatives(HetgpuClaims.claim("ns", "c", Priority.HIGH, 1))).containsExactly("tier-100-up", "tier-84-99", "tier-70-83",
                 "tier-55-69", "tier-45-54", "tier-40-44", "tier-25-39", "tier-0-24");
