@@ -15,11 +15,19 @@ import java.util.List;
 /**
  * The nodes of a simulated cluster, built from hetgpu's shipped machine profiles, so that each node
  * model has its real NVLink/PCIe topology.
+ *
+ * @param catalog the card table the nodes' tiers come from, which the DRA slices publish too
  */
-public record ClusterInventory(List<SimNode> nodes) {
+public record ClusterInventory(List<SimNode> nodes, CardCatalog catalog) {
 
     public ClusterInventory {
         nodes = List.copyOf(nodes);
+        java.util.Objects.requireNonNull(catalog, "catalog");
+    }
+
+    /** Nodes whose tiers come from the built-in card table. */
+    public ClusterInventory(List<SimNode> nodes) {
+        this(nodes, CardCatalog.defaults());
     }
 
     public int gpuCount() {
@@ -81,7 +89,7 @@ public record ClusterInventory(List<SimNode> nodes) {
         }
 
         ClusterInventory build() {
-            return new ClusterInventory(nodes);
+            return new ClusterInventory(nodes, catalog);
         }
     }
 

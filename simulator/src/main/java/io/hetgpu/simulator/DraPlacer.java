@@ -1,7 +1,6 @@
 package io.hetgpu.simulator;
 
 import io.hetgpu.extender.model.NodeGpus;
-import io.hetgpu.gpu.tier.CardCatalog;
 import io.hetgpu.kubescheduler.dra.Claim;
 import io.hetgpu.kubescheduler.dra.DraLimits;
 import io.hetgpu.kubescheduler.dra.HetgpuClaims;
@@ -55,7 +54,7 @@ final class DraPlacer implements Placer {
 
     DraPlacer(Claims claims, boolean releasesOnPreemption, ClusterInventory inventory, long seed) {
         this(claims, releasesOnPreemption, TieBreak.random(new Random(seed)), Preempting.Kube.seeded(seed, PreemptVerb.NONE),
-                new DraAllocations(inventory.nodes(), CardCatalog.defaults(), DraLimits.DEFAULTS, DraAllocations.DEFAULT_MAX_ENTRIES));
+                new DraAllocations(inventory.nodes(), inventory.catalog(), DraLimits.DEFAULTS, DraAllocations.DEFAULT_MAX_ENTRIES));
     }
 
     DraPlacer(Claims claims, boolean releasesOnPreemption, TieBreak ties, Preempting preempting, DraAllocations allocations) {
