@@ -49,7 +49,9 @@ import org.junit.jupiter.api.Test;
  * set (a PCIe-only K80, T4 or V100 node) is served by its generation's second alternative. The extender ranks such a
  * pod's nodes by generation, then set, then tier ({@code CardThenSet}), so every pair of nodes is compared: a DGX-1
  * P100's set before a K80 box for a low-priority pod (one generation, the set first), a K80 box before a V100 set (the
- * older generation first, whatever its links), a PCIe-only V100 node before an A100 set.
+ * older generation first, whatever its links), a PCIe-only V100 node before an A100 set. The nodes are empty and hold
+ * 4 or 8 GPUs: the extender's bin packing and job locality weigh on top of the card and the set, as kube-scheduler's
+ * own plugins (NodeResourcesFit and the rest) weigh beside its DRA score, and are not what this test compares.
  */
 class PrioritizedListAgreementTest {
 
