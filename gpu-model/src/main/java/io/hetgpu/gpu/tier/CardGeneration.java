@@ -3,10 +3,11 @@ package io.hetgpu.gpu.tier;
 import java.util.List;
 
 /**
- * A generation of training cards: a band of tiers. For a pod of several GPUs the generation is chosen before the NVLink
- * set, and the set before the tier within the generation, both by hetgpu's DRA claims (which list one alternative per
- * generation, first on one set and then without one) and by the extender's scorers. A pod on newer cards it does not
- * need takes them from urgent work however well they are linked; within one generation the better-linked set wins.
+ * A generation of training cards: a band of tiers. For a pod of several GPUs on nodes of a DRA driver the generation is
+ * chosen before the NVLink set, and the set before the tier within the generation, both by hetgpu's DRA claims (which
+ * list one alternative per generation, first on one set and then without one) and by the extender's scorers. A pod on
+ * newer cards it does not need takes them from urgent work however well they are linked; within one generation the
+ * better-linked set wins.
  *
  * <p>The bands are fixed tier ranges, not card names, so an admin's tier overrides move a card between them as its tier
  * says; a tier below the oldest band's lowest still belongs to it.

@@ -2,6 +2,7 @@ package io.hetgpu.extender.policy;
 
 import io.hetgpu.extender.model.GpuPreference;
 import io.hetgpu.extender.model.NodeGpuSource;
+import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.gpu.tier.CardGeneration;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -27,7 +28,7 @@ final class CardThenSet {
      * Whether the pod's cards are ranked this way: several GPUs, a tier preference, no speed table row for its class (a
      * class the table knows is ranked by its speeds, against which the set weighs), and nodes served by a DRA driver.
      */
-    static boolean applies(io.hetgpu.extender.model.PodRequest pod, GpuPreference preference, WorkloadThroughputs throughputs,
+    static boolean applies(PodRequest pod, GpuPreference preference, WorkloadThroughputs throughputs,
                            List<Candidate> candidates) {
         if (pod.gpuCount() < 2 || preference != GpuPreference.NEWEST && preference != GpuPreference.OLDEST || throughputs.knows(pod.workload())) {
             return false;

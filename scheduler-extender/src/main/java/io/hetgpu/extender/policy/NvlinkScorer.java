@@ -51,6 +51,8 @@ public final class NvlinkScorer implements NodeScorer {
     @Override
     public double[] score(PodRequest pod, List<Candidate> candidates, PlacementContext context, Function<String, double[]> earlier) {
         var cardThenSet = earlier.apply("tier");
+        // The table is read again here, as the filters and the tier scorer each read it: only a class learned between the
+        // two reads of one request could make them differ, and then only for that one answer.
         if (cardThenSet != null && CardThenSet.applies(pod, TierPreference.of(pod, thresholds), throughputs.current().table(), candidates)) {
             return cardThenSet.clone();
         }
