@@ -41,7 +41,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The simulated kubelet's DRA manager, speaking kubelet's protocols over real Unix sockets: its plugin watcher registers
- * each DRA driver whose socket appears in the plugin registry folder (GetInfo, then NotifyRegistrationStatus), and a
+ * each DRA driver whose socket appears in the plugin registry folder (GetInfo, then NotifyRegistrationStatus; a socket
+ * that does not answer yet is tried again each second, as kubelet's plugin manager reconciles), and a
  * pod's claims are prepared by the drivers their allocation names before the pod runs, and unprepared once no pod on
  * the node uses them. Calls v1 where a driver offers it, else v1beta1, as kubelet does. Claims of drivers with no
  * plugin here (NVIDIA's, published by the test cluster without one) are left alone, as before.
@@ -75,6 +76,10 @@ final class KubeletDra implements AutoCloseable {
     private final Map<String, Prepared> prepared = new LinkedHashMap<>();
     private WatchService watch;
     private Thread watcher;
+    /** Registration sockets whose GetInfo failed (not refused): tried again every {@link #RETRY_EVERY}. */
+    private final Set<Path> unreachable = ConcurrentHashMap.newKeySet();
+    /** kubelet's plugin manager reconciles its desired state of sockets once a second. */
+    private static final java.time.Duration RETRY_EVERY = java.time.Duration.ofSeconds(1);
 
     private record Prepared(Claim claim, Set<String> drivers, Set<String> pods) { }
 
@@ -111,17 +116,23 @@ final class KubeletDra implements AutoCloseable {
         watcher = Thread.ofPlatform().daemon().name("plugin-watcher-" + nodeName).start(() -> {
             try {
                 while (true) {
-                    var key = watch.take();
-                    for (var event : key.pollEvents()) {
-                        if (event.context() instanceof Path name) {
-                            if (event.kind() == StandardWatchEventKinds.ENTRY_DELETE) {
-                                deregister(registry.resolve(name));
-                            } else {
-                                register(registry.resolve(name));
+                    var key = watch.poll(RETRY_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+                    if (key != null) {
+                        for (var event : key.pollEvents()) {
+                            if (event.context() instanceof Path name) {
+                                if (event.kind() == StandardWatchEventKinds.ENTRY_DELETE) {
+                                    unreachable.remove(registry.resolve(name));
+                                    deregister(registry.resolve(name));
+                                } else {
+                                    register(registry.resolve(name));
+                                }
                             }
                         }
+                        key.reset();
                     }
-                    key.reset();
+                    for (var socket : List.copyOf(unreachable)) {
+                        register(socket);
+                    }
                 }
             } catch (InterruptedException | ClosedWatchServiceException e) {
                 // closing
@@ -132,6 +143,11 @@ final class KubeletDra implements AutoCloseable {
     /** The drivers registered, by name. */
     Set<String> drivers() {
         return Set.copyOf(drivers.keySet());
+    }
+
+    /** The registration sockets that did not answer and are being tried again. */
+    Set<Path> retrying() {
+        return Set.copyOf(unreachable);
     }
 
     private void register(Path socket) {
@@ -155,8 +171,13 @@ final class KubeletDra implements AutoCloseable {
                 }
             }
             registration.notifyRegistrationStatus(RegistrationStatus.newBuilder().setPluginRegistered(error.isEmpty()).setError(error).build());
+            unreachable.remove(socket);
         } catch (RuntimeException e) {
-            log.log(System.Logger.Level.WARNING, "Plugin at {0} not registered on {1}: {2}", socket, nodeName, e.toString());
+            // The socket can appear before its server answers (a plugin restarting): kubelet's reconciler tries every
+            // socket of its desired state again each second until it registers or goes away, and so does this one.
+            if (unreachable.add(socket)) {
+                log.log(System.Logger.Level.WARNING, "Plugin at {0} not registered on {1}, trying again: {2}", socket, nodeName, e.toString());
+            }
         } finally {
             channel.shutdownNow();
         }

@@ -238,6 +238,11 @@ public final class SimulatedKubelet implements AutoCloseable {
         return dra.drivers();
     }
 
+    /** Registration sockets in the plugin registry that did not answer, tried again each second as kubelet does. */
+    public Set<java.nio.file.Path> draRegistrationsRetried() {
+        return dra.retrying();
+    }
+
     /**
      * What {@code driver}'s health stream last said of its devices ("pool/device" → Healthy, Unhealthy or Unknown, as
      * the pod status's {@code allocatedResourcesStatus} spells it); empty without an open stream.

@@ -103,6 +103,27 @@ class SimulatedKubeletDraTest {
     }
 
     @Test
+    void aRegistrationSocketThatAppearsBeforeItsServerAnswersIsTriedAgainUntilItRegisters() throws Exception {
+        awaitRegistered();
+        plugin.close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !kubelet.draDrivers().contains(HetgpuDra.DRIVER));
+
+        // The socket's name appears in the watched folder while nothing answers behind it yet, and no event follows when
+        // the server starts: only kubelet's retry of its desired state can register the driver.
+        var elsewhere = Files.createDirectories(root.resolve("registry-elsewhere"));
+        var socketName = HetgpuDra.DRIVER + "-reg.sock";
+        Files.createSymbolicLink(folders.pluginsRegistry().resolve(socketName), elsewhere.resolve(socketName));
+        await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.draRegistrationsRetried().contains(folders.pluginsRegistry().resolve(socketName)));
+        assertThat(kubelet.draDrivers()).doesNotContain(HetgpuDra.DRIVER);
+
+        gpus = SimulatedGpuSource.open("dgx1-v100", NODE);
+        plugin = DraPlugin.start(new DraPlugin.Settings(elsewhere, folders.plugins(), folders.cdi(), HetgpuDra.DRIVER, NODE, 0,
+                CardCatalog.defaults()), gpus, client);
+        awaitRegistered();
+        assertThat(kubelet.draRegistrationsRetried()).isEmpty();
+    }
+
+    @Test
     void aGpuThatFailsIsUnhealthyInKubeletsHealthStreamUnderTheSlicesNamesAndHealthyAgainOnceItRecovers() {
         awaitRegistered();
         var uid = allocatedPair();
