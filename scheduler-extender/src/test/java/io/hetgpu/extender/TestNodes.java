@@ -34,11 +34,16 @@ public final class TestNodes {
 
     /** A node hetgpu's DRA driver serves: its GPUs read from the one slice the driver publishes, all free. */
     public static NodeState hetgpuDra(String name, Function<String, NodeTopology> type) {
+        return FACTORY.state(hetgpuDraFacts(name, type.apply(name)), List.of());
+    }
+
+    /** What the informers know of a node hetgpu's DRA driver serves: no annotations, the one slice it publishes. */
+    public static NodeFacts hetgpuDraFacts(String name, NodeTopology topology) {
         var catalog = CardCatalog.defaults();
         var slice = TestDra.slice("s-" + name, name, TestDra.HETGPU, io.hetgpu.gpu.inventory.HetgpuDra.pool(name), 1, 1,
-                TestDra.hetgpuGpus(type.apply(name), catalog));
+                TestDra.hetgpuGpus(topology, catalog));
         var read = io.hetgpu.extender.model.SliceReader.read(name, List.of(slice), catalog);
-        return FACTORY.state(new NodeFacts(name, "1", Map.of(), null, null, null, true, read), List.of());
+        return new NodeFacts(name, "1", Map.of(), null, null, null, true, read);
     }
 
     /** A node served by NVIDIA's device plugin, labelled by GPU Feature Discovery: {@code labels} plus its allocatable count. */

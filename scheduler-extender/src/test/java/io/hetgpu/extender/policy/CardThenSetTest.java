@@ -35,8 +35,7 @@ class CardThenSetTest {
 
     /** The nodes from the best score to the worst, as the whole policy ranks them. */
     private static List<String> ranked(PodRequest pod, NodeState... nodes) {
-        var candidates = Arrays.stream(nodes).map(node -> ((PlacementPolicy.Fit) PolicyAnswers.assess(POLICY, pod, node)).candidate()).toList();
-        var table = POLICY.scoreCandidates(pod, candidates, PlacementContext.EMPTY);
+        var table = POLICY.scoreCandidates(pod, candidates(pod, nodes), PlacementContext.EMPTY);
         return table.ranked().stream().map(ScoreTable.Row::node).toList();
     }
 
@@ -94,8 +93,7 @@ class CardThenSetTest {
     @Test
     void theNvlinkColumnFollowsTheTierColumnWhereTheRuleApplies() {
         var pod = pod(2, -10);
-        var candidates = Arrays.stream(new NodeState[] {h100, v100, k80})
-                .map(node -> ((PlacementPolicy.Fit) PolicyAnswers.assess(POLICY, pod, node)).candidate()).toList();
+        var candidates = candidates(pod, h100, v100, k80);
         var table = POLICY.scoreCandidates(pod, candidates, PlacementContext.EMPTY);
         int tier = table.scorers().indexOf("tier");
         int nvlink = table.scorers().indexOf("nvlink");
@@ -111,8 +109,7 @@ class CardThenSetTest {
     @Test
     void placesAreDenseAndEqualOnlyWhereAllThreeAre() {
         var pod = pod(2, -10);
-        var candidates = Arrays.stream(new NodeState[] {k80, TestNodes.hetgpuDra("k80-b", TestTopologies::k80x4), v100})
-                .map(node -> ((PlacementPolicy.Fit) PolicyAnswers.assess(POLICY, pod, node)).candidate()).toList();
+        var candidates = candidates(pod, k80, TestNodes.hetgpuDra("k80-b", TestTopologies::k80x4), v100);
         var scores = CardThenSet.scores(GpuPreference.OLDEST, candidates, new double[] {1, 1, 0}, NvlinkScorer.linkShares(candidates));
         assertThat(scores).containsExactly(1.0, 1.0, 0.0);
         assertThat(CardThenSet.scores(GpuPreference.OLDEST, candidates.subList(0, 1), new double[] {1}, new double[] {0})).containsExactly(1.0);

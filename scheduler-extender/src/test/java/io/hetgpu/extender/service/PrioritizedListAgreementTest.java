@@ -1,8 +1,6 @@
 package io.hetgpu.extender.service;
 
 import static io.hetgpu.extender.TestDra.HETGPU;
-import static io.hetgpu.extender.TestDra.hetgpuGpus;
-import static io.hetgpu.extender.TestDra.slice;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
@@ -10,6 +8,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.hetgpu.extender.TestDra;
+import io.hetgpu.extender.TestNodes;
 import io.hetgpu.extender.TestTopologies;
 import io.hetgpu.extender.cluster.NodeSnapshot;
 import io.hetgpu.extender.cluster.SnapshotClusterView;
@@ -17,13 +16,11 @@ import io.hetgpu.extender.model.NodeFacts;
 import io.hetgpu.extender.model.NodeSlices;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequestParser;
-import io.hetgpu.extender.model.SliceReader;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.PolicySettings;
 import io.hetgpu.extender.wire.ExtenderArgs;
 import io.hetgpu.extender.wire.HostPriority;
 import io.hetgpu.gpu.NodeTopology;
-import io.hetgpu.gpu.inventory.HetgpuDra;
 import io.hetgpu.gpu.tier.CardCatalog;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -74,10 +71,9 @@ class PrioritizedListAgreementTest {
         machines.put("v100-pcie", TestTopologies.v100Pcie("v100-pcie", 8));
         var facts = new ArrayList<NodeFacts>();
         machines.forEach((name, topology) -> {
-            var read = SliceReader.read(name, List.of(slice("s-" + name, name, HETGPU, HetgpuDra.pool(name), 1, 1, hetgpuGpus(topology, catalog))),
-                    catalog);
-            slices.put(name, read);
-            facts.add(new NodeFacts(name, "1", Map.of(), null, null, null, true, read));
+            var node = TestNodes.hetgpuDraFacts(name, topology);
+            slices.put(name, node.slices());
+            facts.add(node);
         });
         var snapshot = NodeSnapshot.of(facts, Map.of());
         var parser = new PodRequestParser("nvidia.com/gpu", catalog, Set.of()).withDra(lookup);
