@@ -52,7 +52,8 @@ import java.util.Map;
  *   evictForFasterCards: 0.9  # a high-priority pod refuses free cards below 90 % of the speed of cards
  *                             # preemption can free for it, so that kube-scheduler preempts for the faster ones
  *   jobHeadroom: 8%           # a job of several pods below high priority starts only where 8 % of the cluster's GPUs
- *                             # (or a number: 8) stay free beyond what it needs, room kept for urgent pods (0 off)
+ *                             # (or a number: 8) stay free beyond what it needs, room kept for urgent pods (0 off); a
+ *                             # pod of several GPUs in no job keeps it while smaller pods wait for 3 times as many
  *   learning:                 # how fast each workload class runs on each card, learned from pods that end
  *     enabled: true
  *     minRunSeconds: 120      # shorter runs are not measurements

@@ -20,6 +20,8 @@ final class ClusterState {
     /** Per node: spec.priority to the GPUs its pods of that priority hold. */
     private final List<java.util.Map<Integer, Long>> heldByPriority;
     private final int[] pods;
+    /** Single-pod jobs waiting for a node, by GPUs needed: the extender's informer counts waiting pods in no job so. */
+    private final java.util.TreeMap<Integer, Integer> waitingBySize = new java.util.TreeMap<>();
     private int freeGpus;
 
     ClusterState(ClusterInventory inventory) {
@@ -35,6 +37,22 @@ final class ClusterState {
             indexByName.put(nodes.get(i).name(), i);
             heldByPriority.add(new java.util.HashMap<>());
         }
+    }
+
+    /** A single-pod job of {@code gpus} GPUs joined the queue ({@code change} 1) or left it (-1). */
+    void waiting(int gpus, int change) {
+        if (gpus > 0) {
+            waitingBySize.merge(gpus, change, (count, delta) -> count + delta == 0 ? null : count + delta);
+        }
+    }
+
+    /** The GPUs the waiting single-pod jobs of fewer than {@code gpus} GPUs need together. */
+    int waitingGpusBelow(int gpus) {
+        int needed = 0;
+        for (var size : waitingBySize.headMap(gpus).entrySet()) {
+            needed += size.getKey() * size.getValue();
+        }
+        return needed;
     }
 
     /** The node's index in the inventory. */

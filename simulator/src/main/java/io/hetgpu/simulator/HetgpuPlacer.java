@@ -9,6 +9,7 @@ import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PriorityHint;
 import io.hetgpu.extender.model.WaitingPeer;
+import io.hetgpu.extender.policy.ClusterGpus;
 import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.PolicySettings;
@@ -27,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * kube-scheduler with hetgpu's extender, as the test cluster's scheduler runs it: kube-scheduler's own
@@ -197,13 +199,14 @@ final class HetgpuPlacer implements Placer, PreemptVerb, JobPlacing {
 
     /**
      * The tiers closed to the pod, as the extender counts them from its informers: a reserve weighs the whole cluster's
-     * free top-tier GPUs; an eviction floor (only where this scheduler preempts) what preemption could free.
+     * free top-tier GPUs; a job headroom (for a pod of several GPUs in no job) the cluster's free GPUs and the smaller
+     * pods waiting; an eviction floor
+     * (only where this scheduler preempts) what preemption could free.
      */
     ClosedTier closedTier(PodRequest request, ClusterState cluster) {
-        if (preempting instanceof Preempting.Never) {
-            return PolicyStep.closedTier(policy, request, () -> TopTierHeadroom.of(cluster.states()));
-        }
-        return PolicyStep.closedTier(policy, request, () -> TopTierHeadroom.of(cluster.states()), cluster::reachableBy);
+        Function<Integer, List<NodeState>> reachable = preempting instanceof Preempting.Never ? priority -> List.of() : cluster::reachableBy;
+        return PolicyStep.closedTier(policy, request, () -> ClusterGpus.of(cluster.states()).withSmallerWaiting(cluster.waitingGpusBelow(request.gpuCount())),
+                () -> TopTierHeadroom.of(cluster.states()), reachable);
     }
 
     @Override

@@ -243,6 +243,19 @@ public final class Simulation {
             this.admission = placer.admission();
         }
 
+        /** Into the queue; a job of one pod is counted waiting, as the extender counts pods in no job that wait. */
+        private void enqueue(Job job) {
+            if (pending.add(job) && !job.distributed()) {
+                cluster.waiting(job.gpus(), 1);
+            }
+        }
+
+        private void dequeue(Job job) {
+            if (pending.remove(job) && !job.distributed()) {
+                cluster.waiting(job.gpus(), -1);
+            }
+        }
+
         Result play(List<Job> jobs) {
             var arrivals = jobs.stream().sorted(Comparator.comparingDouble(Job::arrival).thenComparingInt(Job::id)).toList();
             var runs = new ArrayList<JobRun>(jobs.size());
@@ -263,7 +276,7 @@ public final class Simulation {
                 }
                 arrived.clear();
                 while (next < arrivals.size() && arrivals.get(next).arrival() <= now) {
-                    pending.add(arrivals.get(next));
+                    enqueue(arrivals.get(next));
                     arrived.add(arrivals.get(next++));
                 }
                 // Jobs that failed before fail again until GPUs are freed: only newcomers need a try then. Under
@@ -365,7 +378,7 @@ public final class Simulation {
             if (half != null && half.complete()) {
                 partial.remove(job.id());
                 spentHalfPlaced(job, half.until(now));
-                pending.remove(job);
+                dequeue(job);
                 running.add(start(job, now, half.all()));
             }
             return bound;
@@ -400,7 +413,7 @@ public final class Simulation {
                 placed.add(placement);
             }
             victims.forEach(victim -> evict(victim, now));
-            pending.remove(job);
+            dequeue(job);
             running.add(start(job, now, placed));
             return true;
         }
@@ -446,7 +459,7 @@ public final class Simulation {
                 return false;
             }
             seats.forEach(seat -> cluster.take(seat.node(), seat.mask(), job.priority()));
-            pending.remove(job);
+            dequeue(job);
             running.add(start(job, now, seats));
             return true;
         }
@@ -642,7 +655,7 @@ public final class Simulation {
             done.lostGpuSeconds += job.gpus() * (elapsed - saved);
             done.usedGpuSeconds += job.gpus() * elapsed;
             done.ran = true;
-            pending.add(job);
+            enqueue(job);
             evicted.add(job);
         }
 

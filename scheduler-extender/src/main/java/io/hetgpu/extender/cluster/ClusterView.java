@@ -76,6 +76,15 @@ public interface ClusterView {
         return Set.of();
     }
 
+    /**
+     * The GPUs that the pods in no job waiting for a node, each needing fewer than {@code gpus}, need together (0: none
+     * waits, or the view cannot tell): while such smaller work waits for as much as the job headroom keeps, a pod of
+     * several GPUs below high priority waits for that room.
+     */
+    default int waitingGpusBelow(int gpus) {
+        return 0;
+    }
+
     /** A pod by UID, or null; preemption names victims this way. */
     Pod podByUid(String uid);
 

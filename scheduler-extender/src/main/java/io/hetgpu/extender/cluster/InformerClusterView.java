@@ -64,6 +64,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     static final ExceptionHandler FOR_EVER = (started, failure) -> true;
 
     private final PodRequestParser parser;
+    private final WaitingPods waiting;
     private final RecordTrust trust;
     private final String rackLabel;
     private final SharedIndexInformer<Node> nodes;
@@ -101,6 +102,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     /** With {@code retry} deciding, after each failure is logged, whether an informer tries again ({@link #FOR_EVER} in the extender). */
     InformerClusterView(KubernetesClient client, PodRequestParser parser, String rackLabel, RecordTrust trust, ExceptionHandler retry) {
         this.parser = parser;
+        this.waiting = new WaitingPods(parser);
         this.trust = trust;
         if (trust.hasKey()) {
             recordsJudged.complete(null);
@@ -370,12 +372,18 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     }
 
     @Override
+    public int waitingGpusBelow(int gpus) {
+        return waiting.gpusBelow(gpus);
+    }
+
+    @Override
     public Pod podByUid(String uid) {
         var found = pods.getIndexer().byIndex(BY_UID, uid);
         return found.isEmpty() ? null : found.getFirst();
     }
 
     private synchronized void track(Pod before, Pod pod) {
+        waiting.seen(pod);
         trackDevicePlugin(before, pod);
         // A pod's claims' holdings carry its priority: read again where they are, once the pod is seen or changes.
         dra.nodesOfClaims(pod).forEach(this::republish);
@@ -431,6 +439,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     }
 
     private synchronized void untrack(Pod pod) {
+        waiting.gone(pod);
         untrackDevicePlugin(pod);
         // Its claims hold their devices until their allocation is removed, no longer as an evictable pod's.
         dra.nodesOfClaims(pod).forEach(this::republish);

@@ -34,6 +34,7 @@ import java.util.Set;
 public final class ListedClusterView implements ClusterView {
 
     private final PodRequestParser parser;
+    private final WaitingPods waiting;
     private final RecordTrust trust;
     private final String rackLabel;
     private final Map<String, Node> nodes = new LinkedHashMap<>();
@@ -59,6 +60,7 @@ public final class ListedClusterView implements ClusterView {
                              ListedDra dra, PodRequestParser parser, String rackLabel, RecordTrust trust) {
         this.dra = dra;
         this.parser = parser;
+        this.waiting = new WaitingPods(parser);
         this.trust = trust;
         this.rackLabel = rackLabel;
         nodes.forEach(node -> this.nodes.put(node.getMetadata().getName(), node));
@@ -93,7 +95,13 @@ public final class ListedClusterView implements ClusterView {
         var changed = new ArrayList<String>();
         release(pod, changed);
         pods.remove(BoundPods.uidOf(pod));
+        waiting.gone(pod);
         republish(changed);
+    }
+
+    @Override
+    public int waitingGpusBelow(int gpus) {
+        return waiting.gpusBelow(gpus);
     }
 
     /** Every pod, in the order listed and added. */
@@ -118,6 +126,7 @@ public final class ListedClusterView implements ClusterView {
 
     private void hold(Pod pod) {
         pods.put(BoundPods.uidOf(pod), pod);
+        waiting.seen(pod);
         BoundPods.placed(pod, parser, trust).ifPresent(placed ->
                 holdings.computeIfAbsent(placed.node(), name -> new LinkedHashMap<>()).put(placed.holding().uid(), placed.holding()));
     }

@@ -311,11 +311,11 @@ public final class ExtenderMetrics {
         };
     }
 
-    /** With jobHeadroom: filter calls in which it kept a job of several pods waiting for room. */
+    /** With jobHeadroom: filter calls in which it kept a job of several pods, or a pod of several GPUs, waiting for room. */
     public void watchJobHeadroom(io.hetgpu.extender.service.WholeJobs jobs) {
         io.micrometer.core.instrument.FunctionCounter.builder("hetgpu.extender.job.headroom.waits", jobs,
                         io.hetgpu.extender.service.WholeJobs::heldBackForHeadroom)
-                .description("filter calls in which jobHeadroom kept a job of several pods waiting for room").register(registry);
+                .description("filter calls in which jobHeadroom kept a job of several pods, or a pod of several GPUs, waiting for room").register(registry);
     }
 
     /** The GPUs the live job plans hold now, for pods not bound yet ({@code gpusHeld} counts them when scraped). */

@@ -25,7 +25,7 @@ import java.util.TreeSet;
 public final class PodRequestParser {
 
     /** The most GPUs one pod may ask for: more than any node holds (a DGX-2 has 16), and a bound on every sum below. */
-    static final int MAX_GPUS_PER_POD = 64;
+    public static final int MAX_GPUS_PER_POD = 64;
 
     private final String resourceName;
     private final CardCatalog catalog;

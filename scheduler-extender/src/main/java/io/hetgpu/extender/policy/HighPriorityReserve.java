@@ -77,6 +77,15 @@ public record HighPriorityReserve(int gpus) {
             return new ClosedTier(Integer.MIN_VALUE + 1, rank - 1, java.util.Set.of(), reason);
         }
 
+        /** Every card of every node, whatever its model: a pod that waits for room ({@link JobHeadroom}) takes none. */
+        public static ClosedTier everyCard(String reason) {
+            return new ClosedTier(Integer.MIN_VALUE + 1, Integer.MAX_VALUE, java.util.Set.of(), reason);
+        }
+
+        boolean closesEveryCard() {
+            return lowest == Integer.MIN_VALUE + 1 && highest == Integer.MAX_VALUE;
+        }
+
         /** These card models, whatever their tier. */
         public static ClosedTier models(java.util.Set<String> models, String reason) {
             return new ClosedTier(Integer.MIN_VALUE, Integer.MIN_VALUE, models, reason);
@@ -114,6 +123,10 @@ public record HighPriorityReserve(int gpus) {
 
         /** The positions of the node's GPUs of the closed tiers. */
         long mask(NodeState node) {
+            if (closesEveryCard()) {
+                int size = node.gpus().size();
+                return size >= Long.SIZE ? -1L : (1L << size) - 1;
+            }
             long mask = 0;
             if (!node.gpus().source().knowsModel()) {
                 // Their middle rank is made up and may equal the top tier's by chance: they are not its cards.

@@ -139,6 +139,17 @@ public final class PlacementPolicy {
         return jobHeadroom.heldBack(jobKey, members, nodes, thresholds);
     }
 
+    /** Whether the job headroom may keep this pod waiting on its own ({@link JobHeadroom#concerns}): only then are the cluster's GPUs counted. */
+    public boolean keepsRoomFrom(PodRequest pod) {
+        return jobHeadroom.concerns(pod, thresholds);
+    }
+
+    /** Every card, closed to a pod of several GPUs below high priority while the cluster lacks the job headroom's room beyond it. */
+    public ClosedTier heldForRoom(PodRequest pod, ClusterGpus gpus) {
+        var reason = jobHeadroom.heldBack(pod, gpus, thresholds);
+        return reason.isEmpty() ? ClosedTier.NONE : ClosedTier.everyCard(reason);
+    }
+
     /** The tier the reserve closes to this pod while the cluster has this headroom. */
     public ClosedTier closedTier(PodRequest pod, TopTierHeadroom headroom) {
         return reserve.closedTo(pod, thresholds, headroom);

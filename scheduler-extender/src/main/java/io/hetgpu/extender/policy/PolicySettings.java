@@ -10,7 +10,8 @@ import java.util.Objects;
  * @param throughputs the admin's speed table per workload class and card, and its minimum share
  * @param reserve     top-tier GPUs kept for high-priority pods
  * @param evictionFloor how much slower free cards a high-priority pod takes rather than preempt for faster ones
- * @param jobHeadroom the GPUs a job of several pods below high priority leaves free when it starts
+ * @param jobHeadroom the GPUs a job of several pods below high priority leaves free when it starts (and a pod of
+ *                    several GPUs, behind a backlog of smaller pods)
  */
 public record PolicySettings(PriorityThresholds thresholds, ScoreWeights weights, WorkloadThroughputs throughputs,
                              HighPriorityReserve reserve, EvictionFloor evictionFloor, JobHeadroom jobHeadroom) {

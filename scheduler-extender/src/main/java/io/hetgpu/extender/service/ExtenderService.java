@@ -6,6 +6,7 @@ import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.extender.model.NodeStateFactory;
 import io.hetgpu.extender.model.PodRequest;
 import io.hetgpu.extender.model.PodRequestParser;
+import io.hetgpu.extender.policy.ClusterGpus;
 import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.ScoreTable;
@@ -250,6 +251,12 @@ public final class ExtenderService {
 
     private PlacementPolicy.Assessment[] assess(PodRequest pod, ResolvedNodes nodes) {
         held(nodes.states(), pod.uid());
+        // Without informers the extender sees no waiting pods, so nothing is held for room.
+        var room = cluster.knowsNodes() ? PolicyStep.heldForRoom(policy, pod, () -> clusterGpus(pod)) : ClosedTier.NONE;
+        if (room != ClosedTier.NONE) {
+            jobs.countHeldForRoom();
+            return cache.assess(pod, room, nodes);
+        }
         var reserved = PolicyStep.closedTier(policy, pod, () -> cache.headroom(nodes));
         if (reserved != ClosedTier.NONE) {
             heldByReserve.increment();
@@ -280,7 +287,22 @@ public final class ExtenderService {
      * with the cluster view): so that preemption frees only cards the filter then lets the pod take.
      */
     public ClosedTier closedTier(PodRequest pod) {
-        return cluster.knowsNodes() ? PolicyStep.closedTier(policy, pod, cache::clusterHeadroom, this::reachableBy) : ClosedTier.NONE;
+        return cluster.knowsNodes() ? PolicyStep.closedTier(policy, pod, () -> clusterGpus(pod), cache::clusterHeadroom, this::reachableBy)
+                : ClosedTier.NONE;
+    }
+
+    /**
+     * Every GPU of the cluster view and those free, the GPUs job plans hold for pods other than this one taken, and the
+     * smaller work waiting.
+     */
+    private ClusterGpus clusterGpus(PodRequest pod) {
+        int smallerWaiting = cluster.waitingGpusBelow(pod.gpuCount());
+        if (smallerWaiting == 0) {
+            // No smaller pod waits: the room keeps nothing from this pod, and the nodes need not be counted.
+            return new ClusterGpus(0, 0, 0);
+        }
+        var states = NodeResolution.allStates(cluster.nodes(), nodes);
+        return ClusterGpus.of(Arrays.asList(held(states.toArray(NodeState[]::new), pod.uid()))).withSmallerWaiting(smallerWaiting);
     }
 
     /**

@@ -3,6 +3,7 @@ package io.hetgpu.extender.service;
 import io.hetgpu.extender.model.NodeState;
 import io.hetgpu.extender.model.PlacementContext;
 import io.hetgpu.extender.model.PodRequest;
+import io.hetgpu.extender.policy.ClusterGpus;
 import io.hetgpu.extender.policy.HighPriorityReserve.ClosedTier;
 import io.hetgpu.extender.policy.PlacementPolicy;
 import io.hetgpu.extender.policy.ScoreTable;
@@ -34,6 +35,23 @@ public final class PolicyStep {
                                         Function<Integer, List<NodeState>> reachable) {
         var reserved = closedTier(policy, pod, headroom);
         return reserved != ClosedTier.NONE ? reserved : evictionFloor(policy, pod, reachable);
+    }
+
+    /**
+     * The tiers closed to the pod now, as the filter, the preempt verb and the bind verb close them: every card while a
+     * pod of several GPUs waits for the job headroom's room ({@code gpus}: the cluster's, with the GPUs job plans hold
+     * taken), else the reserve's or the eviction floor's, each counted only when the policy has it on and it concerns
+     * the pod.
+     */
+    public static ClosedTier closedTier(PlacementPolicy policy, PodRequest pod, Supplier<ClusterGpus> gpus, Supplier<TopTierHeadroom> headroom,
+                                        Function<Integer, List<NodeState>> reachable) {
+        var room = heldForRoom(policy, pod, gpus);
+        return room != ClosedTier.NONE ? room : closedTier(policy, pod, headroom, reachable);
+    }
+
+    /** Every card while a pod of several GPUs waits for the job headroom's room; the cluster is counted only for such a pod. */
+    public static ClosedTier heldForRoom(PlacementPolicy policy, PodRequest pod, Supplier<ClusterGpus> gpus) {
+        return policy.keepsRoomFrom(pod) ? policy.heldForRoom(pod, gpus.get()) : ClosedTier.NONE;
     }
 
     /** The tiers an eviction floor closes to the pod; the nodes preemption could leave are built only for a pod it concerns. */

@@ -500,6 +500,11 @@ public final class WholeJobs {
         return heldBackForHeadroom.sum();
     }
 
+    /** A filter call in which the job headroom kept a pod of several GPUs, in no job, waiting: counted with the jobs'. */
+    void countHeldForRoom() {
+        heldBackForHeadroom.increment();
+    }
+
     /** The bind verb's question: the hold of this pod, or null when it has none (a pod alone, or a plan that ended). */
     public JobHolds.Hold holdOf(String podUid) {
         return holds.holdOf(podUid);

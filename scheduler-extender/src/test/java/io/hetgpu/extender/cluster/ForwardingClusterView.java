@@ -52,6 +52,11 @@ public class ForwardingClusterView implements ClusterView {
     }
 
     @Override
+    public int waitingGpusBelow(int gpus) {
+        return view.waitingGpusBelow(gpus);
+    }
+
+    @Override
     public Pod podByUid(String uid) {
         return view.podByUid(uid);
     }

@@ -14,7 +14,7 @@ import io.hetgpu.extender.model.PriorityHint;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Two 4-GPU servers, 6 GPUs free: which jobs of several pods start now and which wait for room. */
+/** Two 4-GPU servers, 6 GPUs free: which jobs of several pods, and which pods of several GPUs, start now and which wait for room. */
 class JobHeadroomTest {
 
     private final List<NodeState> nodes = List.of(TestNodes.gpu("n1", TestTopologies::k80x4, 0, 1, 2, 3),
@@ -114,5 +114,64 @@ class JobHeadroomTest {
         assertThat(policy.heldBackForHeadroom("ml/resnet", job(2, 2, 100), nodes)).as("high by these thresholds").isEmpty();
         assertThat(policy.heldBackForHeadroom("ml/resnet", job(2, 2, 99), nodes)).contains("policy.jobHeadroom 4");
         assertThat(new PlacementPolicy(PolicySettings.DEFAULTS).heldBackForHeadroom("ml/resnet", job(2, 3, 0), nodes)).isEmpty();
+    }
+
+    private static PodRequest lone(int gpus, int priority) {
+        return TestPods.priority(TestPods.gpus(gpus), priority, PriorityHint.UNSET, GpuPreference.UNSET);
+    }
+
+    @Test
+    void aPodOfSeveralGpusInNoJobWaitsForTheRoomWhileSmallerPodsWaitForThreeRoomsWorth() {
+        var headroom = new JobHeadroom(4);
+        var sixFree = ClusterGpus.of(nodes);
+        assertThat(sixFree).isEqualTo(new ClusterGpus(8, 6, 0));
+        var backlog = sixFree.withSmallerWaiting(12);
+        // 6 free: a pod of 2 leaves 4, a pod of 3 leaves 3.
+        assertThat(headroom.heldBack(lone(2, 0), backlog, PriorityThresholds.DEFAULTS)).isEmpty();
+        assertThat(headroom.heldBack(lone(3, -1), backlog, PriorityThresholds.DEFAULTS))
+                .isEqualTo("it needs 3 GPUs, 6 free in all, and pods of fewer GPUs wait for 12; a pod of several GPUs below high priority "
+                        + "starts once 4 more than it needs are free, or once the smaller pods waiting need fewer than 12 (policy.jobHeadroom 4, "
+                        + "room kept for urgent pods and a backlog of smaller work)");
+        assertThat(headroom.heldBack(lone(6, 0), backlog, PriorityThresholds.DEFAULTS))
+                .as("room capped at what the cluster has beyond the pod").contains("starts once 2 more than it needs are free");
+    }
+
+    @Test
+    void withLessSmallerWorkWaitingThanThreeRoomsAPodOfSeveralGpusStartsIntoWhateverIsFree() {
+        var headroom = new JobHeadroom(4);
+        var threeFree = new ClusterGpus(8, 3);
+        assertThat(headroom.heldBack(lone(3, 0), threeFree, PriorityThresholds.DEFAULTS)).as("nothing waits").isEmpty();
+        assertThat(headroom.heldBack(lone(3, 0), threeFree.withSmallerWaiting(11), PriorityThresholds.DEFAULTS)).as("less than 3 x 4").isEmpty();
+        assertThat(headroom.heldBack(lone(3, 0), threeFree.withSmallerWaiting(12), PriorityThresholds.DEFAULTS)).contains("wait for 12");
+        assertThat(headroom.heldBack(lone(8, 0), new ClusterGpus(8, 0, 64), PriorityThresholds.DEFAULTS))
+                .as("as large as the cluster: no room to keep beyond it").isEmpty();
+    }
+
+    @Test
+    void aPodOfOneGpuAnUrgentPodAJobsMemberAndEveryPodWhenOffAreNotKeptWaitingOnTheirOwn() {
+        var headroom = new JobHeadroom(4);
+        var oneFree = new ClusterGpus(8, 1, 12);
+        assertThat(headroom.concerns(lone(1, 0), PriorityThresholds.DEFAULTS)).as("the small work the room lets through").isFalse();
+        assertThat(headroom.heldBack(lone(4, 1000), oneFree, PriorityThresholds.DEFAULTS)).as("urgent: preempts instead").isEmpty();
+        var member = TestPods.job(lone(4, 0), "ml/resnet");
+        assertThat(headroom.concerns(member, PriorityThresholds.DEFAULTS)).as("its job's plan weighs it with its peers").isFalse();
+        assertThat(JobHeadroom.NONE.heldBack(lone(4, 0), oneFree, PriorityThresholds.DEFAULTS)).isEmpty();
+        var lowWritingHigh = TestPods.priority(TestPods.gpus(4), -100, PriorityHint.HIGH, GpuPreference.UNSET);
+        assertThat(headroom.heldBack(lowWritingHigh, oneFree, PriorityThresholds.DEFAULTS))
+                .endsWith("; hetgpu.io/priority: high ignored, spec.priority -100 gives low (only a trusted namespace may raise it)");
+    }
+
+    @Test
+    void thePolicyClosesEveryCardToAPodThatWaitsForRoomUnknownModelsIncluded() {
+        var policy = new PlacementPolicy(PolicySettings.DEFAULTS.withJobHeadroom(new JobHeadroom(4)));
+        var pod = lone(3, 0);
+        var closed = policy.heldForRoom(pod, new ClusterGpus(8, 6, 12));
+        assertThat(closed.closesEveryCard()).isTrue();
+        var unknown = TestNodes.allocatableOnly("u1", 4);
+        var assessments = policy.assessAll(pod, List.of(nodes.getFirst(), unknown), closed);
+        assertThat(assessments).allSatisfy(assessment -> assertThat(assessment).isInstanceOfSatisfying(PlacementPolicy.Misfit.class,
+                misfit -> assertThat(misfit.rejection().reason()).contains("policy.jobHeadroom 4")));
+        assertThat(policy.heldForRoom(pod, new ClusterGpus(8, 7, 12))).isEqualTo(HighPriorityReserve.ClosedTier.NONE);
+        assertThat(new PlacementPolicy(PolicySettings.DEFAULTS).keepsRoomFrom(pod)).as("headroom off").isFalse();
     }
 }

@@ -506,6 +506,43 @@ class WholeJobsTest {
     }
 
     @Test
+    void aLonePodOfSeveralGpusBelowHighPriorityWaitsForTheHeadroomBehindABacklogAndNothingIsEvictedForItWhileItWaits() {
+        node("n1");
+        node("n2");
+        var sweep = running("sweep", "n2", 3, "", 5);
+        var wide = alone("wide", 4);
+        var small = alone("small-0", 1);
+        alone("small-1", 1);
+        var pair = alone("pair-0", 2);
+        var urgentWide = api.client().pods().inNamespace("ml").withName(alone("urgent-wide", 4).getMetadata().getName())
+                .edit(p -> new PodBuilder(p).editSpec().withPriority(1000).endSpec().build());
+        synced(6);
+        var verbs = verbs(Duration.ofMinutes(1), PolicySettings.DEFAULTS.withJobHeadroom(new JobHeadroom(2)));
+        var metrics = new ExtenderMetrics();
+        metrics.watchJobHeadroom(verbs.service().jobs());
+
+        // 5 free (4 on n1): the wide pod would leave 1 of the 2 kept, but smaller pods wait for 4, under three rooms (6).
+        assertThat(verbs.service().filter(askAbout(wide)).nodeNames()).containsExactly("n1");
+        var pairB = alone("pair-1", 2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.podByUid(pairB.getMetadata().getUid()) != null);
+
+        // Now they wait for 6: the wide pod leaves them the room.
+        var waits = verbs.service().filter(askAbout(wide));
+        assertThat(waits.nodeNames()).isEmpty();
+        assertThat(waits.failedNodes().get("n1")).contains("it needs 4 GPUs, 5 free in all, and pods of fewer GPUs wait for 6; a pod of "
+                + "several GPUs below high priority starts once 2 more than it needs are free, or once the smaller pods waiting need fewer than 6");
+        assertThat(metrics.scrape()).contains("hetgpu_extender_job_headroom_waits_total 1.0");
+        assertThat(verbs.service().filter(askAbout(pair)).nodeNames()).as("leaves 3 of the 2 kept").hasSize(1);
+        assertThat(verbs.service().filter(askAbout(small)).nodeNames()).as("one GPU: the small work the room lets through").hasSize(2);
+        assertThat(verbs.service().filter(askAbout(urgentWide)).nodeNames()).as("urgent: starts whatever it leaves").containsExactly("n1");
+
+        // Offered the sweep as a victim (as kube-scheduler would offer a lower-priority pod), the verb keeps no node: the
+        // pod would still wait for room after the eviction.
+        var result = verbs.preemption().answer(new io.hetgpu.extender.wire.ExtenderPreemptionArgs(wide, null, Map.of("n2", victims(sweep))));
+        assertThat(result.nodeNameToMetaVictims()).isEmpty();
+    }
+
+    @Test
     void aJobWithAMemberOnANodeIsNeverHeldBackForRoomItWouldHoldGpusWhileItWaited() throws Exception {
         var job = twoNodesAndJobA();
         var verbs = verbs(Duration.ofMinutes(1), PolicySettings.DEFAULTS.withJobHeadroom(new JobHeadroom(4)));
