@@ -296,6 +296,28 @@ class InformerClusterViewTest {
         assertThat(listed.boundPods("dgx-1")).extracting(BoundPod::uid).containsExactlyInAnyOrder(uid.get("w5"), uid.get("w2"));
     }
 
+    @Test
+    void twoReplicasOneStartedAfterThePodsCountTheSameWaitingWorkAndFollowItsBindsAndDeletions() {
+        view.start().join();
+        client.pods().inNamespace("ml").resource(pending(pod("one", null, 1, ""))).create();
+        client.pods().inNamespace("ml").resource(pending(pod("two", null, 2, ""))).create();
+        client.pods().inNamespace("ml").resource(pending(pod("member", null, 1, "job-a"))).create();
+        await().atMost(Duration.ofSeconds(10)).until(() -> view.waitingGpusBelow(8) == 3);
+
+        // A second replica, or this one restarted: it learns the waiting pods from its first list.
+        try (var restarted = new InformerClusterView(client, parser, RACK, io.hetgpu.extender.TestTrust.trust())) {
+            restarted.start().join();
+            await().atMost(Duration.ofSeconds(10)).until(() -> restarted.synced() && restarted.waitingGpusBelow(8) == 3);
+            assertThat(restarted.waitingGpusBelow(2)).as("only the pods of fewer GPUs").isEqualTo(1);
+
+            client.pods().inNamespace("ml").withName("one").edit(pod -> new PodBuilder(pod).editSpec().withNodeName("dgx-1").endSpec().build());
+            client.pods().inNamespace("ml").withName("two").delete();
+            for (var replica : List.of(view, restarted)) {
+                await().atMost(Duration.ofSeconds(10)).until(() -> replica.waitingGpusBelow(8) == 0);
+            }
+        }
+    }
+
     private static Pod pod(String name, String node, int gpus, String job) {
         var builder = new PodBuilder().withNewMetadata().withName(name).withNamespace("ml").withUid("uid-" + name)
                 .withLabels(job.isEmpty() ? Map.of() : Map.of("hetgpu.io/job", job)).endMetadata()
